@@ -1,0 +1,79 @@
+//! CPU accounting.
+//!
+//! Process CPU comes from `getrusage(RUSAGE_SELF)`, which sums every thread
+//! of the thread group, including exited ones and the io_uring `iou-wrk`
+//! workers the kernel creates inside the process. (fio reports per-thread
+//! `RUSAGE_THREAD` figures, so work punted to io-wq workers is missing from
+//! them.) System-wide busy/idle comes from the first line of `/proc/stat`.
+
+use crate::samples::{CpuTimes, SysCpu};
+
+pub fn process_now() -> CpuTimes {
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: valid out-pointer.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;
+    CpuTimes { usr_ns: ns(ru.ru_utime), sys_ns: ns(ru.ru_stime) }
+}
+
+pub fn process_delta(a: CpuTimes, b: CpuTimes) -> CpuTimes {
+    CpuTimes { usr_ns: b.usr_ns.saturating_sub(a.usr_ns), sys_ns: b.sys_ns.saturating_sub(a.sys_ns) }
+}
+
+pub fn system_now() -> SysCpu {
+    std::fs::read_to_string("/proc/stat").ok().and_then(|t| parse_proc_stat(&t)).unwrap_or_default()
+}
+
+pub fn parse_proc_stat(text: &str) -> Option<SysCpu> {
+    let line = text.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
+    if v.len() < 5 {
+        return None;
+    }
+    // user nice system idle iowait irq softirq steal (guest times are already in user)
+    let total: u64 = v.iter().take(8).sum();
+    Some(SysCpu { total, idle: v[3], iowait: v[4], system: v[2] + v.get(5).unwrap_or(&0) + v.get(6).unwrap_or(&0), user: v[0] + v[1] })
+}
+
+pub fn system_delta(a: SysCpu, b: SysCpu) -> SysCpu {
+    SysCpu {
+        total: b.total.saturating_sub(a.total),
+        idle: b.idle.saturating_sub(a.idle),
+        iowait: b.iowait.saturating_sub(a.iowait),
+        system: b.system.saturating_sub(a.system),
+        user: b.user.saturating_sub(a.user),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_stat_parses() {
+        let s = parse_proc_stat("cpu  100 5 50 800 20 3 2 0 0 0\ncpu0 1 2 3 4 5\n").unwrap();
+        assert_eq!(s.total, 980);
+        assert_eq!(s.idle, 800);
+        assert_eq!(s.iowait, 20);
+        assert_eq!(s.system, 55);
+        assert_eq!(s.user, 105);
+    }
+
+    /// Time burnt in another thread counts: the figure covers the whole process.
+    #[test]
+    fn process_cpu_includes_other_threads() {
+        let a = process_now();
+        std::thread::spawn(|| {
+            let t = std::time::Instant::now();
+            let mut x = 0u64;
+            while t.elapsed().as_millis() < 200 {
+                x = x.wrapping_add(std::hint::black_box(1));
+            }
+            x
+        })
+        .join()
+        .unwrap();
+        let d = process_delta(a, process_now());
+        assert!(d.usr_ns + d.sys_ns >= 150_000_000, "{d:?}");
+    }
+}

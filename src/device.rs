@@ -1,0 +1,251 @@
+//! Which block devices really serve a target, and what they did.
+//!
+//! A file resolves to its filesystem (`/proc/self/mountinfo`), the
+//! filesystem to its block device, a partition to its disk, and a loop
+//! device to its backing file, which resolves in turn. All paths are read
+//! under a root directory so tests can use captured fixture trees.
+
+use crate::samples::DiskDelta;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// Where `/sys` and `/proc` are found ("/" on a live system).
+#[derive(Clone, Debug)]
+pub struct SysRoot(pub PathBuf);
+
+impl Default for SysRoot {
+    fn default() -> Self {
+        SysRoot(PathBuf::from("/"))
+    }
+}
+
+impl SysRoot {
+    fn path(&self, rel: &str) -> PathBuf {
+        self.0.join(rel.trim_start_matches('/'))
+    }
+    fn read(&self, rel: &str) -> Option<String> {
+        fs::read_to_string(self.path(rel)).ok().map(|s| s.trim().to_string())
+    }
+}
+
+/// The filesystem a path lives on.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FsInfo {
+    pub fstype: String,
+    pub mount_point: String,
+    pub source: String,
+    pub options: String,
+    /// `major:minor` of the device the filesystem reports (0:N for virtual and some multi-device filesystems).
+    pub dev: (u32, u32),
+}
+
+/// One block device in the chain that serves a target.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct BlockDev {
+    pub name: String,
+    pub major: u32,
+    pub minor: u32,
+    /// The whole disk this partition belongs to.
+    pub partition_of: Option<String>,
+    pub size_bytes: u64,
+    pub logical_block_size: u32,
+    pub rotational: Option<bool>,
+    pub model: Option<String>,
+    /// For a loop device: the file behind it.
+    pub backing_file: Option<String>,
+    /// Memory-backed devices (zram, ram disks, loop over tmpfs is *not* flagged here).
+    pub memory: bool,
+}
+
+/// Parse one line of /proc/self/mountinfo.
+fn parse_mountinfo_line(line: &str) -> Option<FsInfo> {
+    let (pre, post) = line.split_once(" - ")?;
+    let pre: Vec<&str> = pre.split(' ').collect();
+    let post: Vec<&str> = post.split(' ').collect();
+    let (maj, min) = pre.get(2)?.split_once(':')?;
+    Some(FsInfo {
+        fstype: post.first()?.to_string(),
+        source: unescape(post.get(1)?),
+        options: pre.get(5)?.to_string(),
+        mount_point: unescape(pre.get(4)?),
+        dev: (maj.parse().ok()?, min.parse().ok()?),
+    })
+}
+
+fn unescape(s: &str) -> String {
+    // mountinfo escapes space, tab, newline and backslash as \ooo.
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
+            let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
+            out.push(v);
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The filesystem holding `path` (the mount with the device number of `path`
+/// whose mount point is the longest prefix of the canonical path).
+pub fn filesystem_of(root: &SysRoot, path: &Path) -> Option<FsInfo> {
+    let md = fs::metadata(path).ok()?;
+    let dev = (rustix::fs::major(md.dev()), rustix::fs::minor(md.dev()));
+    let canon = fs::canonicalize(path).ok()?;
+    let text = fs::read_to_string(root.path("proc/self/mountinfo")).ok()?;
+    text.lines()
+        .filter_map(parse_mountinfo_line)
+        .filter(|m| m.dev == dev && canon.starts_with(&m.mount_point))
+        .max_by_key(|m| m.mount_point.len())
+}
+
+/// Describe the block device `major:minor` from sysfs.
+pub fn block_dev(root: &SysRoot, major: u32, minor: u32) -> Option<BlockDev> {
+    let link = root.path(&format!("sys/dev/block/{major}:{minor}"));
+    let real = fs::canonicalize(&link).ok()?;
+    let name = real.file_name()?.to_string_lossy().into_owned();
+    let is_part = real.join("partition").exists();
+    let disk_dir = if is_part { real.parent()?.to_path_buf() } else { real.clone() };
+    let disk = disk_dir.file_name()?.to_string_lossy().into_owned();
+    let rd = |p: &Path| fs::read_to_string(p).ok().map(|s| s.trim().to_string());
+    let sectors: u64 = rd(&real.join("size")).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let q = disk_dir.join("queue");
+    let memory = disk.starts_with("zram") || disk.starts_with("ram") || disk.starts_with("pmem");
+    Some(BlockDev {
+        partition_of: is_part.then(|| disk.clone()),
+        size_bytes: sectors * 512,
+        logical_block_size: rd(&q.join("logical_block_size")).and_then(|s| s.parse().ok()).unwrap_or(512),
+        rotational: rd(&q.join("rotational")).map(|s| s == "1"),
+        model: rd(&disk_dir.join("device/model")).filter(|s| !s.is_empty()),
+        backing_file: rd(&disk_dir.join("loop/backing_file")).filter(|s| !s.is_empty()),
+        memory,
+        name,
+        major,
+        minor,
+    })
+}
+
+/// The chain of block devices serving a device number, top first: the device
+/// itself, then (for a loop device) the devices under its backing file.
+pub fn chain_for_dev(root: &SysRoot, major: u32, minor: u32) -> Vec<BlockDev> {
+    let mut out = Vec::new();
+    let mut next = Some((major, minor));
+    while let Some((ma, mi)) = next.take() {
+        if out.len() > 8 || out.iter().any(|d: &BlockDev| d.major == ma && d.minor == mi) {
+            break;
+        }
+        let Some(dev) = block_dev(root, ma, mi) else { break };
+        if let Some(file) = &dev.backing_file {
+            next = device_of_path(root, Path::new(file));
+        }
+        out.push(dev);
+    }
+    out
+}
+
+/// The block device number a path's data lives on, if any: the device
+/// itself for a block special file, else the filesystem's device (following
+/// the mount source for filesystems with anonymous device numbers, like btrfs).
+pub fn device_of_path(root: &SysRoot, path: &Path) -> Option<(u32, u32)> {
+    let md = fs::metadata(path).ok()?;
+    use std::os::unix::fs::FileTypeExt;
+    if md.file_type().is_block_device() {
+        return Some((rustix::fs::major(md.rdev()), rustix::fs::minor(md.rdev())));
+    }
+    let dev = (rustix::fs::major(md.dev()), rustix::fs::minor(md.dev()));
+    if dev.0 != 0 && root.path(&format!("sys/dev/block/{}:{}", dev.0, dev.1)).exists() {
+        return Some(dev);
+    }
+    let fsinfo = filesystem_of(root, path)?;
+    if fsinfo.source.starts_with("/dev/") {
+        let smd = fs::metadata(&fsinfo.source).ok()?;
+        if smd.file_type().is_block_device() {
+            return Some((rustix::fs::major(smd.rdev()), rustix::fs::minor(smd.rdev())));
+        }
+    }
+    None
+}
+
+/// Counters of one device from /proc/diskstats.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiskCounters {
+    pub read_ios: u64,
+    pub read_sectors: u64,
+    pub write_ios: u64,
+    pub write_sectors: u64,
+}
+
+/// Read /proc/diskstats (sectors there are always 512 bytes).
+pub fn diskstats(root: &SysRoot) -> HashMap<String, DiskCounters> {
+    let text = root.read("proc/diskstats").unwrap_or_default();
+    parse_diskstats(&text)
+}
+
+pub fn parse_diskstats(text: &str) -> HashMap<String, DiskCounters> {
+    text.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            if f.len() < 10 {
+                return None;
+            }
+            let n = |i: usize| f[i].parse::<u64>().unwrap_or(0);
+            Some((f[2].to_string(), DiskCounters { read_ios: n(3), read_sectors: n(5), write_ios: n(7), write_sectors: n(9) }))
+        })
+        .collect()
+}
+
+/// Difference of two diskstats snapshots for the named devices.
+pub fn delta(before: &HashMap<String, DiskCounters>, after: &HashMap<String, DiskCounters>, names: &[String]) -> Vec<DiskDelta> {
+    names
+        .iter()
+        .filter_map(|n| {
+            let (a, b) = (before.get(n)?, after.get(n)?);
+            Some(DiskDelta {
+                name: n.clone(),
+                read_bytes: b.read_sectors.saturating_sub(a.read_sectors) * 512,
+                write_bytes: b.write_sectors.saturating_sub(a.write_sectors) * 512,
+                read_ios: b.read_ios.saturating_sub(a.read_ios),
+                write_ios: b.write_ios.saturating_sub(a.write_ios),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mountinfo_line() {
+        let l = "36 25 7:3 / /mnt/my\\040disk rw,noatime shared:1 - ext4 /dev/loop3 rw,data=ordered";
+        let m = parse_mountinfo_line(l).unwrap();
+        assert_eq!(m.fstype, "ext4");
+        assert_eq!(m.mount_point, "/mnt/my disk");
+        assert_eq!(m.source, "/dev/loop3");
+        assert_eq!(m.dev, (7, 3));
+        assert_eq!(m.options, "rw,noatime");
+    }
+
+    #[test]
+    fn diskstats_delta_in_bytes() {
+        let a = parse_diskstats("   7       3 loop3 10 0 80 5 20 0 160 9 0 1 2\n 254 0 vda 1 0 8 0 1 0 8 0 0 0 0");
+        let b = parse_diskstats("   7       3 loop3 15 0 120 5 30 0 400 9 0 1 2\n 254 0 vda 1 0 8 0 1 0 8 0 0 0 0");
+        let d = delta(&a, &b, &["loop3".to_string(), "missing".to_string()]);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0], DiskDelta { name: "loop3".into(), read_bytes: 40 * 512, write_bytes: 240 * 512, read_ios: 5, write_ios: 10 });
+    }
+
+    #[test]
+    fn live_root_filesystem_resolves() {
+        // Every Linux machine has a root filesystem; it must resolve to *some* mount.
+        let fs = filesystem_of(&SysRoot::default(), Path::new("/")).expect("root fs");
+        assert_eq!(fs.mount_point, "/");
+    }
+}

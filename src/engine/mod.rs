@@ -1,0 +1,81 @@
+//! I/O engines behind one interface.
+//!
+//! The interface follows fio's `ioengine_ops` split into *queue* and *reap*,
+//! because that is the one shape that fits both kinds of engine: an async
+//! engine (io_uring) only records the request in `queue` and does the work in
+//! `submit_and_reap`; a synchronous engine (psync) performs the I/O inside
+//! `queue` and hands the finished completion back from `submit_and_reap`.
+//! The driver loop in [`crate::worker`] is therefore the same for every engine,
+//! and so is the timing.
+
+pub mod mock;
+pub mod psync;
+pub mod uring;
+
+use std::io;
+
+/// Direction of one I/O.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    Read,
+    Write,
+}
+
+/// One request handed to an engine.
+#[derive(Clone, Copy, Debug)]
+pub struct Io {
+    /// Slot index in `0..depth`; comes back in the completion.
+    pub slot: u32,
+    pub dir: Dir,
+    pub offset: u64,
+    pub len: u32,
+    /// Start of the data; lies inside the [`crate::buffers::Buffers`] the engine was built with.
+    pub buf: *mut u8,
+    /// Which registered buffer region `buf` lies in (0 = write pool, 1 = read slots).
+    pub region: u16,
+}
+
+/// A finished request: the slot and the kernel's result (bytes, or -errno).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Done {
+    pub slot: u32,
+    pub result: i32,
+}
+
+/// One engine instance serves one worker thread.
+pub trait Engine {
+    /// How many I/Os this instance can have in flight.
+    fn depth(&self) -> usize;
+    /// Queue one I/O. A synchronous engine performs it here.
+    fn queue(&mut self, io: Io) -> io::Result<()>;
+    /// Submit what is queued and wait until at least `min` I/Os have
+    /// completed (fewer only if fewer are in flight); append them to `out`.
+    fn submit_and_reap(&mut self, min: usize, out: &mut Vec<Done>) -> io::Result<()>;
+    /// Make everything written so far durable: fdatasync of a file, a cache
+    /// flush for a block device.
+    fn sync(&mut self) -> io::Result<()>;
+}
+
+/// Nanosecond clock used by the driver loop; a trait so that the mock engine
+/// can drive a virtual clock and tests can check exact figures.
+pub trait Clock {
+    fn now_ns(&self) -> u64;
+}
+
+/// The real monotonic clock.
+pub struct RealClock {
+    base: std::time::Instant,
+}
+
+impl RealClock {
+    pub fn new(base: std::time::Instant) -> Self {
+        RealClock { base }
+    }
+}
+
+impl Clock for RealClock {
+    #[inline]
+    fn now_ns(&self) -> u64 {
+        self.base.elapsed().as_nanos() as u64
+    }
+}

@@ -1,0 +1,43 @@
+//! The error type of the command line, mapped to exit statuses.
+
+/// Why iolab stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad input: a missing target, an impossible size, a refused write. Exit status 2.
+    #[error("{0}")]
+    Usage(String),
+    /// Stopped by SIGINT or SIGTERM. Exit status 128 + signal.
+    #[error("interrupted by {}", signal_name(*.0))]
+    Interrupted(i32),
+    /// Something failed while measuring. Exit status 1.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl Error {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_) => 2,
+            Error::Interrupted(sig) => (128 + sig) as u8,
+            Error::Failed(_) => 1,
+        }
+    }
+}
+
+pub fn usage(msg: impl Into<String>) -> Error {
+    Error::Usage(msg.into())
+}
+
+pub fn failed(msg: impl Into<String>) -> Error {
+    Error::Failed(msg.into())
+}
+
+pub fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        _ => "a signal",
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Error>;

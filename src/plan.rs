@@ -1,0 +1,297 @@
+//! What to run: job specifications and the CrystalDiskMark-style suites.
+//!
+//! A [`JobSpec`] is the complete, engine-independent description of one
+//! workload. Suites expand into lists of `JobSpec`s; nothing here touches a
+//! device.
+
+use crate::units::{fmt_bs, fmt_duration};
+use serde::Serialize;
+use std::time::Duration;
+
+/// Access pattern, named as in fio so users can transfer their habits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Rw {
+    Read,
+    Write,
+    Randread,
+    Randwrite,
+    /// Random mixed reads and writes (`--mix-read` percent reads).
+    Randrw,
+    /// Sequential mixed reads and writes (`--mix-read` percent reads).
+    Rw,
+}
+
+impl Rw {
+    pub fn is_random(self) -> bool {
+        matches!(self, Rw::Randread | Rw::Randwrite | Rw::Randrw)
+    }
+    pub fn reads(self) -> bool {
+        !matches!(self, Rw::Write | Rw::Randwrite)
+    }
+    pub fn writes(self) -> bool {
+        !matches!(self, Rw::Read | Rw::Randread)
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rw::Read => "read",
+            Rw::Write => "write",
+            Rw::Randread => "randread",
+            Rw::Randwrite => "randwrite",
+            Rw::Randrw => "randrw",
+            Rw::Rw => "rw",
+        }
+    }
+    /// Percentage of I/Os that are reads.
+    pub fn read_pct(self, mix_read: u8) -> u8 {
+        match self {
+            Rw::Read | Rw::Randread => 100,
+            Rw::Write | Rw::Randwrite => 0,
+            Rw::Randrw | Rw::Rw => mix_read,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// Linux io_uring: one ring per thread, registered file and buffers.
+    #[value(name = "io_uring")]
+    IoUring,
+    /// pread/pwrite; a queue depth above 1 is emulated with one thread per slot.
+    Psync,
+}
+
+impl EngineKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Psync => "psync",
+        }
+    }
+}
+
+/// When a measured pass ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// Stop issuing after this long (in-flight I/Os still complete and count).
+    Time(Duration),
+    /// Stop after this many bytes in total (across all threads).
+    Bytes(u64),
+}
+
+/// One workload, fully specified.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobSpec {
+    pub name: String,
+    pub rw: Rw,
+    pub bs: u64,
+    pub qd: u32,
+    pub threads: u32,
+    /// Percentage of reads for mixed patterns.
+    pub mix_read: u8,
+    pub limit: Limit,
+    /// Bytes of the target used, from offset 0.
+    pub span: u64,
+    /// O_DIRECT requested (the result says whether it was obtained).
+    pub direct: bool,
+    pub engine: EngineKind,
+}
+
+/// How each job is repeated.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Repeat {
+    pub runs: u32,
+    pub warmup: Duration,
+    pub interval: Duration,
+}
+
+/// One test of a suite, before it is split into directions.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct SuiteTest {
+    pub random: bool,
+    pub bs: u64,
+    pub qd: u32,
+    pub threads: u32,
+}
+
+impl SuiteTest {
+    const fn seq(bs: u64, qd: u32, threads: u32) -> Self {
+        SuiteTest { random: false, bs, qd, threads }
+    }
+    const fn rnd(bs: u64, qd: u32, threads: u32) -> Self {
+        SuiteTest { random: true, bs, qd, threads }
+    }
+    /// CrystalDiskMark's label, e.g. `SEQ1M Q8T1` or `RND4K Q32T16`.
+    pub fn label(&self) -> String {
+        let kind = if self.random { "RND" } else { "SEQ" };
+        format!("{kind}{} Q{}T{}", fmt_bs(self.bs), self.qd, self.threads)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum SuiteName {
+    Default,
+    Peak,
+    Real,
+    Demo,
+    Nvme,
+    Mix,
+}
+
+const K: u64 = 1024;
+const M: u64 = 1024 * 1024;
+
+impl SuiteName {
+    pub fn all() -> [SuiteName; 6] {
+        use SuiteName::*;
+        [Default, Peak, Real, Demo, Nvme, Mix]
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SuiteName::Default => "default",
+            SuiteName::Peak => "peak",
+            SuiteName::Real => "real",
+            SuiteName::Demo => "demo",
+            SuiteName::Nvme => "nvme",
+            SuiteName::Mix => "mix",
+        }
+    }
+    pub fn description(self) -> &'static str {
+        match self {
+            SuiteName::Default => "CrystalDiskMark default: sequential and random, deep and shallow queues",
+            SuiteName::Peak => "peak performance: deep queues only",
+            SuiteName::Real => "real world: queue depth 1 only",
+            SuiteName::Demo => "one quick sequential test",
+            SuiteName::Nvme => "CrystalDiskMark NVMe SSD profile",
+            SuiteName::Mix => "default tests as mixed I/O, 70% reads / 30% writes",
+        }
+    }
+    pub fn tests(self) -> Vec<SuiteTest> {
+        use SuiteTest as T;
+        let default = vec![T::seq(M, 8, 1), T::seq(M, 1, 1), T::rnd(4 * K, 32, 1), T::rnd(4 * K, 1, 1)];
+        match self {
+            SuiteName::Default | SuiteName::Mix => default,
+            SuiteName::Peak => vec![T::seq(M, 8, 1), T::rnd(4 * K, 32, 1)],
+            SuiteName::Real => vec![T::seq(M, 1, 1), T::rnd(4 * K, 1, 1)],
+            SuiteName::Demo => vec![T::seq(M, 8, 1)],
+            SuiteName::Nvme => vec![T::seq(M, 8, 1), T::seq(128 * K, 32, 1), T::rnd(4 * K, 32, 16), T::rnd(4 * K, 1, 1)],
+        }
+    }
+    /// Does the suite write to the target?
+    pub fn writes(self) -> bool {
+        true
+    }
+
+    /// Expand into jobs in CrystalDiskMark's order: all reads, then all writes
+    /// (or one mixed job per test for `mix`).
+    pub fn jobs(self, common: &Common) -> Vec<JobSpec> {
+        let tests = self.tests();
+        let mk = |t: &SuiteTest, rw: Rw, suffix: &str| JobSpec {
+            name: format!("{} {suffix}", t.label()),
+            rw,
+            bs: t.bs,
+            qd: t.qd,
+            threads: t.threads,
+            mix_read: common.mix_read,
+            limit: common.limit,
+            span: common.span,
+            direct: common.direct,
+            engine: common.engine,
+        };
+        if self == SuiteName::Mix {
+            let suffix = format!("mix R{}/W{}", common.mix_read, 100 - common.mix_read);
+            return tests
+                .iter()
+                .map(|t| mk(t, if t.random { Rw::Randrw } else { Rw::Rw }, &suffix))
+                .collect();
+        }
+        let reads = tests.iter().map(|t| mk(t, if t.random { Rw::Randread } else { Rw::Read }, "read"));
+        let writes = tests.iter().map(|t| mk(t, if t.random { Rw::Randwrite } else { Rw::Write }, "write"));
+        reads.chain(writes).collect()
+    }
+}
+
+/// Settings shared by every job of a suite.
+#[derive(Clone, Copy, Debug)]
+pub struct Common {
+    pub limit: Limit,
+    pub span: u64,
+    pub direct: bool,
+    pub engine: EngineKind,
+    pub mix_read: u8,
+}
+
+/// A line describing a job's shape, for listings.
+pub fn describe(spec: &JobSpec) -> String {
+    let limit = match spec.limit {
+        Limit::Time(d) => fmt_duration(d),
+        Limit::Bytes(b) => crate::units::fmt_bytes(b),
+    };
+    format!(
+        "{} bs={} qd={} threads={} {}",
+        spec.rw.as_str(),
+        fmt_bs(spec.bs),
+        spec.qd,
+        spec.threads,
+        limit
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn common() -> Common {
+        Common {
+            limit: Limit::Time(Duration::from_secs(5)),
+            span: 1 << 30,
+            direct: true,
+            engine: EngineKind::IoUring,
+            mix_read: 70,
+        }
+    }
+
+    #[test]
+    fn default_suite_is_reads_then_writes_in_cdm_order() {
+        let names: Vec<String> = SuiteName::Default.jobs(&common()).into_iter().map(|j| j.name).collect();
+        assert_eq!(
+            names,
+            [
+                "SEQ1M Q8T1 read",
+                "SEQ1M Q1T1 read",
+                "RND4K Q32T1 read",
+                "RND4K Q1T1 read",
+                "SEQ1M Q8T1 write",
+                "SEQ1M Q1T1 write",
+                "RND4K Q32T1 write",
+                "RND4K Q1T1 write"
+            ]
+        );
+    }
+
+    #[test]
+    fn nvme_suite_matches_crystaldiskmark() {
+        let labels: Vec<String> = SuiteName::Nvme.tests().iter().map(|t| t.label()).collect();
+        assert_eq!(labels, ["SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T16", "RND4K Q1T1"]);
+    }
+
+    #[test]
+    fn mix_suite_is_mixed_70_30() {
+        let jobs = SuiteName::Mix.jobs(&common());
+        assert_eq!(jobs.len(), 4);
+        assert_eq!(jobs[0].rw, Rw::Rw);
+        assert_eq!(jobs[2].rw, Rw::Randrw);
+        assert_eq!(jobs[2].name, "RND4K Q32T1 mix R70/W30");
+        assert_eq!(jobs[2].rw.read_pct(jobs[2].mix_read), 70);
+    }
+
+    #[test]
+    fn peak_real_demo() {
+        assert_eq!(SuiteName::Peak.jobs(&common()).len(), 4);
+        assert_eq!(SuiteName::Real.tests()[1].label(), "RND4K Q1T1");
+        assert_eq!(SuiteName::Demo.jobs(&common()).len(), 2);
+    }
+}

@@ -1,0 +1,86 @@
+//! Output: the result table for people and the JSON document for programs.
+//! Only formatting here; every figure comes computed from [`crate::summary`].
+
+use crate::summary::{JobReport, Report};
+use crate::units::fmt_ns;
+use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use std::io::Write;
+
+fn mbs(bw: f64) -> String {
+    format!("{:.2}", bw / 1e6)
+}
+
+/// The result table: one row per job, CrystalDiskMark's units (MB = 10^6 bytes).
+pub fn table(report: &Report) -> String {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+    t.set_header(vec!["Test", "Read MB/s", "Write MB/s", "IOPS", "p99 latency", "CPU %", "Spread (min–max, CV)"]);
+    for j in &report.jobs {
+        let iops = j.read.as_ref().map(|r| r.iops).unwrap_or(0.0) + j.write.as_ref().map(|w| w.iops).unwrap_or(0.0);
+        let p99 = [&j.read, &j.write].iter().filter_map(|d| d.as_ref().map(|d| d.lat_ns.p99)).max();
+        t.add_row(vec![
+            Cell::new(&j.name),
+            Cell::new(j.read.as_ref().map(|r| mbs(r.bw_bytes)).unwrap_or_default()).set_alignment(CellAlignment::Right),
+            Cell::new(j.write.as_ref().map(|w| mbs(w.bw_bytes)).unwrap_or_default()).set_alignment(CellAlignment::Right),
+            Cell::new(format!("{iops:.0}")).set_alignment(CellAlignment::Right),
+            Cell::new(p99.map(|p| fmt_ns(p as f64)).unwrap_or_default()).set_alignment(CellAlignment::Right),
+            Cell::new(format!("{:.1}", j.cpu.usr_pct + j.cpu.sys_pct)).set_alignment(CellAlignment::Right),
+            Cell::new(spread(j)),
+        ]);
+    }
+    let mut s = format!("{t}\n");
+    s.push_str(&footer(report));
+    s
+}
+
+fn spread(j: &JobReport) -> String {
+    let parts: Vec<String> = [&j.read, &j.write]
+        .iter()
+        .filter_map(|d| d.as_ref())
+        .map(|d| match (d.bw_min, d.bw_max, d.bw_cv) {
+            (Some(lo), Some(hi), Some(cv)) if j.runs.len() > 1 => format!("{}–{}, {:.1}%", mbs(lo), mbs(hi), cv * 100.0),
+            _ => "1 run".to_string(),
+        })
+        .collect();
+    parts.join(" / ")
+}
+
+fn footer(r: &Report) -> String {
+    let mut s = String::new();
+    let t = &r.target;
+    let dev = t.devices.first().map(|d| format!(", device {}", d.name)).unwrap_or_default();
+    let fs = t.filesystem.as_ref().map(|f| format!(", {}", f.fstype)).unwrap_or_default();
+    s.push_str(&format!(
+        "Target: {}{}{} · span {} · {} · {} run(s) per test\n",
+        t.path,
+        fs,
+        dev,
+        crate::units::fmt_bytes(t.span_bytes),
+        if t.direct { "O_DIRECT" } else { "BUFFERED" },
+        r.settings.runs
+    ));
+    s.push_str("MB/s = 10^6 bytes/s. CPU % = iolab's user+sys time (all threads) per wall time.\n");
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for j in &r.jobs {
+        for w in &j.warnings {
+            if !seen.iter().any(|(c, m)| *c == w.code && *m == w.message) {
+                seen.push((w.code, &w.message));
+            }
+        }
+    }
+    for (code, msg) in seen {
+        let jobs: Vec<&str> = r.jobs.iter().filter(|j| j.warnings.iter().any(|w| w.code == code && w.message == msg)).map(|j| j.name.as_str()).collect();
+        let scope = if jobs.len() == r.jobs.len() { "all tests".to_string() } else { jobs.join(", ") };
+        s.push_str(&format!("warning [{code}] ({scope}): {msg}\n"));
+    }
+    if r.interrupted {
+        s.push_str("interrupted: only the tests above finished\n");
+    }
+    s
+}
+
+/// The JSON document.
+pub fn json(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report)?;
+    writeln!(out)
+}

@@ -1,0 +1,139 @@
+//! Raw measurements, as the engine loop collects them: counts, a latency
+//! histogram and per-second bins per direction. Merged across threads and
+//! turned into figures by [`crate::summary`].
+
+use hdrhistogram::Histogram;
+
+/// Highest latency the histogram tracks exactly (1 hour); above it values saturate.
+const MAX_LAT_NS: u64 = 3_600_000_000_000;
+
+/// What one direction (read or write) did.
+#[derive(Clone, Debug)]
+pub struct DirSamples {
+    pub bytes: u64,
+    pub ios: u64,
+    /// Completion latency in nanoseconds, 3 significant digits.
+    pub lat: Histogram<u64>,
+    /// Bytes completed in each second since the job's start.
+    pub per_sec_bytes: Vec<u64>,
+    /// I/Os completed in each second since the job's start.
+    pub per_sec_ios: Vec<u64>,
+}
+
+impl Default for DirSamples {
+    fn default() -> Self {
+        DirSamples {
+            bytes: 0,
+            ios: 0,
+            lat: Histogram::new_with_bounds(1, MAX_LAT_NS, 3).expect("valid histogram bounds"),
+            per_sec_bytes: Vec::new(),
+            per_sec_ios: Vec::new(),
+        }
+    }
+}
+
+impl DirSamples {
+    #[inline]
+    pub fn record(&mut self, bytes: u64, lat_ns: u64, t_ns: u64) {
+        self.bytes += bytes;
+        self.ios += 1;
+        self.lat.saturating_record(lat_ns.max(1));
+        let sec = (t_ns / 1_000_000_000) as usize;
+        if sec >= self.per_sec_bytes.len() {
+            self.per_sec_bytes.resize(sec + 1, 0);
+            self.per_sec_ios.resize(sec + 1, 0);
+        }
+        self.per_sec_bytes[sec] += bytes;
+        self.per_sec_ios[sec] += 1;
+    }
+
+    pub fn merge(&mut self, other: &DirSamples) {
+        self.bytes += other.bytes;
+        self.ios += other.ios;
+        self.lat.add(&other.lat).expect("histograms with equal bounds merge");
+        add_bins(&mut self.per_sec_bytes, &other.per_sec_bytes);
+        add_bins(&mut self.per_sec_ios, &other.per_sec_ios);
+    }
+}
+
+fn add_bins(a: &mut Vec<u64>, b: &[u64]) {
+    if a.len() < b.len() {
+        a.resize(b.len(), 0);
+    }
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+/// What one worker thread did in one pass.
+#[derive(Clone, Debug, Default)]
+pub struct WorkerSamples {
+    pub read: DirSamples,
+    pub write: DirSamples,
+    /// When the worker issued its first I/O, ns since the job's start.
+    pub start_ns: u64,
+    /// When its last I/O completed, ns since the job's start.
+    pub end_ns: u64,
+}
+
+/// CPU time of this whole process (every thread, including the kernel's
+/// io_uring workers, which belong to the process) over one pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CpuTimes {
+    pub usr_ns: u64,
+    pub sys_ns: u64,
+}
+
+/// System-wide CPU jiffies over one pass, from `/proc/stat`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SysCpu {
+    pub total: u64,
+    pub idle: u64,
+    pub iowait: u64,
+    pub system: u64,
+    pub user: u64,
+}
+
+/// I/O the block device saw over one pass, from `/proc/diskstats`.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct DiskDelta {
+    pub name: String,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_ios: u64,
+    pub write_ios: u64,
+}
+
+/// Everything measured in one pass (a warm-up or one measured run) of a job.
+#[derive(Clone, Debug, Default)]
+pub struct RunSamples {
+    pub read: DirSamples,
+    pub write: DirSamples,
+    /// Wall time from the first I/O to the end of the final flush (the honest, last-done figure).
+    pub wall_ns: u64,
+    /// When the first worker finished (elbencho's "first done"); equals the
+    /// last-done time for one worker.
+    pub first_done_ns: u64,
+    /// When the last worker's last I/O completed, before the flush.
+    pub last_done_ns: u64,
+    /// Time the final flush took (0 for read-only passes).
+    pub sync_ns: u64,
+    pub cpu: CpuTimes,
+    pub sys: SysCpu,
+    /// Deltas of the devices that serve the target, top (the one the filesystem is on) first.
+    pub devices: Vec<DiskDelta>,
+    pub workers: u32,
+}
+
+impl RunSamples {
+    pub fn from_workers(workers: &[WorkerSamples]) -> Self {
+        let mut r = RunSamples { workers: workers.len() as u32, ..Default::default() };
+        r.first_done_ns = workers.iter().map(|w| w.end_ns).min().unwrap_or(0);
+        r.last_done_ns = workers.iter().map(|w| w.end_ns).max().unwrap_or(0);
+        for w in workers {
+            r.read.merge(&w.read);
+            r.write.merge(&w.write);
+        }
+        r
+    }
+}

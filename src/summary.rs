@@ -1,0 +1,521 @@
+//! From samples to figures: per-run figures, medians over runs with their
+//! spread, CPU cost, and the warnings that say when a figure cannot be
+//! trusted (the device saw different bytes than the job did, a cache
+//! answered, buffered I/O, CPU-bound, high run-to-run spread).
+//!
+//! These types are the JSON document; renderers only format them.
+
+use crate::measure::JobSamples;
+use crate::plan::Limit;
+use crate::samples::{DirSamples, RunSamples};
+use crate::target::{Target, TargetInfo};
+use serde::Serialize;
+
+/// Above this coefficient of variation across runs, say the figure is noisy.
+pub const HIGH_CV: f64 = 0.10;
+/// The device cross-check tolerates this relative difference.
+pub const DEVICE_TOLERANCE: f64 = 0.10;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub iolab_version: String,
+    pub command: String,
+    pub started_at: String,
+    pub host: Host,
+    pub target: TargetInfo,
+    pub settings: Settings,
+    pub jobs: Vec<JobReport>,
+    /// True when SIGINT/SIGTERM stopped the run: `jobs` holds the ones that finished.
+    pub interrupted: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Host {
+    pub hostname: String,
+    pub kernel: String,
+    pub cpus: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Settings {
+    pub runs: u32,
+    pub warmup_s: f64,
+    pub interval_s: f64,
+    pub suite: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Warning {
+    pub code: &'static str,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Latency {
+    pub mean: f64,
+    pub min: u64,
+    pub max: u64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p99_9: u64,
+    pub p99_99: u64,
+}
+
+/// Figures of one direction. At job level each figure is the median over the
+/// measured runs, and `bw_min`/`bw_max`/`bw_cv` give the spread of bandwidth.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DirReport {
+    pub bytes: u64,
+    pub ios: u64,
+    /// Bytes per second.
+    pub bw_bytes: f64,
+    pub iops: f64,
+    pub lat_ns: Latency,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bw_min: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bw_max: Option<f64>,
+    /// Coefficient of variation of bandwidth over runs (stddev / mean).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bw_cv: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CpuReport {
+    /// User and system time of the whole iolab process (every thread,
+    /// including io_uring kernel workers), as % of one CPU over wall time.
+    pub usr_pct: f64,
+    pub sys_pct: f64,
+    /// (usr + sys) % per 100 MB/s moved: what the benchmark costs to run.
+    pub pct_per_100mbs: Option<f64>,
+    /// System-wide figures, % of all CPUs.
+    pub system_busy_pct: f64,
+    pub system_idle_pct: f64,
+    pub system_sys_pct: f64,
+    pub system_iowait_pct: f64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DeviceReport {
+    /// The device the filesystem (or the job) is on, summed over measured runs.
+    pub name: String,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    /// What the job itself transferred over the same runs, for comparison.
+    pub job_read_bytes: u64,
+    pub job_write_bytes: u64,
+    /// Devices further down (e.g. under a loop device's backing file).
+    pub lower: Vec<crate::samples::DiskDelta>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Samples {
+    /// Bytes completed in each second of the run.
+    pub read_bytes_per_s: Vec<u64>,
+    pub write_bytes_per_s: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    pub read: Option<DirReport>,
+    pub write: Option<DirReport>,
+    pub cpu: CpuReport,
+    pub device: Option<crate::samples::DiskDelta>,
+    /// First I/O to last completion including the final flush.
+    pub wall_ns: u64,
+    pub first_done_ns: u64,
+    pub last_done_ns: u64,
+    pub samples: Samples,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct JobReport {
+    pub name: String,
+    pub rw: &'static str,
+    pub bs: u64,
+    pub qd: u32,
+    pub threads: u32,
+    pub mix_read: Option<u8>,
+    pub direct: bool,
+    pub engine: &'static str,
+    /// Threads actually used (psync emulates queue depth with threads).
+    pub workers: u32,
+    pub duration_s: Option<f64>,
+    pub limit_bytes: Option<u64>,
+    pub span_bytes: u64,
+    pub runs: Vec<RunReport>,
+    pub read: Option<DirReport>,
+    pub write: Option<DirReport>,
+    pub cpu: CpuReport,
+    pub device: Option<DeviceReport>,
+    pub warnings: Vec<Warning>,
+}
+
+fn latency(d: &DirSamples) -> Latency {
+    let h = &d.lat;
+    Latency {
+        mean: h.mean(),
+        min: h.min(),
+        max: h.max(),
+        p50: h.value_at_quantile(0.50),
+        p90: h.value_at_quantile(0.90),
+        p99: h.value_at_quantile(0.99),
+        p99_9: h.value_at_quantile(0.999),
+        p99_99: h.value_at_quantile(0.9999),
+    }
+}
+
+fn dir_run(d: &DirSamples, wall_ns: u64) -> Option<DirReport> {
+    (d.ios > 0).then(|| {
+        let secs = wall_ns as f64 / 1e9;
+        DirReport {
+            bytes: d.bytes,
+            ios: d.ios,
+            bw_bytes: d.bytes as f64 / secs,
+            iops: d.ios as f64 / secs,
+            lat_ns: latency(d),
+            bw_min: None,
+            bw_max: None,
+            bw_cv: None,
+        }
+    })
+}
+
+fn cpu_report(r: &RunSamples, moved_bytes: u64) -> CpuReport {
+    let wall = r.wall_ns.max(1) as f64;
+    let usr = r.cpu.usr_ns as f64 / wall * 100.0;
+    let sys = r.cpu.sys_ns as f64 / wall * 100.0;
+    let mbs = moved_bytes as f64 / (wall / 1e9) / 1e6;
+    let total = r.sys.total.max(1) as f64;
+    CpuReport {
+        usr_pct: usr,
+        sys_pct: sys,
+        pct_per_100mbs: (mbs > 0.0).then(|| (usr + sys) / (mbs / 100.0)),
+        system_busy_pct: (r.sys.total - r.sys.idle - r.sys.iowait) as f64 / total * 100.0,
+        system_idle_pct: r.sys.idle as f64 / total * 100.0,
+        system_sys_pct: r.sys.system as f64 / total * 100.0,
+        system_iowait_pct: r.sys.iowait as f64 / total * 100.0,
+    }
+}
+
+pub fn run_report(r: &RunSamples) -> RunReport {
+    RunReport {
+        read: dir_run(&r.read, r.wall_ns),
+        write: dir_run(&r.write, r.wall_ns),
+        cpu: cpu_report(r, r.read.bytes + r.write.bytes),
+        device: r.devices.first().cloned(),
+        wall_ns: r.wall_ns,
+        first_done_ns: r.first_done_ns,
+        last_done_ns: r.last_done_ns,
+        samples: Samples { read_bytes_per_s: r.read.per_sec_bytes.clone(), write_bytes_per_s: r.write.per_sec_bytes.clone() },
+    }
+}
+
+/// Median of a non-empty list (mean of the middle two for an even count).
+pub fn median(v: &[f64]) -> f64 {
+    let mut s: Vec<f64> = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    let n = s.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 }
+}
+
+/// Sample coefficient of variation (0 for fewer than two values).
+pub fn cv(v: &[f64]) -> f64 {
+    let n = v.len() as f64;
+    if v.len() < 2 {
+        return 0.0;
+    }
+    let mean = v.iter().sum::<f64>() / n;
+    if mean == 0.0 {
+        return 0.0;
+    }
+    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    var.sqrt() / mean
+}
+
+fn med_u64(v: impl Iterator<Item = u64>) -> u64 {
+    let v: Vec<f64> = v.map(|x| x as f64).collect();
+    median(&v).round() as u64
+}
+
+fn dir_median(runs: &[&DirReport]) -> Option<DirReport> {
+    if runs.is_empty() {
+        return None;
+    }
+    let bw: Vec<f64> = runs.iter().map(|r| r.bw_bytes).collect();
+    let f = |g: fn(&DirReport) -> f64| median(&runs.iter().map(|r| g(r)).collect::<Vec<_>>());
+    let u = |g: fn(&DirReport) -> u64| med_u64(runs.iter().map(|r| g(r)));
+    Some(DirReport {
+        bytes: u(|r| r.bytes),
+        ios: u(|r| r.ios),
+        bw_bytes: median(&bw),
+        iops: f(|r| r.iops),
+        lat_ns: Latency {
+            mean: f(|r| r.lat_ns.mean),
+            min: u(|r| r.lat_ns.min),
+            max: u(|r| r.lat_ns.max),
+            p50: u(|r| r.lat_ns.p50),
+            p90: u(|r| r.lat_ns.p90),
+            p99: u(|r| r.lat_ns.p99),
+            p99_9: u(|r| r.lat_ns.p99_9),
+            p99_99: u(|r| r.lat_ns.p99_99),
+        },
+        bw_min: bw.iter().copied().reduce(f64::min),
+        bw_max: bw.iter().copied().reduce(f64::max),
+        bw_cv: Some(cv(&bw)),
+    })
+}
+
+fn cpu_median(runs: &[RunReport]) -> CpuReport {
+    let f = |g: fn(&CpuReport) -> f64| median(&runs.iter().map(|r| g(&r.cpu)).collect::<Vec<_>>());
+    let per: Vec<f64> = runs.iter().filter_map(|r| r.cpu.pct_per_100mbs).collect();
+    CpuReport {
+        usr_pct: f(|c| c.usr_pct),
+        sys_pct: f(|c| c.sys_pct),
+        pct_per_100mbs: (!per.is_empty()).then(|| median(&per)),
+        system_busy_pct: f(|c| c.system_busy_pct),
+        system_idle_pct: f(|c| c.system_idle_pct),
+        system_sys_pct: f(|c| c.system_sys_pct),
+        system_iowait_pct: f(|c| c.system_iowait_pct),
+    }
+}
+
+/// Summarise one job: figures, medians, and every warning that applies.
+pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
+    let spec = &job.spec;
+    let runs: Vec<RunReport> = job.runs.iter().map(run_report).collect();
+    let read = dir_median(&runs.iter().filter_map(|r| r.read.as_ref()).collect::<Vec<_>>());
+    let write = dir_median(&runs.iter().filter_map(|r| r.write.as_ref()).collect::<Vec<_>>());
+    let cpu = cpu_median(&runs);
+    let device = device_report(&job.runs);
+    let mut warnings = Vec::new();
+    let tinfo = &target.info;
+
+    if !job.direct {
+        if target.direct_fallback {
+            warnings.push(Warning {
+                code: "buffered_fallback",
+                message: format!(
+                    "{} refused O_DIRECT: measured with BUFFERED I/O through the page cache (cache dropped before each read pass; writes timed to fdatasync)",
+                    tinfo.path
+                ),
+            });
+        } else {
+            warnings.push(Warning {
+                code: "buffered",
+                message: "buffered I/O (--buffered): the page cache is in the path; reads start cold, writes are timed to fdatasync".into(),
+            });
+        }
+    }
+    if tinfo.devices.is_empty() {
+        let fs = tinfo.filesystem.as_ref().map(|f| f.fstype.as_str()).unwrap_or("unknown");
+        warnings.push(Warning {
+            code: "no_block_device",
+            message: format!(
+                "no block device serves {} (filesystem {fs}): these are memory/cache speeds, not a storage device's, and the device cross-check could not run",
+                tinfo.path
+            ),
+        });
+    } else if tinfo.devices[0].memory {
+        warnings.push(Warning {
+            code: "memory_device",
+            message: format!("{} is a memory-backed block device: figures are memory speed", tinfo.devices[0].name),
+        });
+    }
+    if let Some(d) = &device {
+        warnings.extend(cross_check(d));
+    }
+    for (dir, r) in [("read", &read), ("write", &write)] {
+        if let Some(r) = r
+            && let Some(c) = r.bw_cv
+            && c > HIGH_CV
+        {
+            warnings.push(Warning {
+                code: "high_cv",
+                message: format!("{dir} bandwidth varied {:.0}% between runs: use more --runs or a longer --duration", c * 100.0),
+            });
+        }
+    }
+    let busy = (cpu.usr_pct + cpu.sys_pct) / 100.0;
+    let usable = (job.workers as f64).min(cpus as f64);
+    if busy >= 0.9 * usable {
+        warnings.push(Warning {
+            code: "cpu_bound",
+            message: format!("iolab kept {busy:.2} CPUs busy with {} worker thread(s): the figure may be limited by the CPU, not the device", job.workers),
+        });
+    }
+    if spec.engine == crate::plan::EngineKind::Psync && spec.qd > 1 {
+        warnings.push(Warning {
+            code: "psync_threads",
+            message: format!("psync has no queue: QD{} emulated with {} threads", spec.qd, job.workers),
+        });
+    }
+    if let Some(r) = job.runs.iter().find(|r| r.workers > 1 && r.last_done_ns > 0 && (r.last_done_ns - r.first_done_ns) as f64 > 0.1 * r.last_done_ns as f64) {
+        warnings.push(Warning {
+            code: "uneven_threads",
+            message: format!(
+                "threads finished unevenly (first at {:.2}s, last at {:.2}s): figures use the last-done time",
+                r.first_done_ns as f64 / 1e9,
+                r.last_done_ns as f64 / 1e9
+            ),
+        });
+    }
+
+    JobReport {
+        name: spec.name.clone(),
+        rw: spec.rw.as_str(),
+        bs: spec.bs,
+        qd: spec.qd,
+        threads: spec.threads,
+        mix_read: matches!(spec.rw, crate::plan::Rw::Randrw | crate::plan::Rw::Rw).then_some(spec.mix_read),
+        direct: job.direct,
+        engine: spec.engine.as_str(),
+        workers: job.workers,
+        duration_s: match spec.limit {
+            Limit::Time(d) => Some(d.as_secs_f64()),
+            Limit::Bytes(_) => None,
+        },
+        limit_bytes: match spec.limit {
+            Limit::Bytes(b) => Some(b),
+            Limit::Time(_) => None,
+        },
+        span_bytes: target.span(),
+        runs,
+        read,
+        write,
+        cpu,
+        device,
+        warnings,
+    }
+}
+
+fn device_report(runs: &[RunSamples]) -> Option<DeviceReport> {
+    let first = runs.first()?.devices.first()?;
+    let mut d = DeviceReport {
+        name: first.name.clone(),
+        read_bytes: 0,
+        write_bytes: 0,
+        read_ios: 0,
+        write_ios: 0,
+        job_read_bytes: 0,
+        job_write_bytes: 0,
+        lower: Vec::new(),
+    };
+    for r in runs {
+        if let Some(top) = r.devices.first() {
+            d.read_bytes += top.read_bytes;
+            d.write_bytes += top.write_bytes;
+            d.read_ios += top.read_ios;
+            d.write_ios += top.write_ios;
+        }
+        d.job_read_bytes += r.read.bytes;
+        d.job_write_bytes += r.write.bytes;
+        for (i, low) in r.devices.iter().skip(1).enumerate() {
+            if d.lower.len() <= i {
+                d.lower.push(crate::samples::DiskDelta { name: low.name.clone(), ..Default::default() });
+            }
+            let l = &mut d.lower[i];
+            l.read_bytes += low.read_bytes;
+            l.write_bytes += low.write_bytes;
+            l.read_ios += low.read_ios;
+            l.write_ios += low.write_ios;
+        }
+    }
+    Some(d)
+}
+
+/// Compare what reached the device with what the job did.
+pub fn cross_check(d: &DeviceReport) -> Vec<Warning> {
+    let mut w = Vec::new();
+    for (dir, job, dev) in [("read", d.job_read_bytes, d.read_bytes), ("written", d.job_write_bytes, d.write_bytes)] {
+        if job == 0 {
+            continue;
+        }
+        let ratio = dev as f64 / job as f64;
+        if ratio < 1.0 - DEVICE_TOLERANCE {
+            w.push(Warning {
+                code: "cache_answered",
+                message: format!(
+                    "{} saw only {:.0}% of the bytes the job {dir}: a cache answered (page cache, filesystem or device cache) or the filesystem compressed; this is not the device's speed",
+                    d.name,
+                    ratio * 100.0
+                ),
+            });
+        } else if ratio > 1.0 + DEVICE_TOLERANCE && dev - job > 1 << 20 {
+            w.push(Warning {
+                code: "device_extra",
+                message: format!(
+                    "{} saw {:.0}% of the bytes the job {dir}: other I/O on the device, read-ahead, journaling or write amplification",
+                    d.name,
+                    ratio * 100.0
+                ),
+            });
+        }
+    }
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_and_cv() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(cv(&[5.0]), 0.0);
+        let c = cv(&[90.0, 100.0, 110.0]);
+        assert!((c - 0.1).abs() < 1e-9, "{c}");
+    }
+
+    fn dev(job_r: u64, dev_r: u64, job_w: u64, dev_w: u64) -> DeviceReport {
+        DeviceReport {
+            name: "loop9".into(),
+            read_bytes: dev_r,
+            write_bytes: dev_w,
+            read_ios: 0,
+            write_ios: 0,
+            job_read_bytes: job_r,
+            job_write_bytes: job_w,
+            lower: vec![],
+        }
+    }
+
+    #[test]
+    fn cross_check_flags_cache_and_extra_io() {
+        assert!(cross_check(&dev(100 << 20, 100 << 20, 0, 0)).is_empty());
+        assert!(cross_check(&dev(100 << 20, 95 << 20, 50 << 20, 54 << 20)).is_empty());
+        let w = cross_check(&dev(100 << 20, 10 << 20, 0, 0));
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].code, "cache_answered");
+        assert!(w[0].message.contains("10%"), "{}", w[0].message);
+        let w = cross_check(&dev(0, 0, 100 << 20, 150 << 20));
+        assert_eq!(w[0].code, "device_extra");
+    }
+
+    #[test]
+    fn spread_is_reported_over_runs() {
+        let mk = |bw: f64| DirReport {
+            bytes: bw as u64,
+            ios: 1,
+            bw_bytes: bw,
+            iops: 1.0,
+            lat_ns: Latency { mean: 1.0, min: 1, max: 1, p50: 1, p90: 1, p99: 1, p99_9: 1, p99_99: 1 },
+            bw_min: None,
+            bw_max: None,
+            bw_cv: None,
+        };
+        let (a, b, c) = (mk(100.0), mk(300.0), mk(200.0));
+        let m = dir_median(&[&a, &b, &c]).unwrap();
+        assert_eq!(m.bw_bytes, 200.0);
+        assert_eq!(m.bw_min, Some(100.0));
+        assert_eq!(m.bw_max, Some(300.0));
+        assert!((m.bw_cv.unwrap() - 0.5).abs() < 1e-9);
+    }
+}

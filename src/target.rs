@@ -1,0 +1,328 @@
+//! What is measured: a directory (iolab makes its own test file there), an
+//! existing file, or a block device.
+//!
+//! Safety rules live here, before any I/O:
+//! - a test file is created *unlinked* (`O_TMPFILE`, or created and unlinked
+//!   at once where that is unsupported), so it disappears when iolab exits,
+//!   however it exits, SIGKILL included; its space is checked first;
+//! - an existing file or a block device is written only with `--allow-destroy`,
+//!   and a block device is then opened `O_EXCL`, which the kernel refuses
+//!   while it (or a partition of it) is mounted or held by another driver.
+//!
+//! O_DIRECT is requested by default; when the filesystem refuses it, the
+//! target falls back to buffered I/O and says so ([`Target::direct_fallback`]).
+
+use crate::buffers::Buffers;
+use crate::device::{self, BlockDev, FsInfo, SysRoot};
+use crate::error::{Error, Result, failed, usage};
+use crate::signals::Stop;
+use crate::units::fmt_bytes;
+use serde::Serialize;
+use std::fs::File;
+use std::os::fd::{AsRawFd, FromRawFd, RawFd};
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+
+/// Default size of the test file made in a directory.
+pub const DEFAULT_TEST_FILE: u64 = 1 << 30;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A directory: iolab measures its own test file inside it.
+    Directory,
+    File,
+    BlockDevice,
+}
+
+/// What the user asked for.
+#[derive(Clone, Debug)]
+pub struct OpenRequest {
+    pub path: PathBuf,
+    /// Bytes to use (test file size, or a limit on an existing file/device).
+    pub size: Option<u64>,
+    pub write: bool,
+    pub allow_destroy: bool,
+    pub buffered: bool,
+    /// Largest block size any job will use (the span must hold one per worker).
+    pub max_bs: u64,
+}
+
+/// Description of the target, recorded in every result.
+#[derive(Clone, Debug, Serialize)]
+pub struct TargetInfo {
+    pub path: String,
+    pub kind: Kind,
+    /// True when iolab measured its own (prefilled, removed) test file.
+    pub test_file: bool,
+    /// Bytes of the target the jobs address.
+    pub span_bytes: u64,
+    pub direct: bool,
+    pub filesystem: Option<FsInfo>,
+    /// Block devices serving the target, top first (a loop device before the device under its backing file).
+    pub devices: Vec<BlockDev>,
+}
+
+/// An open target, ready for jobs.
+pub struct Target {
+    file: File,
+    pub info: TargetInfo,
+    /// O_DIRECT was asked for but the target refused it.
+    pub direct_fallback: bool,
+    /// diskstats names to cross-check, top first.
+    pub device_names: Vec<String>,
+}
+
+impl Target {
+    pub fn fd(&self) -> RawFd {
+        self.file.as_raw_fd()
+    }
+    pub fn span(&self) -> u64 {
+        self.info.span_bytes
+    }
+    pub fn direct(&self) -> bool {
+        self.info.direct
+    }
+
+    /// Make written data durable, then drop the target's pages from the page
+    /// cache, so a buffered read pass starts cold. (DONTNEED only drops clean
+    /// pages, hence the sync first.)
+    pub fn drop_cache(&self) -> Result<()> {
+        // SAFETY: plain syscalls on our own descriptor.
+        unsafe {
+            libc::fdatasync(self.fd());
+            let r = libc::posix_fadvise(self.fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+            if r != 0 {
+                return Err(failed(format!("posix_fadvise(DONTNEED) failed: {}", std::io::Error::from_raw_os_error(r))));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Progress callback for prefilling: (bytes done, total).
+pub type PrefillProgress<'a> = &'a dyn Fn(u64, u64);
+
+/// Open (and for a directory, create and prefill) the target.
+pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, progress: PrefillProgress) -> Result<Target> {
+    let path = &req.path;
+    let md = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => usage(format!("target {} does not exist", path.display())),
+        _ => usage(format!("cannot access target {}: {e}", path.display())),
+    })?;
+    let ft = md.file_type();
+    let (kind, file, span, test_file) = if ft.is_dir() {
+        let size = req.size.unwrap_or(DEFAULT_TEST_FILE);
+        let file = create_test_file(path, size)?;
+        (Kind::Directory, file, size, true)
+    } else if ft.is_file() {
+        let len = md.len();
+        let span = req.size.unwrap_or(len);
+        if span > len {
+            return Err(usage(format!(
+                "{} is {} but --size asks for {}; iolab does not grow existing files (give a directory to get a test file of any size)",
+                path.display(),
+                fmt_bytes(len),
+                fmt_bytes(span)
+            )));
+        }
+        if req.write && !req.allow_destroy {
+            return Err(usage(format!(
+                "refusing to write to existing file {}: its contents would be overwritten; pass --allow-destroy if that is intended, or give a directory",
+                path.display()
+            )));
+        }
+        let file = open_existing(path, req.write, false)?;
+        (Kind::File, file, span, false)
+    } else if ft.is_block_device() {
+        if req.write && !req.allow_destroy {
+            return Err(usage(format!(
+                "refusing to write to block device {}: every byte on it would be destroyed; pass --allow-destroy if that is intended (read-only tests need no flag)",
+                path.display()
+            )));
+        }
+        let file = open_existing(path, req.write, true)?;
+        let len = block_size(&file)?;
+        let span = req.size.unwrap_or(len);
+        if span > len {
+            return Err(usage(format!("--size {} is larger than {} ({})", fmt_bytes(span), path.display(), fmt_bytes(len))));
+        }
+        (Kind::BlockDevice, file, span, false)
+    } else {
+        return Err(usage(format!("{} is not a directory, a regular file or a block device", path.display())));
+    };
+    if span < req.max_bs {
+        return Err(usage(format!("the target span ({}) is smaller than the block size ({})", fmt_bytes(span), fmt_bytes(req.max_bs))));
+    }
+
+    let mut direct = false;
+    let mut direct_fallback = false;
+    if !req.buffered {
+        direct = set_direct(&file, true);
+        if direct && !probe_direct(&file, span) {
+            set_direct(&file, false);
+            direct = false;
+        }
+        direct_fallback = !direct;
+    }
+
+    if test_file {
+        prefill(&file, span, direct, stop, progress)?;
+    }
+
+    let dev = device::device_of_path(root, path);
+    let devices = dev.map(|(ma, mi)| device::chain_for_dev(root, ma, mi)).unwrap_or_default();
+    let filesystem = if kind == Kind::BlockDevice { None } else { device::filesystem_of(root, path) };
+    let device_names = devices.iter().map(|d| d.name.clone()).collect();
+    let info = TargetInfo {
+        path: path.display().to_string(),
+        kind,
+        test_file,
+        span_bytes: span,
+        direct,
+        filesystem,
+        devices,
+    };
+    Ok(Target { file, info, direct_fallback, device_names })
+}
+
+fn open_existing(path: &Path, write: bool, block: bool) -> Result<File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true).write(write);
+    if write && block {
+        use std::os::unix::fs::OpenOptionsExt;
+        // For a block device O_EXCL means "claim it": the kernel refuses while it
+        // or one of its partitions is mounted or held (md, dm, swap...).
+        o.custom_flags(libc::O_EXCL);
+    }
+    o.open(path).map_err(|e| match e.raw_os_error() {
+        Some(libc::EBUSY) => usage(format!(
+            "refusing to write to {}: it is in use (mounted, swap, or held by another driver)",
+            path.display()
+        )),
+        _ => usage(format!("cannot open {}: {e}", path.display())),
+    })
+}
+
+fn block_size(f: &File) -> Result<u64> {
+    let mut size: u64 = 0;
+    // BLKGETSIZE64 = _IOR(0x12, 114, size_t)
+    const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+    // SAFETY: valid out-pointer for a u64.
+    if unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64, &mut size) } != 0 {
+        return Err(failed(format!("BLKGETSIZE64 failed: {}", std::io::Error::last_os_error())));
+    }
+    Ok(size)
+}
+
+fn set_direct(f: &File, on: bool) -> bool {
+    let fd = f.as_raw_fd();
+    // SAFETY: fcntl on our own descriptor.
+    unsafe {
+        let fl = libc::fcntl(fd, libc::F_GETFL);
+        let fl = if on { fl | libc::O_DIRECT } else { fl & !libc::O_DIRECT };
+        libc::fcntl(fd, libc::F_SETFL, fl) == 0
+    }
+}
+
+/// Some filesystems accept O_DIRECT at open time and fail at the first I/O;
+/// one aligned read tells. A target of zero length cannot be probed, and is
+/// rejected earlier anyway.
+fn probe_direct(f: &File, span: u64) -> bool {
+    let len = 4096.min(span as usize).max(512);
+    let buf = crate::buffers::AlignedBuf::new(len);
+    // SAFETY: buf holds at least len bytes.
+    let r = unsafe { libc::pread64(f.as_raw_fd(), buf.as_ptr() as *mut _, len, 0) };
+    r >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL)
+}
+
+/// Create an unlinked test file in `dir`, after checking the space for it.
+fn create_test_file(dir: &Path, size: u64) -> Result<File> {
+    if size == 0 || size % 4096 != 0 {
+        return Err(usage(format!("--size must be a positive multiple of 4 KiB, got {size}")));
+    }
+    let vfs = rustix::fs::statvfs(dir).map_err(|e| usage(format!("cannot stat filesystem of {}: {e}", dir.display())))?;
+    let avail = vfs.f_bavail * vfs.f_frsize;
+    if size > avail {
+        return Err(usage(format!(
+            "not enough free space in {}: the test file needs {}, {} available (use --size)",
+            dir.display(),
+            fmt_bytes(size),
+            fmt_bytes(avail)
+        )));
+    }
+    let cpath = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|_| usage("path contains a NUL byte"))?;
+    // SAFETY: valid C string; the returned descriptor is owned by the File below.
+    let fd = unsafe { libc::open(cpath.as_ptr(), libc::O_TMPFILE | libc::O_RDWR | libc::O_CLOEXEC, 0o600) };
+    let file = if fd >= 0 {
+        // SAFETY: fd is a fresh, owned descriptor.
+        unsafe { File::from_raw_fd(fd) }
+    } else {
+        let err = std::io::Error::last_os_error();
+        match err.raw_os_error() {
+            // O_TMPFILE unsupported by this filesystem: create a named file and unlink it at once.
+            Some(libc::EOPNOTSUPP) | Some(libc::EISDIR) | Some(libc::EINVAL) => named_unlinked(dir)?,
+            _ => return Err(usage(format!("cannot create a test file in {}: {err}", dir.display()))),
+        }
+    };
+    // Reserve the space now, so a full disk is an error before measuring, not during.
+    // SAFETY: plain syscall on our own descriptor.
+    let r = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, size as i64) };
+    if r != 0 {
+        let err = std::io::Error::last_os_error();
+        match err.raw_os_error() {
+            Some(libc::ENOSPC) => return Err(usage(format!("not enough free space in {} for a {} test file", dir.display(), fmt_bytes(size)))),
+            // Filesystems without fallocate: the prefill allocates.
+            Some(libc::EOPNOTSUPP) => file.set_len(size).map_err(|e| failed(format!("cannot size test file: {e}")))?,
+            _ => return Err(failed(format!("cannot allocate the test file in {}: {err}", dir.display()))),
+        }
+    }
+    Ok(file)
+}
+
+fn named_unlinked(dir: &Path) -> Result<File> {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    let p = dir.join(format!(".iolab-{}-{nanos}.tmp", std::process::id()));
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&p)
+        .map_err(|e| usage(format!("cannot create a test file in {}: {e}", dir.display())))?;
+    std::fs::remove_file(&p).map_err(|e| failed(format!("cannot unlink test file {}: {e}", p.display())))?;
+    Ok(f)
+}
+
+/// Fill the file with incompressible, non-repeating data so no read hits a
+/// hole or an unwritten extent (which filesystems answer without the device).
+fn prefill(f: &File, size: u64, direct: bool, stop: &Stop, progress: PrefillProgress) -> Result<()> {
+    const CHUNK: u64 = 1 << 20;
+    let chunk = CHUNK.min(size);
+    let mut bufs = Buffers::new(chunk as usize, 1, 0x5eed_f111, false, true);
+    let mut off = 0;
+    while off < size {
+        if let Some(sig) = stop.signal() {
+            return Err(Error::Interrupted(sig));
+        }
+        let len = chunk.min(size - off) as usize;
+        let len = if direct { len.next_multiple_of(512) } else { len };
+        let p = bufs.next_write();
+        // SAFETY: p points to at least `chunk` bytes of the pool.
+        let r = unsafe { libc::pwrite64(f.as_raw_fd(), p as *const _, len, off as i64) };
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            return Err(failed(format!("prefilling the test file failed at offset {off}: {e}")));
+        }
+        off += r as u64;
+        progress(off, size);
+    }
+    // SAFETY: plain syscall.
+    if unsafe { libc::fdatasync(f.as_raw_fd()) } != 0 {
+        return Err(failed(format!("fdatasync after prefill failed: {}", std::io::Error::last_os_error())));
+    }
+    Ok(())
+}
+

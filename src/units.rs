@@ -1,0 +1,164 @@
+//! Parsing and formatting of sizes and durations.
+//!
+//! Sizes follow the storage convention users type into fio and dd: a bare
+//! `k`/`m`/`g`/`t` suffix and the IEC forms (`KiB`, `MiB`, ...) are powers of
+//! 1024; the SI forms with a `B` (`kB`, `MB`, `GB`) are powers of 1000. Block
+//! sizes like `4k` and `1M` therefore mean 4096 and 1048576 bytes, as in
+//! CrystalDiskMark. Throughput is always *reported* in MB/s = 10^6 bytes/s.
+
+use std::time::Duration;
+
+/// Parse a size such as `4k`, `1M`, `256MiB`, `1GB`, `512`.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    if t.is_empty() {
+        return Err("empty size".into());
+    }
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, suffix) = t.split_at(split);
+    let num: f64 = num
+        .parse()
+        .map_err(|_| format!("invalid size '{s}': expected a number with an optional unit like 4k, 1MiB, 1GB"))?;
+    let mult: u64 = match suffix.trim() {
+        "" | "b" | "B" => 1,
+        "k" | "K" | "KiB" | "kiB" | "Ki" => 1 << 10,
+        "m" | "M" | "MiB" | "Mi" => 1 << 20,
+        "g" | "G" | "GiB" | "Gi" => 1 << 30,
+        "t" | "T" | "TiB" | "Ti" => 1 << 40,
+        "kB" | "KB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "TB" => 1_000_000_000_000,
+        other => return Err(format!("invalid size unit '{other}' in '{s}' (use k, M, G, T, KiB, MiB, GiB, kB, MB, GB)")),
+    };
+    let v = num * mult as f64;
+    if !v.is_finite() || v > u64::MAX as f64 {
+        return Err(format!("size '{s}' is too large"));
+    }
+    if v.fract() != 0.0 {
+        return Err(format!("size '{s}' is not a whole number of bytes"));
+    }
+    Ok(v as u64)
+}
+
+/// Parse a duration such as `5s`, `500ms`, `2m`, `1h`, or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, suffix) = t.split_at(split);
+    let num: f64 = num
+        .parse()
+        .map_err(|_| format!("invalid duration '{s}': expected e.g. 5s, 500ms, 2m"))?;
+    let secs = match suffix.trim() {
+        "" | "s" | "sec" => num,
+        "ms" => num / 1e3,
+        "us" => num / 1e6,
+        "m" | "min" => num * 60.0,
+        "h" => num * 3600.0,
+        other => return Err(format!("invalid duration unit '{other}' in '{s}' (use ms, s, m, h)")),
+    };
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(format!("invalid duration '{s}'"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Format a byte count compactly in binary units, the way block sizes are named (`4K`, `1M`, `128K`).
+pub fn fmt_bs(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [(1 << 40, "T"), (1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")];
+    for (m, u) in UNITS {
+        if bytes >= m && bytes % m == 0 {
+            return format!("{}{}", bytes / m, u);
+        }
+    }
+    format!("{bytes}")
+}
+
+/// Format a byte count with IEC units for humans (`1.00 GiB`).
+pub fn fmt_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i < UNITS.len() - 1 {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 { format!("{bytes} B") } else { format!("{v:.2} {}", UNITS[i]) }
+}
+
+/// Format nanoseconds as a latency with a sensible unit.
+pub fn fmt_ns(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.2} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.1} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+/// Format a duration for humans (`5s`, `1.5s`, `250ms`).
+pub fn fmt_duration(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 1.0 || s == 0.0 { format!("{}s", trim_float(s)) } else { format!("{}ms", trim_float(s * 1e3)) }
+}
+
+fn trim_float(v: f64) -> String {
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_binary_and_decimal() {
+        assert_eq!(parse_size("4k").unwrap(), 4096);
+        assert_eq!(parse_size("1M").unwrap(), 1 << 20);
+        assert_eq!(parse_size("256MiB").unwrap(), 256 << 20);
+        assert_eq!(parse_size("1GiB").unwrap(), 1 << 30);
+        assert_eq!(parse_size("1GB").unwrap(), 1_000_000_000);
+        assert_eq!(parse_size("512").unwrap(), 512);
+        assert_eq!(parse_size("1.5k").unwrap(), 1536);
+        assert!(parse_size("").is_err());
+        assert!(parse_size("x").is_err());
+        assert!(parse_size("4q").is_err());
+        assert!(parse_size("0.3").is_err());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("5s").unwrap(), Duration::from_secs(5));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("3").unwrap(), Duration::from_secs(3));
+        assert!(parse_duration("-1s").is_err());
+        assert!(parse_duration("5x").is_err());
+    }
+
+    #[test]
+    fn formatting() {
+        assert_eq!(fmt_bs(4096), "4K");
+        assert_eq!(fmt_bs(1 << 20), "1M");
+        assert_eq!(fmt_bs(128 << 10), "128K");
+        assert_eq!(fmt_bs(512), "512");
+        assert_eq!(fmt_bytes(1 << 30), "1.00 GiB");
+        assert_eq!(fmt_duration(Duration::from_millis(250)), "250ms");
+        assert_eq!(fmt_duration(Duration::from_secs(5)), "5s");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fmt_bs_roundtrips(k in 1u64..4096) {
+            let b = k * 512;
+            proptest::prop_assert_eq!(parse_size(&fmt_bs(b)).unwrap(), b);
+        }
+    }
+}
