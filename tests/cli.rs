@@ -1,0 +1,196 @@
+//! Command-line behaviour: bad input fails fast with one line and status 2,
+//! nothing is left behind (also after SIGINT/SIGTERM), outputs are valid.
+
+use assert_cmd::Command;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn iolab() -> Command {
+    Command::cargo_bin("iolab").unwrap()
+}
+
+fn shm_dir() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("iolab-cli-").tempdir_in("/dev/shm").unwrap()
+}
+
+fn entries(p: &Path) -> Vec<String> {
+    std::fs::read_dir(p).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
+}
+
+/// Runs `iolab` with `args`, expects exit status 2 and a single-line error containing `needle`.
+fn bad_input(args: &[&str], needle: &str) {
+    let out = iolab().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "args {args:?}: stderr {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line expected, got: {stderr}");
+    assert!(stderr.contains(needle), "expected '{needle}' in: {stderr}");
+    assert!(out.stdout.is_empty(), "nothing on stdout for an error");
+}
+
+#[test]
+fn missing_target_is_a_one_line_error() {
+    bad_input(&["job", "/nonexistent/iolab-target", "--duration", "1s"], "does not exist");
+    bad_input(&["run", "/nonexistent/iolab-target"], "does not exist");
+}
+
+#[test]
+fn zero_block_size_and_queue_depth_are_refused() {
+    let d = shm_dir();
+    let p = d.path().to_str().unwrap();
+    bad_input(&["job", p, "--bs", "0"], "block size must be greater than 0");
+    bad_input(&["job", p, "--qd", "0"], "--qd");
+    bad_input(&["job", p, "--bs", "1000"], "multiple of 512");
+    bad_input(&["job", p, "--threads", "0"], "--threads");
+    bad_input(&["job", p, "--duration", "0s"], "duration must be greater than 0");
+    assert!(entries(d.path()).is_empty());
+}
+
+#[test]
+fn unknown_suite_is_refused() {
+    bad_input(&["run", ".", "--suite", "fastest"], "fastest");
+}
+
+#[test]
+fn size_larger_than_free_space_is_refused_and_leaves_nothing() {
+    let d = shm_dir();
+    bad_input(&["run", d.path().to_str().unwrap(), "--size", "100TiB"], "not enough free space");
+    assert!(entries(d.path()).is_empty());
+}
+
+#[test]
+fn unwritable_directory_is_refused() {
+    let d = shm_dir();
+    let ro = d.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let is_root = rustix::process::geteuid().is_root();
+    // Root ignores permission bits, so make the directory a read-only mount there.
+    let mounted = is_root
+        && std::process::Command::new("mount").args(["-t", "tmpfs", "-o", "ro,size=16m", "tmpfs"]).arg(&ro).status().unwrap().success();
+    if !mounted {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    }
+    let out = iolab().args(["run", ro.to_str().unwrap(), "--size", "4MiB", "--runs", "1"]).output().unwrap();
+    if mounted {
+        std::process::Command::new("umount").arg(&ro).status().unwrap();
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot create a test file"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn writing_a_block_device_needs_consent() {
+    // /dev/zero is not a block device; use any block device the machine has, read-only open is never reached.
+    let Some(dev) = ["/dev/loop0", "/dev/vda", "/dev/sda", "/dev/nvme0n1", "/dev/zram0"].into_iter().find(|p| {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device())
+    }) else {
+        eprintln!("skipping: no block device node found");
+        return;
+    };
+    bad_input(&["job", dev, "--rw", "randwrite"], "--allow-destroy");
+    bad_input(&["run", dev], "--allow-destroy");
+}
+
+#[test]
+fn writing_an_existing_file_needs_consent() {
+    let d = shm_dir();
+    let f = d.path().join("precious.dat");
+    std::fs::write(&f, vec![7u8; 1 << 20]).unwrap();
+    bad_input(&["job", f.to_str().unwrap(), "--rw", "write"], "--allow-destroy");
+    assert_eq!(std::fs::read(&f).unwrap(), vec![7u8; 1 << 20], "file untouched");
+}
+
+#[test]
+fn job_on_tmpfs_prints_table_and_json_and_leaves_nothing() {
+    let d = shm_dir();
+    let json = d.path().join("out.json");
+    let target = d.path().join("t");
+    std::fs::create_dir(&target).unwrap();
+    let out = iolab()
+        .args(["job", target.to_str().unwrap(), "--rw", "randrw", "--bs", "4k", "--qd", "4", "--size", "16MiB"])
+        .args(["--duration", "300ms", "--runs", "2", "--warmup", "100ms", "--interval", "0s", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("randrw 4K Q4T1"), "{table}");
+    assert!(table.contains("Read MB/s"));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let j = &v["jobs"][0];
+    assert_eq!(j["rw"], "randrw");
+    assert_eq!(j["runs"].as_array().unwrap().len(), 2);
+    for dir in ["read", "write"] {
+        assert!(j[dir]["ios"].as_u64().unwrap() > 0, "{dir}");
+        assert!(j[dir]["bw_bytes"].as_f64().unwrap() > 0.0);
+        assert!(j[dir]["lat_ns"]["p99"].as_u64().unwrap() >= j[dir]["lat_ns"]["p50"].as_u64().unwrap());
+    }
+    let reads = j["read"]["ios"].as_f64().unwrap();
+    let writes = j["write"]["ios"].as_f64().unwrap();
+    assert!((0.6..0.8).contains(&(reads / (reads + writes))), "70/30 mix");
+    assert!(j["warnings"].as_array().unwrap().iter().any(|w| w["code"] == "no_block_device"));
+    assert!(entries(&target).is_empty(), "test file left behind");
+}
+
+#[test]
+fn json_to_stdout_is_only_json() {
+    let d = shm_dir();
+    let out = iolab()
+        .args(["job", d.path().to_str().unwrap(), "--rw", "read", "--bs", "128k", "--size", "8MiB"])
+        .args(["--duration", "200ms", "--runs", "1", "--warmup", "0s", "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON document");
+    assert_eq!(v["jobs"][0]["write"], serde_json::Value::Null, "a direction with no I/O is null");
+    assert!(v["iolab_version"].is_string());
+    assert_eq!(v["target"]["test_file"], true);
+}
+
+#[test]
+fn suites_lists_every_suite() {
+    let out = iolab().arg("suites").output().unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    for name in ["default", "peak", "real", "demo", "nvme", "mix", "RND4K Q32T16", "SEQ128K Q32T1"] {
+        assert!(s.contains(name), "{name} missing from:\n{s}");
+    }
+}
+
+/// Start a long run, signal it mid-run, and check it stops promptly, reports
+/// the interruption with 128+signal, and leaves no test file.
+fn interrupted_run_leaves_nothing(sig: i32) {
+    let d = shm_dir();
+    let bin = assert_cmd::cargo::cargo_bin("iolab");
+    let mut child = std::process::Command::new(bin)
+        .args(["run", d.path().to_str().unwrap(), "--suite", "default", "--size", "32MiB"])
+        .args(["--duration", "2s", "--runs", "3", "--warmup", "0s", "--interval", "0s"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    // While running, the test file is invisible: it was created unlinked.
+    assert!(entries(d.path()).is_empty(), "test file visible during the run");
+    unsafe { libc::kill(child.id() as i32, sig) };
+    let t = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(3), "took {:?} to stop", t.elapsed());
+    assert_eq!(out.status.code(), Some(128 + sig), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+    // The finished test (SEQ1M Q8T1 read, 2s) may or may not be complete; the table must still print.
+    assert!(String::from_utf8_lossy(&out.stdout).contains("interrupted"));
+    assert!(entries(d.path()).is_empty(), "left behind: {:?}", entries(d.path()));
+}
+
+#[test]
+fn sigint_mid_run_leaves_nothing() {
+    interrupted_run_leaves_nothing(libc::SIGINT);
+}
+
+#[test]
+fn sigterm_mid_run_leaves_nothing() {
+    interrupted_run_leaves_nothing(libc::SIGTERM);
+}
