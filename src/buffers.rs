@@ -79,13 +79,24 @@ impl Buffers {
     /// `writes`/`reads` say which directions the job has, so a pure read job
     /// does not pay for a write pool and vice versa.
     pub fn new(bs: usize, depth: usize, seed: u64, reads: bool, writes: bool) -> Self {
-        let pool_len = if writes { (2 * depth * bs).max(MIN_POOL).next_multiple_of(bs) } else { ALIGN };
+        let pool_len = if writes {
+            (2 * depth * bs).max(MIN_POOL).next_multiple_of(bs)
+        } else {
+            ALIGN
+        };
         let mut pool = AlignedBuf::new(pool_len);
         if writes {
             Rng::new(seed ^ 0x9e37_79b9_7f4a_7c15).fill(pool.as_mut_slice());
         }
         let reads = AlignedBuf::new(if reads { depth * bs } else { ALIGN });
-        Buffers { pool, reads, bs, pos: 0, counter: 0, seed }
+        Buffers {
+            pool,
+            reads,
+            bs,
+            pos: 0,
+            counter: 0,
+            seed,
+        }
     }
 
     /// The read slot for queue entry `slot`.
@@ -159,10 +170,14 @@ mod tests {
             counts[x as usize] += 1;
         }
         let n = data.len() as f64;
-        let h: f64 = counts.iter().filter(|&&c| c > 0).map(|&c| {
-            let p = c as f64 / n;
-            -p * p.log2()
-        }).sum();
+        let h: f64 = counts
+            .iter()
+            .filter(|&&c| c > 0)
+            .map(|&c| {
+                let p = c as f64 / n;
+                -p * p.log2()
+            })
+            .sum();
         assert!(h > 7.99, "entropy {h} bits/byte");
     }
 }

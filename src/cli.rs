@@ -20,7 +20,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(Parser, Debug)]
-#[command(name = "iolab", version, about = "A storage test lab: truthful, safe and fast benchmarks of files, filesystems and block devices")]
+#[command(
+    name = "iolab",
+    version,
+    about = "A storage test lab: truthful, safe and fast benchmarks of files, filesystems and block devices"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -142,7 +146,11 @@ pub fn main() -> ExitCode {
             use clap::error::ErrorKind::*;
             if matches!(e.kind(), DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand) {
                 let _ = e.print();
-                return ExitCode::from(if e.kind() == DisplayHelpOnMissingArgumentOrSubcommand { 2 } else { 0 });
+                return ExitCode::from(if e.kind() == DisplayHelpOnMissingArgumentOrSubcommand {
+                    2
+                } else {
+                    0
+                });
             }
             // One line: clap's first line says what is wrong; usage and tips are noise in scripts.
             let text = e.render().to_string();
@@ -199,7 +207,13 @@ pub fn suites_listing() -> String {
     let mut s = String::new();
     for suite in SuiteName::all() {
         s.push_str(&format!("{:<8} {}\n", suite.as_str(), suite.description()));
-        let common = Common { limit: Limit::Time(Duration::from_secs(5)), span: 0, direct: true, engine: EngineKind::IoUring, mix_read: 70 };
+        let common = Common {
+            limit: Limit::Time(Duration::from_secs(5)),
+            span: 0,
+            direct: true,
+            engine: EngineKind::IoUring,
+            mix_read: 70,
+        };
         for j in suite.jobs(&common) {
             s.push_str(&format!("         {:<26} {}\n", j.name, plan::describe(&j)));
         }
@@ -207,12 +221,12 @@ pub fn suites_listing() -> String {
     s
 }
 
-fn bench(command: &str, path: &PathBuf, suite: Option<SuiteName>, mut specs: Vec<JobSpec>, c: &CommonArgs) -> Result<()> {
+fn bench(command: &str, path: &std::path::Path, suite: Option<SuiteName>, mut specs: Vec<JobSpec>, c: &CommonArgs) -> Result<()> {
     let stop = Stop::install();
     let ui = Ui::new();
     let max_bs = specs.iter().map(|s| s.bs).max().unwrap_or(4096);
     let req = OpenRequest {
-        path: path.clone(),
+        path: path.to_path_buf(),
         size: c.size,
         write: specs.iter().any(|s| s.rw.writes()),
         allow_destroy: c.allow_destroy,
@@ -241,14 +255,28 @@ fn bench(command: &str, path: &PathBuf, suite: Option<SuiteName>, mut specs: Vec
         && let Some(d) = target.info.devices.first()
         && let Some(bad) = specs.iter().find(|s| s.bs % d.logical_block_size as u64 != 0)
     {
-        return Err(usage(format!("block size {} is not a multiple of {}'s logical block size ({})", fmt_bs(bad.bs), d.name, d.logical_block_size)));
+        return Err(usage(format!(
+            "block size {} is not a multiple of {}'s logical block size ({})",
+            fmt_bs(bad.bs),
+            d.name,
+            d.logical_block_size
+        )));
     }
     for s in &mut specs {
         s.span = target.span();
     }
-    let repeat = Repeat { runs: c.runs, warmup: c.warmup, interval: c.interval };
+    let repeat = Repeat {
+        runs: c.runs,
+        warmup: c.warmup,
+        interval: c.interval,
+    };
     ui.start(&specs, &repeat);
-    let runner = Runner { target: &target, stop: &stop, observer: &ui, sys };
+    let runner = Runner {
+        target: &target,
+        stop: &stop,
+        observer: &ui,
+        sys,
+    };
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let mut jobs = Vec::new();
     let mut interrupted = None;
@@ -316,12 +344,19 @@ fn bench(command: &str, path: &PathBuf, suite: Option<SuiteName>, mut specs: Vec
 
 fn host(cpus: usize) -> Host {
     let u = rustix::system::uname();
-    Host { hostname: u.nodename().to_string_lossy().into_owned(), kernel: u.release().to_string_lossy().into_owned(), cpus }
+    Host {
+        hostname: u.nodename().to_string_lossy().into_owned(),
+        kernel: u.release().to_string_lossy().into_owned(),
+        cpus,
+    }
 }
 
 /// UTC timestamp like `2026-11-21T12:50:00Z` (civil-from-days, no time crate needed for this one line).
 pub fn now_rfc3339() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
     rfc3339(secs)
 }
 
@@ -354,12 +389,23 @@ impl Ui {
     fn new() -> Ui {
         let prefill = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
         prefill.set_style(
-            ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}").unwrap().progress_chars("=> "),
+            ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}")
+                .unwrap()
+                .progress_chars("=> "),
         );
         prefill.set_message("prefilling test file");
         let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-        bar.set_style(ProgressStyle::with_template("[{elapsed_precise}] [{bar:30}] {percent}% ETA {eta} {msg}").unwrap().progress_chars("=> "));
-        Ui { prefill, bar, done_ms: Cell::new(0), step_ms: Cell::new(0) }
+        bar.set_style(
+            ProgressStyle::with_template("[{elapsed_precise}] [{bar:30}] {percent}% ETA {eta} {msg}")
+                .unwrap()
+                .progress_chars("=> "),
+        );
+        Ui {
+            prefill,
+            bar,
+            done_ms: Cell::new(0),
+            step_ms: Cell::new(0),
+        }
     }
     fn prefill(&self, done: u64, total: u64) {
         self.prefill.set_length(total);
@@ -373,7 +419,10 @@ impl Ui {
             Limit::Time(d) => d,
             Limit::Bytes(_) => Duration::from_secs(1),
         };
-        let total: Duration = specs.iter().map(|s| r.warmup + per_run(s) * r.runs + r.interval * r.runs.saturating_sub(1)).sum::<Duration>()
+        let total: Duration = specs
+            .iter()
+            .map(|s| r.warmup + per_run(s) * r.runs + r.interval * r.runs.saturating_sub(1))
+            .sum::<Duration>()
             + r.interval * (specs.len() as u32).saturating_sub(1);
         self.bar.set_length(total.as_millis() as u64);
     }

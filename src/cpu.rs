@@ -13,15 +13,24 @@ pub fn process_now() -> CpuTimes {
     // SAFETY: valid out-pointer.
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
     let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;
-    CpuTimes { usr_ns: ns(ru.ru_utime), sys_ns: ns(ru.ru_stime) }
+    CpuTimes {
+        usr_ns: ns(ru.ru_utime),
+        sys_ns: ns(ru.ru_stime),
+    }
 }
 
 pub fn process_delta(a: CpuTimes, b: CpuTimes) -> CpuTimes {
-    CpuTimes { usr_ns: b.usr_ns.saturating_sub(a.usr_ns), sys_ns: b.sys_ns.saturating_sub(a.sys_ns) }
+    CpuTimes {
+        usr_ns: b.usr_ns.saturating_sub(a.usr_ns),
+        sys_ns: b.sys_ns.saturating_sub(a.sys_ns),
+    }
 }
 
 pub fn system_now() -> SysCpu {
-    std::fs::read_to_string("/proc/stat").ok().and_then(|t| parse_proc_stat(&t)).unwrap_or_default()
+    std::fs::read_to_string("/proc/stat")
+        .ok()
+        .and_then(|t| parse_proc_stat(&t))
+        .unwrap_or_default()
 }
 
 pub fn parse_proc_stat(text: &str) -> Option<SysCpu> {
@@ -32,7 +41,13 @@ pub fn parse_proc_stat(text: &str) -> Option<SysCpu> {
     }
     // user nice system idle iowait irq softirq steal (guest times are already in user)
     let total: u64 = v.iter().take(8).sum();
-    Some(SysCpu { total, idle: v[3], iowait: v[4], system: v[2] + v.get(5).unwrap_or(&0) + v.get(6).unwrap_or(&0), user: v[0] + v[1] })
+    Some(SysCpu {
+        total,
+        idle: v[3],
+        iowait: v[4],
+        system: v[2] + v.get(5).unwrap_or(&0) + v.get(6).unwrap_or(&0),
+        user: v[0] + v[1],
+    })
 }
 
 pub fn system_delta(a: SysCpu, b: SysCpu) -> SysCpu {

@@ -196,7 +196,15 @@ pub fn parse_diskstats(text: &str) -> HashMap<String, DiskCounters> {
                 return None;
             }
             let n = |i: usize| f[i].parse::<u64>().unwrap_or(0);
-            Some((f[2].to_string(), DiskCounters { read_ios: n(3), read_sectors: n(5), write_ios: n(7), write_sectors: n(9) }))
+            Some((
+                f[2].to_string(),
+                DiskCounters {
+                    read_ios: n(3),
+                    read_sectors: n(5),
+                    write_ios: n(7),
+                    write_sectors: n(9),
+                },
+            ))
         })
         .collect()
 }
@@ -239,7 +247,16 @@ mod tests {
         let b = parse_diskstats("   7       3 loop3 15 0 120 5 30 0 400 9 0 1 2\n 254 0 vda 1 0 8 0 1 0 8 0 0 0 0");
         let d = delta(&a, &b, &["loop3".to_string(), "missing".to_string()]);
         assert_eq!(d.len(), 1);
-        assert_eq!(d[0], DiskDelta { name: "loop3".into(), read_bytes: 40 * 512, write_bytes: 240 * 512, read_ios: 5, write_ios: 10 });
+        assert_eq!(
+            d[0],
+            DiskDelta {
+                name: "loop3".into(),
+                read_bytes: 40 * 512,
+                write_bytes: 240 * 512,
+                read_ios: 5,
+                write_ios: 10
+            }
+        );
     }
 
     #[test]

@@ -22,18 +22,34 @@ use std::time::{Duration, Instant};
 pub enum Pass {
     Warmup,
     /// Measured run `n` of `of` (1-based).
-    Run { n: u32, of: u32 },
+    Run {
+        n: u32,
+        of: u32,
+    },
 }
 
 /// Progress events, for a progress bar or a log.
 #[derive(Clone, Copy, Debug)]
 pub enum Event<'a> {
-    Prefill { done: u64, total: u64 },
-    PassStart { job: &'a str, pass: Pass, planned: Option<Duration> },
+    Prefill {
+        done: u64,
+        total: u64,
+    },
+    PassStart {
+        job: &'a str,
+        pass: Pass,
+        planned: Option<Duration>,
+    },
     /// Time since the current pass started.
-    Tick { elapsed: Duration },
-    Interval { planned: Duration },
-    JobDone { job: &'a str },
+    Tick {
+        elapsed: Duration,
+    },
+    Interval {
+        planned: Duration,
+    },
+    JobDone {
+        job: &'a str,
+    },
 }
 
 pub trait Observer {
@@ -67,9 +83,19 @@ impl Runner<'_> {
     /// Warm-up (discarded), then `repeat.runs` measured passes with the interval between.
     pub fn run_job(&self, spec: &JobSpec, repeat: &Repeat) -> Result<JobSamples> {
         let (workers, depth) = layout(spec);
-        let mut out = JobSamples { spec: spec.clone(), direct: self.target.direct(), workers, depth_per_worker: depth, runs: Vec::new() };
+        let mut out = JobSamples {
+            spec: spec.clone(),
+            direct: self.target.direct(),
+            workers,
+            depth_per_worker: depth,
+            runs: Vec::new(),
+        };
         if !repeat.warmup.is_zero() {
-            self.observer.event(Event::PassStart { job: &spec.name, pass: Pass::Warmup, planned: Some(repeat.warmup) });
+            self.observer.event(Event::PassStart {
+                job: &spec.name,
+                pass: Pass::Warmup,
+                planned: Some(repeat.warmup),
+            });
             self.pass(spec, Limit::Time(repeat.warmup))?;
         }
         for n in 1..=repeat.runs {
@@ -82,7 +108,11 @@ impl Runner<'_> {
                 Limit::Time(d) => Some(d),
                 Limit::Bytes(_) => None,
             };
-            self.observer.event(Event::PassStart { job: &spec.name, pass: Pass::Run { n, of: repeat.runs }, planned });
+            self.observer.event(Event::PassStart {
+                job: &spec.name,
+                pass: Pass::Run { n, of: repeat.runs },
+                planned,
+            });
             out.runs.push(self.pass(spec, spec.limit)?);
         }
         self.observer.event(Event::JobDone { job: &spec.name });
@@ -122,32 +152,23 @@ impl Runner<'_> {
                     let (ready, go, base) = (&ready, &go, &base);
                     s.spawn(move || -> Result<WorkerSamples> {
                         let mut bufs = Buffers::new(spec.bs as usize, depth as usize, plan.seed, reads, writes);
-                        let setup = match spec.engine {
-                            EngineKind::IoUring => Uring::new(fd, depth as usize, &bufs).map(Eng::Uring),
-                            EngineKind::Psync => Ok(Eng::Psync(Psync::new(fd))),
-                        };
-                        ready.wait();
-                        go.wait();
-                        let mut engine = setup.map_err(|e| failed(format!("cannot set up the {} engine: {e}", spec.engine.as_str())))?;
-                        let clock = RealClock::new(*base.get().expect("base set before go"));
-                        if let Limit::Time(d) = limit {
-                            plan.deadline_ns = Some(clock.now_ns() + d.as_nanos() as u64);
-                        }
-                        let mut r = match &mut engine {
-                            Eng::Uring(e) => worker::drive(e, &clock, &mut bufs, &plan, stop),
-                            Eng::Psync(e) => worker::drive(e, &clock, &mut bufs, &plan, stop),
-                        }
-                        .map_err(|e| failed(format!("I/O error: {e}")))?;
-                        if read_pct < 100 {
-                            match &mut engine {
-                                Eng::Uring(e) => e.sync(),
-                                Eng::Psync(e) => e.sync(),
+                        let sync = BarrierPair { ready, go, base };
+                        match spec.engine {
+                            EngineKind::IoUring => {
+                                let setup = Uring::new(fd, depth as usize, &bufs);
+                                work(setup, spec.engine, &sync, &mut bufs, &mut plan, limit, stop, read_pct < 100)
                             }
-                            .map_err(|e| failed(format!("flushing written data failed: {e}")))?;
-                            r.end_ns = clock.now_ns();
+                            EngineKind::Psync => work(
+                                Ok(Psync::new(fd)),
+                                spec.engine,
+                                &sync,
+                                &mut bufs,
+                                &mut plan,
+                                limit,
+                                stop,
+                                read_pct < 100,
+                            ),
                         }
-                        drop(engine);
-                        Ok(r)
                     })
                 })
                 .collect();
@@ -160,7 +181,10 @@ impl Runner<'_> {
                 std::thread::sleep(Duration::from_millis(50));
                 self.observer.event(Event::Tick { elapsed: t0.elapsed() });
             }
-            let results: Vec<Result<WorkerSamples>> = handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(failed("a worker thread panicked")))).collect();
+            let results: Vec<Result<WorkerSamples>> = handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(failed("a worker thread panicked"))))
+                .collect();
             (results, before)
         });
         let after = (cpu::process_now(), cpu::system_now(), device::diskstats(&self.sys));
@@ -179,9 +203,42 @@ impl Runner<'_> {
     }
 }
 
-enum Eng {
-    Uring(Uring),
-    Psync(Psync),
+/// The start line every worker and the main thread meet at: `ready` once
+/// set up, `go` once the main thread has read the counters and set `base`.
+struct BarrierPair<'a> {
+    ready: &'a Barrier,
+    go: &'a Barrier,
+    base: &'a OnceLock<Instant>,
+}
+
+/// One worker's life: wait at the start line (even when setup failed, so
+/// nobody deadlocks), run to the limit, flush if it wrote.
+#[allow(clippy::too_many_arguments)]
+fn work<E: Engine>(
+    setup: std::io::Result<E>,
+    kind: EngineKind,
+    sync: &BarrierPair,
+    bufs: &mut Buffers,
+    plan: &mut WorkerPlan,
+    limit: Limit,
+    stop: &std::sync::atomic::AtomicBool,
+    wrote: bool,
+) -> Result<WorkerSamples> {
+    sync.ready.wait();
+    sync.go.wait();
+    let mut engine = setup.map_err(|e| failed(format!("cannot set up the {} engine: {e}", kind.as_str())))?;
+    let clock = RealClock::new(*sync.base.get().expect("base set before go"));
+    if let Limit::Time(d) = limit {
+        plan.deadline_ns = Some(clock.now_ns() + d.as_nanos() as u64);
+    }
+    let mut r = worker::drive(&mut engine, &clock, bufs, plan, stop).map_err(|e| failed(format!("I/O error: {e}")))?;
+    if wrote {
+        engine.sync().map_err(|e| failed(format!("flushing written data failed: {e}")))?;
+        r.end_ns = clock.now_ns();
+    }
+    // The engine (and its registered buffers) goes before the buffers do.
+    drop(engine);
+    Ok(r)
 }
 
 /// Worker threads and queue depth per worker: io_uring runs `threads`
@@ -203,7 +260,11 @@ pub fn worker_plans(spec: &JobSpec, limit: Limit, span: u64, n: u32) -> Vec<Work
     let per = if random { blocks } else { (blocks / n as u64).max(1) };
     (0..n)
         .map(|i| {
-            let start = if random { 0 } else { (i as u64 * per).min(blocks.saturating_sub(1)) * bs };
+            let start = if random {
+                0
+            } else {
+                (i as u64 * per).min(blocks.saturating_sub(1)) * bs
+            };
             WorkerPlan {
                 bs,
                 random,

@@ -118,10 +118,20 @@ pub struct SuiteTest {
 
 impl SuiteTest {
     const fn seq(bs: u64, qd: u32, threads: u32) -> Self {
-        SuiteTest { random: false, bs, qd, threads }
+        SuiteTest {
+            random: false,
+            bs,
+            qd,
+            threads,
+        }
     }
     const fn rnd(bs: u64, qd: u32, threads: u32) -> Self {
-        SuiteTest { random: true, bs, qd, threads }
+        SuiteTest {
+            random: true,
+            bs,
+            qd,
+            threads,
+        }
     }
     /// CrystalDiskMark's label, e.g. `SEQ1M Q8T1` or `RND4K Q32T16`.
     pub fn label(&self) -> String {
@@ -209,7 +219,9 @@ impl SuiteName {
                 .collect();
         }
         let reads = tests.iter().map(|t| mk(t, if t.random { Rw::Randread } else { Rw::Read }, "read"));
-        let writes = tests.iter().map(|t| mk(t, if t.random { Rw::Randwrite } else { Rw::Write }, "write"));
+        let writes = tests
+            .iter()
+            .map(|t| mk(t, if t.random { Rw::Randwrite } else { Rw::Write }, "write"));
         reads.chain(writes).collect()
     }
 }

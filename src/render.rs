@@ -13,8 +13,17 @@ fn mbs(bw: f64) -> String {
 /// The result table: one row per job, CrystalDiskMark's units (MB = 10^6 bytes).
 pub fn table(report: &Report) -> String {
     let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
-    t.set_header(vec!["Test", "Read MB/s", "Write MB/s", "IOPS", "p99 latency", "CPU %", "Spread (min–max, CV)"]);
+    t.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    t.set_header(vec![
+        "Test",
+        "Read MB/s",
+        "Write MB/s",
+        "IOPS",
+        "p99 latency",
+        "CPU %",
+        "Spread (min–max, CV)",
+    ]);
     for j in &report.jobs {
         let iops = j.read.as_ref().map(|r| r.iops).unwrap_or(0.0) + j.write.as_ref().map(|w| w.iops).unwrap_or(0.0);
         let p99 = [&j.read, &j.write].iter().filter_map(|d| d.as_ref().map(|d| d.lat_ns.p99)).max();
@@ -69,8 +78,17 @@ fn footer(r: &Report) -> String {
         }
     }
     for (code, msg) in seen {
-        let jobs: Vec<&str> = r.jobs.iter().filter(|j| j.warnings.iter().any(|w| w.code == code && w.message == msg)).map(|j| j.name.as_str()).collect();
-        let scope = if jobs.len() == r.jobs.len() { "all tests".to_string() } else { jobs.join(", ") };
+        let jobs: Vec<&str> = r
+            .jobs
+            .iter()
+            .filter(|j| j.warnings.iter().any(|w| w.code == code && w.message == msg))
+            .map(|j| j.name.as_str())
+            .collect();
+        let scope = if jobs.len() == r.jobs.len() {
+            "all tests".to_string()
+        } else {
+            jobs.join(", ")
+        };
         s.push_str(&format!("warning [{code}] ({scope}): {msg}\n"));
     }
     if r.interrupted {

@@ -19,7 +19,9 @@ impl Rng {
             z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
             z ^ (z >> 31)
         };
-        Rng { s: [next(), next(), next(), next()] }
+        Rng {
+            s: [next(), next(), next(), next()],
+        }
     }
 
     #[inline]
@@ -73,8 +75,14 @@ mod tests {
 
     #[test]
     fn reproducible() {
-        let a: Vec<u64> = { let mut r = Rng::new(5); (0..4).map(|_| r.next_u64()).collect() };
-        let b: Vec<u64> = { let mut r = Rng::new(5); (0..4).map(|_| r.next_u64()).collect() };
+        let a: Vec<u64> = {
+            let mut r = Rng::new(5);
+            (0..4).map(|_| r.next_u64()).collect()
+        };
+        let b: Vec<u64> = {
+            let mut r = Rng::new(5);
+            (0..4).map(|_| r.next_u64()).collect()
+        };
         assert_eq!(a, b);
     }
 }

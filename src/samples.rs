@@ -127,7 +127,10 @@ pub struct RunSamples {
 
 impl RunSamples {
     pub fn from_workers(workers: &[WorkerSamples]) -> Self {
-        let mut r = RunSamples { workers: workers.len() as u32, ..Default::default() };
+        let mut r = RunSamples {
+            workers: workers.len() as u32,
+            ..Default::default()
+        };
         r.first_done_ns = workers.iter().map(|w| w.end_ns).min().unwrap_or(0);
         r.last_done_ns = workers.iter().map(|w| w.end_ns).max().unwrap_or(0);
         for w in workers {

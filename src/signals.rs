@@ -36,7 +36,9 @@ impl Stop {
 
     /// The signal that asked to stop, if any.
     pub fn signal(&self) -> Option<i32> {
-        self.requested().then(|| self.sig.load(Ordering::Relaxed) as i32).filter(|&s| s != 0)
+        self.requested()
+            .then(|| self.sig.load(Ordering::Relaxed) as i32)
+            .filter(|&s| s != 0)
     }
 
     /// Stop without a signal (tests, internal errors).

@@ -210,7 +210,10 @@ pub fn run_report(r: &RunSamples) -> RunReport {
         wall_ns: r.wall_ns,
         first_done_ns: r.first_done_ns,
         last_done_ns: r.last_done_ns,
-        samples: Samples { read_bytes_per_s: r.read.per_sec_bytes.clone(), write_bytes_per_s: r.write.per_sec_bytes.clone() },
+        samples: Samples {
+            read_bytes_per_s: r.read.per_sec_bytes.clone(),
+            write_bytes_per_s: r.write.per_sec_bytes.clone(),
+        },
     }
 }
 
@@ -325,7 +328,10 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
     } else if tinfo.devices[0].memory {
         warnings.push(Warning {
             code: "memory_device",
-            message: format!("{} is a memory-backed block device: figures are memory speed", tinfo.devices[0].name),
+            message: format!(
+                "{} is a memory-backed block device: figures are memory speed",
+                tinfo.devices[0].name
+            ),
         });
     }
     if let Some(d) = &device {
@@ -338,7 +344,10 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
         {
             warnings.push(Warning {
                 code: "high_cv",
-                message: format!("{dir} bandwidth varied {:.0}% between runs: use more --runs or a longer --duration", c * 100.0),
+                message: format!(
+                    "{dir} bandwidth varied {:.0}% between runs: use more --runs or a longer --duration",
+                    c * 100.0
+                ),
             });
         }
     }
@@ -347,7 +356,10 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
     if busy >= 0.9 * usable {
         warnings.push(Warning {
             code: "cpu_bound",
-            message: format!("iolab kept {busy:.2} CPUs busy with {} worker thread(s): the figure may be limited by the CPU, not the device", job.workers),
+            message: format!(
+                "iolab kept {busy:.2} CPUs busy with {} worker thread(s): the figure may be limited by the CPU, not the device",
+                job.workers
+            ),
         });
     }
     if spec.engine == crate::plan::EngineKind::Psync && spec.qd > 1 {
@@ -356,7 +368,11 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
             message: format!("psync has no queue: QD{} emulated with {} threads", spec.qd, job.workers),
         });
     }
-    if let Some(r) = job.runs.iter().find(|r| r.workers > 1 && r.last_done_ns > 0 && (r.last_done_ns - r.first_done_ns) as f64 > 0.1 * r.last_done_ns as f64) {
+    if let Some(r) = job
+        .runs
+        .iter()
+        .find(|r| r.workers > 1 && r.last_done_ns > 0 && (r.last_done_ns - r.first_done_ns) as f64 > 0.1 * r.last_done_ns as f64)
+    {
         warnings.push(Warning {
             code: "uneven_threads",
             message: format!(
@@ -418,7 +434,10 @@ fn device_report(runs: &[RunSamples]) -> Option<DeviceReport> {
         d.job_write_bytes += r.write.bytes;
         for (i, low) in r.devices.iter().skip(1).enumerate() {
             if d.lower.len() <= i {
-                d.lower.push(crate::samples::DiskDelta { name: low.name.clone(), ..Default::default() });
+                d.lower.push(crate::samples::DiskDelta {
+                    name: low.name.clone(),
+                    ..Default::default()
+                });
             }
             let l = &mut d.lower[i];
             l.read_bytes += low.read_bytes;
@@ -433,7 +452,10 @@ fn device_report(runs: &[RunSamples]) -> Option<DeviceReport> {
 /// Compare what reached the device with what the job did.
 pub fn cross_check(d: &DeviceReport) -> Vec<Warning> {
     let mut w = Vec::new();
-    for (dir, job, dev) in [("read", d.job_read_bytes, d.read_bytes), ("written", d.job_write_bytes, d.write_bytes)] {
+    for (dir, job, dev) in [
+        ("read", d.job_read_bytes, d.read_bytes),
+        ("written", d.job_write_bytes, d.write_bytes),
+    ] {
         if job == 0 {
             continue;
         }
@@ -506,7 +528,16 @@ mod tests {
             ios: 1,
             bw_bytes: bw,
             iops: 1.0,
-            lat_ns: Latency { mean: 1.0, min: 1, max: 1, p50: 1, p90: 1, p99: 1, p99_9: 1, p99_99: 1 },
+            lat_ns: Latency {
+                mean: 1.0,
+                min: 1,
+                max: 1,
+                p50: 1,
+                p90: 1,
+                p99: 1,
+                p99_9: 1,
+                p99_99: 1,
+            },
             bw_min: None,
             bw_max: None,
             bw_cv: None,

@@ -93,7 +93,10 @@ impl Target {
             libc::fdatasync(self.fd());
             let r = libc::posix_fadvise(self.fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
             if r != 0 {
-                return Err(failed(format!("posix_fadvise(DONTNEED) failed: {}", std::io::Error::from_raw_os_error(r))));
+                return Err(failed(format!(
+                    "posix_fadvise(DONTNEED) failed: {}",
+                    std::io::Error::from_raw_os_error(r)
+                )));
             }
         }
         Ok(())
@@ -145,14 +148,26 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, progress: PrefillPro
         let len = block_size(&file)?;
         let span = req.size.unwrap_or(len);
         if span > len {
-            return Err(usage(format!("--size {} is larger than {} ({})", fmt_bytes(span), path.display(), fmt_bytes(len))));
+            return Err(usage(format!(
+                "--size {} is larger than {} ({})",
+                fmt_bytes(span),
+                path.display(),
+                fmt_bytes(len)
+            )));
         }
         (Kind::BlockDevice, file, span, false)
     } else {
-        return Err(usage(format!("{} is not a directory, a regular file or a block device", path.display())));
+        return Err(usage(format!(
+            "{} is not a directory, a regular file or a block device",
+            path.display()
+        )));
     };
     if span < req.max_bs {
-        return Err(usage(format!("the target span ({}) is smaller than the block size ({})", fmt_bytes(span), fmt_bytes(req.max_bs))));
+        return Err(usage(format!(
+            "the target span ({}) is smaller than the block size ({})",
+            fmt_bytes(span),
+            fmt_bytes(req.max_bs)
+        )));
     }
 
     let mut direct = false;
@@ -172,7 +187,11 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, progress: PrefillPro
 
     let dev = device::device_of_path(root, path);
     let devices = dev.map(|(ma, mi)| device::chain_for_dev(root, ma, mi)).unwrap_or_default();
-    let filesystem = if kind == Kind::BlockDevice { None } else { device::filesystem_of(root, path) };
+    let filesystem = if kind == Kind::BlockDevice {
+        None
+    } else {
+        device::filesystem_of(root, path)
+    };
     let device_names = devices.iter().map(|d| d.name.clone()).collect();
     let info = TargetInfo {
         path: path.display().to_string(),
@@ -183,7 +202,12 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, progress: PrefillPro
         filesystem,
         devices,
     };
-    Ok(Target { file, info, direct_fallback, device_names })
+    Ok(Target {
+        file,
+        info,
+        direct_fallback,
+        device_names,
+    })
 }
 
 fn open_existing(path: &Path, write: bool, block: bool) -> Result<File> {
@@ -238,7 +262,7 @@ fn probe_direct(f: &File, span: u64) -> bool {
 
 /// Create an unlinked test file in `dir`, after checking the space for it.
 fn create_test_file(dir: &Path, size: u64) -> Result<File> {
-    if size == 0 || size % 4096 != 0 {
+    if size == 0 || !size.is_multiple_of(4096) {
         return Err(usage(format!("--size must be a positive multiple of 4 KiB, got {size}")));
     }
     let vfs = rustix::fs::statvfs(dir).map_err(|e| usage(format!("cannot stat filesystem of {}: {e}", dir.display())))?;
@@ -271,7 +295,13 @@ fn create_test_file(dir: &Path, size: u64) -> Result<File> {
     if r != 0 {
         let err = std::io::Error::last_os_error();
         match err.raw_os_error() {
-            Some(libc::ENOSPC) => return Err(usage(format!("not enough free space in {} for a {} test file", dir.display(), fmt_bytes(size)))),
+            Some(libc::ENOSPC) => {
+                return Err(usage(format!(
+                    "not enough free space in {} for a {} test file",
+                    dir.display(),
+                    fmt_bytes(size)
+                )));
+            }
             // Filesystems without fallocate: the prefill allocates.
             Some(libc::EOPNOTSUPP) => file.set_len(size).map_err(|e| failed(format!("cannot size test file: {e}")))?,
             _ => return Err(failed(format!("cannot allocate the test file in {}: {err}", dir.display()))),
@@ -281,7 +311,10 @@ fn create_test_file(dir: &Path, size: u64) -> Result<File> {
 }
 
 fn named_unlinked(dir: &Path) -> Result<File> {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
     let p = dir.join(format!(".iolab-{}-{nanos}.tmp", std::process::id()));
     let f = std::fs::OpenOptions::new()
         .read(true)
@@ -321,8 +354,10 @@ fn prefill(f: &File, size: u64, direct: bool, stop: &Stop, progress: PrefillProg
     }
     // SAFETY: plain syscall.
     if unsafe { libc::fdatasync(f.as_raw_fd()) } != 0 {
-        return Err(failed(format!("fdatasync after prefill failed: {}", std::io::Error::last_os_error())));
+        return Err(failed(format!(
+            "fdatasync after prefill failed: {}",
+            std::io::Error::last_os_error()
+        )));
     }
     Ok(())
 }
-

@@ -14,9 +14,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     if t.is_empty() {
         return Err("empty size".into());
     }
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, suffix) = t.split_at(split);
     let num: f64 = num
         .parse()
@@ -31,7 +29,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "MB" => 1_000_000,
         "GB" => 1_000_000_000,
         "TB" => 1_000_000_000_000,
-        other => return Err(format!("invalid size unit '{other}' in '{s}' (use k, M, G, T, KiB, MiB, GiB, kB, MB, GB)")),
+        other => {
+            return Err(format!(
+                "invalid size unit '{other}' in '{s}' (use k, M, G, T, KiB, MiB, GiB, kB, MB, GB)"
+            ));
+        }
     };
     let v = num * mult as f64;
     if !v.is_finite() || v > u64::MAX as f64 {
@@ -46,9 +48,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// Parse a duration such as `5s`, `500ms`, `2m`, `1h`, or a bare number of seconds.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, suffix) = t.split_at(split);
     let num: f64 = num
         .parse()
@@ -71,7 +71,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 pub fn fmt_bs(bytes: u64) -> String {
     const UNITS: [(u64, &str); 4] = [(1 << 40, "T"), (1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")];
     for (m, u) in UNITS {
-        if bytes >= m && bytes % m == 0 {
+        if bytes >= m && bytes.is_multiple_of(m) {
             return format!("{}{}", bytes / m, u);
         }
     }
@@ -87,7 +87,11 @@ pub fn fmt_bytes(bytes: u64) -> String {
         v /= 1024.0;
         i += 1;
     }
-    if i == 0 { format!("{bytes} B") } else { format!("{v:.2} {}", UNITS[i]) }
+    if i == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.2} {}", UNITS[i])
+    }
 }
 
 /// Format nanoseconds as a latency with a sensible unit.
@@ -106,7 +110,11 @@ pub fn fmt_ns(ns: f64) -> String {
 /// Format a duration for humans (`5s`, `1.5s`, `250ms`).
 pub fn fmt_duration(d: Duration) -> String {
     let s = d.as_secs_f64();
-    if s >= 1.0 || s == 0.0 { format!("{}s", trim_float(s)) } else { format!("{}ms", trim_float(s * 1e3)) }
+    if s >= 1.0 || s == 0.0 {
+        format!("{}s", trim_float(s))
+    } else {
+        format!("{}ms", trim_float(s * 1e3))
+    }
 }
 
 fn trim_float(v: f64) -> String {

@@ -88,7 +88,11 @@ pub fn drive<E: Engine, C: Clock>(
                     100 => Dir::Read,
                     0 => Dir::Write,
                     p => {
-                        if rng.below(100) < p as u64 { Dir::Read } else { Dir::Write }
+                        if rng.below(100) < p as u64 {
+                            Dir::Read
+                        } else {
+                            Dir::Write
+                        }
                     }
                 };
                 let (buf, region) = match dir {
@@ -97,8 +101,20 @@ pub fn drive<E: Engine, C: Clock>(
                 };
                 slots[slot as usize] = (now, dir, offset);
                 engine
-                    .queue(Io { slot, dir, offset, len: bs as u32, buf, region })
-                    .map_err(|e| IoFailure { dir, offset, len: bs as u32, source: e })?;
+                    .queue(Io {
+                        slot,
+                        dir,
+                        offset,
+                        len: bs as u32,
+                        buf,
+                        region,
+                    })
+                    .map_err(|e| IoFailure {
+                        dir,
+                        offset,
+                        len: bs as u32,
+                        source: e,
+                    })?;
                 inflight += 1;
                 issued += bs;
             }
@@ -106,7 +122,12 @@ pub fn drive<E: Engine, C: Clock>(
         if inflight == 0 {
             break;
         }
-        engine.submit_and_reap(1, &mut done).map_err(|e| IoFailure { dir: Dir::Read, offset: 0, len: 0, source: e })?;
+        engine.submit_and_reap(1, &mut done).map_err(|e| IoFailure {
+            dir: Dir::Read,
+            offset: 0,
+            len: 0,
+            source: e,
+        })?;
         now = clock.now_ns();
         for d in done.drain(..) {
             let (t0, dir, offset) = slots[d.slot as usize];
@@ -116,7 +137,12 @@ pub fn drive<E: Engine, C: Clock>(
                 } else {
                     io::Error::new(io::ErrorKind::UnexpectedEof, format!("short transfer: {} of {bs} bytes", d.result))
                 };
-                return Err(IoFailure { dir, offset, len: bs as u32, source });
+                return Err(IoFailure {
+                    dir,
+                    offset,
+                    len: bs as u32,
+                    source,
+                });
             }
             let lat = now - t0;
             match dir {
@@ -223,13 +249,20 @@ mod tests {
     fn sequential_offsets_wrap() {
         struct Rec(Vec<u64>);
         impl Engine for Rec {
-            fn depth(&self) -> usize { 1 }
-            fn queue(&mut self, io: Io) -> io::Result<()> { self.0.push(io.offset); Ok(()) }
+            fn depth(&self) -> usize {
+                1
+            }
+            fn queue(&mut self, io: Io) -> io::Result<()> {
+                self.0.push(io.offset);
+                Ok(())
+            }
             fn submit_and_reap(&mut self, _: usize, out: &mut Vec<Done>) -> io::Result<()> {
                 out.push(Done { slot: 0, result: 4096 });
                 Ok(())
             }
-            fn sync(&mut self) -> io::Result<()> { Ok(()) }
+            fn sync(&mut self) -> io::Result<()> {
+                Ok(())
+            }
         }
         let mut p = plan(100, false);
         p.deadline_ns = None;
@@ -249,13 +282,22 @@ mod tests {
     fn io_error_is_reported_with_offset() {
         struct Fail;
         impl Engine for Fail {
-            fn depth(&self) -> usize { 1 }
-            fn queue(&mut self, _: Io) -> io::Result<()> { Ok(()) }
-            fn submit_and_reap(&mut self, _: usize, out: &mut Vec<Done>) -> io::Result<()> {
-                out.push(Done { slot: 0, result: -libc::EIO });
+            fn depth(&self) -> usize {
+                1
+            }
+            fn queue(&mut self, _: Io) -> io::Result<()> {
                 Ok(())
             }
-            fn sync(&mut self) -> io::Result<()> { Ok(()) }
+            fn submit_and_reap(&mut self, _: usize, out: &mut Vec<Done>) -> io::Result<()> {
+                out.push(Done {
+                    slot: 0,
+                    result: -libc::EIO,
+                });
+                Ok(())
+            }
+            fn sync(&mut self) -> io::Result<()> {
+                Ok(())
+            }
         }
         let clock = MockClock::default();
         let mut bufs = Buffers::new(4096, 1, 1, true, false);

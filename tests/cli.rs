@@ -14,7 +14,10 @@ fn shm_dir() -> tempfile::TempDir {
 }
 
 fn entries(p: &Path) -> Vec<String> {
-    std::fs::read_dir(p).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
+    std::fs::read_dir(p)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
 }
 
 /// Runs `iolab` with `args`, expects exit status 2 and a single-line error containing `needle`.
@@ -65,12 +68,20 @@ fn unwritable_directory_is_refused() {
     let is_root = rustix::process::geteuid().is_root();
     // Root ignores permission bits, so make the directory a read-only mount there.
     let mounted = is_root
-        && std::process::Command::new("mount").args(["-t", "tmpfs", "-o", "ro,size=16m", "tmpfs"]).arg(&ro).status().unwrap().success();
+        && std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "ro,size=16m", "tmpfs"])
+            .arg(&ro)
+            .status()
+            .unwrap()
+            .success();
     if !mounted {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
     }
-    let out = iolab().args(["run", ro.to_str().unwrap(), "--size", "4MiB", "--runs", "1"]).output().unwrap();
+    let out = iolab()
+        .args(["run", ro.to_str().unwrap(), "--size", "4MiB", "--runs", "1"])
+        .output()
+        .unwrap();
     if mounted {
         std::process::Command::new("umount").arg(&ro).status().unwrap();
     }
@@ -83,10 +94,13 @@ fn unwritable_directory_is_refused() {
 #[test]
 fn writing_a_block_device_needs_consent() {
     // /dev/zero is not a block device; use any block device the machine has, read-only open is never reached.
-    let Some(dev) = ["/dev/loop0", "/dev/vda", "/dev/sda", "/dev/nvme0n1", "/dev/zram0"].into_iter().find(|p| {
-        use std::os::unix::fs::FileTypeExt;
-        std::fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device())
-    }) else {
+    let Some(dev) = ["/dev/loop0", "/dev/vda", "/dev/sda", "/dev/nvme0n1", "/dev/zram0"]
+        .into_iter()
+        .find(|p| {
+            use std::os::unix::fs::FileTypeExt;
+            std::fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device())
+        })
+    else {
         eprintln!("skipping: no block device node found");
         return;
     };
@@ -110,8 +124,29 @@ fn job_on_tmpfs_prints_table_and_json_and_leaves_nothing() {
     let target = d.path().join("t");
     std::fs::create_dir(&target).unwrap();
     let out = iolab()
-        .args(["job", target.to_str().unwrap(), "--rw", "randrw", "--bs", "4k", "--qd", "4", "--size", "16MiB"])
-        .args(["--duration", "300ms", "--runs", "2", "--warmup", "100ms", "--interval", "0s", "--json"])
+        .args([
+            "job",
+            target.to_str().unwrap(),
+            "--rw",
+            "randrw",
+            "--bs",
+            "4k",
+            "--qd",
+            "4",
+            "--size",
+            "16MiB",
+        ])
+        .args([
+            "--duration",
+            "300ms",
+            "--runs",
+            "2",
+            "--warmup",
+            "100ms",
+            "--interval",
+            "0s",
+            "--json",
+        ])
         .arg(&json)
         .output()
         .unwrap();
@@ -164,7 +199,7 @@ fn suites_lists_every_suite() {
 fn interrupted_run_leaves_nothing(sig: i32) {
     let d = shm_dir();
     let bin = assert_cmd::cargo::cargo_bin("iolab");
-    let mut child = std::process::Command::new(bin)
+    let child = std::process::Command::new(bin)
         .args(["run", d.path().to_str().unwrap(), "--suite", "default", "--size", "32MiB"])
         .args(["--duration", "2s", "--runs", "3", "--warmup", "0s", "--interval", "0s"])
         .stdout(std::process::Stdio::piped())

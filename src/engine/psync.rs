@@ -43,7 +43,10 @@ impl Engine for Psync {
             }
             break r as i32;
         };
-        self.done = Some(Done { slot: io.slot, result: res });
+        self.done = Some(Done {
+            slot: io.slot,
+            result: res,
+        });
         Ok(())
     }
 

@@ -34,8 +34,14 @@ impl Uring {
             .or_else(|_| IoUring::new(entries))?;
         ring.submitter().register_files(&[fd])?;
         let iov = [
-            libc::iovec { iov_base: bufs.pool.as_ptr() as *mut _, iov_len: bufs.pool.len() },
-            libc::iovec { iov_base: bufs.reads.as_ptr() as *mut _, iov_len: bufs.reads.len() },
+            libc::iovec {
+                iov_base: bufs.pool.as_ptr() as *mut _,
+                iov_len: bufs.pool.len(),
+            },
+            libc::iovec {
+                iov_base: bufs.reads.as_ptr() as *mut _,
+                iov_len: bufs.reads.len(),
+            },
         ];
         // SAFETY: the buffers outlive the ring: the worker drops the engine before its Buffers.
         let fixed_bufs = unsafe { ring.submitter().register_buffers(&iov) }.is_ok();
@@ -43,7 +49,12 @@ impl Uring {
             let mut m = [n, n];
             ring.submitter().register_iowq_max_workers(&mut m)?;
         }
-        Ok(Uring { ring, fd, depth, fixed_bufs })
+        Ok(Uring {
+            ring,
+            fd,
+            depth,
+            fixed_bufs,
+        })
     }
 
     fn push(&mut self, sqe: squeue::Entry) -> io::Result<()> {
@@ -85,7 +96,10 @@ impl Engine for Uring {
             }
         }
         for cqe in self.ring.completion() {
-            out.push(Done { slot: cqe.user_data() as u32, result: cqe.result() });
+            out.push(Done {
+                slot: cqe.user_data() as u32,
+                result: cqe.result(),
+            });
         }
         Ok(())
     }
