@@ -45,10 +45,6 @@ impl Uring {
         ];
         // SAFETY: the buffers outlive the ring: the worker drops the engine before its Buffers.
         let fixed_bufs = unsafe { ring.submitter().register_buffers(&iov) }.is_ok();
-        if let Some(n) = std::env::var("IOLAB_IOWQ_MAX").ok().and_then(|v| v.parse::<u32>().ok()) {
-            let mut m = [n, n];
-            ring.submitter().register_iowq_max_workers(&mut m)?;
-        }
         Ok(Uring {
             ring,
             fd,
