@@ -10,8 +10,14 @@ const MAX_LAT_NS: u64 = 3_600_000_000_000;
 /// What one direction (read or write) did.
 #[derive(Clone, Debug)]
 pub struct DirSamples {
+    /// Bytes and I/Os completed inside the measured window (for a time-limited
+    /// run: by the deadline; for a size-limited run: all of them).
     pub bytes: u64,
     pub ios: u64,
+    /// Every completion, including I/Os that were in flight at the deadline
+    /// and completed after it: what the device really had to serve.
+    pub all_bytes: u64,
+    pub all_ios: u64,
     /// Completion latency in nanoseconds, 3 significant digits.
     pub lat: Histogram<u64>,
     /// Bytes completed in each second since the job's start.
@@ -25,6 +31,8 @@ impl Default for DirSamples {
         DirSamples {
             bytes: 0,
             ios: 0,
+            all_bytes: 0,
+            all_ios: 0,
             lat: Histogram::new_with_bounds(1, MAX_LAT_NS, 3).expect("valid histogram bounds"),
             per_sec_bytes: Vec::new(),
             per_sec_ios: Vec::new(),
@@ -33,12 +41,20 @@ impl Default for DirSamples {
 }
 
 impl DirSamples {
+    /// Record one completion at time `t_ns`; `in_window` says whether it
+    /// counts toward the run's throughput. Its latency always counts.
     #[inline]
-    pub fn record(&mut self, bytes: u64, lat_ns: u64, t_ns: u64) {
+    pub fn record(&mut self, bytes: u64, lat_ns: u64, t_ns: u64, in_window: bool) {
+        self.all_bytes += bytes;
+        self.all_ios += 1;
+        self.lat.saturating_record(lat_ns.max(1));
+        if !in_window {
+            return;
+        }
         self.bytes += bytes;
         self.ios += 1;
-        self.lat.saturating_record(lat_ns.max(1));
-        let sec = (t_ns / 1_000_000_000) as usize;
+        // A completion at exactly 1.000 s belongs to the first second.
+        let sec = (t_ns.saturating_sub(1) / 1_000_000_000) as usize;
         if sec >= self.per_sec_bytes.len() {
             self.per_sec_bytes.resize(sec + 1, 0);
             self.per_sec_ios.resize(sec + 1, 0);
@@ -50,6 +66,8 @@ impl DirSamples {
     pub fn merge(&mut self, other: &DirSamples) {
         self.bytes += other.bytes;
         self.ios += other.ios;
+        self.all_bytes += other.all_bytes;
+        self.all_ios += other.all_ios;
         self.lat.add(&other.lat).expect("histograms with equal bounds merge");
         add_bins(&mut self.per_sec_bytes, &other.per_sec_bytes);
         add_bins(&mut self.per_sec_ios, &other.per_sec_ios);
@@ -72,8 +90,10 @@ pub struct WorkerSamples {
     pub write: DirSamples,
     /// When the worker issued its first I/O, ns since the job's start.
     pub start_ns: u64,
-    /// When its last I/O completed, ns since the job's start.
+    /// When its last I/O completed, ns since the job's start (before the flush).
     pub end_ns: u64,
+    /// How long its final flush took (0 if it did not write).
+    pub sync_ns: u64,
 }
 
 /// CPU time of this whole process (every thread, including the kernel's
@@ -109,8 +129,12 @@ pub struct DiskDelta {
 pub struct RunSamples {
     pub read: DirSamples,
     pub write: DirSamples,
-    /// Wall time from the first I/O to the end of the final flush (the honest, last-done figure).
+    /// The time the figures are divided by: for a time-limited run the
+    /// window (start to deadline) plus the final flush; for a size-limited run
+    /// the first I/O to the last completion plus the flush (last-done).
     pub wall_ns: u64,
+    /// Time between the counter snapshots around the pass (CPU % is relative to it).
+    pub elapsed_ns: u64,
     /// When the first worker finished (elbencho's "first done"); equals the
     /// last-done time for one worker.
     pub first_done_ns: u64,

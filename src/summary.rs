@@ -124,8 +124,11 @@ pub struct RunReport {
     pub write: Option<DirReport>,
     pub cpu: CpuReport,
     pub device: Option<crate::samples::DiskDelta>,
-    /// First I/O to last completion including the final flush.
+    /// What the figures are divided by: the window (or first I/O to last
+    /// completion for a size-limited run) plus the final flush.
     pub wall_ns: u64,
+    /// The final flush alone.
+    pub sync_ns: u64,
     pub first_done_ns: u64,
     pub last_done_ns: u64,
     pub samples: Samples,
@@ -184,11 +187,12 @@ fn dir_run(d: &DirSamples, wall_ns: u64) -> Option<DirReport> {
     })
 }
 
-fn cpu_report(r: &RunSamples, moved_bytes: u64) -> CpuReport {
-    let wall = r.wall_ns.max(1) as f64;
-    let usr = r.cpu.usr_ns as f64 / wall * 100.0;
-    let sys = r.cpu.sys_ns as f64 / wall * 100.0;
-    let mbs = moved_bytes as f64 / (wall / 1e9) / 1e6;
+fn cpu_report(r: &RunSamples) -> CpuReport {
+    // CPU time and the interval it was measured over come from the same snapshots.
+    let elapsed = r.elapsed_ns.max(1) as f64;
+    let usr = r.cpu.usr_ns as f64 / elapsed * 100.0;
+    let sys = r.cpu.sys_ns as f64 / elapsed * 100.0;
+    let mbs = (r.read.all_bytes + r.write.all_bytes) as f64 / (elapsed / 1e9) / 1e6;
     let total = r.sys.total.max(1) as f64;
     CpuReport {
         usr_pct: usr,
@@ -205,9 +209,10 @@ pub fn run_report(r: &RunSamples) -> RunReport {
     RunReport {
         read: dir_run(&r.read, r.wall_ns),
         write: dir_run(&r.write, r.wall_ns),
-        cpu: cpu_report(r, r.read.bytes + r.write.bytes),
+        cpu: cpu_report(r),
         device: r.devices.first().cloned(),
         wall_ns: r.wall_ns,
+        sync_ns: r.sync_ns,
         first_done_ns: r.first_done_ns,
         last_done_ns: r.last_done_ns,
         samples: Samples {
@@ -430,8 +435,9 @@ fn device_report(runs: &[RunSamples]) -> Option<DeviceReport> {
             d.read_ios += top.read_ios;
             d.write_ios += top.write_ios;
         }
-        d.job_read_bytes += r.read.bytes;
-        d.job_write_bytes += r.write.bytes;
+        // Everything the job moved, including I/O that completed after the deadline.
+        d.job_read_bytes += r.read.all_bytes;
+        d.job_write_bytes += r.write.all_bytes;
         for (i, low) in r.devices.iter().skip(1).enumerate() {
             if d.lower.len() <= i {
                 d.lower.push(crate::samples::DiskDelta {
