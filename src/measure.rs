@@ -6,14 +6,16 @@
 
 use crate::buffers::Buffers;
 use crate::cpu;
+use crate::device::DiskCounters;
 use crate::device::{self, SysRoot};
 use crate::engine::{Clock, Engine, RealClock, psync::Psync, uring::Uring};
 use crate::error::{Error, Result, failed};
 use crate::plan::{EngineKind, JobSpec, Limit, Repeat};
-use crate::samples::{RunSamples, WorkerSamples};
+use crate::samples::{CpuTimes, RunSamples, SysCpu, WorkerSamples};
 use crate::signals::Stop;
 use crate::target::Target;
 use crate::worker::{self, WorkerPlan};
+use std::collections::HashMap;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -81,28 +83,38 @@ pub struct Runner<'a> {
 
 /// What the main thread tells a worker.
 enum Cmd {
-    /// Run one pass with this clock zero, until the deadline (ns after
-    /// `base`) or this worker's share of a byte limit.
+    /// Run with this clock zero through `windows` (end times in ns), or
+    /// until this worker's share of a byte limit when `windows` is empty.
     Go {
         base: Instant,
-        deadline_ns: Option<u64>,
+        windows: Vec<u64>,
         max_bytes: Option<u64>,
     },
 }
 
-/// What a worker tells the main thread: setup done, or a pass done.
+/// What a worker tells the main thread: setup done, or a stream done.
 enum Report {
     Ready(Result<()>),
-    Done(Result<WorkerSamples>),
+    Done(Result<Vec<WorkerSamples>>),
+}
+
+/// The measured stretches of one stream of I/O.
+enum Windows<'a> {
+    /// Consecutive windows of these lengths, each labelled for progress.
+    Time(&'a [(Pass, Duration)]),
+    /// One stretch that ends after this many bytes in total.
+    Bytes(Pass, u64),
 }
 
 impl Runner<'_> {
-    /// Warm-up (discarded), then `repeat.runs` measured passes with the interval between.
+    /// Warm-up (discarded), then `repeat.runs` measured runs.
     ///
     /// The worker threads, their rings and their buffers live for the whole
-    /// job, so one pass follows the previous one within microseconds when the
-    /// interval is zero: an idle gap would let a device (or a throttle) bank
-    /// credit and flatter the next run.
+    /// job. With no interval, warm-up and runs are consecutive windows of one
+    /// uninterrupted stream of I/O: stopping and restarting the queue between
+    /// runs would leave the device idle for a moment, and an idle device (or
+    /// a throttle) banks credit that flatters the next run. With an interval,
+    /// each run is its own stream after the pause, as in CrystalDiskMark.
     pub fn run_job(&self, spec: &JobSpec, repeat: &Repeat) -> Result<JobSamples> {
         let (n, depth) = layout(spec);
         let plans = worker_plans(spec, self.target.span(), n);
@@ -153,30 +165,35 @@ impl Runner<'_> {
                 depth_per_worker: depth,
                 runs: Vec::new(),
             };
-            if !repeat.warmup.is_zero() {
-                self.observer.event(Event::PassStart {
-                    job: &spec.name,
-                    pass: Pass::Warmup,
-                    planned: Some(repeat.warmup),
-                });
-                self.pass(spec, Limit::Time(repeat.warmup), &pool)?;
-            }
-            for k in 1..=repeat.runs {
-                if k > 1 && !repeat.interval.is_zero() {
-                    self.observer.event(Event::Interval { planned: repeat.interval });
-                    self.stop.sleep(repeat.interval);
-                    self.check_stop()?;
+            let warm = !repeat.warmup.is_zero();
+            let runs = (1..=repeat.runs).map(|k| Pass::Run { n: k, of: repeat.runs });
+            match spec.limit {
+                Limit::Time(d) if repeat.interval.is_zero() && self.target.direct() => {
+                    let mut w: Vec<(Pass, Duration)> = Vec::new();
+                    if warm {
+                        w.push((Pass::Warmup, repeat.warmup));
+                    }
+                    w.extend(runs.map(|p| (p, d)));
+                    let mut got = self.stream(spec, Windows::Time(&w), &pool)?;
+                    out.runs = got.split_off(usize::from(warm));
                 }
-                let planned = match spec.limit {
-                    Limit::Time(d) => Some(d),
-                    Limit::Bytes(_) => None,
-                };
-                self.observer.event(Event::PassStart {
-                    job: &spec.name,
-                    pass: Pass::Run { n: k, of: repeat.runs },
-                    planned,
-                });
-                out.runs.push(self.pass(spec, spec.limit, &pool)?);
+                limit => {
+                    if warm {
+                        self.stream(spec, Windows::Time(&[(Pass::Warmup, repeat.warmup)]), &pool)?;
+                    }
+                    for (i, p) in runs.enumerate() {
+                        if i > 0 && !repeat.interval.is_zero() {
+                            self.observer.event(Event::Interval { planned: repeat.interval });
+                            self.stop.sleep(repeat.interval);
+                            self.check_stop()?;
+                        }
+                        let mut got = match limit {
+                            Limit::Time(d) => self.stream(spec, Windows::Time(&[(p, d)]), &pool)?,
+                            Limit::Bytes(b) => self.stream(spec, Windows::Bytes(p, b), &pool)?,
+                        };
+                        out.runs.append(&mut got);
+                    }
+                }
             }
             self.observer.event(Event::JobDone { job: &spec.name });
             Ok(out)
@@ -192,73 +209,151 @@ impl Runner<'_> {
         }
     }
 
-    /// One pass. For a time-limited pass the figures cover the window from
-    /// the start signal to the deadline, plus the final flush; I/O still in
-    /// flight at the deadline completes (and counts for latency and the
-    /// device cross-check) but does not stretch the window.
-    fn pass(&self, spec: &JobSpec, limit: Limit, pool: &Pool) -> Result<RunSamples> {
+    fn counters(&self) -> (CpuTimes, SysCpu, HashMap<String, DiskCounters>, Instant) {
+        (cpu::process_now(), cpu::system_now(), device::diskstats(&self.sys), Instant::now())
+    }
+
+    /// One uninterrupted stream of I/O, measured in windows. At each window
+    /// boundary the main thread reads the CPU and device counters and, for
+    /// writes, makes the window's data durable (fdatasync) and adds the time
+    /// that took to the window. After the last window the workers stop
+    /// issuing, let what is in flight complete (counted for latency and the
+    /// device cross-check, not for throughput) and flush.
+    fn stream(&self, spec: &JobSpec, windows: Windows, pool: &Pool) -> Result<Vec<RunSamples>> {
         self.check_stop()?;
         if spec.rw.reads() && !self.target.direct() {
             self.target.drop_cache()?;
         }
-        let before = (cpu::process_now(), cpu::system_now(), device::diskstats(&self.sys));
+        let writes = spec.rw.writes();
         let n = pool.cmds.len() as u64;
-        let (deadline_ns, max_bytes) = match limit {
-            Limit::Time(d) => (Some(d.as_nanos() as u64), None),
-            Limit::Bytes(b) => (None, Some(b.div_ceil(n).next_multiple_of(spec.bs))),
+        let (labels, ends, max_bytes): (Vec<(Pass, Option<Duration>)>, Vec<u64>, Option<u64>) = match windows {
+            Windows::Time(w) => {
+                let mut t = Duration::ZERO;
+                let ends = w
+                    .iter()
+                    .map(|(_, d)| {
+                        t += *d;
+                        t.as_nanos() as u64
+                    })
+                    .collect();
+                (w.iter().map(|&(p, d)| (p, Some(d))).collect(), ends, None)
+            }
+            Windows::Bytes(p, b) => (vec![(p, None)], vec![], Some(b.div_ceil(n).next_multiple_of(spec.bs))),
         };
+        let nwin = labels.len();
+        let mut snaps = vec![self.counters()];
+        let mut flush_ns = vec![0u64; nwin];
         let base = Instant::now();
         for c in pool.cmds {
             c.send(Cmd::Go {
                 base,
-                deadline_ns,
+                windows: ends.clone(),
                 max_bytes,
             })
             .map_err(|_| failed("a worker thread exited early"))?;
         }
-        let mut workers = Vec::with_capacity(pool.cmds.len());
-        let mut first_err = None;
-        while workers.len() + usize::from(first_err.is_some()) < pool.cmds.len() {
-            match pool.reports.recv_timeout(Duration::from_millis(100)) {
-                Ok(Report::Done(Ok(w))) => workers.push(w),
-                Ok(Report::Done(Err(e))) => {
-                    // Stop the others, then report the first failure.
-                    self.stop.request();
-                    first_err.get_or_insert(e);
-                    workers.push(WorkerSamples::default());
-                }
-                Ok(Report::Ready(_)) => {}
-                Err(mpsc::RecvTimeoutError::Timeout) => self.observer.event(Event::Tick { elapsed: base.elapsed() }),
-                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(failed("a worker thread panicked")),
+        let mut done: Vec<Vec<WorkerSamples>> = Vec::with_capacity(n as usize);
+        let mut first_err: Option<Error> = None;
+        let mut receive = |timeout: Duration, done: &mut Vec<Vec<WorkerSamples>>| match pool.reports.recv_timeout(timeout) {
+            Ok(Report::Done(Ok(w))) => Ok(()).map(|_| done.push(w)),
+            Ok(Report::Done(Err(e))) => {
+                // Stop the others; the first failure is what we report.
+                self.stop.request();
+                first_err.get_or_insert(e);
+                done.push(Vec::new());
+                Ok(())
             }
+            Ok(Report::Ready(_)) | Err(mpsc::RecvTimeoutError::Timeout) => Ok(()),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(failed("a worker thread panicked")),
+        };
+        for (k, &(pass, planned)) in labels.iter().enumerate() {
+            self.observer.event(Event::PassStart {
+                job: &spec.name,
+                pass,
+                planned,
+            });
+            let start = if k == 0 {
+                Duration::ZERO
+            } else {
+                Duration::from_nanos(ends[k - 1])
+            };
+            if k + 1 == nwin {
+                break;
+            }
+            // A boundary between two windows: wait for it, then cut.
+            let at = base + Duration::from_nanos(ends[k]);
+            loop {
+                let now = Instant::now();
+                if now >= at || done.len() as u64 == n {
+                    break;
+                }
+                receive((at - now).min(Duration::from_millis(100)), &mut done)?;
+                self.observer.event(Event::Tick {
+                    elapsed: base.elapsed() - start,
+                });
+            }
+            if writes {
+                let t = Instant::now();
+                // SAFETY: plain syscall on the target's descriptor; workers keep writing meanwhile.
+                if unsafe { libc::fdatasync(self.target.fd()) } != 0 {
+                    return Err(failed(format!("flushing written data failed: {}", std::io::Error::last_os_error())));
+                }
+                flush_ns[k] = t.elapsed().as_nanos() as u64;
+            }
+            snaps.push(self.counters());
         }
-        let elapsed_ns = base.elapsed().as_nanos() as u64;
-        let after = (cpu::process_now(), cpu::system_now(), device::diskstats(&self.sys));
+        let last_start = if nwin > 1 {
+            Duration::from_nanos(ends[nwin - 2])
+        } else {
+            Duration::ZERO
+        };
+        while (done.len() as u64) < n {
+            receive(Duration::from_millis(100), &mut done)?;
+            self.observer.event(Event::Tick {
+                elapsed: base.elapsed().saturating_sub(last_start),
+            });
+        }
+        snaps.push(self.counters());
         if let Some(e) = first_err {
             return Err(e);
         }
         self.check_stop()?;
-        let mut run = RunSamples::from_workers(&workers);
-        let sync_ns = workers.iter().map(|w| w.sync_ns).max().unwrap_or(0);
-        run.sync_ns = sync_ns;
-        run.wall_ns = match limit {
-            Limit::Time(d) => d.as_nanos() as u64 + sync_ns,
-            Limit::Bytes(_) => {
-                let start = workers.iter().map(|w| w.start_ns).min().unwrap_or(0);
-                workers
-                    .iter()
-                    .map(|w| w.end_ns + w.sync_ns)
-                    .max()
-                    .unwrap_or(0)
-                    .saturating_sub(start)
+
+        let mut runs = Vec::with_capacity(nwin);
+        for k in 0..nwin {
+            let per_worker: Vec<WorkerSamples> = done.iter().map(|w| w[k].clone()).collect();
+            let mut run = RunSamples::from_workers(&per_worker);
+            let last = k + 1 == nwin;
+            let sync_ns = if last {
+                per_worker.iter().map(|w| w.sync_ns).max().unwrap_or(0)
+            } else {
+                flush_ns[k]
+            };
+            run.sync_ns = sync_ns;
+            let win_start = if k == 0 { 0 } else { ends[k - 1] };
+            run.wall_ns = match ends.get(k) {
+                Some(&end) => end - win_start + sync_ns,
+                None => {
+                    let start = per_worker.iter().map(|w| w.start_ns).min().unwrap_or(0);
+                    per_worker
+                        .iter()
+                        .map(|w| w.end_ns + w.sync_ns)
+                        .max()
+                        .unwrap_or(0)
+                        .saturating_sub(start)
+                }
             }
+            .max(1);
+            run.first_done_ns = run.first_done_ns.saturating_sub(win_start);
+            run.last_done_ns = run.last_done_ns.saturating_sub(win_start);
+            let (a, b) = (&snaps[k], &snaps[k + 1]);
+            run.elapsed_ns = (b.3 - a.3).as_nanos().max(1) as u64;
+            run.cpu = cpu::process_delta(a.0, b.0);
+            run.sys = cpu::system_delta(a.1, b.1);
+            run.devices = device::delta(&a.2, &b.2, &self.target.device_names);
+            runs.push(run);
         }
-        .max(1);
-        run.elapsed_ns = elapsed_ns.max(1);
-        run.cpu = cpu::process_delta(before.0, after.0);
-        run.sys = cpu::system_delta(before.1, after.1);
-        run.devices = device::delta(&before.2, &after.2, &self.target.device_names);
-        Ok(run)
+        Ok(runs)
     }
 }
 
@@ -293,14 +388,9 @@ fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &m
             return;
         }
     };
-    while let Ok(Cmd::Go {
-        base,
-        deadline_ns,
-        max_bytes,
-    }) = ctx.cmds.recv()
-    {
+    while let Ok(Cmd::Go { base, windows, max_bytes }) = ctx.cmds.recv() {
         let clock = RealClock::new(base);
-        plan.deadline_ns = deadline_ns;
+        plan.windows = windows;
         plan.max_bytes = max_bytes;
         let result = worker::drive(&mut engine, &clock, bufs, &plan, ctx.stop)
             .map_err(|e| failed(format!("I/O error: {e}")))
@@ -308,7 +398,9 @@ fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &m
                 if ctx.wrote {
                     let t = clock.now_ns();
                     engine.sync().map_err(|e| failed(format!("flushing written data failed: {e}")))?;
-                    r.sync_ns = clock.now_ns() - t;
+                    if let Some(last) = r.last_mut() {
+                        last.sync_ns = clock.now_ns() - t;
+                    }
                 }
                 Ok(r)
             });
@@ -351,7 +443,7 @@ pub fn worker_plans(spec: &JobSpec, span: u64, n: u32) -> Vec<WorkerPlan> {
                 start,
                 len: per * bs,
                 seq_offset: 0,
-                deadline_ns: None,
+                windows: Vec::new(),
                 max_bytes: None,
                 seed: 0x1234_5678 ^ ((i as u64 + 1) << 32) ^ bs,
             }

@@ -23,8 +23,10 @@ pub struct WorkerPlan {
     pub len: u64,
     /// Where a sequential worker begins inside its range (bytes from `start`).
     pub seq_offset: u64,
-    /// Stop issuing at this clock time (ns), if time-limited.
-    pub deadline_ns: Option<u64>,
+    /// End times (ns on the clock) of consecutive measured windows; the
+    /// first starts at 0. Issuing stops at the last one; completions are
+    /// attributed to the window they fall in. Empty for a size-limited pass.
+    pub windows: Vec<u64>,
     /// Stop issuing after this many bytes, if size-limited.
     pub max_bytes: Option<u64>,
     pub seed: u64,
@@ -41,14 +43,15 @@ pub struct IoFailure {
     pub source: io::Error,
 }
 
-/// Run one worker to its limit. Returns the samples, with times relative to the clock's zero.
+/// Run one worker to its limit. Returns the samples of each window (one for
+/// a size-limited pass), with times relative to the clock's zero.
 pub fn drive<E: Engine, C: Clock>(
     engine: &mut E,
     clock: &C,
     bufs: &mut Buffers,
     plan: &WorkerPlan,
     stop: &AtomicBool,
-) -> Result<WorkerSamples, IoFailure> {
+) -> Result<Vec<WorkerSamples>, IoFailure> {
     let depth = engine.depth();
     let bs = plan.bs;
     let nblocks = (plan.len / bs).max(1);
@@ -58,12 +61,18 @@ pub fn drive<E: Engine, C: Clock>(
     // Per slot: submit time, direction, offset (for error reports).
     let mut slots: Vec<(u64, Dir, u64)> = vec![(0, Dir::Read, 0); depth];
     let mut done: Vec<Done> = Vec::with_capacity(depth);
-    let mut out = WorkerSamples::default();
+    let nwin = plan.windows.len().max(1);
+    let mut out: Vec<WorkerSamples> = (0..nwin).map(|_| WorkerSamples::default()).collect();
+    let last_end = plan.windows.last().copied();
+    let mut win = 0usize;
     let mut inflight = 0usize;
     let mut issued: u64 = 0;
     let mut stopping = false;
     let mut now = clock.now_ns();
-    out.start_ns = now;
+    out[0].start_ns = now;
+    for (i, w) in out.iter_mut().enumerate().skip(1) {
+        w.start_ns = plan.windows[i - 1];
+    }
 
     loop {
         if !stopping {
@@ -145,21 +154,30 @@ pub fn drive<E: Engine, C: Clock>(
                 });
             }
             let lat = now - t0;
-            // Completions after the deadline (the drain) are real I/O with real
-            // latencies, but the window's throughput must not wait for them.
-            let in_window = plan.deadline_ns.is_none_or(|d| now <= d);
+            while win + 1 < nwin && now > plan.windows[win] {
+                win += 1;
+            }
+            // Completions after the last window (the drain) are real I/O with
+            // real latencies, but the window's throughput must not wait for them.
+            let in_window = last_end.is_none_or(|d| now <= d);
+            let w = &mut out[win];
+            if in_window {
+                w.end_ns = now;
+            }
             match dir {
-                Dir::Read => out.read.record(bs, lat, now, in_window),
-                Dir::Write => out.write.record(bs, lat, now, in_window),
+                Dir::Read => w.read.record(bs, lat, now - w.start_ns, in_window),
+                Dir::Write => w.write.record(bs, lat, now - w.start_ns, in_window),
             }
             free.push(d.slot);
             inflight -= 1;
         }
-        if !stopping && (plan.deadline_ns.is_some_and(|d| now >= d) || stop.load(Ordering::Relaxed)) {
+        if !stopping && (last_end.is_some_and(|d| now >= d) || stop.load(Ordering::Relaxed)) {
             stopping = true;
         }
     }
-    out.end_ns = now;
+    if last_end.is_none() {
+        out[0].end_ns = now;
+    }
     Ok(out)
 }
 
@@ -176,7 +194,7 @@ mod tests {
             start: 0,
             len: 1 << 20,
             seq_offset: 0,
-            deadline_ns: Some(1_000_000_000),
+            windows: vec![1_000_000_000],
             max_bytes: None,
             seed: 1,
         }
@@ -186,7 +204,7 @@ mod tests {
         let clock = MockClock::default();
         let mut eng = MockEngine::new(clock.clone(), depth, servers, service, 0.0);
         let mut bufs = Buffers::new(p.bs as usize, depth, 1, p.read_pct > 0, p.read_pct < 100);
-        drive(&mut eng, &clock, &mut bufs, p, &AtomicBool::new(false)).unwrap()
+        drive(&mut eng, &clock, &mut bufs, p, &AtomicBool::new(false)).unwrap().remove(0)
     }
 
     #[test]
@@ -221,6 +239,25 @@ mod tests {
         assert!((99_900..=100_100).contains(&p99), "p99 {p99}");
     }
 
+    /// Consecutive windows split the stream by completion time, with no gap.
+    #[test]
+    fn windows_split_a_continuous_stream() {
+        let mut p = plan(100, true);
+        p.windows = vec![500_000_000, 1_000_000_000, 1_500_000_000];
+        let clock = MockClock::default();
+        let mut eng = MockEngine::new(clock.clone(), 2, 1, 100_000, 0.0);
+        let mut bufs = Buffers::new(4096, 2, 1, true, false);
+        let w = drive(&mut eng, &clock, &mut bufs, &p, &AtomicBool::new(false)).unwrap();
+        assert_eq!(w.len(), 3);
+        for (i, s) in w.iter().enumerate() {
+            assert_eq!(s.read.ios, 5_000, "window {i}");
+            assert_eq!(s.start_ns, i as u64 * 500_000_000);
+            assert_eq!(s.read.per_sec_ios, vec![5_000]);
+        }
+        // One I/O was still queued at the end: it completes, for latency only.
+        assert_eq!(w[2].read.all_ios, 5_001);
+    }
+
     #[test]
     fn mixed_split_follows_read_pct() {
         let s = run(1, 1, 10_000, &plan(70, true));
@@ -232,7 +269,7 @@ mod tests {
     #[test]
     fn byte_limit_is_exact() {
         let mut p = plan(0, false);
-        p.deadline_ns = None;
+        p.windows = vec![];
         p.max_bytes = Some(100 * 4096);
         let s = run(8, 1, 1_000, &p);
         assert_eq!(s.write.ios, 100);
@@ -241,12 +278,12 @@ mod tests {
     #[test]
     fn stop_flag_ends_the_loop() {
         let mut p = plan(100, false);
-        p.deadline_ns = None;
+        p.windows = vec![];
         let clock = MockClock::default();
         let mut eng = MockEngine::new(clock.clone(), 2, 1, 1_000, 0.0);
         let mut bufs = Buffers::new(4096, 2, 1, true, false);
         let s = drive(&mut eng, &clock, &mut bufs, &p, &AtomicBool::new(true)).unwrap();
-        assert!(s.read.ios <= 2);
+        assert!(s[0].read.ios <= 2);
     }
 
     /// Sequential access walks the range in order and wraps around.
@@ -270,7 +307,7 @@ mod tests {
             }
         }
         let mut p = plan(100, false);
-        p.deadline_ns = None;
+        p.windows = vec![];
         p.max_bytes = Some(6 * 4096);
         p.start = 8192;
         p.len = 4 * 4096;
