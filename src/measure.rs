@@ -226,20 +226,7 @@ impl Runner<'_> {
         }
         let writes = spec.rw.writes();
         let n = pool.cmds.len() as u64;
-        let (labels, ends, max_bytes): (Vec<(Pass, Option<Duration>)>, Vec<u64>, Option<u64>) = match windows {
-            Windows::Time(w) => {
-                let mut t = Duration::ZERO;
-                let ends = w
-                    .iter()
-                    .map(|(_, d)| {
-                        t += *d;
-                        t.as_nanos() as u64
-                    })
-                    .collect();
-                (w.iter().map(|&(p, d)| (p, Some(d))).collect(), ends, None)
-            }
-            Windows::Bytes(p, b) => (vec![(p, None)], vec![], Some(b.div_ceil(n).next_multiple_of(spec.bs))),
-        };
+        let Schedule { labels, ends, max_bytes } = Schedule::new(&windows, n, spec.bs);
         let nwin = labels.len();
         let mut snaps = vec![self.counters()];
         let mut flush_ns = vec![0u64; nwin];
@@ -255,7 +242,10 @@ impl Runner<'_> {
         let mut done: Vec<Vec<WorkerSamples>> = Vec::with_capacity(n as usize);
         let mut first_err: Option<Error> = None;
         let mut receive = |timeout: Duration, done: &mut Vec<Vec<WorkerSamples>>| match pool.reports.recv_timeout(timeout) {
-            Ok(Report::Done(Ok(w))) => Ok(()).map(|_| done.push(w)),
+            Ok(Report::Done(Ok(w))) => {
+                done.push(w);
+                Ok(())
+            }
             Ok(Report::Done(Err(e))) => {
                 // Stop the others; the first failure is what we report.
                 self.stop.request();
@@ -354,6 +344,42 @@ impl Runner<'_> {
             runs.push(run);
         }
         Ok(runs)
+    }
+}
+
+/// A stream's windows as the workers and the progress display need them.
+struct Schedule {
+    labels: Vec<(Pass, Option<Duration>)>,
+    /// Cumulative window end times in ns (empty for a size-limited stream).
+    ends: Vec<u64>,
+    /// Each worker's share of a byte limit.
+    max_bytes: Option<u64>,
+}
+
+impl Schedule {
+    fn new(windows: &Windows, workers: u64, bs: u64) -> Self {
+        match windows {
+            Windows::Time(w) => {
+                let mut t = Duration::ZERO;
+                let ends = w
+                    .iter()
+                    .map(|(_, d)| {
+                        t += *d;
+                        t.as_nanos() as u64
+                    })
+                    .collect();
+                Schedule {
+                    labels: w.iter().map(|&(p, d)| (p, Some(d))).collect(),
+                    ends,
+                    max_bytes: None,
+                }
+            }
+            Windows::Bytes(p, b) => Schedule {
+                labels: vec![(*p, None)],
+                ends: vec![],
+                max_bytes: Some(b.div_ceil(workers).next_multiple_of(bs)),
+            },
+        }
     }
 }
 

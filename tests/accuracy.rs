@@ -15,16 +15,20 @@
 
 mod common;
 
-use common::emu::{
-    BlockDev, Cgroup, Ext4Mount, IoCount, KIB, Limit, LoopDev, MIB, Tmpfs, Zram,
-    output_with_timeout, require_root,
-};
+use common::emu::{BlockDev, Cgroup, Ext4Mount, IoCount, KIB, Limit, LoopDev, MIB, Tmpfs, Zram, output_with_timeout, require_root};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
+
+/// eprintln with the test's name in front: tests run in parallel and their lines interleave.
+macro_rules! note {
+    ($($t:tt)*) => {
+        eprintln!("[{}] {}", common::emu::current_test_name(), format!($($t)*))
+    };
+}
 /// Kill a hung iolab after this long; a normal run here takes ~5 s.
 const TIMEOUT: Duration = Duration::from_secs(120);
 /// Tolerance of the job-level (median) figure against the throttle limit.
@@ -64,7 +68,16 @@ struct Case {
 }
 
 const fn case(dev: Dev, rw: &'static str, bs: u64, qd: u32, limits: &'static [Limit]) -> Case {
-    Case { dev, rw, bs, qd, threads: 1, engine: "io_uring", mix_read: None, limits }
+    Case {
+        dev,
+        rw,
+        bs,
+        qd,
+        threads: 1,
+        engine: "io_uring",
+        mix_read: None,
+        limits,
+    }
 }
 
 impl Case {
@@ -171,7 +184,10 @@ fn dev_pct(measured: f64, expected: f64) -> f64 {
 
 fn assert_near(what: &str, measured: f64, expected: f64, tol: f64) {
     let d = dev_pct(measured, expected);
-    eprintln!("  {what}: measured {measured:.1} vs expected {expected:.1} ({d:+.2}%, tolerance ±{:.0}%)", tol * 100.0);
+    note!(
+        "  {what}: measured {measured:.1} vs expected {expected:.1} ({d:+.2}%, tolerance ±{:.0}%)",
+        tol * 100.0
+    );
     assert!(
         (measured - expected).abs() <= expected * tol,
         "{what}: measured {measured:.1}, expected {expected:.1} ±{:.0}% (off by {d:+.2}%)",
@@ -190,21 +206,20 @@ fn iolab(cg: Option<&Cgroup>, args: &[String]) -> Value {
         None => Command::new(IOLAB),
     };
     cmd.args(args);
-    eprintln!("$ iolab {}", args.join(" "));
+    note!("$ iolab {}", args.join(" "));
     let t0 = Instant::now();
     let out = output_with_timeout(&mut cmd, TIMEOUT);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    eprintln!("  (iolab took {:.1} s)", t0.elapsed().as_secs_f64());
+    note!("(iolab took {:.1} s)", t0.elapsed().as_secs_f64());
     assert!(
         out.status.success(),
         "iolab {} failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
         args.join(" "),
         out.status
     );
-    serde_json::from_str(&stdout).unwrap_or_else(|e| {
-        panic!("`--json -` stdout is not one JSON document ({e}):\nstdout:\n{stdout}\nstderr:\n{stderr}")
-    })
+    serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("`--json -` stdout is not one JSON document ({e}):\nstdout:\n{stdout}\nstderr:\n{stderr}"))
 }
 
 fn s(v: &[&str]) -> Vec<String> {
@@ -225,7 +240,12 @@ fn check_stats_consistency(label: &str, st: &Value, bs: u64) {
     let iops = num(st, "iops");
     let bw = num(st, "bw_bytes");
     assert!(ios > 0.0 && bytes > 0.0, "{label}: no I/O reported: {st}");
-    assert_eq!(bytes, ios * bs as f64, "{label}: bytes != ios * bs ({st})");
+    if label.starts_with("runs[") {
+        assert_eq!(bytes, ios * bs as f64, "{label}: bytes != ios * bs ({st})");
+    } else {
+        // Job level: medians over an even number of runs may be half-way values.
+        assert!((bytes - ios * bs as f64).abs() <= bs as f64, "{label}: bytes != ios * bs ({st})");
+    }
     assert!(
         (bw - iops * bs as f64).abs() <= 0.01 * bw,
         "{label}: bw_bytes {bw} != iops {iops} * bs {bs}"
@@ -237,11 +257,17 @@ fn check_stats_consistency(label: &str, st: &Value, bs: u64) {
         assert!(
             vals[w] <= vals[w + 1],
             "{label}: latency percentiles out of order ({} {} > {} {}): {l}",
-            order[w], vals[w], order[w + 1], vals[w + 1]
+            order[w],
+            vals[w],
+            order[w + 1],
+            vals[w + 1]
         );
     }
     let mean = num(l, "mean");
-    assert!(vals[0] <= mean && mean <= vals[6], "{label}: mean latency {mean} outside [min, max]: {l}");
+    assert!(
+        vals[0] <= mean && mean <= vals[6],
+        "{label}: mean latency {mean} outside [min, max]: {l}"
+    );
 }
 
 /// Run one case: device + cgroup + limits, iolab inside, then compare with ground truth.
@@ -256,7 +282,14 @@ fn run_case(name: &str, c: &Case) {
         cg.limit(dev, *l);
     }
     let mut args = s(&["job", &dev.dev_path().to_string_lossy(), "--rw", c.rw, "--bs", &c.bs_arg()]);
-    args.extend(s(&["--qd", &c.qd.to_string(), "--threads", &c.threads.to_string(), "--engine", c.engine]));
+    args.extend(s(&[
+        "--qd",
+        &c.qd.to_string(),
+        "--threads",
+        &c.threads.to_string(),
+        "--engine",
+        c.engine,
+    ]));
     if let Some(m) = c.mix_read {
         args.extend(s(&["--mix-read", &m.to_string()]));
     }
@@ -266,7 +299,13 @@ fn run_case(name: &str, c: &Case) {
     args.extend(s(SHORT));
     args.extend(s(&["--json", "-"]));
 
-    eprintln!("== {name}: {} on {} ({}), limits {:?}", c.rw, dev.dev_path().display(), dev.majmin(), c.limits);
+    note!(
+        "== {name}: {} on {} ({}), limits {:?}",
+        c.rw,
+        dev.dev_path().display(),
+        dev.majmin(),
+        c.limits
+    );
     let doc = iolab(Some(&cg), &args);
     let seen = cg.io_count(dev);
     let job = only_job(&doc);
@@ -295,26 +334,26 @@ fn run_case(name: &str, c: &Case) {
         } else {
             ("iops", num(st, "iops"), exp_iops)
         };
+        // Print every run before asserting anything, so a failure shows the whole picture.
+        let per_run: Vec<f64> = runs.iter().map(|r| num(r, &format!("{dir}.{what}"))).collect();
+        for (i, r) in runs.iter().enumerate() {
+            note!(
+                "  run {i}: {dir} {what} {:.1} ({:+.2}% vs expected {expected:.1}), ios {}, wall {:.3} s",
+                per_run[i],
+                dev_pct(per_run[i], expected),
+                num(r, &format!("{dir}.ios")),
+                // Not part of the contract: shown when present.
+                r.get("wall_ns").and_then(Value::as_f64).unwrap_or(f64::NAN) / 1e9
+            );
+        }
         assert_near(&format!("{name} {dir} {what} (median of {RUNS} runs)"), measured, expected, TOL);
         let mut sum_bytes = 0.0;
         for (i, r) in runs.iter().enumerate() {
             let rst = get(r, dir);
             check_stats_consistency(&format!("runs[{i}].{dir}"), rst, c.bs);
             sum_bytes += num(rst, "bytes");
-            let m = if c.sequential() { num(rst, "bw_bytes") } else { num(rst, "iops") };
-            assert_near(&format!("{name} {dir} {what} run {i}"), m, expected, RUN_TOL);
+            assert_near(&format!("{name} {dir} {what} run {i}"), per_run[i], expected, RUN_TOL);
         }
-        // Little's law: with the throttle as the bottleneck every slot is always busy.
-        let in_flight = f64::from(c.qd * c.threads);
-        let mean_lat_s = num(st, "lat_ns.mean") / 1e9;
-        let iops = num(st, "iops");
-        let share = if c.rw == "randrw" { iops / (num(job, "read.iops") + num(job, "write.iops")) } else { 1.0 };
-        assert_near(
-            &format!("{name} {dir} Little's law: mean latency [us]"),
-            mean_lat_s * 1e6,
-            in_flight / (exp_iops / share) * 1e6,
-            LITTLE_TOL,
-        );
         if dir == "read" {
             job_bytes.read_bytes = sum_bytes as u64;
         } else {
@@ -322,27 +361,51 @@ fn run_case(name: &str, c: &Case) {
         }
     }
 
+    // Little's law: with the throttle as the bottleneck every slot is always busy, so
+    // the I/Os in flight (qd * threads) = sum over directions of IOPS * mean latency.
+    // (For randrw the slots are not shared in proportion: unthrottled writes finish
+    // at once and throttled reads hold nearly all of them.)
+    let in_flight: f64 = ["read", "write"]
+        .iter()
+        .filter(|d| get(job, d).is_object())
+        .map(|d| num(job, &format!("{d}.iops")) * num(job, &format!("{d}.lat_ns.mean")) / 1e9)
+        .sum();
+    assert_near(
+        &format!("{name} Little's law: I/Os in flight = sum(IOPS * mean latency)"),
+        in_flight,
+        f64::from(c.qd * c.threads),
+        LITTLE_TOL,
+    );
+
     // The child really ran inside the throttled group: the throttle saw at least the
     // bytes of the measured runs (plus warmup).
-    eprintln!("  cgroup throttle counters: {seen:?}; measured runs: {job_bytes:?}");
-    assert!(seen.read_bytes >= job_bytes.read_bytes, "cgroup saw fewer read bytes than iolab reported");
-    assert!(seen.write_bytes >= job_bytes.write_bytes, "cgroup saw fewer write bytes than iolab reported");
+    note!("cgroup throttle counters: {seen:?}; measured runs: {job_bytes:?}");
+    assert!(
+        seen.read_bytes >= job_bytes.read_bytes,
+        "cgroup saw fewer read bytes than iolab reported"
+    );
+    assert!(
+        seen.write_bytes >= job_bytes.write_bytes,
+        "cgroup saw fewer write bytes than iolab reported"
+    );
 
     // Direct I/O on a raw device: the device saw everything, no cache answered.
+    // Job-level `device` counts all measured runs, so compare with their sum.
     let devj = get(job, "device");
     assert!(devj.is_object(), "job.device must be filled for a block-device target: {devj}");
-    if exp_r.is_some() {
-        let (d, j) = (num(devj, "read_bytes"), num(job, "read.bytes"));
-        eprintln!("  device read_bytes {d} vs job read.bytes {j}");
-        assert!(d >= 0.97 * j, "device read_bytes {d} < job read.bytes {j} on direct I/O");
-    }
-    if exp_w.is_some() {
-        let (d, j) = (num(devj, "write_bytes"), num(job, "write.bytes"));
-        eprintln!("  device write_bytes {d} vs job write.bytes {j}");
-        assert!(d >= 0.97 * j, "device write_bytes {d} < job write.bytes {j} on direct I/O");
+    for (dir, sum, exp) in [("read", job_bytes.read_bytes, exp_r), ("write", job_bytes.write_bytes, exp_w)] {
+        if exp.is_none() {
+            continue;
+        }
+        let d = num(devj, &format!("{dir}_bytes"));
+        note!("device {dir}_bytes {d} vs job {dir} bytes summed over runs {sum}");
+        assert!(
+            d >= 0.97 * sum as f64 && d <= 1.10 * sum as f64,
+            "device {dir}_bytes {d} does not match the {sum} bytes the runs did with direct I/O"
+        );
     }
     let codes = warning_codes(job);
-    eprintln!("  warnings: {codes:?}");
+    note!("warnings: {codes:?}");
     assert!(
         !codes.iter().any(|c| c == "cache_answered" || c == "no_block_device"),
         "direct I/O on a raw block device must not warn cache_answered/no_block_device: {codes:?}"
@@ -405,6 +468,63 @@ accuracy_cases! {
 }
 
 // ---------------------------------------------------------------------------
+// A suite (`iolab run`): every job of the battery at its own limit
+// ---------------------------------------------------------------------------
+
+/// The demo suite (SEQ1M Q8T1 read, then write) on zram, which throttles 1 MiB blocks
+/// correctly: each job must land on its direction's limit.
+#[test]
+fn suite_demo_on_zram_each_job_at_its_limit() {
+    if !require_root() {
+        return;
+    }
+    let z = Zram::new(256 * MIB);
+    let cg = Cgroup::new();
+    let (rl, wl) = (150 * MIB, 80 * MIB);
+    cg.limit(&z, Limit::ReadBps(rl));
+    cg.limit(&z, Limit::WriteBps(wl));
+    let args = s(&[
+        "run",
+        &z.path().to_string_lossy(),
+        "--suite",
+        "demo",
+        "--size",
+        "256MiB",
+        "--allow-destroy",
+        "--runs",
+        "1",
+        "--warmup",
+        "1s",
+        "--interval",
+        "0s",
+        "--duration",
+        "2s",
+        "--json",
+        "-",
+    ]);
+    let doc = iolab(Some(&cg), &args);
+    let jobs = get(&doc, "jobs").as_array().expect("jobs array");
+    assert_eq!(jobs.len(), 2, "the demo suite has two jobs:\n{doc:#}");
+    let mut seen = Vec::new();
+    for job in jobs {
+        let rw = get(job, "rw").as_str().unwrap_or("?").to_string();
+        assert_eq!(num(job, "bs") as u64, MIB, "demo jobs use 1 MiB blocks");
+        let (dir, other, limit) = match rw.as_str() {
+            "read" => ("read", "write", rl),
+            "write" => ("write", "read", wl),
+            _ => panic!("unexpected job rw {rw} in the demo suite"),
+        };
+        assert!(get(job, other).is_null(), "{rw} job has {other} stats");
+        check_stats_consistency(&format!("{rw} job.{dir}"), get(job, dir), MIB);
+        let bw = num(job, &format!("{dir}.bw_bytes"));
+        assert_near(&format!("demo suite {} {dir} bw_bytes", get(job, "name")), bw, limit as f64, TOL);
+        seen.push(rw);
+    }
+    seen.sort();
+    assert_eq!(seen, ["read", "write"]);
+}
+
+// ---------------------------------------------------------------------------
 // Buffered I/O on ext4 over a throttled loop device
 // ---------------------------------------------------------------------------
 
@@ -448,10 +568,19 @@ fn buffered_seq_read_ext4_reports_device_limit_not_page_cache() {
     let bw = num(job, "read.bw_bytes");
     assert_near("buffered seq read bw_bytes", bw, limit as f64, BUFFERED_TOL);
     let codes = warning_codes(job);
-    eprintln!("  warnings: {codes:?}, device: {}", get(job, "device"));
-    assert!(!codes.iter().any(|c| c == "cache_answered"), "device did the reading, yet cache_answered: {codes:?}");
-    assert!(!codes.iter().any(|c| c == "no_block_device"), "ext4 on loop is a block device: {codes:?}");
-    assert!(cg.io_count(&fs).read_bytes as f64 >= num(job, "read.bytes"), "reads did not go through the cgroup");
+    note!("warnings: {codes:?}, device: {}", get(job, "device"));
+    assert!(
+        !codes.iter().any(|c| c == "cache_answered"),
+        "device did the reading, yet cache_answered: {codes:?}"
+    );
+    assert!(
+        !codes.iter().any(|c| c == "no_block_device"),
+        "ext4 on loop is a block device: {codes:?}"
+    );
+    assert!(
+        cg.io_count(&fs).read_bytes as f64 >= num(job, "read.bytes"),
+        "reads did not go through the cgroup"
+    );
     assert_cleaned_up(&fs);
 }
 
@@ -466,11 +595,18 @@ fn buffered_seq_write_ext4_reports_device_limit_not_page_cache() {
     let (fs, cg) = ext4_rig(&[Limit::WriteBps(limit)]);
     let doc = iolab(
         Some(&cg),
-        &buffered_job(&fs, "write", "128k", "192MiB", &["--bytes", "40MiB", "--runs", "2", "--warmup", "0s", "--interval", "0s"]),
+        &buffered_job(
+            &fs,
+            "write",
+            "128k",
+            // iolab prefills the file through the same throttle: keep it small.
+            "48MiB",
+            &["--bytes", "40MiB", "--runs", "2", "--warmup", "0s", "--interval", "0s"],
+        ),
     );
     let job = only_job(&doc);
     let bw = num(job, "write.bw_bytes");
-    eprintln!("  warnings: {:?}, device: {}", warning_codes(job), get(job, "device"));
+    note!("warnings: {:?}, device: {}", warning_codes(job), get(job, "device"));
     assert_near("buffered seq write bw_bytes", bw, limit as f64, BUFFERED_TOL);
     assert_cleaned_up(&fs);
 }
@@ -489,15 +625,24 @@ fn buffered_randread_small_file_rehits_cache_warns_cache_answered() {
     let iops = num(job, "read.iops");
     let device_iops = limit as f64 / 4096.0;
     let codes = warning_codes(job);
-    eprintln!("  read iops {iops:.0} vs device limit {device_iops:.0}; warnings {codes:?}; device {}", get(job, "device"));
-    assert!(iops > 3.0 * device_iops, "expected page-cache hits well above the device limit, got {iops:.0} IOPS");
+    note!(
+        "  read iops {iops:.0} vs device limit {device_iops:.0}; warnings {codes:?}; device {}",
+        get(job, "device")
+    );
+    assert!(
+        iops > 3.0 * device_iops,
+        "expected page-cache hits well above the device limit, got {iops:.0} IOPS"
+    );
     let devj = get(job, "device");
     assert!(devj.is_object(), "job.device must be filled for ext4 on a block device: {devj}");
     assert!(
         num(devj, "read_bytes") < num(job, "read.bytes"),
         "device read_bytes should be below the job's read bytes when the cache answers"
     );
-    assert!(codes.iter().any(|c| c == "cache_answered"), "missing cache_answered warning: {codes:?}");
+    assert!(
+        codes.iter().any(|c| c == "cache_answered"),
+        "missing cache_answered warning: {codes:?}"
+    );
     assert_cleaned_up(&fs);
 }
 
@@ -514,9 +659,18 @@ fn buffered_seq_read_small_cached_file_warns_cache_answered() {
     let job = only_job(&doc);
     let bw = num(job, "read.bw_bytes");
     let codes = warning_codes(job);
-    eprintln!("  read bw {bw:.0} B/s vs device limit {limit} B/s; warnings {codes:?}; device {}", get(job, "device"));
-    assert!(bw > 3.0 * limit as f64, "a 4 MiB file re-read for seconds should be served from cache, got {bw:.0} B/s");
-    assert!(codes.iter().any(|c| c == "cache_answered"), "missing cache_answered warning: {codes:?}");
+    note!(
+        "  read bw {bw:.0} B/s vs device limit {limit} B/s; warnings {codes:?}; device {}",
+        get(job, "device")
+    );
+    assert!(
+        bw > 3.0 * limit as f64,
+        "a 4 MiB file re-read for seconds should be served from cache, got {bw:.0} B/s"
+    );
+    assert!(
+        codes.iter().any(|c| c == "cache_answered"),
+        "missing cache_answered warning: {codes:?}"
+    );
     assert_cleaned_up(&fs);
 }
 
@@ -531,14 +685,39 @@ fn tmpfs_directory_target_warns_no_block_device() {
     }
     let t = Tmpfs::new(128 * MIB);
     let args = s(&[
-        "job", &t.dir().to_string_lossy(), "--rw", "randread", "--bs", "4k", "--qd", "1",
-        "--size", "16MiB", "--runs", "1", "--warmup", "0s", "--interval", "0s", "--duration", "1s", "--json", "-",
+        "job",
+        &t.dir().to_string_lossy(),
+        "--rw",
+        "randread",
+        "--bs",
+        "4k",
+        "--qd",
+        "1",
+        "--size",
+        "16MiB",
+        "--runs",
+        "1",
+        "--warmup",
+        "0s",
+        "--interval",
+        "0s",
+        "--duration",
+        "1s",
+        "--json",
+        "-",
     ]);
     let doc = iolab(None, &args);
     let job = only_job(&doc);
     let codes = warning_codes(job);
-    eprintln!("  read iops {:.0}; warnings {codes:?}; device {}", num(job, "read.iops"), get(job, "device"));
-    assert!(codes.iter().any(|c| c == "no_block_device"), "tmpfs target must warn no_block_device: {codes:?}");
+    note!(
+        "  read iops {:.0}; warnings {codes:?}; device {}",
+        num(job, "read.iops"),
+        get(job, "device")
+    );
+    assert!(
+        codes.iter().any(|c| c == "no_block_device"),
+        "tmpfs target must warn no_block_device: {codes:?}"
+    );
     let left = t.entries();
     assert!(left.is_empty(), "iolab left files in the tmpfs directory: {left:?}");
 }
@@ -556,7 +735,7 @@ fn harness_child_joins_cgroup_before_exec() {
     let out = output_with_timeout(cg.command("cat").arg("/proc/self/cgroup"), TIMEOUT);
     let text = String::from_utf8_lossy(&out.stdout);
     let want = format!(":blkio:/{}", cg.name());
-    eprintln!("  child /proc/self/cgroup:\n{text}");
+    note!("child /proc/self/cgroup:\n{text}");
     assert!(text.lines().any(|l| l.ends_with(&want)), "child is not in {want}");
     assert!(cg.procs().is_empty(), "exited child still listed in the cgroup");
 }
@@ -585,7 +764,7 @@ fn harness_throttle_limits_direct_dd_on_loop() {
     assert!(out.status.success(), "dd failed: {}", String::from_utf8_lossy(&out.stderr));
     let bytes = count * 512 * KIB;
     let seen = cg.io_count(&lo);
-    eprintln!("  dd read {bytes} B in {secs:.3} s; cgroup saw {seen:?}");
+    note!("dd read {bytes} B in {secs:.3} s; cgroup saw {seen:?}");
     assert_eq!(seen.read_bytes, bytes, "throttle counters");
     // The throttle lets a small burst through at the start; 5 % covers it.
     assert_near("dd bw [B/s]", bytes as f64 / secs, limit as f64, 0.05);
@@ -674,7 +853,13 @@ fn harness_cleans_up_after_normal_drop() {
     let _ = child.wait();
     assert!(still_running, "the child should have outlived the cgroup guard");
     assert_all_gone(&c);
-    eprintln!("  all resources removed: {} {} {} zram{}", c.loop_name, c.fs_loop_name, c.cgroup.display(), c.zram);
+    note!(
+        "  all resources removed: {} {} {} zram{}",
+        c.loop_name,
+        c.fs_loop_name,
+        c.cgroup.display(),
+        c.zram
+    );
 }
 
 #[test]
@@ -694,18 +879,25 @@ fn harness_cleans_up_when_test_panics() {
     let r = std::panic::catch_unwind(|| create_everything(true, None));
     assert!(r.is_err(), "the closure should have panicked");
     assert!(ours_in("/dev/shm").is_empty(), "leaked in /dev/shm: {:?}", ours_in("/dev/shm"));
-    assert!(ours_in("/sys/fs/cgroup/blkio").is_empty(), "leaked cgroups: {:?}", ours_in("/sys/fs/cgroup/blkio"));
+    assert!(
+        ours_in("/sys/fs/cgroup/blkio").is_empty(),
+        "leaked cgroups: {:?}",
+        ours_in("/sys/fs/cgroup/blkio")
+    );
     let tmp = std::env::temp_dir();
     assert!(ours_in(&tmp.to_string_lossy()).is_empty(), "leaked mount dirs in {}", tmp.display());
     let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
-    assert!(!mounts.contains(&prefix) || !mounts.contains("harness_cleans_up_when_test_panics"), "leaked mounts");
+    assert!(
+        !mounts.contains(&prefix) || !mounts.contains("harness_cleans_up_when_test_panics"),
+        "leaked mounts"
+    );
     for e in std::fs::read_dir("/sys/block").unwrap().flatten() {
         let n = e.file_name().to_string_lossy().into_owned();
         if let Some(b) = loop_backing(&n) {
             assert!(!b.contains("harness_cleans_up_when_test_panics"), "{n} still attached to {b}");
         }
     }
-    eprintln!("  nothing leaked after a panic");
+    note!("nothing leaked after a panic");
 }
 
 // ---------------------------------------------------------------------------
@@ -721,7 +913,12 @@ fn fio_case(name: &str, c: &Case) -> Vec<String> {
     }
     let mut cmd = cg.command("fio");
     cmd.args([
-        "--name=v", "--direct=1", "--ramp_time=1", "--runtime=3", "--time_based", "--group_reporting",
+        "--name=v",
+        "--direct=1",
+        "--ramp_time=1",
+        "--runtime=3",
+        "--time_based",
+        "--group_reporting",
         "--output-format=json",
     ]);
     cmd.arg(format!("--filename={}", dev.dev_path().display()));
@@ -747,7 +944,7 @@ fn fio_case(name: &str, c: &Case) -> Vec<String> {
                 iops * c.bs as f64 / MIB as f64,
                 dev_pct(iops, exp)
             );
-            eprintln!("  {line}");
+            note!("{line}");
             lines.push(line);
             assert_near(&format!("fio {name} {dir} iops"), iops, exp, TOL);
         }
@@ -755,15 +952,47 @@ fn fio_case(name: &str, c: &Case) -> Vec<String> {
     lines
 }
 
+/// True when fio is installed. Under `CI=true` a missing fio is an error (scripts/test
+/// installs it), elsewhere the fio checks are skipped with a notice.
+fn have_fio() -> bool {
+    let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "CI=true but fio is not installed: the harness cannot be validated"
+        );
+        note!("skipping: fio not installed");
+    }
+    ok
+}
+
+/// A quick fio cross-check on every run: if this fails, the emulated devices (kernel,
+/// throttle, harness) are off, and iolab failures elsewhere are not iolab's fault.
 #[test]
-#[ignore = "needs fio; validates the harness itself: cargo test --test accuracy -- --ignored"]
+fn harness_fio_lands_on_limits_quick() {
+    if !require_root() || !have_fio() {
+        return;
+    }
+    let pick = [
+        "randread_4k_qd1_loop_read_iops_6000",
+        "randwrite_4k_qd32_loop_write_iops_40000",
+        "seq_write_512k_qd4_loop_write_bps_30mib",
+    ];
+    for (name, c) in ALL_CASES.iter().filter(|(n, _)| pick.contains(n)) {
+        fio_case(name, c);
+    }
+}
+
+/// Every case through fio (about 90 s).
+#[test]
+#[ignore = "slow (~90 s): validates the harness on every case; cargo test --test accuracy -- --ignored"]
 fn harness_fio_lands_on_every_limit() {
-    if !require_root() {
+    if !require_root() || !have_fio() {
         return;
     }
     let mut all = Vec::new();
     for (name, c) in ALL_CASES {
         all.extend(fio_case(name, c));
     }
-    eprintln!("fio validation summary:\n{}", all.join("\n"));
+    note!("fio validation summary:\n{}", all.join("\n"));
 }

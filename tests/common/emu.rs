@@ -5,7 +5,7 @@
 //! * [`LoopDev`]   – a loop device over a file in `/dev/shm`.
 //! * [`Zram`]      – a zram device of our own (`hot_add`/`hot_remove`; zram0 is never touched).
 //! * [`Cgroup`]    – a blkio (cgroup v1) group with `blkio.throttle.*_device` limits, and a
-//!                   `Command` builder whose child joins the group before `exec`.
+//!   `Command` builder whose child joins the group before `exec`.
 //! * [`Ext4Mount`] – ext4 (lazy init off) on its own loop device, mounted on a fresh directory.
 //! * [`Tmpfs`]     – a small tmpfs mounted on a fresh directory.
 //!
@@ -253,10 +253,10 @@ struct ShmFile(PathBuf);
 
 impl Drop for ShmFile {
     fn drop(&mut self) {
-        if let Err(e) = fs::remove_file(&self.0) {
-            if e.kind() != io::ErrorKind::NotFound {
-                eprintln!("emu cleanup: rm {}: {e}", self.0.display());
-            }
+        if let Err(e) = fs::remove_file(&self.0)
+            && e.kind() != io::ErrorKind::NotFound
+        {
+            eprintln!("emu cleanup: rm {}: {e}", self.0.display());
         }
     }
 }
@@ -304,7 +304,7 @@ impl LoopDev {
     }
 
     fn create(size: u64, prefill: bool) -> LoopDev {
-        assert!(size > 0 && size % 4096 == 0, "loop size must be a multiple of 4 KiB");
+        assert!(size > 0 && size.is_multiple_of(4096), "loop size must be a multiple of 4 KiB");
         let backing = ShmFile(Path::new(SHM_DIR).join(format!("{}.img", unique_name("loop"))));
         {
             let mut f = fs::OpenOptions::new()
@@ -313,8 +313,7 @@ impl LoopDev {
                 .open(&backing.0)
                 .unwrap_or_else(|e| panic!("create {}: {e}", backing.0.display()));
             if prefill {
-                fill_pseudo_random(&mut f, size)
-                    .unwrap_or_else(|e| panic!("fill {}: {e}", backing.0.display()));
+                fill_pseudo_random(&mut f, size).unwrap_or_else(|e| panic!("fill {}: {e}", backing.0.display()));
             } else {
                 f.set_len(size).unwrap_or_else(|e| panic!("truncate {}: {e}", backing.0.display()));
             }
@@ -337,11 +336,15 @@ impl LoopDev {
             last_err = String::from_utf8_lossy(&out.stderr).into_owned();
             thread::sleep(Duration::from_millis(100));
         }
-        let path = dev.unwrap_or_else(|| {
-            panic!("losetup --find --show {} failed: {last_err}", backing.0.display())
-        });
+        let path = dev.unwrap_or_else(|| panic!("losetup --find --show {} failed: {last_err}", backing.0.display()));
         // Build the guard before anything else can fail, so the device is detached.
-        let mut lo = LoopDev { path, major: 0, minor: 0, size, backing };
+        let mut lo = LoopDev {
+            path,
+            major: 0,
+            minor: 0,
+            size,
+            backing,
+        };
         // devtmpfs creates new nodes asynchronously for freshly allocated loop devices.
         if !retry(50, Duration::from_millis(20), || lo.path.exists()) {
             panic!("{} did not appear", lo.path.display());
@@ -421,12 +424,9 @@ impl Zram {
             "zram-control not available (modprobe zram?)"
         );
         let marker = Path::new(SHM_DIR).join(format!("{}.zram", unique_name("zram")));
-        let idx_s = fs::read_to_string(Path::new(ZRAM_CONTROL).join("hot_add"))
-            .unwrap_or_else(|e| panic!("read {ZRAM_CONTROL}/hot_add: {e}"));
-        let index: u32 = idx_s
-            .trim()
-            .parse()
-            .unwrap_or_else(|e| panic!("hot_add returned {idx_s:?}: {e}"));
+        let idx_s =
+            fs::read_to_string(Path::new(ZRAM_CONTROL).join("hot_add")).unwrap_or_else(|e| panic!("read {ZRAM_CONTROL}/hot_add: {e}"));
+        let index: u32 = idx_s.trim().parse().unwrap_or_else(|e| panic!("hot_add returned {idx_s:?}: {e}"));
         assert_ne!(index, 0, "hot_add returned zram0, which is not ours");
         let mut z = Zram {
             index,
@@ -475,9 +475,7 @@ fn zram_remove(index: u32) -> bool {
         eprintln!("emu cleanup: could not reset zram{index} (busy?)");
     }
     let hr = Path::new(ZRAM_CONTROL).join("hot_remove");
-    let ok = retry(50, Duration::from_millis(100), || {
-        write_sysfs(&hr, &index.to_string()).is_ok()
-    });
+    let ok = retry(50, Duration::from_millis(100), || write_sysfs(&hr, &index.to_string()).is_ok());
     if !ok {
         eprintln!("emu cleanup: could not hot_remove zram{index}");
     }
@@ -555,8 +553,7 @@ impl Cgroup {
     pub fn limit(&self, dev: &dyn BlockDev, limit: Limit) -> &Self {
         let (file, value) = limit.file();
         let line = format!("{} {value}", dev.majmin());
-        write_sysfs(self.path.join(file), &line)
-            .unwrap_or_else(|e| panic!("write {line:?} to {}/{file}: {e}", self.path.display()));
+        write_sysfs(self.path.join(file), &line).unwrap_or_else(|e| panic!("write {line:?} to {}/{file}: {e}", self.path.display()));
         let now = fs::read_to_string(self.path.join(file)).unwrap_or_default();
         assert!(
             now.lines().any(|l| l.trim() == line),
@@ -567,8 +564,7 @@ impl Cgroup {
 
     /// A `Command` whose child moves itself into this cgroup between fork and exec.
     pub fn command(&self, program: impl AsRef<OsStr>) -> Command {
-        let procs = CString::new(self.path.join("cgroup.procs").as_os_str().as_bytes())
-            .expect("cgroup path contains NUL");
+        let procs = CString::new(self.path.join("cgroup.procs").as_os_str().as_bytes()).expect("cgroup path contains NUL");
         let mut cmd = Command::new(program);
         // SAFETY: the closure only calls async-signal-safe functions (open/write/close)
         // and does not allocate; `procs` was built before the fork.
@@ -600,7 +596,12 @@ impl Cgroup {
         };
         let (read_bytes, write_bytes) = parse("blkio.throttle.io_service_bytes");
         let (read_ios, write_ios) = parse("blkio.throttle.io_serviced");
-        IoCount { read_bytes, write_bytes, read_ios, write_ios }
+        IoCount {
+            read_bytes,
+            write_bytes,
+            read_ios,
+            write_ios,
+        }
     }
 
     /// Pids currently in the group.
@@ -683,10 +684,10 @@ fn unmount_and_remove(dir: &Path) {
         eprintln!("emu cleanup: {} busy, lazy unmount", dir.display());
         run_quiet(Command::new("umount").arg("-l").arg(dir));
     }
-    if let Err(e) = fs::remove_dir(dir) {
-        if e.kind() != io::ErrorKind::NotFound {
-            eprintln!("emu cleanup: rmdir {}: {e}", dir.display());
-        }
+    if let Err(e) = fs::remove_dir(dir)
+        && e.kind() != io::ErrorKind::NotFound
+    {
+        eprintln!("emu cleanup: rmdir {}: {e}", dir.display());
     }
 }
 
@@ -700,12 +701,15 @@ fn mount_points() -> Vec<PathBuf> {
             let mut out = Vec::with_capacity(b.len());
             let mut i = 0;
             while i < b.len() {
-                if b[i] == b'\\' && i + 4 <= b.len() {
-                    if let Ok(v) = u8::from_str_radix(&m[i + 1..i + 4], 8) {
-                        out.push(v);
-                        i += 4;
-                        continue;
-                    }
+                if b[i] == b'\\'
+                    && i + 4 <= b.len()
+                    && let Some(v) = std::str::from_utf8(&b[i + 1..i + 4])
+                        .ok()
+                        .and_then(|o| u8::from_str_radix(o, 8).ok())
+                {
+                    out.push(v);
+                    i += 4;
+                    continue;
                 }
                 out.push(b[i]);
                 i += 1;
@@ -778,7 +782,9 @@ pub struct Tmpfs {
 
 impl Tmpfs {
     pub fn new(size: u64) -> Tmpfs {
-        let t = Tmpfs { dir: make_mount_dir("tmpfs") };
+        let t = Tmpfs {
+            dir: make_mount_dir("tmpfs"),
+        };
         run_checked(
             Command::new("mount")
                 .args(["-t", "tmpfs", "-o"])
@@ -806,7 +812,11 @@ impl Drop for Tmpfs {
 
 pub fn list_dir(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     v.sort();
     v
@@ -879,7 +889,9 @@ pub fn sweep_stale() {
         if !n.starts_with("loop") {
             continue;
         }
-        let Ok(back) = fs::read_to_string(e.path().join("loop/backing_file")) else { continue };
+        let Ok(back) = fs::read_to_string(e.path().join("loop/backing_file")) else {
+            continue;
+        };
         let back = back.trim().trim_end_matches(" (deleted)");
         if back.starts_with(SHM_DIR) && is_stale(&file_name_of(Path::new(back))) {
             eprintln!("emu sweep: detaching stale /dev/{n} ({back})");
@@ -892,13 +904,13 @@ pub fn sweep_stale() {
         if !is_stale(&n) {
             continue;
         }
-        if n.ends_with(".zram") {
-            if let Some(idx) = fs::read_to_string(e.path()).ok().and_then(|s| s.trim().parse::<u32>().ok()) {
-                if idx != 0 && Path::new(&format!("/sys/block/zram{idx}")).exists() {
-                    eprintln!("emu sweep: removing stale zram{idx}");
-                    zram_remove(idx);
-                }
-            }
+        if n.ends_with(".zram")
+            && let Some(idx) = fs::read_to_string(e.path()).ok().and_then(|s| s.trim().parse::<u32>().ok())
+            && idx != 0
+            && Path::new(&format!("/sys/block/zram{idx}")).exists()
+        {
+            eprintln!("emu sweep: removing stale zram{idx}");
+            zram_remove(idx);
         }
         eprintln!("emu sweep: removing stale {}", e.path().display());
         let _ = fs::remove_file(e.path()).or_else(|_| fs::remove_dir_all(e.path()));
