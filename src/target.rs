@@ -194,7 +194,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, progress: PrefillPro
     };
     let device_names = devices.iter().map(|d| d.name.clone()).collect();
     let info = TargetInfo {
-        path: path.display().to_string(),
+        path: std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()).display().to_string(),
         kind,
         test_file,
         span_bytes: span,
