@@ -229,3 +229,36 @@ fn sigint_mid_run_leaves_nothing() {
 fn sigterm_mid_run_leaves_nothing() {
     interrupted_run_leaves_nothing(libc::SIGTERM);
 }
+
+/// The battery on a directory of a disk filesystem (the temp dir: ext4 on
+/// this project's machines): table, valid JSON with the device cross-check,
+/// nothing left behind.
+#[test]
+fn run_on_a_disk_filesystem_prints_table_and_json() {
+    let d = tempfile::Builder::new().prefix("iolab-cli-").tempdir().unwrap();
+    let json = d.path().join("r.json");
+    let target = d.path().join("t");
+    std::fs::create_dir(&target).unwrap();
+    let out = iolab()
+        .args(["run", target.to_str().unwrap(), "--suite", "demo", "--size", "16MiB"])
+        .args(["--duration", "300ms", "--runs", "2", "--warmup", "100ms", "--interval", "0s", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("SEQ1M Q8T1 read") && table.contains("SEQ1M Q8T1 write"), "{table}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["settings"]["suite"], "demo");
+    let jobs = v["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2);
+    assert!(jobs[0]["read"]["bw_bytes"].as_f64().unwrap() > 0.0);
+    assert!(jobs[1]["write"]["bw_bytes"].as_f64().unwrap() > 0.0);
+    assert_eq!(jobs[0]["write"], serde_json::Value::Null);
+    if v["target"]["devices"].as_array().is_some_and(|d| !d.is_empty()) {
+        // A block device serves it: the cross-check ran and saw the job's reads.
+        let dev = &jobs[0]["device"];
+        assert!(dev["read_bytes"].as_u64().unwrap() >= dev["job_read_bytes"].as_u64().unwrap() * 9 / 10, "{dev}");
+    }
+    assert!(entries(&target).is_empty(), "test file left behind");
+}
