@@ -124,7 +124,10 @@ impl Runner<'_> {
         std::thread::scope(|s| {
             let (report_tx, report_rx) = mpsc::channel::<Report>();
             let mut cmd_txs = Vec::with_capacity(n as usize);
-            for plan in plans {
+            let cpus = allowed_cpus();
+            for (i, plan) in plans.into_iter().enumerate() {
+                // See Uring::new for why only queue depth 1 is co-located.
+                let colocate = (depth == 1 && !cpus.is_empty()).then(|| cpus[i % cpus.len()]);
                 let (cmd_tx, cmd_rx) = mpsc::channel::<Cmd>();
                 cmd_txs.push(cmd_tx);
                 let report_tx = report_tx.clone();
@@ -139,7 +142,7 @@ impl Runner<'_> {
                     };
                     match spec.engine {
                         EngineKind::IoUring => {
-                            let setup = Uring::new(fd, depth as usize, &bufs);
+                            let setup = Uring::new(fd, depth as usize, &bufs, colocate);
                             worker_thread(setup, &ctx, &mut bufs, plan)
                         }
                         EngineKind::Psync => worker_thread(Ok(Psync::new(fd)), &ctx, &mut bufs, plan),
@@ -436,6 +439,14 @@ fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &m
     }
     // The engine (and its registered buffers) goes before the buffers do.
     drop(engine);
+}
+
+/// The CPUs this process may run on.
+fn allowed_cpus() -> Vec<usize> {
+    match rustix::thread::sched_getaffinity(None) {
+        Ok(set) => (0..rustix::thread::CpuSet::MAX_CPU).filter(|&c| set.is_set(c)).collect(),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// Worker threads and queue depth per worker: io_uring runs `threads`

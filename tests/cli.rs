@@ -241,7 +241,17 @@ fn run_on_a_disk_filesystem_prints_table_and_json() {
     std::fs::create_dir(&target).unwrap();
     let out = iolab()
         .args(["run", target.to_str().unwrap(), "--suite", "demo", "--size", "16MiB"])
-        .args(["--duration", "300ms", "--runs", "2", "--warmup", "100ms", "--interval", "0s", "--json"])
+        .args([
+            "--duration",
+            "300ms",
+            "--runs",
+            "2",
+            "--warmup",
+            "100ms",
+            "--interval",
+            "0s",
+            "--json",
+        ])
         .arg(&json)
         .output()
         .unwrap();
@@ -258,7 +268,10 @@ fn run_on_a_disk_filesystem_prints_table_and_json() {
     if v["target"]["devices"].as_array().is_some_and(|d| !d.is_empty()) {
         // A block device serves it: the cross-check ran and saw the job's reads.
         let dev = &jobs[0]["device"];
-        assert!(dev["read_bytes"].as_u64().unwrap() >= dev["job_read_bytes"].as_u64().unwrap() * 9 / 10, "{dev}");
+        assert!(
+            dev["read_bytes"].as_u64().unwrap() >= dev["job_read_bytes"].as_u64().unwrap() * 9 / 10,
+            "{dev}"
+        );
     }
     assert!(entries(&target).is_empty(), "test file left behind");
 }

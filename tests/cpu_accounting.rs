@@ -43,7 +43,7 @@ fn process_cpu_includes_io_uring_kernel_workers() {
     }
     let bufs_depth = 32;
     let mut bufs = Buffers::new(4096, bufs_depth, 1, true, false);
-    let mut eng = Uring::new(fd, bufs_depth, &bufs).unwrap();
+    let mut eng = Uring::new(fd, bufs_depth, &bufs, None).unwrap();
     let plan = WorkerPlan {
         bs: 4096,
         random: true,
@@ -61,14 +61,20 @@ fn process_cpu_includes_io_uring_kernel_workers() {
     let workers = iou_workers();
     let (self1, thread1) = (rusage(libc::RUSAGE_SELF), rusage(libc::RUSAGE_THREAD));
     let (proc_us, thread_us) = (self1 - self0, thread1 - thread0);
-    eprintln!("{} reads; process {proc_us} µs CPU, this thread {thread_us} µs, {workers} iou-wrk threads", s[0].read.ios);
+    eprintln!(
+        "{} reads; process {proc_us} µs CPU, this thread {thread_us} µs, {workers} iou-wrk threads",
+        s[0].read.ios
+    );
     assert!(s[0].read.ios > 1000);
     if workers == 0 {
         eprintln!("skipping the comparison: no io-wq workers were needed on this kernel");
         return;
     }
     // The kernel workers did real work, and the process figure carries it.
-    assert!(proc_us as f64 > thread_us as f64 * 1.2, "process {proc_us} µs vs thread {thread_us} µs");
+    assert!(
+        proc_us as f64 > thread_us as f64 * 1.2,
+        "process {proc_us} µs vs thread {thread_us} µs"
+    );
     // And iolab's own accounting function is the process figure.
     let a = iolab::cpu::process_now();
     assert!(a.usr_ns + a.sys_ns >= self1 * 1000 - 1_000_000);

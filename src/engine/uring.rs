@@ -8,7 +8,9 @@
 //! - the file is registered (no fd lookup/refcount per I/O) and so is all
 //!   I/O memory (no page pinning per I/O); without the memlock allowance for
 //!   fixed buffers it falls back to plain reads and writes;
-//! - submission and waiting are one `io_uring_enter` per loop iteration.
+//! - submission and waiting are one `io_uring_enter` per loop iteration;
+//! - at queue depth 1 the thread and the ring's io-wq workers can be put on
+//!   one CPU (see [`Uring::new`]).
 
 use super::{Dir, Done, Engine, Io};
 use crate::buffers::Buffers;
@@ -24,7 +26,22 @@ pub struct Uring {
 }
 
 impl Uring {
-    pub fn new(fd: RawFd, depth: usize, bufs: &Buffers) -> io::Result<Self> {
+    /// `colocate`: pin the calling thread and the ring's io-wq workers to this
+    /// CPU. Targets that cannot do non-blocking I/O (zram, tmpfs, many
+    /// filesystems for some operations) get every I/O handed to an io-wq
+    /// worker thread. At queue depth 1 the issuer and that worker strictly
+    /// take turns, so on one CPU each hand-off is a cheap same-CPU switch
+    /// instead of a cross-CPU wake-up (measured here: about 1.5x fewer
+    /// CPU-seconds per I/O for 1M reads from tmpfs). At deeper queues they can
+    /// work in parallel, and on one CPU the worker would be preempted at every
+    /// completion, so deeper queues are not co-located.
+    pub fn new(fd: RawFd, depth: usize, bufs: &Buffers, colocate: Option<usize>) -> io::Result<Self> {
+        if let Some(cpu) = colocate {
+            let mut set = rustix::thread::CpuSet::new();
+            set.set(cpu);
+            // Before the ring exists, so the workers it creates inherit the CPU.
+            rustix::thread::sched_setaffinity(None, &set)?;
+        }
         let entries = (depth as u32).next_power_of_two().max(2);
         let ring = IoUring::builder()
             .setup_single_issuer()
