@@ -17,7 +17,18 @@ use std::alloc::{Layout, alloc_zeroed, dealloc};
 pub const ALIGN: usize = 4096;
 /// Granularity of the anti-dedup stamp.
 pub const STAMP_EVERY: usize = 4096;
-const MIN_POOL: usize = 16 << 20;
+/// The pool repeats (apart from the stamps) every pool length, so it must be
+/// longer than any unit a filesystem compresses on its own (btrfs: 128 KiB
+/// extents; ZFS: the record, usually at most 1 MiB). 16 MiB per worker, but
+/// never more than [`POOL_BUDGET`] over all workers nor less than 1 MiB.
+const MAX_MIN_POOL: usize = 16 << 20;
+const MIN_MIN_POOL: usize = 1 << 20;
+pub const POOL_BUDGET: usize = 256 << 20;
+
+/// The smallest write pool each of `workers` workers gets.
+pub fn min_pool(workers: usize) -> usize {
+    (POOL_BUDGET / workers.max(1)).clamp(MIN_MIN_POOL, MAX_MIN_POOL)
+}
 
 /// One aligned, zeroed, heap allocation.
 pub struct AlignedBuf {
@@ -79,8 +90,13 @@ impl Buffers {
     /// `writes`/`reads` say which directions the job has, so a pure read job
     /// does not pay for a write pool and vice versa.
     pub fn new(bs: usize, depth: usize, seed: u64, reads: bool, writes: bool) -> Self {
+        Self::with_pool(bs, depth, seed, reads, writes, MAX_MIN_POOL)
+    }
+
+    /// Like [`Buffers::new`] with the write pool at least `min_pool` bytes (see [`min_pool`]).
+    pub fn with_pool(bs: usize, depth: usize, seed: u64, reads: bool, writes: bool, min_pool: usize) -> Self {
         let pool_len = if writes {
-            (2 * depth * bs).max(MIN_POOL).next_multiple_of(bs)
+            (2 * depth * bs).max(min_pool).next_multiple_of(bs)
         } else {
             ALIGN
         };
@@ -135,6 +151,13 @@ impl Buffers {
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    #[test]
+    fn pool_budget_bounds_memory() {
+        assert_eq!(min_pool(1), 16 << 20);
+        assert_eq!(min_pool(64), 4 << 20);
+        assert_eq!(min_pool(512), 1 << 20);
+    }
 
     #[test]
     fn buffers_are_aligned() {

@@ -132,7 +132,8 @@ impl Runner<'_> {
                 cmd_txs.push(cmd_tx);
                 let report_tx = report_tx.clone();
                 s.spawn(move || {
-                    let mut bufs = Buffers::new(spec.bs as usize, depth as usize, plan.seed, reads, writes);
+                    let pool = crate::buffers::min_pool(n as usize);
+                    let mut bufs = Buffers::with_pool(spec.bs as usize, depth as usize, plan.seed, reads, writes, pool);
                     let ctx = WorkerCtx {
                         kind: spec.engine,
                         cmds: cmd_rx,
