@@ -326,8 +326,9 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
         warnings.push(Warning {
             code: "no_block_device",
             message: format!(
-                "no block device serves {} (filesystem {fs}): these are memory/cache speeds, not a storage device's, and the device cross-check could not run",
-                tinfo.path
+                "no block device serves {} (filesystem {fs}): the device cross-check could not run, and the figures may be memory or cache speed rather than a storage device's{}",
+                tinfo.path,
+                if matches!(fs, "tmpfs" | "ramfs") { " (here: memory)" } else { "" }
             ),
         });
     } else if tinfo.devices[0].memory {

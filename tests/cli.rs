@@ -275,3 +275,54 @@ fn run_on_a_disk_filesystem_prints_table_and_json() {
     }
     assert!(entries(&target).is_empty(), "test file left behind");
 }
+
+/// ramfs refuses O_DIRECT (and O_TMPFILE): iolab must fall back to buffered
+/// I/O loudly, label the result, and still leave nothing behind.
+#[test]
+fn filesystem_without_o_direct_falls_back_loudly() {
+    if !rustix::process::geteuid().is_root() {
+        assert_ne!(std::env::var("CI").as_deref(), Ok("true"), "under CI this test must run as root");
+        eprintln!("skipping: mounting ramfs needs root");
+        return;
+    }
+    let d = shm_dir();
+    let mnt = d.path().join("ramfs");
+    std::fs::create_dir(&mnt).unwrap();
+    assert!(
+        std::process::Command::new("mount")
+            .args(["-t", "ramfs", "ramfs"])
+            .arg(&mnt)
+            .status()
+            .unwrap()
+            .success()
+    );
+    struct Umount<'a>(&'a Path);
+    impl Drop for Umount<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(self.0).status();
+        }
+    }
+    let _guard = Umount(&mnt);
+    let out = iolab()
+        .args(["job", mnt.to_str().unwrap(), "--rw", "randrw", "--size", "8MiB"])
+        .args(["--duration", "200ms", "--runs", "1", "--warmup", "0s", "--json", "-"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("WARNING") && stderr.contains("BUFFERED"),
+        "the fallback must be loud: {stderr}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["target"]["direct"], false);
+    assert_eq!(v["jobs"][0]["direct"], false);
+    assert!(
+        v["jobs"][0]["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["code"] == "buffered_fallback")
+    );
+    assert!(entries(&mnt).is_empty(), "left behind: {:?}", entries(&mnt));
+}
