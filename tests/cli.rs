@@ -299,10 +299,11 @@ fn filesystem_without_o_direct_falls_back_loudly() {
     struct Umount<'a>(&'a Path);
     impl Drop for Umount<'_> {
         fn drop(&mut self) {
-            let _ = std::process::Command::new("umount").arg(self.0).status();
+            // Only reached when the test failed before unmounting.
+            let _ = std::process::Command::new("umount").arg("-l").arg(self.0).status();
         }
     }
-    let _guard = Umount(&mnt);
+    let guard = Umount(&mnt);
     let out = iolab()
         .args(["job", mnt.to_str().unwrap(), "--rw", "randrw", "--size", "8MiB"])
         .args(["--duration", "200ms", "--runs", "1", "--warmup", "0s", "--json", "-"])
@@ -325,4 +326,13 @@ fn filesystem_without_o_direct_falls_back_loudly() {
             .any(|w| w["code"] == "buffered_fallback")
     );
     assert!(entries(&mnt).is_empty(), "left behind: {:?}", entries(&mnt));
+    // Once iolab has exited the filesystem must be free (io_uring's registered
+    // file used to keep it busy for a moment after exit).
+    let um = std::process::Command::new("umount").arg(&mnt).output().unwrap();
+    assert!(
+        um.status.success(),
+        "umount right after iolab: {}",
+        String::from_utf8_lossy(&um.stderr)
+    );
+    std::mem::forget(guard);
 }

@@ -81,6 +81,19 @@ impl Uring {
     }
 }
 
+impl Drop for Uring {
+    /// The kernel tears a ring down asynchronously after its fd is closed,
+    /// and until then the registered file keeps the filesystem busy: an
+    /// `umount` right after iolab exits would fail. Unregistering is
+    /// synchronous, so the file is released before iolab goes on (or exits).
+    fn drop(&mut self) {
+        let _ = self.ring.submitter().unregister_files();
+        if self.fixed_bufs {
+            let _ = self.ring.submitter().unregister_buffers();
+        }
+    }
+}
+
 impl Engine for Uring {
     fn depth(&self) -> usize {
         self.depth

@@ -1,0 +1,64 @@
+//! Emulated block devices with known limits: the ground truth for accuracy tests.
+//!
+//! Pieces (each one is an RAII guard; drop order undoes creation order):
+//!
+//! * [`LoopDev`]   – a loop device over a file in `/dev/shm`.
+//! * [`Zram`]      – a zram device of our own (`hot_add`/`hot_remove`; zram0 is never touched).
+//! * [`Cgroup`]    – a blkio (cgroup v1) group with `blkio.throttle.*_device` limits, and a
+//!   `Command` builder whose child joins the group before `exec`.
+//! * [`Ext4Mount`] – ext4 (lazy init off) on its own loop device, mounted on a fresh directory.
+//! * [`Tmpfs`]     – a small tmpfs mounted on a fresh directory.
+//!
+//! Cleanup guarantees:
+//!
+//! * Every guard undoes its work in `Drop`, which also runs while a failing test unwinds.
+//!   `Drop` never panics (a panic while unwinding would abort and leak everything else);
+//!   problems are reported on stderr instead.
+//! * Composite guards own their parts (`Ext4Mount` owns its `LoopDev`; `LoopDev` owns its
+//!   backing file), so the parts go away in reverse order no matter how the caller
+//!   declares its variables. Independent guards in a test are dropped in reverse
+//!   declaration order by Rust; declare the device before the cgroup that limits it.
+//! * Names are unique per process, per guard and per test:
+//!   `iolab-test-<pid>-<counter>-<test name>-<kind>`. Tests may run as threads of one
+//!   binary (cargo test) or as separate processes (nextest).
+//! * A process killed before its guards run (timeout, SIGKILL) leaves its resources
+//!   behind. The first guard created by any later test process sweeps up leftovers whose
+//!   owner pid no longer exists (mounts, cgroups, loop devices, zram devices, files), under
+//!   an exclusive `flock` so two sweepers never race each other.
+//!
+//! Layout: `names` (root check, unique names), `proc` (running commands), `blockdev`
+//! (the [`BlockDev`] trait, sysfs writes), one file per guard kind (`loopdev`, `zram`,
+//! `cgroup`, `mounts`), and `sweep` (leftovers of killed processes). Everything public
+//! is re-exported here, so callers just `use common::emu::{...}`.
+
+mod blockdev;
+mod cgroup;
+mod loopdev;
+mod mounts;
+mod names;
+mod proc;
+mod sweep;
+mod zram;
+
+// Each test binary uses only part of the harness (see `common/mod.rs`), so a
+// re-export one of them leaves unused is expected.
+#[allow(unused_imports)]
+pub use self::{
+    blockdev::BlockDev,
+    cgroup::{Cgroup, IoCount, Limit},
+    loopdev::LoopDev,
+    mounts::{Ext4Mount, Tmpfs, list_dir},
+    names::{current_test_name, require_root, unique_name},
+    proc::{output_with_timeout, run_checked},
+    sweep::sweep_stale,
+    zram::Zram,
+};
+
+/// Every resource the harness creates carries this prefix.
+pub const PREFIX: &str = "iolab-test";
+const SHM_DIR: &str = "/dev/shm";
+const BLKIO_ROOT: &str = "/sys/fs/cgroup/blkio";
+const ZRAM_CONTROL: &str = "/sys/class/zram-control";
+
+pub const KIB: u64 = 1024;
+pub const MIB: u64 = 1024 * 1024;
