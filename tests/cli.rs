@@ -9,6 +9,9 @@ fn iolab() -> Command {
     Command::cargo_bin("iolab").unwrap()
 }
 
+/// Two short measured runs after a short warm-up: enough to exercise every path quickly.
+const SHORT_RUNS: &[&str] = &["--duration", "300ms", "--runs", "2", "--warmup", "100ms", "--interval", "0s"];
+
 fn shm_dir() -> tempfile::TempDir {
     tempfile::Builder::new().prefix("iolab-cli-").tempdir_in("/dev/shm").unwrap()
 }
@@ -136,17 +139,8 @@ fn job_on_tmpfs_prints_table_and_json_and_leaves_nothing() {
             "--size",
             "16MiB",
         ])
-        .args([
-            "--duration",
-            "300ms",
-            "--runs",
-            "2",
-            "--warmup",
-            "100ms",
-            "--interval",
-            "0s",
-            "--json",
-        ])
+        .args(SHORT_RUNS)
+        .arg("--json")
         .arg(&json)
         .output()
         .unwrap();
@@ -241,17 +235,8 @@ fn run_on_a_disk_filesystem_prints_table_and_json() {
     std::fs::create_dir(&target).unwrap();
     let out = iolab()
         .args(["run", target.to_str().unwrap(), "--suite", "demo", "--size", "16MiB"])
-        .args([
-            "--duration",
-            "300ms",
-            "--runs",
-            "2",
-            "--warmup",
-            "100ms",
-            "--interval",
-            "0s",
-            "--json",
-        ])
+        .args(SHORT_RUNS)
+        .arg("--json")
         .arg(&json)
         .output()
         .unwrap();
