@@ -105,6 +105,9 @@ struct CommonArgs {
     /// Allow writing to an existing file or a block device (destroys its contents)
     #[arg(long)]
     allow_destroy: bool,
+    /// With --allow-destroy: write even over a partition table or filesystem signature (never over a mounted, swap or in-use device)
+    #[arg(long, requires = "allow_destroy")]
+    force: bool,
     /// Write the JSON document to PATH, or to stdout with `-` (then only JSON goes to stdout)
     #[arg(long, value_name = "PATH|-")]
     json: Option<String>,
@@ -230,6 +233,7 @@ fn bench(command: &str, path: &std::path::Path, suite: Option<SuiteName>, mut sp
         size: c.size,
         write: specs.iter().any(|s| s.rw.writes()),
         allow_destroy: c.allow_destroy,
+        force: c.force,
         buffered: c.buffered,
         max_bs,
     };

@@ -1,7 +1,8 @@
 //! iolab: a storage test lab in one binary.
 //!
 //! Data flows plan → target → engine → samples → summary → render:
-//! [`plan`] says what to run, [`target`] opens what to run it on (safely),
+//! [`plan`] says what to run, [`target`] opens what to run it on (with
+//! [`safety`] refusing to destroy data in use or unrecognised),
 //! [`measure`] drives [`engine`]s through [`worker`] loops and collects
 //! [`samples`], [`summary`] turns them into figures and warnings, and
 //! [`render`] prints them. [`cli`] wires it together for the binary.
@@ -16,6 +17,7 @@ pub mod measure;
 pub mod plan;
 pub mod render;
 pub mod rng;
+pub mod safety;
 pub mod samples;
 pub mod signals;
 pub mod summary;

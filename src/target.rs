@@ -5,9 +5,10 @@
 //! - a test file is created *unlinked* (`O_TMPFILE`, or created and unlinked
 //!   at once where that is unsupported), so it disappears when iolab exits,
 //!   however it exits, SIGKILL included; its space is checked first;
-//! - an existing file or a block device is written only with `--allow-destroy`,
-//!   and a block device is then opened `O_EXCL`, which the kernel refuses
-//!   while it (or a partition of it) is mounted or held by another driver.
+//! - an existing file or a block device is written only with `--allow-destroy`;
+//!   a block device is then checked by [`crate::safety`] (mounted, swap,
+//!   held, signatures) and opened `O_EXCL`, which the kernel refuses while it
+//!   (or a partition of it) is mounted or held by anyone else.
 //!
 //! O_DIRECT is requested by default; when the filesystem refuses it, the
 //! target falls back to buffered I/O and says so ([`Target::direct_fallback`]).
@@ -43,6 +44,8 @@ pub struct OpenRequest {
     pub size: Option<u64>,
     pub write: bool,
     pub allow_destroy: bool,
+    /// Write even over a partition table or filesystem signature (never over a mount, swap or a holder).
+    pub force: bool,
     pub buffered: bool,
     /// Largest block size any job will use (the span must hold one per worker).
     pub max_bs: u64,
@@ -143,6 +146,11 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, progress: PrefillPro
                 "refusing to write to block device {}: every byte on it would be destroyed; pass --allow-destroy if that is intended (read-only tests need no flag)",
                 path.display()
             )));
+        }
+        if req.write {
+            let rdev = std::fs::metadata(path).map(|m| std::os::unix::fs::MetadataExt::rdev(&m)).unwrap_or(0);
+            let refusals = crate::safety::check(root, rustix::fs::major(rdev), rustix::fs::minor(rdev));
+            crate::safety::verdict(&refusals, req.force).map_err(|why| usage(format!("refusing to write to {}: {why}", path.display())))?;
         }
         let file = open_existing(path, req.write, true)?;
         let len = block_size(&file)?;

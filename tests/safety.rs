@@ -1,0 +1,254 @@
+//! The refusal matrix: iolab must not write to a block device that is in use
+//! or carries data it was not told to destroy, and each refusal leaves the
+//! device byte-for-byte unchanged (checked with a hash of the whole device).
+//!
+//! Needs root (loop devices, mkfs, mount, swapon). Without root the tests
+//! print a skip notice, except under `CI=true`, where they fail instead.
+
+mod common;
+
+use common::emu::{LoopDev, require_root, run_checked};
+use std::collections::hash_map::DefaultHasher;
+use std::hash::Hasher;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
+const SIZE: u64 = 64 << 20;
+
+fn checksum(p: &Path) -> u64 {
+    let mut f = std::fs::File::open(p).unwrap();
+    let mut h = DefaultHasher::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        h.write(&buf[..n]);
+    }
+    h.finish()
+}
+
+/// A short write job on `dev` with extra flags.
+fn write_job(dev: &Path, extra: &[&str]) -> Output {
+    Command::new(IOLAB)
+        .args(["job"])
+        .arg(dev)
+        .args(["--rw", "randwrite", "--bs", "64k", "--qd", "4", "--duration", "200ms", "--runs", "1", "--warmup", "0s"])
+        .args(["--interval", "0s", "--allow-destroy", "--json", "-"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// Expect a one-line refusal with status 2 mentioning `why`, and the device unchanged.
+fn assert_refused(dev: &Path, extra: &[&str], why: &str) {
+    let before = checksum(dev);
+    let out = write_job(dev, extra);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "expected a refusal for {} {extra:?}; stderr: {stderr}", dev.display());
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains("refusing to write") && stderr.contains(why), "expected '{why}' in: {stderr}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(checksum(dev), before, "{} changed although iolab refused", dev.display());
+}
+
+fn assert_writes(dev: &Path, extra: &[&str]) {
+    let out = write_job(dev, extra);
+    assert!(out.status.success(), "expected the job to run: {}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["jobs"][0]["write"]["ios"].as_u64().unwrap() > 0);
+}
+
+fn mkfs(dev: &Path, cmd: &str, args: &[&str]) {
+    run_checked(Command::new(cmd).args(args).arg(dev));
+}
+
+#[test]
+fn blank_device_is_written() {
+    if !require_root() {
+        return;
+    }
+    let dev = LoopDev::new(SIZE);
+    assert_writes(dev.path(), &[]);
+}
+
+#[test]
+fn formatted_devices_are_refused_and_unchanged() {
+    if !require_root() {
+        return;
+    }
+    let cases: [(&str, &[&str], &str); 5] = [
+        ("mkfs.ext4", &["-F", "-q"], "ext2/3/4"),
+        ("mkfs.xfs", &["-f", "-q"], "XFS"),
+        ("mkfs.btrfs", &["-f", "-q"], "btrfs"),
+        ("mkfs.vfat", &[], "FAT"),
+        ("mkswap", &[], "swap signature"),
+    ];
+    for (cmd, args, why) in cases {
+        let dev = LoopDev::new_sparse(SIZE);
+        mkfs(dev.path(), cmd, args);
+        assert_refused(dev.path(), &[], why);
+    }
+}
+
+#[test]
+fn partitioned_devices_are_refused_and_unchanged() {
+    if !require_root() {
+        return;
+    }
+    for (label, why) in [("gpt", "GPT partition table"), ("dos", "MBR partition table")] {
+        let dev = LoopDev::new_sparse(SIZE);
+        let mut sfdisk = Command::new("sfdisk");
+        sfdisk.arg("--quiet").arg(dev.path()).stdin(std::process::Stdio::piped());
+        let mut child = sfdisk.spawn().unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(format!("label: {label}\n,16M\n,\n").as_bytes()).unwrap();
+        assert!(child.wait().unwrap().success(), "sfdisk {label}");
+        assert_refused(dev.path(), &[], why);
+    }
+}
+
+#[test]
+fn force_overrides_a_signature() {
+    if !require_root() {
+        return;
+    }
+    let dev = LoopDev::new_sparse(SIZE);
+    mkfs(dev.path(), "mkfs.ext4", &["-F", "-q"]);
+    assert_refused(dev.path(), &[], "ext2/3/4");
+    assert_writes(dev.path(), &["--force"]);
+}
+
+/// Unmounts and removes a directory when dropped, also on a failed assertion.
+struct Mount(PathBuf);
+impl Mount {
+    fn new(dev: &Path) -> Mount {
+        let dir = std::env::temp_dir().join(common::emu::unique_name("mnt"));
+        std::fs::create_dir_all(&dir).unwrap();
+        run_checked(Command::new("mount").arg(dev).arg(&dir));
+        Mount(dir)
+    }
+}
+impl Drop for Mount {
+    fn drop(&mut self) {
+        for _ in 0..20 {
+            if Command::new("umount").arg(&self.0).status().is_ok_and(|s| s.success()) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+#[test]
+fn mounted_device_is_refused_even_with_force() {
+    if !require_root() {
+        return;
+    }
+    let dev = LoopDev::new_sparse(SIZE);
+    mkfs(dev.path(), "mkfs.ext4", &["-F", "-q"]);
+    let _m = Mount::new(dev.path());
+    assert_refused(dev.path(), &["--force"], "is mounted at");
+}
+
+/// A second loop device over the same file, with partition scanning, so its
+/// partitions get device nodes; detached on drop.
+struct PartLoop(PathBuf);
+impl Drop for PartLoop {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").arg("-d").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn device_with_a_mounted_partition_is_refused_even_with_force() {
+    if !require_root() {
+        return;
+    }
+    let base = LoopDev::new_sparse(SIZE);
+    let mut child = Command::new("sfdisk").arg("--quiet").arg(base.path()).stdin(std::process::Stdio::piped()).spawn().unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"label: gpt\n,24M\n,\n").unwrap();
+    assert!(child.wait().unwrap().success());
+    let out = run_checked(Command::new("losetup").args(["-P", "--find", "--show"]).arg(base.backing_file()));
+    let disk = PartLoop(PathBuf::from(out.trim()));
+    let part = PathBuf::from(format!("{}p1", disk.0.display()));
+    for _ in 0..50 {
+        if part.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    mkfs(&part, "mkfs.ext4", &["-F", "-q"]);
+    let _m = Mount::new(&part);
+    let name = part.file_name().unwrap().to_string_lossy().into_owned();
+    assert_refused(&disk.0, &["--force"], &format!("{name} is mounted at"));
+}
+
+/// Swap is switched off on drop.
+struct Swap(PathBuf);
+impl Drop for Swap {
+    fn drop(&mut self) {
+        let _ = Command::new("swapoff").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn active_swap_is_refused_even_with_force() {
+    if !require_root() {
+        return;
+    }
+    let dev = LoopDev::new_sparse(SIZE);
+    mkfs(dev.path(), "mkswap", &[]);
+    run_checked(Command::new("swapon").arg(dev.path()));
+    let _s = Swap(dev.path().to_path_buf());
+    assert_refused(dev.path(), &["--force"], "in use as swap");
+}
+
+#[test]
+fn device_held_exclusively_by_another_process_is_refused() {
+    if !require_root() {
+        return;
+    }
+    let dev = LoopDev::new(SIZE);
+    // Another process claims the device exclusively (as a mount or md would).
+    let mut holder = Command::new("python3")
+        .args(["-c", "import os,sys,time; os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL); print('held', flush=True); time.sleep(30)"])
+        .arg(dev.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = [0u8; 5];
+    holder.stdout.take().unwrap().read_exact(&mut line).unwrap();
+    assert_refused(dev.path(), &["--force"], "in use");
+    let _ = holder.kill();
+    let _ = holder.wait();
+}
+
+#[test]
+fn existing_file_is_refused_without_consent_and_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("data.img");
+    std::fs::write(&f, vec![0x5au8; 4 << 20]).unwrap();
+    let before = checksum(&f);
+    let out = Command::new(IOLAB)
+        .arg("job")
+        .arg(&f)
+        .args(["--rw", "write", "--duration", "200ms", "--runs", "1", "--warmup", "0s"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-destroy"));
+    assert_eq!(checksum(&f), before);
+}
+
+#[test]
+fn force_without_allow_destroy_is_a_usage_error() {
+    let out = Command::new(IOLAB).args(["job", "/dev/null", "--rw", "write", "--force"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end().lines().count(), 1);
+}
