@@ -125,15 +125,20 @@ pub fn detect(s: &Sample) -> Vec<&'static str> {
     found
 }
 
-/// Read the head and tail of a device (or of a partition).
+/// Read the head and tail of a device node.
 pub fn sample(path: &Path) -> std::io::Result<(Vec<u8>, Vec<u8>, u64)> {
     let f = fs::File::open(path)?;
     let size = block_size(&f).unwrap_or(0);
+    sample_range(&f, 0, size)
+}
+
+/// Read the head and tail of `len` bytes at `base` of an open device.
+fn sample_range(f: &fs::File, base: u64, size: u64) -> std::io::Result<(Vec<u8>, Vec<u8>, u64)> {
     let read = |off: u64, len: usize| -> std::io::Result<Vec<u8>> {
         let mut buf = vec![0u8; len];
         let mut done = 0;
         while done < len {
-            let n = f.read_at(&mut buf[done..], off + done as u64)?;
+            let n = f.read_at(&mut buf[done..], base + off + done as u64)?;
             if n == 0 {
                 break;
             }
@@ -166,6 +171,19 @@ pub struct DevNode {
     pub sys: PathBuf,
     /// `/dev/NAME`, for reading signatures.
     pub node: PathBuf,
+    /// For a partition: the whole disk's node and the partition's byte range
+    /// on it, so it can be read even where no node exists for the partition.
+    pub on_disk: Option<(PathBuf, u64, u64)>,
+}
+
+impl DevNode {
+    /// Head and tail of this device's data.
+    pub fn sample(&self) -> std::io::Result<(Vec<u8>, Vec<u8>, u64)> {
+        match &self.on_disk {
+            Some((disk, start, len)) if !self.node.exists() => sample_range(&fs::File::open(disk)?, *start, *len),
+            _ => sample(&self.node),
+        }
+    }
 }
 
 /// The device `major:minor` and, for a whole disk, its partitions.
@@ -192,8 +210,15 @@ fn node_at(root: &SysRoot, dir: &Path) -> Option<DevNode> {
     let name = dir.file_name()?.to_string_lossy().into_owned();
     let dev = fs::read_to_string(dir.join("dev")).ok()?;
     let (ma, mi) = dev.trim().split_once(':')?;
+    let sectors = |f: &str| fs::read_to_string(dir.join(f)).ok().and_then(|v| v.trim().parse::<u64>().ok());
+    let on_disk = dir.join("partition").exists().then(|| {
+        let disk = dir.parent()?.file_name()?.to_string_lossy().into_owned();
+        Some((root.0.join("dev").join(disk), sectors("start")? * 512, sectors("size")? * 512))
+    });
+    let on_disk = on_disk.flatten();
     Some(DevNode {
         node: root.0.join("dev").join(&name),
+        on_disk,
         name,
         major: ma.parse().ok()?,
         minor: mi.parse().ok()?,
@@ -235,7 +260,7 @@ pub fn check(root: &SysRoot, major: u32, minor: u32) -> Vec<Refusal> {
         }
     }
     for d in &devs {
-        if let Ok((head, tail, size)) = sample(&d.node) {
+        if let Ok((head, tail, size)) = d.sample() {
             let what = detect(&Sample { head: &head, tail: &tail, size });
             if !what.is_empty() {
                 out.push(Refusal::Signature { dev: d.name.clone(), what });

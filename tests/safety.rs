@@ -80,15 +80,16 @@ fn formatted_devices_are_refused_and_unchanged() {
     if !require_root() {
         return;
     }
-    let cases: [(&str, &[&str], &str); 5] = [
-        ("mkfs.ext4", &["-F", "-q"], "ext2/3/4"),
-        ("mkfs.xfs", &["-f", "-q"], "XFS"),
-        ("mkfs.btrfs", &["-f", "-q"], "btrfs"),
-        ("mkfs.vfat", &[], "FAT"),
-        ("mkswap", &[], "swap signature"),
+    // Sizes: each tool's minimum (XFS wants 300 MB, btrfs ~114 MiB); sparse, so cheap.
+    let cases: [(&str, &[&str], &str, u64); 5] = [
+        ("mkfs.ext4", &["-F", "-q"], "ext2/3/4", SIZE),
+        ("mkfs.xfs", &["-f", "-q"], "XFS", 320 << 20),
+        ("mkfs.btrfs", &["-f", "-q"], "btrfs", 128 << 20),
+        ("mkfs.vfat", &[], "FAT", SIZE),
+        ("mkswap", &[], "swap signature", SIZE),
     ];
-    for (cmd, args, why) in cases {
-        let dev = LoopDev::new_sparse(SIZE);
+    for (cmd, args, why, size) in cases {
+        let dev = LoopDev::new_sparse(size);
         mkfs(dev.path(), cmd, args);
         assert_refused(dev.path(), &[], why);
     }
@@ -177,11 +178,17 @@ fn device_with_a_mounted_partition_is_refused_even_with_force() {
     let out = run_checked(Command::new("losetup").args(["-P", "--find", "--show"]).arg(base.backing_file()));
     let disk = PartLoop(PathBuf::from(out.trim()));
     let part = PathBuf::from(format!("{}p1", disk.0.display()));
-    for _ in 0..50 {
+    for _ in 0..20 {
         if part.exists() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    if !part.exists() {
+        // Some kernels do not scan partitions on loop devices (blockdev --rereadpt: EINVAL).
+        // The rule itself is covered by safety::tests::fixture_tree_refusals.
+        eprintln!("skipping: this kernel made no partition devices for {} (no loop partition scanning)", disk.0.display());
+        return;
     }
     mkfs(&part, "mkfs.ext4", &["-F", "-q"]);
     let _m = Mount::new(&part);
