@@ -101,11 +101,20 @@ pub fn detect(s: &Sample) -> Vec<&'static str> {
     add(le32(h, 1024) == Some(0xF2F5_2010), "an F2FS filesystem");
     add(at(h, 32769, b"CD001"), "an ISO 9660 filesystem");
     add(at(h, 0, b"LUKS\xba\xbe"), "a LUKS encrypted volume");
-    add(at(h, 4096 - 10, b"SWAPSPACE2") || at(h, 4096 - 10, b"SWAP-SPACE"), "a swap signature");
+    add(
+        at(h, 4096 - 10, b"SWAPSPACE2") || at(h, 4096 - 10, b"SWAP-SPACE"),
+        "a swap signature",
+    );
     // Volume managers and RAID.
-    add((0..4).any(|sec| at(h, 512 * sec, b"LABELONE") && at(h, 512 * sec + 24, b"LVM2")), "an LVM physical volume");
+    add(
+        (0..4).any(|sec| at(h, 512 * sec, b"LABELONE") && at(h, 512 * sec + 24, b"LVM2")),
+        "an LVM physical volume",
+    );
     let md_magic = 0xa92b_4efc_u32;
-    add(le32(h, 0) == Some(md_magic) || le32(h, 4096) == Some(md_magic), "an md RAID superblock");
+    add(
+        le32(h, 0) == Some(md_magic) || le32(h, 4096) == Some(md_magic),
+        "an md RAID superblock",
+    );
     // md 1.0 sits 8 KiB (4 KiB aligned) before the end; 0.90 in the last 64 KiB-aligned 64 KiB.
     let tail_off = |dev_off: u64| -> Option<usize> {
         let start = s.size.checked_sub(s.tail.len() as u64)?;
@@ -113,7 +122,9 @@ pub fn detect(s: &Sample) -> Vec<&'static str> {
     };
     let md10 = (s.size.saturating_sub(8192)) & !4095;
     let md090 = (s.size & !65535).saturating_sub(65536);
-    let md_tail = [md10, md090].iter().any(|&o| tail_off(o).and_then(|o| le32(s.tail, o)) == Some(md_magic));
+    let md_tail = [md10, md090]
+        .iter()
+        .any(|&o| tail_off(o).and_then(|o| le32(s.tail, o)) == Some(md_magic));
     add(md_tail, "an md RAID superblock");
     // ZFS: uberblocks (magic 0x00bab10c) in the 128 KiB after the first label's first 128 KiB.
     let zfs = (0..128).any(|i| {
@@ -239,7 +250,10 @@ pub fn check(root: &SysRoot, major: u32, minor: u32) -> Vec<Refusal> {
             let f: Vec<&str> = line.split(' ').collect();
             let source = line.split(" - ").nth(1).and_then(|p| p.split(' ').nth(1)).unwrap_or("");
             if f.get(2) == Some(&dev_id.as_str()) || source == format!("/dev/{}", d.name) {
-                out.push(Refusal::Mounted { dev: d.name.clone(), at: f.get(4).unwrap_or(&"?").to_string() });
+                out.push(Refusal::Mounted {
+                    dev: d.name.clone(),
+                    at: f.get(4).unwrap_or(&"?").to_string(),
+                });
                 break;
             }
         }
@@ -261,7 +275,11 @@ pub fn check(root: &SysRoot, major: u32, minor: u32) -> Vec<Refusal> {
     }
     for d in &devs {
         if let Ok((head, tail, size)) = d.sample() {
-            let what = detect(&Sample { head: &head, tail: &tail, size });
+            let what = detect(&Sample {
+                head: &head,
+                tail: &tail,
+                size,
+            });
             if !what.is_empty() {
                 out.push(Refusal::Signature { dev: d.name.clone(), what });
             }
@@ -306,19 +324,33 @@ mod tests {
 
     fn detect_head(patches: &[(usize, &[u8])]) -> Vec<&'static str> {
         let h = sample_with(patches);
-        detect(&Sample { head: &h, tail: &[0u8; 4096], size: 64 << 20 })
+        detect(&Sample {
+            head: &h,
+            tail: &[0u8; 4096],
+            size: 64 << 20,
+        })
     }
 
     #[test]
     fn blank_device_has_no_signature() {
         assert!(detect_head(&[]).is_empty());
         let noise: Vec<u8> = (0..HEAD).map(|i| (i * 7 % 251) as u8).collect();
-        assert!(detect(&Sample { head: &noise, tail: &noise[..4096], size: 1 << 30 }).is_empty());
+        assert!(
+            detect(&Sample {
+                head: &noise,
+                tail: &noise[..4096],
+                size: 1 << 30
+            })
+            .is_empty()
+        );
     }
 
     #[test]
     fn partition_tables() {
-        assert_eq!(detect_head(&[(512, b"EFI PART"), (510, &[0x55, 0xAA]), (446 + 4, &[0xEE])]), ["a GPT partition table"]);
+        assert_eq!(
+            detect_head(&[(512, b"EFI PART"), (510, &[0x55, 0xAA]), (446 + 4, &[0xEE])]),
+            ["a GPT partition table"]
+        );
         assert_eq!(detect_head(&[(510, &[0x55, 0xAA]), (446 + 4, &[0x83])]), ["an MBR partition table"]);
         // A boot signature with no partition entry is not a partition table.
         assert!(detect_head(&[(510, &[0x55, 0xAA])]).is_empty());
@@ -339,24 +371,49 @@ mod tests {
     fn volume_managers_and_raid() {
         assert_eq!(detect_head(&[(512, b"LABELONE"), (536, b"LVM2 001")]), ["an LVM physical volume"]);
         assert_eq!(detect_head(&[(4096, &0xa92b_4efc_u32.to_le_bytes())]), ["an md RAID superblock"]);
-        assert_eq!(detect_head(&[(128 * 1024 + 3 * 1024, &0x00ba_b10c_u64.to_le_bytes())]), ["a ZFS pool label"]);
+        assert_eq!(
+            detect_head(&[(128 * 1024 + 3 * 1024, &0x00ba_b10c_u64.to_le_bytes())]),
+            ["a ZFS pool label"]
+        );
         // md 1.0: near the end of the device.
         let size: u64 = 64 << 20;
         let mut tail = vec![0u8; TAIL];
         let off = (((size - 8192) & !4095) - (size - TAIL as u64)) as usize;
         tail[off..off + 4].copy_from_slice(&0xa92b_4efc_u32.to_le_bytes());
-        assert_eq!(detect(&Sample { head: &[0u8; 4096], tail: &tail, size }), ["an md RAID superblock"]);
+        assert_eq!(
+            detect(&Sample {
+                head: &[0u8; 4096],
+                tail: &tail,
+                size
+            }),
+            ["an md RAID superblock"]
+        );
     }
 
     #[test]
     fn force_overrides_only_signatures() {
-        let sig = Refusal::Signature { dev: "loop9".into(), what: vec!["an XFS filesystem"] };
-        let mnt = Refusal::Mounted { dev: "loop9p1".into(), at: "/mnt".into() };
+        let sig = Refusal::Signature {
+            dev: "loop9".into(),
+            what: vec!["an XFS filesystem"],
+        };
+        let mnt = Refusal::Mounted {
+            dev: "loop9p1".into(),
+            at: "/mnt".into(),
+        };
         assert!(verdict(std::slice::from_ref(&sig), false).unwrap_err().contains("XFS"));
         assert!(verdict(std::slice::from_ref(&sig), true).is_ok());
         assert!(verdict(&[sig, mnt.clone()], true).unwrap_err().contains("mounted at /mnt"));
         assert!(verdict(&[Refusal::Swap { dev: "x".into() }], true).is_err());
-        assert!(verdict(&[Refusal::Held { dev: "x".into(), by: vec!["dm-0".into()] }], true).is_err());
+        assert!(
+            verdict(
+                &[Refusal::Held {
+                    dev: "x".into(),
+                    by: vec!["dm-0".into()]
+                }],
+                true
+            )
+            .is_err()
+        );
         assert!(verdict(&[], false).is_ok());
     }
 
@@ -377,13 +434,29 @@ mod tests {
         std::os::unix::fs::symlink(&disk, r.join("sys/dev/block/8:0")).unwrap();
         fs::create_dir_all(r.join("proc/self")).unwrap();
         fs::write(r.join("proc/self/mountinfo"), "30 1 8:1 / /srv rw,relatime - ext4 /dev/sdz1 rw\n").unwrap();
-        fs::write(r.join("proc/swaps"), "Filename Type Size Used Priority\n/dev/sdz9 partition 1 0 -2\n").unwrap();
+        fs::write(
+            r.join("proc/swaps"),
+            "Filename Type Size Used Priority\n/dev/sdz9 partition 1 0 -2\n",
+        )
+        .unwrap();
         let root = SysRoot(r.to_path_buf());
         let names: Vec<String> = device_and_partitions(&root, 8, 0).into_iter().map(|d| d.name).collect();
         assert_eq!(names, ["sdz", "sdz1", "sdz2"]);
         let refusals = check(&root, 8, 0);
-        assert!(refusals.contains(&Refusal::Mounted { dev: "sdz1".into(), at: "/srv".into() }), "{refusals:?}");
-        assert!(refusals.contains(&Refusal::Held { dev: "sdz2".into(), by: vec!["md0".into()] }), "{refusals:?}");
+        assert!(
+            refusals.contains(&Refusal::Mounted {
+                dev: "sdz1".into(),
+                at: "/srv".into()
+            }),
+            "{refusals:?}"
+        );
+        assert!(
+            refusals.contains(&Refusal::Held {
+                dev: "sdz2".into(),
+                by: vec!["md0".into()]
+            }),
+            "{refusals:?}"
+        );
         assert!(verdict(&refusals, true).is_err());
     }
 }

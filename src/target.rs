@@ -148,7 +148,9 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, progress: PrefillPro
             )));
         }
         if req.write {
-            let rdev = std::fs::metadata(path).map(|m| std::os::unix::fs::MetadataExt::rdev(&m)).unwrap_or(0);
+            let rdev = std::fs::metadata(path)
+                .map(|m| std::os::unix::fs::MetadataExt::rdev(&m))
+                .unwrap_or(0);
             let refusals = crate::safety::check(root, rustix::fs::major(rdev), rustix::fs::minor(rdev));
             crate::safety::verdict(&refusals, req.force).map_err(|why| usage(format!("refusing to write to {}: {why}", path.display())))?;
         }

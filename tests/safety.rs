@@ -36,7 +36,20 @@ fn write_job(dev: &Path, extra: &[&str]) -> Output {
     Command::new(IOLAB)
         .args(["job"])
         .arg(dev)
-        .args(["--rw", "randwrite", "--bs", "64k", "--qd", "4", "--duration", "200ms", "--runs", "1", "--warmup", "0s"])
+        .args([
+            "--rw",
+            "randwrite",
+            "--bs",
+            "64k",
+            "--qd",
+            "4",
+            "--duration",
+            "200ms",
+            "--runs",
+            "1",
+            "--warmup",
+            "0s",
+        ])
         .args(["--interval", "0s", "--allow-destroy", "--json", "-"])
         .args(extra)
         .output()
@@ -48,16 +61,28 @@ fn assert_refused(dev: &Path, extra: &[&str], why: &str) {
     let before = checksum(dev);
     let out = write_job(dev, extra);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "expected a refusal for {} {extra:?}; stderr: {stderr}", dev.display());
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "expected a refusal for {} {extra:?}; stderr: {stderr}",
+        dev.display()
+    );
     assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
-    assert!(stderr.contains("refusing to write") && stderr.contains(why), "expected '{why}' in: {stderr}");
+    assert!(
+        stderr.contains("refusing to write") && stderr.contains(why),
+        "expected '{why}' in: {stderr}"
+    );
     assert!(out.stdout.is_empty());
     assert_eq!(checksum(dev), before, "{} changed although iolab refused", dev.display());
 }
 
 fn assert_writes(dev: &Path, extra: &[&str]) {
     let out = write_job(dev, extra);
-    assert!(out.status.success(), "expected the job to run: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "expected the job to run: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["jobs"][0]["write"]["ios"].as_u64().unwrap() > 0);
 }
@@ -106,7 +131,12 @@ fn partitioned_devices_are_refused_and_unchanged() {
         sfdisk.arg("--quiet").arg(dev.path()).stdin(std::process::Stdio::piped());
         let mut child = sfdisk.spawn().unwrap();
         use std::io::Write;
-        child.stdin.take().unwrap().write_all(format!("label: {label}\n,16M\n,\n").as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(format!("label: {label}\n,16M\n,\n").as_bytes())
+            .unwrap();
         assert!(child.wait().unwrap().success(), "sfdisk {label}");
         assert_refused(dev.path(), &[], why);
     }
@@ -171,7 +201,12 @@ fn device_with_a_mounted_partition_is_refused_even_with_force() {
         return;
     }
     let base = LoopDev::new_sparse(SIZE);
-    let mut child = Command::new("sfdisk").arg("--quiet").arg(base.path()).stdin(std::process::Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new("sfdisk")
+        .arg("--quiet")
+        .arg(base.path())
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     use std::io::Write;
     child.stdin.take().unwrap().write_all(b"label: gpt\n,24M\n,\n").unwrap();
     assert!(child.wait().unwrap().success());
@@ -187,7 +222,10 @@ fn device_with_a_mounted_partition_is_refused_even_with_force() {
     if !part.exists() {
         // Some kernels do not scan partitions on loop devices (blockdev --rereadpt: EINVAL).
         // The rule itself is covered by safety::tests::fixture_tree_refusals.
-        eprintln!("skipping: this kernel made no partition devices for {} (no loop partition scanning)", disk.0.display());
+        eprintln!(
+            "skipping: this kernel made no partition devices for {} (no loop partition scanning)",
+            disk.0.display()
+        );
         return;
     }
     mkfs(&part, "mkfs.ext4", &["-F", "-q"]);
@@ -224,7 +262,10 @@ fn device_held_exclusively_by_another_process_is_refused() {
     let dev = LoopDev::new(SIZE);
     // Another process claims the device exclusively (as a mount or md would).
     let mut holder = Command::new("python3")
-        .args(["-c", "import os,sys,time; os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL); print('held', flush=True); time.sleep(30)"])
+        .args([
+            "-c",
+            "import os,sys,time; os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL); print('held', flush=True); time.sleep(30)",
+        ])
         .arg(dev.path())
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -255,7 +296,10 @@ fn existing_file_is_refused_without_consent_and_unchanged() {
 
 #[test]
 fn force_without_allow_destroy_is_a_usage_error() {
-    let out = Command::new(IOLAB).args(["job", "/dev/null", "--rw", "write", "--force"]).output().unwrap();
+    let out = Command::new(IOLAB)
+        .args(["job", "/dev/null", "--rw", "write", "--force"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end().lines().count(), 1);
 }

@@ -5,6 +5,22 @@
 //! device to its backing file, which resolves in turn. All paths are read
 //! under a root directory so tests can use captured fixture trees.
 
+mod cgroup;
+mod facts;
+#[cfg(test)]
+mod fixtures;
+mod hints;
+mod report;
+#[cfg(test)]
+mod scenarios;
+mod sysfs;
+mod view;
+
+pub use facts::{DeviceFacts, Transport};
+pub use hints::{Hint, hints};
+pub use report::{ChainNode, DeviceReport, FsFacts, LoopInfo, NodeKind, TargetKind, Throttle, describe};
+pub use view::render_info;
+
 use crate::samples::DiskDelta;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -38,6 +54,8 @@ pub struct FsInfo {
     pub mount_point: String,
     pub source: String,
     pub options: String,
+    /// The filesystem's own (super block) options, e.g. btrfs `compress=zstd:3`.
+    pub super_options: String,
     /// `major:minor` of the device the filesystem reports (0:N for virtual and some multi-device filesystems).
     pub dev: (u32, u32),
 }
@@ -70,6 +88,7 @@ fn parse_mountinfo_line(line: &str) -> Option<FsInfo> {
         fstype: post.first()?.to_string(),
         source: unescape(post.get(1)?),
         options: pre.get(5)?.to_string(),
+        super_options: post.get(2).map(|s| s.to_string()).unwrap_or_default(),
         mount_point: unescape(pre.get(4)?),
         dev: (maj.parse().ok()?, min.parse().ok()?),
     })
@@ -99,11 +118,24 @@ pub fn filesystem_of(root: &SysRoot, path: &Path) -> Option<FsInfo> {
     let md = fs::metadata(path).ok()?;
     let dev = (rustix::fs::major(md.dev()), rustix::fs::minor(md.dev()));
     let canon = fs::canonicalize(path).ok()?;
-    let text = fs::read_to_string(root.path("proc/self/mountinfo")).ok()?;
-    text.lines()
-        .filter_map(parse_mountinfo_line)
-        .filter(|m| m.dev == dev && canon.starts_with(&m.mount_point))
+    mount_for(&mounts(root), &canon, Some(dev))
+}
+
+/// Every mount in `/proc/self/mountinfo` under `root`, in the kernel's order.
+fn mounts(root: &SysRoot) -> Vec<FsInfo> {
+    let text = root.read("proc/self/mountinfo").unwrap_or_default();
+    text.lines().filter_map(parse_mountinfo_line).collect()
+}
+
+/// The mount holding `path`: the longest mount point that is a prefix of it,
+/// among the mounts with device number `dev` if one is given. Of equal mount
+/// points the last (the one mounted on top) wins.
+fn mount_for(mounts: &[FsInfo], path: &Path, dev: Option<(u32, u32)>) -> Option<FsInfo> {
+    mounts
+        .iter()
+        .filter(|m| dev.is_none_or(|d| m.dev == d) && path.starts_with(&m.mount_point))
         .max_by_key(|m| m.mount_point.len())
+        .cloned()
 }
 
 /// Describe the block device `major:minor` from sysfs.
@@ -239,6 +271,7 @@ mod tests {
         assert_eq!(m.source, "/dev/loop3");
         assert_eq!(m.dev, (7, 3));
         assert_eq!(m.options, "rw,noatime");
+        assert_eq!(m.super_options, "rw,data=ordered");
     }
 
     #[test]

@@ -1,0 +1,355 @@
+//! Plain-word hints about what a target's devices and filesystem mean for
+//! benchmark figures. Each rule is a small function with a stable `code`.
+
+use super::facts::{DeviceFacts, Transport};
+use super::report::{ChainNode, DeviceReport, Throttle};
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Hint {
+    /// Stable identifier (`usb-no-uas`, `queue-depth-1`, ...).
+    pub code: &'static str,
+    /// The device (or mount point) the hint is about.
+    pub subject: String,
+    pub text: String,
+}
+
+fn hint(code: &'static str, subject: &str, text: String) -> Hint {
+    Hint {
+        code,
+        subject: subject.to_string(),
+        text,
+    }
+}
+
+/// Every hint for a report, in a fixed order: filesystem, devices, loop devices, throttles.
+pub fn hints(r: &DeviceReport) -> Vec<Hint> {
+    let mut out = Vec::new();
+    if let Some(fs) = &r.filesystem {
+        let subject = fs.mount_point.as_str();
+        if fs.memory {
+            out.push(hint(
+                "memory-backed",
+                subject,
+                format!(
+                    "{subject} is {}: the data lives in RAM, so figures measure memory and CPU, not storage.",
+                    fs.fstype
+                ),
+            ));
+        }
+        if let Some(c) = &fs.compression {
+            out.push(hint(
+                "fs-compresses",
+                subject,
+                format!(
+                    "{} compresses what it writes ({c}): measure with random data only. iolab always writes random, incompressible data, so its figures are for data that does not compress.",
+                    fs.fstype
+                ),
+            ));
+        }
+        if fs.cow {
+            out.push(hint(
+                "fs-cow",
+                subject,
+                format!(
+                    "{} is copy-on-write: rewrites fragment the test file, so later runs can be slower than the first.",
+                    fs.fstype
+                ),
+            ));
+        }
+        if fs.sync {
+            out.push(hint(
+                "fs-sync",
+                subject,
+                format!("{subject} is mounted with sync: every write waits for the device."),
+            ));
+        }
+    }
+    for d in &r.devices {
+        out.extend(
+            [usb_no_uas(d), queue_depth_1(d), rotational(d), memory_device(d), volatile_cache(d)]
+                .into_iter()
+                .flatten(),
+        );
+    }
+    walk(&r.chain, &mut |n| out.extend(loop_buffered(n)));
+    out.extend(r.throttles.iter().map(throttled));
+    out
+}
+
+fn walk(nodes: &[ChainNode], f: &mut impl FnMut(&ChainNode)) {
+    for n in nodes {
+        f(n);
+        walk(&n.children, f);
+    }
+}
+
+fn usb_no_uas(d: &DeviceFacts) -> Option<Hint> {
+    (d.transport == Transport::UsbStorage).then(|| {
+        hint(
+            "usb-no-uas",
+            &d.name,
+            format!(
+                "{} is USB mass storage without UAS (driver usb-storage): one command at a time; queue depth and several disks on this bridge will not add speed.",
+                d.name
+            ),
+        )
+    })
+}
+
+/// Queue depth 1 on anything but usb-storage (whose hint already says so).
+fn queue_depth_1(d: &DeviceFacts) -> Option<Hint> {
+    (d.queue_depth == Some(1) && d.transport != Transport::UsbStorage).then(|| {
+        hint(
+            "queue-depth-1",
+            &d.name,
+            format!(
+                "{} has queue depth 1: no command queueing, so deeper queues will not add speed.",
+                d.name
+            ),
+        )
+    })
+}
+
+fn rotational(d: &DeviceFacts) -> Option<Hint> {
+    (d.rotational == Some(true) && !d.memory_backed).then(|| {
+        let virt = if matches!(d.transport, Transport::Virtio | Transport::VirtioScsi) {
+            " (virtual disks often report this whatever backs them)"
+        } else {
+            ""
+        };
+        hint(
+            "rotational",
+            &d.name,
+            format!("{} reports a rotating disk{virt}: random 4K is seek-bound.", d.name),
+        )
+    })
+}
+
+fn memory_device(d: &DeviceFacts) -> Option<Hint> {
+    d.memory_backed.then(|| {
+        hint(
+            "memory-backed",
+            &d.name,
+            format!("{} is backed by RAM: figures measure memory and CPU, not storage.", d.name),
+        )
+    })
+}
+
+fn volatile_cache(d: &DeviceFacts) -> Option<Hint> {
+    (d.volatile_write_cache == Some(true) && !d.memory_backed).then(|| {
+        hint(
+            "volatile-write-cache",
+            &d.name,
+            format!(
+                "{} has a volatile write cache on (write back): flush before trusting write figures. iolab flushes (fdatasync) at the end of every measured window and counts the time.",
+                d.name
+            ),
+        )
+    })
+}
+
+fn loop_buffered(n: &ChainNode) -> Option<Hint> {
+    let l = n.loop_info.as_ref()?;
+    (l.dio == Some(false)).then(|| {
+        hint(
+            "loop-buffered",
+            &n.name,
+            format!(
+                "{} does not use direct I/O on {}: the backing file's page cache sits underneath, so reads can come from RAM and writes are absorbed before they reach the disk.",
+                n.name, l.backing_file
+            ),
+        )
+    })
+}
+
+fn throttled(t: &Throttle) -> Hint {
+    let mb = |v: u64| format!("{:.1} MB/s", v as f64 / 1e6);
+    let part = |what: &str, bps: Option<u64>, iops: Option<u64>| {
+        let v: Vec<String> = [bps.map(mb), iops.map(|i| format!("{i} IOPS"))].into_iter().flatten().collect();
+        (!v.is_empty()).then(|| format!("{what} to {}", v.join(" / ")))
+    };
+    let parts: Vec<String> = [part("reads", t.read_bps, t.read_iops), part("writes", t.write_bps, t.write_iops)]
+        .into_iter()
+        .flatten()
+        .collect();
+    hint(
+        "cgroup-throttle",
+        &t.device,
+        format!(
+            "{} is throttled for this process by blkio cgroup {}: {}.",
+            t.device,
+            t.cgroup,
+            parts.join(", ")
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::report::{FsFacts, LoopInfo, NodeKind, TargetKind};
+    use super::*;
+
+    fn dev(name: &str) -> DeviceFacts {
+        DeviceFacts {
+            name: name.into(),
+            dev: "8:0".into(),
+            sysfs_path: String::new(),
+            transport: Transport::Sata,
+            vendor: None,
+            model: None,
+            firmware: None,
+            serial: None,
+            wwid: None,
+            usb_bridge: None,
+            size_bytes: 0,
+            logical_block_size: None,
+            physical_block_size: None,
+            rotational: Some(false),
+            link_speed: None,
+            queue_depth: Some(32),
+            nr_requests: None,
+            scheduler: None,
+            write_cache: None,
+            volatile_write_cache: Some(false),
+            discard: None,
+            discard_max_bytes: None,
+            hw_queues: None,
+            memory_backed: false,
+        }
+    }
+
+    fn report(devices: Vec<DeviceFacts>) -> DeviceReport {
+        DeviceReport {
+            target: "/x".into(),
+            path: "/x".into(),
+            kind: TargetKind::File,
+            filesystem: None,
+            chain: Vec::new(),
+            devices,
+            throttles: Vec::new(),
+            hints: Vec::new(),
+        }
+    }
+
+    fn codes(r: &DeviceReport) -> Vec<&'static str> {
+        hints(r).iter().map(|h| h.code).collect()
+    }
+
+    #[test]
+    fn quiet_ssd_has_no_hints() {
+        assert!(codes(&report(vec![dev("sda")])).is_empty());
+    }
+
+    #[test]
+    fn usb_storage_says_one_command_not_also_qd1() {
+        let mut d = dev("sdc");
+        d.transport = Transport::UsbStorage;
+        d.queue_depth = Some(1);
+        let h = hints(&report(vec![d]));
+        assert_eq!(h.iter().map(|h| h.code).collect::<Vec<_>>(), ["usb-no-uas"]);
+        assert!(h[0].text.contains("one command at a time"));
+    }
+
+    #[test]
+    fn uas_is_not_flagged() {
+        let mut d = dev("sdb");
+        d.transport = Transport::UsbUas;
+        assert!(codes(&report(vec![d])).is_empty());
+    }
+
+    #[test]
+    fn queue_depth_one() {
+        let mut d = dev("sda");
+        d.queue_depth = Some(1);
+        let h = hints(&report(vec![d]));
+        assert_eq!(h[0].code, "queue-depth-1");
+        assert!(h[0].text.contains("no command queueing"));
+    }
+
+    #[test]
+    fn rotational_is_seek_bound() {
+        let mut d = dev("sda");
+        d.rotational = Some(true);
+        let h = hints(&report(vec![d.clone()]));
+        assert_eq!(h[0].code, "rotational");
+        assert!(h[0].text.contains("seek-bound") && !h[0].text.contains("virtual"));
+        d.transport = Transport::Virtio;
+        assert!(hints(&report(vec![d]))[0].text.contains("virtual disks"));
+    }
+
+    #[test]
+    fn volatile_cache_and_memory() {
+        let mut d = dev("nvme0n1");
+        d.volatile_write_cache = Some(true);
+        let h = hints(&report(vec![d.clone()]));
+        assert_eq!(h[0].code, "volatile-write-cache");
+        assert!(h[0].text.contains("iolab flushes"));
+        d.memory_backed = true;
+        assert_eq!(codes(&report(vec![d])), ["memory-backed"]);
+    }
+
+    #[test]
+    fn filesystem_rules() {
+        let mut r = report(vec![]);
+        let m = super::super::FsInfo {
+            fstype: "btrfs".into(),
+            mount_point: "/pool".into(),
+            source: "/dev/sdd".into(),
+            options: "rw,sync".into(),
+            super_options: "rw,compress=zstd:3".into(),
+            dev: (0, 45),
+        };
+        r.filesystem = Some(FsFacts::from_mount(&m));
+        assert_eq!(codes(&r), ["fs-compresses", "fs-cow", "fs-sync"]);
+        assert!(hints(&r)[0].text.contains("iolab always writes random"));
+        assert!(hints(&r)[1].text.contains("rewrites fragment"));
+    }
+
+    #[test]
+    fn loop_without_direct_io() {
+        let mut r = report(vec![]);
+        let info = LoopInfo {
+            backing_file: "/img".into(),
+            dio: Some(false),
+            offset: 0,
+            backing_filesystem: None,
+        };
+        let node = ChainNode {
+            name: "loop0".into(),
+            dev: "7:0".into(),
+            kind: NodeKind::Loop,
+            size_bytes: 0,
+            dm_name: None,
+            md_level: None,
+            loop_info: Some(info),
+            holders: vec![],
+            physical: true,
+            children: vec![],
+        };
+        r.chain = vec![node.clone()];
+        assert_eq!(codes(&r), ["loop-buffered"]);
+        assert!(hints(&r)[0].text.contains("page cache sits underneath"));
+        r.chain[0].loop_info.as_mut().unwrap().dio = Some(true);
+        assert!(codes(&r).is_empty());
+    }
+
+    #[test]
+    fn throttle_in_mb_and_iops() {
+        let t = Throttle {
+            device: "loop3".into(),
+            dev: "7:3".into(),
+            cgroup: "/lab".into(),
+            read_bps: Some(30_000_000),
+            write_bps: None,
+            read_iops: None,
+            write_iops: Some(500),
+        };
+        let h = throttled(&t);
+        assert_eq!(h.code, "cgroup-throttle");
+        assert_eq!(
+            h.text,
+            "loop3 is throttled for this process by blkio cgroup /lab: reads to 30.0 MB/s, writes to 500 IOPS."
+        );
+    }
+}

@@ -1,0 +1,449 @@
+//! `describe`: a target path resolved to its filesystem, the chain of block
+//! devices down to the physical ones, their facts, throttle limits and hints.
+
+use super::facts::{DeviceFacts, device_facts};
+use super::hints::{Hint, hints};
+use super::sysfs::{self, Blk};
+use super::{FsInfo, SysRoot, cgroup, mount_for, mounts};
+use serde::Serialize;
+use std::fs;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+/// What the target path is.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    File,
+    Directory,
+    MountPoint,
+    /// A whole block device (disk, zram, ...).
+    Disk,
+    Partition,
+    /// A block device built on others (loop, device-mapper, md).
+    StackedDevice,
+    Other,
+}
+
+/// The filesystem holding the target, with what its options mean for a benchmark.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FsFacts {
+    pub fstype: String,
+    pub mount_point: String,
+    pub source: String,
+    /// Per-mount options (`rw,noatime`).
+    pub options: String,
+    /// Filesystem options (`compress=zstd:3,space_cache=v2`).
+    pub super_options: String,
+    /// The filesystem compresses data it writes.
+    pub compress: bool,
+    /// The compression setting (`zstd:3`, `force:lzo`), when the options show it.
+    pub compression: Option<String>,
+    /// Copy-on-write data (btrfs without `nodatacow`, zfs, bcachefs).
+    pub cow: bool,
+    pub sync: bool,
+    pub noatime: bool,
+    pub read_only: bool,
+    /// Data lives in memory (tmpfs, ramfs).
+    pub memory: bool,
+}
+
+impl FsFacts {
+    pub(crate) fn from_mount(m: &FsInfo) -> FsFacts {
+        let opts: Vec<&str> = m.options.split(',').chain(m.super_options.split(',')).collect();
+        let has = |o: &str| opts.contains(&o);
+        let value = |k: &str| opts.iter().find_map(|o| o.strip_prefix(k)).map(str::to_string);
+        let compression = match m.fstype.as_str() {
+            "btrfs" => value("compress-force=")
+                .map(|v| format!("force:{v}"))
+                .or_else(|| value("compress=")),
+            "bcachefs" => value("compression=").or_else(|| value("background_compression=")),
+            _ => None,
+        }
+        .filter(|v| v != "no" && v != "none" && v != "force:no" && v != "force:none");
+        let cow = match m.fstype.as_str() {
+            "btrfs" => !has("nodatacow"),
+            "zfs" | "bcachefs" => true,
+            _ => false,
+        };
+        FsFacts {
+            fstype: m.fstype.clone(),
+            mount_point: m.mount_point.clone(),
+            source: m.source.clone(),
+            options: m.options.clone(),
+            super_options: m.super_options.clone(),
+            compress: compression.is_some(),
+            compression,
+            cow,
+            sync: has("sync"),
+            noatime: has("noatime"),
+            read_only: m.options.split(',').any(|o| o == "ro"),
+            memory: matches!(m.fstype.as_str(), "tmpfs" | "ramfs"),
+        }
+    }
+}
+
+/// What kind of block device a chain node is.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    Disk,
+    Partition,
+    Loop,
+    Dm,
+    Md,
+    Zram,
+}
+
+/// A loop device's backing file.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LoopInfo {
+    pub backing_file: String,
+    /// `loop/dio`: direct I/O to the backing file (else through its page cache).
+    pub dio: Option<bool>,
+    pub offset: u64,
+    /// The filesystem the backing file lives on.
+    pub backing_filesystem: Option<FsFacts>,
+}
+
+/// One block device in the chain; `children` are what it is built on
+/// (a partition's disk, slaves, btrfs members, the device under a loop's file).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ChainNode {
+    pub name: String,
+    pub dev: String,
+    pub kind: NodeKind,
+    pub size_bytes: u64,
+    /// Device-mapper name (`dm/name`).
+    pub dm_name: Option<String>,
+    /// md RAID level (`md/level`).
+    pub md_level: Option<String>,
+    #[serde(rename = "loop")]
+    pub loop_info: Option<LoopInfo>,
+    /// Devices built on this one (`holders/`).
+    pub holders: Vec<String>,
+    /// A bottom of the chain: its facts are in `devices`.
+    pub physical: bool,
+    pub children: Vec<ChainNode>,
+}
+
+/// blkio throttle limits (cgroup v1) on one device for the calling process.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Throttle {
+    pub device: String,
+    pub dev: String,
+    /// The process's blkio cgroup (its parents were read too).
+    pub cgroup: String,
+    pub read_bps: Option<u64>,
+    pub write_bps: Option<u64>,
+    pub read_iops: Option<u64>,
+    pub write_iops: Option<u64>,
+}
+
+/// Everything `iolab info` knows about a target.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DeviceReport {
+    /// The target as given.
+    pub target: String,
+    /// Its canonical path.
+    pub path: String,
+    pub kind: TargetKind,
+    pub filesystem: Option<FsFacts>,
+    /// Top-level devices under the target (several for a multi-device btrfs).
+    pub chain: Vec<ChainNode>,
+    /// The physical devices at the bottom of the chain.
+    pub devices: Vec<DeviceFacts>,
+    /// Throttle limits on any device of the chain.
+    pub throttles: Vec<Throttle>,
+    pub hints: Vec<Hint>,
+}
+
+/// The file-type and device numbers of the target, as `stat` gives them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stat {
+    File { dev: (u32, u32) },
+    Dir { dev: (u32, u32) },
+    Block { rdev: (u32, u32) },
+    Other { dev: (u32, u32) },
+}
+
+fn split(d: u64) -> (u32, u32) {
+    (rustix::fs::major(d), rustix::fs::minor(d))
+}
+
+/// Describe what serves `path`: a file, directory, mount point, partition,
+/// whole or stacked block device. Only the target itself is `stat`ed on the
+/// live system; everything else is read under `root`.
+pub fn describe(root: &SysRoot, path: &Path) -> Result<DeviceReport, String> {
+    let md = fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let canon = fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let ft = md.file_type();
+    let stat = if ft.is_block_device() {
+        Stat::Block { rdev: split(md.rdev()) }
+    } else if ft.is_dir() {
+        Stat::Dir { dev: split(md.dev()) }
+    } else if ft.is_file() {
+        Stat::File { dev: split(md.dev()) }
+    } else {
+        Stat::Other { dev: split(md.dev()) }
+    };
+    Ok(describe_stat(root, &path.display().to_string(), &canon, stat))
+}
+
+/// [`describe`] with the target's `stat` already taken (fixture tests pass their own).
+pub(crate) fn describe_stat(root: &SysRoot, target: &str, canon: &Path, stat: Stat) -> DeviceReport {
+    let mounts = mounts(root);
+    let mut w = Walk {
+        root,
+        mounts: &mounts,
+        seen: Vec::new(),
+    };
+    let (kind, filesystem, chain) = match stat {
+        Stat::Block { rdev } => {
+            let top = sysfs::by_dev(root, rdev);
+            let kind = match top.as_ref().map(node_kind) {
+                Some(NodeKind::Partition) => TargetKind::Partition,
+                Some(NodeKind::Loop | NodeKind::Dm | NodeKind::Md) => TargetKind::StackedDevice,
+                _ => TargetKind::Disk,
+            };
+            let fs = mounts
+                .iter()
+                .rev()
+                .find(|m| m.dev == rdev || sysfs::by_source(root, &m.source).is_some_and(|b| b.dev == rdev));
+            (
+                kind,
+                fs.map(FsFacts::from_mount),
+                top.map(|b| vec![w.node(&b, 0)]).unwrap_or_default(),
+            )
+        }
+        Stat::File { dev } | Stat::Dir { dev } | Stat::Other { dev } => {
+            let fs = mount_for(&mounts, canon, Some(dev)).or_else(|| mount_for(&mounts, canon, None));
+            let kind = match stat {
+                Stat::File { .. } => TargetKind::File,
+                Stat::Dir { .. } if fs.as_ref().is_some_and(|m| Path::new(&m.mount_point) == canon) => TargetKind::MountPoint,
+                Stat::Dir { .. } => TargetKind::Directory,
+                _ => TargetKind::Other,
+            };
+            let chain = fs.as_ref().map(|m| w.roots_for_mount(m, 0)).unwrap_or_default();
+            (kind, fs.as_ref().map(FsFacts::from_mount), chain)
+        }
+    };
+    let mut devices: Vec<DeviceFacts> = Vec::new();
+    let mut all: Vec<(String, (u32, u32))> = Vec::new();
+    collect(root, &chain, false, &mut devices, &mut all);
+    let mut report = DeviceReport {
+        target: target.to_string(),
+        path: canon.display().to_string(),
+        kind,
+        filesystem,
+        throttles: cgroup::throttles(root, &all),
+        chain,
+        devices,
+        hints: Vec::new(),
+    };
+    report.hints = hints(&report);
+    report
+}
+
+fn node_kind(b: &Blk) -> NodeKind {
+    if b.is_partition() {
+        NodeKind::Partition
+    } else if b.dir.join("loop").is_dir() {
+        NodeKind::Loop
+    } else if b.dir.join("dm").is_dir() {
+        NodeKind::Dm
+    } else if b.dir.join("md").is_dir() {
+        NodeKind::Md
+    } else if b.name.starts_with("zram") {
+        NodeKind::Zram
+    } else {
+        NodeKind::Disk
+    }
+}
+
+/// Leaves → device facts (once each); every device → the throttle lookup list.
+fn collect(root: &SysRoot, nodes: &[ChainNode], on_memory: bool, devices: &mut Vec<DeviceFacts>, all: &mut Vec<(String, (u32, u32))>) {
+    for n in nodes {
+        let Some(dev) = n.dev.split_once(':').and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))) else {
+            continue;
+        };
+        if !all.iter().any(|(_, d)| *d == dev) {
+            all.push((n.name.clone(), dev));
+        }
+        let memory = on_memory
+            || n.loop_info
+                .as_ref()
+                .and_then(|l| l.backing_filesystem.as_ref())
+                .is_some_and(|f| f.memory);
+        if n.physical
+            && !devices.iter().any(|d| d.dev == n.dev)
+            && let Some(b) = sysfs::by_dev(root, dev)
+        {
+            let mut f = device_facts(root, &b);
+            f.memory_backed |= memory;
+            devices.push(f);
+        }
+        collect(root, &n.children, memory, devices, all);
+    }
+}
+
+struct Walk<'a> {
+    root: &'a SysRoot,
+    mounts: &'a [FsInfo],
+    seen: Vec<(u32, u32)>,
+}
+
+const MAX_DEPTH: usize = 16;
+
+impl Walk<'_> {
+    /// The top devices of a mounted filesystem: its own device number if
+    /// that is a block device, else the mount source (for btrfs: all members).
+    fn roots_for_mount(&mut self, m: &FsInfo, depth: usize) -> Vec<ChainNode> {
+        let source = sysfs::by_source(self.root, &m.source);
+        let tops: Vec<Blk> = if m.fstype == "btrfs" {
+            let members = source.as_ref().map(|s| sysfs::btrfs_members(self.root, s)).unwrap_or_default();
+            if members.is_empty() {
+                source.into_iter().collect()
+            } else {
+                members
+            }
+        } else if let Some(b) = (m.dev.0 != 0).then(|| sysfs::by_dev(self.root, m.dev)).flatten() {
+            vec![b]
+        } else {
+            source.into_iter().collect()
+        };
+        tops.iter().map(|b| self.node(b, depth)).collect()
+    }
+
+    fn node(&mut self, b: &Blk, depth: usize) -> ChainNode {
+        let kind = node_kind(b);
+        // `seen` holds the ancestors: a device met again below itself ends the walk.
+        let looped = self.seen.contains(&b.dev) || depth > MAX_DEPTH;
+        self.seen.push(b.dev);
+        let mut loop_info = None;
+        let children = if looped {
+            Vec::new()
+        } else if kind == NodeKind::Partition {
+            b.disk().map(|d| vec![self.node(&d, depth + 1)]).unwrap_or_default()
+        } else if kind == NodeKind::Loop {
+            let (info, kids) = self.loop_backing(b, depth);
+            loop_info = info;
+            kids
+        } else {
+            b.slaves().iter().map(|s| self.node(s, depth + 1)).collect()
+        };
+        self.seen.pop();
+        ChainNode {
+            name: b.name.clone(),
+            dev: b.dev_string(),
+            kind,
+            size_bytes: b.size_bytes(),
+            dm_name: b.attr("dm/name"),
+            md_level: b.attr("md/level"),
+            loop_info,
+            holders: b.holders().into_iter().map(|h| h.name).collect(),
+            physical: children.is_empty() && kind != NodeKind::Partition,
+            children,
+        }
+    }
+
+    /// A loop device's backing file, and the devices under that file.
+    fn loop_backing(&mut self, b: &Blk, depth: usize) -> (Option<LoopInfo>, Vec<ChainNode>) {
+        let Some(file) = b.attr("loop/backing_file") else {
+            return (None, Vec::new());
+        };
+        let file = file.strip_suffix(" (deleted)").unwrap_or(&file).to_string();
+        let path = PathBuf::from(&file);
+        // Live, the file's own device number picks among stacked mounts; in a fixture it is not there.
+        let live_dev = (self.root.0 == Path::new("/"))
+            .then(|| fs::metadata(&path).ok())
+            .flatten()
+            .map(|m| split(m.dev()));
+        let fs = live_dev
+            .and_then(|d| mount_for(self.mounts, &path, Some(d)))
+            .or_else(|| mount_for(self.mounts, &path, None));
+        let kids = fs.as_ref().map(|m| self.roots_for_mount(m, depth + 1)).unwrap_or_default();
+        let info = LoopInfo {
+            backing_file: file,
+            dio: b.attr("loop/dio").map(|s| s == "1"),
+            offset: b.attr("loop/offset").and_then(|s| s.parse().ok()).unwrap_or(0),
+            backing_filesystem: fs.as_ref().map(FsFacts::from_mount),
+        };
+        (Some(info), kids)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mount(fstype: &str, options: &str, super_options: &str) -> FsInfo {
+        FsInfo {
+            fstype: fstype.into(),
+            mount_point: "/m".into(),
+            source: "/dev/sda1".into(),
+            options: options.into(),
+            super_options: super_options.into(),
+            dev: (8, 1),
+        }
+    }
+
+    #[test]
+    fn fs_flags_from_options() {
+        let f = FsFacts::from_mount(&mount("btrfs", "rw,noatime", "rw,compress=zstd:3,space_cache=v2"));
+        assert!(f.compress && f.cow && f.noatime && !f.sync && !f.read_only);
+        assert_eq!(f.compression.as_deref(), Some("zstd:3"));
+        let f = FsFacts::from_mount(&mount("btrfs", "rw", "rw,compress-force=lzo,nodatacow"));
+        assert_eq!(f.compression.as_deref(), Some("force:lzo"));
+        assert!(!f.cow);
+        let f = FsFacts::from_mount(&mount("ext4", "ro,sync,relatime", "ro"));
+        assert!(f.sync && f.read_only && !f.compress && !f.cow && !f.noatime);
+        assert!(FsFacts::from_mount(&mount("zfs", "rw", "rw,xattr")).cow);
+        assert!(FsFacts::from_mount(&mount("tmpfs", "rw", "rw")).memory);
+        let f = FsFacts::from_mount(&mount("bcachefs", "rw", "rw,compression=lz4"));
+        assert!(f.compress && f.cow);
+    }
+
+    #[test]
+    fn live_root_on_block_device() {
+        let root = SysRoot::default();
+        let r = describe(&root, Path::new("/")).expect("describe /");
+        assert_eq!(r.kind, TargetKind::MountPoint);
+        let fs = r.filesystem.as_ref().expect("root filesystem");
+        if fs.source.starts_with("/dev/") && sysfs::by_source(&root, &fs.source).is_some() {
+            assert!(!r.chain.is_empty(), "{r:#?}");
+            assert!(!r.devices.is_empty(), "{r:#?}");
+        }
+        if fs.source == "/dev/vda" {
+            assert_eq!(fs.fstype, "ext4");
+            assert_eq!(r.devices[0].name, "vda");
+            assert_eq!(r.devices[0].transport, super::super::Transport::Virtio);
+        }
+    }
+
+    #[test]
+    fn live_dev_shm_has_no_block_device() {
+        let Ok(r) = describe(&SysRoot::default(), Path::new("/dev/shm")) else {
+            return;
+        };
+        if r.filesystem.as_ref().is_some_and(|f| f.fstype == "tmpfs") {
+            assert!(r.chain.is_empty());
+            assert!(r.hints.iter().any(|h| h.code == "memory-backed"));
+        }
+    }
+
+    /// `IOLAB_INFO=/path1:/path2 cargo test --lib print_live -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn print_live() {
+        for p in std::env::var("IOLAB_INFO").unwrap_or_else(|_| "/".into()).split(':') {
+            let r = describe(&SysRoot::default(), Path::new(p)).unwrap();
+            println!("{}\n{}", serde_json::to_string_pretty(&r).unwrap(), super::super::render_info(&r));
+        }
+    }
+
+    #[test]
+    fn missing_target_is_an_error() {
+        assert!(describe(&SysRoot::default(), Path::new("/no/such/iolab/path")).is_err());
+    }
+}
