@@ -38,6 +38,17 @@ enum Cmd {
     Job(JobArgs),
     /// List the suites and their tests
     Suites,
+    /// Describe a target: filesystem, device chain, physical devices, throttles, hints
+    Info(InfoArgs),
+}
+
+#[derive(Args, Debug)]
+struct InfoArgs {
+    /// A file, directory, mount point, partition, disk or stacked device
+    target: PathBuf,
+    /// Print the JSON document instead of the terminal view
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -167,6 +178,7 @@ pub fn main() -> ExitCode {
             print!("{}", suites_listing());
             Ok(())
         }
+        Cmd::Info(a) => info(&a),
         Cmd::Run(a) => {
             let common = &a.common;
             let specs = a.suite.jobs(&Common {
@@ -202,6 +214,22 @@ pub fn main() -> ExitCode {
             eprintln!("iolab: {e}");
             ExitCode::from(e.exit_code())
         }
+    }
+}
+
+/// `iolab info`.
+fn info(a: &InfoArgs) -> Result<()> {
+    if !a.target.exists() {
+        return Err(usage(format!("target {} does not exist", a.target.display())));
+    }
+    let report = crate::device::describe(&SysRoot::default(), &a.target)
+        .map_err(|e| usage(format!("cannot describe {}: {e}", a.target.display())))?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        serde_json::to_writer_pretty(&mut out, &report).map_err(|e| failed(format!("writing JSON: {e}")))?;
+        writeln!(out).map_err(|e| failed(format!("writing output: {e}")))
+    } else {
+        write!(out, "{}", crate::device::render_info(&report)).map_err(|e| failed(format!("writing output: {e}")))
     }
 }
 

@@ -64,6 +64,9 @@ pub struct TargetInfo {
     pub filesystem: Option<FsInfo>,
     /// Block devices serving the target, top first (a loop device before the device under its backing file).
     pub devices: Vec<BlockDev>,
+    /// What `iolab info` says about the target: the full chain, each physical
+    /// device's facts, the throttles that apply, and the hints.
+    pub info: Option<device::DeviceReport>,
 }
 
 /// An open target, ready for jobs.
@@ -203,6 +206,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, progress: PrefillPro
         device::filesystem_of(root, path)
     };
     let device_names = devices.iter().map(|d| d.name.clone()).collect();
+    let report = device::describe(root, path).ok();
     let info = TargetInfo {
         path: std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()).display().to_string(),
         kind,
@@ -211,6 +215,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, progress: PrefillPro
         direct,
         filesystem,
         devices,
+        info: report,
     };
     Ok(Target {
         file,

@@ -1,0 +1,247 @@
+//! `iolab info` on real targets of this machine: the root filesystem,
+//! /dev/shm, a loop device, zram, a btrfs raid1 over three loop devices, and
+//! a device throttled by the caller's blkio cgroup. (Fixture sysfs trees for
+//! hardware this machine lacks are unit tests in `src/device/`.)
+//!
+//! Needs root for everything but the first two; skips without root except
+//! under `CI=true`.
+
+mod common;
+
+use common::emu::{BlockDev, Cgroup, Limit, LoopDev, Zram, require_root, run_checked, unique_name};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
+
+fn info(cmd: &mut Command, target: &Path) -> Value {
+    let out = cmd.arg("info").arg(target).arg("--json").output().unwrap();
+    assert!(
+        out.status.success(),
+        "iolab info {}: {}",
+        target.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("iolab info --json prints one JSON document")
+}
+
+fn info_of(target: &Path) -> Value {
+    info(&mut Command::new(IOLAB), target)
+}
+
+fn hint_codes(v: &Value) -> Vec<String> {
+    v["hints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn chain_names(v: &Value) -> Vec<String> {
+    fn walk(n: &Value, out: &mut Vec<String>) {
+        out.push(n["name"].as_str().unwrap().to_string());
+        for c in n["children"].as_array().into_iter().flatten() {
+            walk(c, out);
+        }
+    }
+    let mut out = Vec::new();
+    for n in v["chain"].as_array().unwrap() {
+        walk(n, &mut out);
+    }
+    out
+}
+
+/// The filesystem type /proc/mounts gives for the mount point `/`.
+fn root_fstype() -> String {
+    let m = std::fs::read_to_string("/proc/mounts").unwrap();
+    m.lines()
+        .filter(|l| l.split(' ').nth(1) == Some("/"))
+        .last()
+        .unwrap()
+        .split(' ')
+        .nth(2)
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn file_on_the_root_filesystem() {
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let f = dir.path().join("f");
+    std::fs::write(&f, b"x").unwrap();
+    let v = info_of(&f);
+    assert_eq!(v["kind"], "file");
+    assert_eq!(v["filesystem"]["fstype"], root_fstype());
+    assert_eq!(v["filesystem"]["mount_point"], "/");
+    if v["filesystem"]["source"].as_str().unwrap().starts_with("/dev/") {
+        // A block device serves /: the chain reaches it and facts are read.
+        let names = chain_names(&v);
+        assert!(!names.is_empty(), "{v:#}");
+        let dev = &v["devices"][0];
+        assert!(dev["size_bytes"].as_u64().unwrap() > 0);
+        assert!(dev["logical_block_size"].as_u64().unwrap() >= 512);
+        assert_ne!(dev["transport"], "unknown", "{dev:#}");
+    }
+}
+
+#[test]
+fn dev_shm_is_memory() {
+    let v = info_of(Path::new("/dev/shm"));
+    assert_eq!(v["filesystem"]["fstype"], "tmpfs");
+    assert!(v["chain"].as_array().unwrap().is_empty());
+    assert!(hint_codes(&v).contains(&"memory-backed".to_string()), "{v:#}");
+    // The terminal view says it in words too.
+    let out = Command::new(IOLAB).args(["info", "/dev/shm"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("RAM"));
+}
+
+#[test]
+fn loop_device_over_a_shm_file() {
+    if !require_root() {
+        return;
+    }
+    let dev = LoopDev::new_sparse(16 << 20);
+    let v = info_of(dev.path());
+    let node = &v["chain"][0];
+    assert_eq!(node["kind"], "loop", "{v:#}");
+    assert_eq!(node["name"], dev.path().file_name().unwrap().to_str().unwrap());
+    assert_eq!(node["loop"]["backing_file"], dev.backing_file().to_str().unwrap());
+    assert_eq!(node["loop"]["dio"], false);
+    assert_eq!(v["devices"][0]["transport"], "loop");
+    let hints = hint_codes(&v);
+    assert!(
+        hints.contains(&"loop-buffered".to_string()) && hints.contains(&"memory-backed".to_string()),
+        "{hints:?}"
+    );
+}
+
+#[test]
+fn zram_device() {
+    if !require_root() {
+        return;
+    }
+    let z = Zram::new(32 << 20);
+    let v = info_of(z.path());
+    assert_eq!(v["chain"][0]["kind"], "zram", "{v:#}");
+    assert_eq!(v["devices"][0]["transport"], "zram");
+    assert_eq!(v["devices"][0]["memory_backed"], true);
+    assert_eq!(v["devices"][0]["size_bytes"], 32 << 20);
+}
+
+/// Unmounts and removes the mount point on drop.
+struct Mounted(PathBuf);
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        for _ in 0..20 {
+            if Command::new("umount").arg(&self.0).status().is_ok_and(|s| s.success()) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+#[test]
+fn btrfs_raid1_over_three_loop_devices() {
+    if !require_root() {
+        return;
+    }
+    let devs: Vec<LoopDev> = (0..3).map(|_| LoopDev::new_sparse(256 << 20)).collect();
+    let paths: Vec<&Path> = devs.iter().map(|d| d.path()).collect();
+    run_checked(
+        Command::new("mkfs.btrfs")
+            .args(["-f", "-q", "-d", "raid1", "-m", "raid1"])
+            .args(&paths),
+    );
+    let dir = std::env::temp_dir().join(unique_name("btrfs"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let opts = format!(
+        "device={},device={},device={}",
+        paths[0].display(),
+        paths[1].display(),
+        paths[2].display()
+    );
+    run_checked(Command::new("mount").args(["-t", "btrfs", "-o", &opts]).arg(paths[0]).arg(&dir));
+    let _m = Mounted(dir.clone());
+    let v = info_of(&dir);
+    assert_eq!(v["filesystem"]["fstype"], "btrfs");
+    assert_eq!(v["filesystem"]["cow"], true);
+    let names = chain_names(&v);
+    for d in &devs {
+        let n = d.path().file_name().unwrap().to_str().unwrap().to_string();
+        assert!(names.contains(&n), "member {n} missing from chain {names:?}");
+    }
+    assert!(hint_codes(&v).contains(&"fs-cow".to_string()));
+    // A member that is not the mount source is still in use: refused even with --force.
+    let before = std::fs::read(devs[2].backing_file()).unwrap();
+    let out = Command::new(IOLAB)
+        .arg("job")
+        .arg(paths[2])
+        .args([
+            "--rw",
+            "write",
+            "--duration",
+            "200ms",
+            "--runs",
+            "1",
+            "--warmup",
+            "0s",
+            "--allow-destroy",
+            "--force",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("member of the mounted btrfs"), "{stderr}");
+    assert!(std::fs::read(devs[2].backing_file()).unwrap() == before, "the member changed");
+    // The run JSON carries the same document under target.info.
+    let out = Command::new(IOLAB)
+        .arg("job")
+        .arg(&dir)
+        .args([
+            "--rw",
+            "read",
+            "--bs",
+            "128k",
+            "--size",
+            "8MiB",
+            "--duration",
+            "200ms",
+            "--runs",
+            "1",
+            "--warmup",
+            "0s",
+            "--json",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(run["target"]["info"]["chain"], v["chain"]);
+}
+
+#[test]
+fn throttle_of_the_callers_cgroup_is_reported() {
+    if !require_root() {
+        return;
+    }
+    let dev = LoopDev::new_sparse(16 << 20);
+    let cg = Cgroup::new();
+    cg.limit(&dev, Limit::ReadBps(30_000_000));
+    let v = info(&mut cg.command(IOLAB), dev.path());
+    let t = &v["throttles"][0];
+    assert_eq!(t["read_bps"], 30_000_000, "{v:#}");
+    assert_eq!(t["dev"], dev.majmin());
+    let h = v["hints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["code"] == "cgroup-throttle")
+        .expect("throttle hint");
+    assert!(h["text"].as_str().unwrap().contains("30.0 MB/s"), "{h}");
+}
