@@ -57,8 +57,7 @@ fn chain_names(v: &Value) -> Vec<String> {
 fn root_fstype() -> String {
     let m = std::fs::read_to_string("/proc/mounts").unwrap();
     m.lines()
-        .filter(|l| l.split(' ').nth(1) == Some("/"))
-        .last()
+        .rfind(|l| l.split(' ').nth(1) == Some("/"))
         .unwrap()
         .split(' ')
         .nth(2)
