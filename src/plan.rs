@@ -5,11 +5,11 @@
 //! device.
 
 use crate::units::{fmt_bs, fmt_duration};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// Access pattern, named as in fio so users can transfer their habits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Rw {
     Read,
@@ -52,7 +52,7 @@ impl Rw {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum EngineKind {
     /// Linux io_uring: one ring per thread, registered file and buffers.
@@ -72,7 +72,7 @@ impl EngineKind {
 }
 
 /// When a measured pass ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Limit {
     /// Stop issuing after this long (in-flight I/Os still complete and count).
@@ -82,7 +82,7 @@ pub enum Limit {
 }
 
 /// One workload, fully specified.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct JobSpec {
     pub name: String,
     pub rw: Rw,
@@ -100,7 +100,7 @@ pub struct JobSpec {
 }
 
 /// How each job is repeated.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct Repeat {
     pub runs: u32,
     pub warmup: Duration,
@@ -108,7 +108,7 @@ pub struct Repeat {
 }
 
 /// One test of a suite, before it is split into directions.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct SuiteTest {
     pub random: bool,
     pub bs: u64,
@@ -140,7 +140,7 @@ impl SuiteTest {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum SuiteName {
     Default,

@@ -73,7 +73,7 @@ fn footer(r: &Report) -> String {
     for j in &r.jobs {
         for w in &j.warnings {
             if !seen.iter().any(|(c, m)| *c == w.code && *m == w.message) {
-                seen.push((w.code, &w.message));
+                seen.push((&w.code, &w.message));
             }
         }
     }

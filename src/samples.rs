@@ -115,7 +115,7 @@ pub struct SysCpu {
 }
 
 /// I/O the block device saw over one pass, from `/proc/diskstats`.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DiskDelta {
     pub name: String,
     pub read_bytes: u64,

@@ -9,14 +9,14 @@ use crate::measure::JobSamples;
 use crate::plan::Limit;
 use crate::samples::{DirSamples, RunSamples};
 use crate::target::{Target, TargetInfo};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Above this coefficient of variation across runs, say the figure is noisy.
 pub const HIGH_CV: f64 = 0.10;
 /// The device cross-check tolerates this relative difference.
 pub const DEVICE_TOLERANCE: f64 = 0.10;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
     pub iolab_version: String,
     pub command: String,
@@ -29,14 +29,14 @@ pub struct Report {
     pub interrupted: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Host {
     pub hostname: String,
     pub kernel: String,
     pub cpus: usize,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Settings {
     pub runs: u32,
     pub warmup_s: f64,
@@ -44,13 +44,13 @@ pub struct Settings {
     pub suite: Option<String>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Warning {
-    pub code: &'static str,
+    pub code: String,
     pub message: String,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Latency {
     pub mean: f64,
     pub min: u64,
@@ -64,7 +64,7 @@ pub struct Latency {
 
 /// Figures of one direction. At job level each figure is the median over the
 /// measured runs, and `bw_min`/`bw_max`/`bw_cv` give the spread of bandwidth.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct DirReport {
     pub bytes: u64,
     pub ios: u64,
@@ -81,7 +81,7 @@ pub struct DirReport {
     pub bw_cv: Option<f64>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CpuReport {
     /// User and system time of the whole iolab process (every thread,
     /// including io_uring kernel workers), as % of one CPU over wall time.
@@ -96,7 +96,7 @@ pub struct CpuReport {
     pub system_iowait_pct: f64,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct DeviceReport {
     /// The device the filesystem (or the job) is on, summed over measured runs.
     pub name: String,
@@ -111,14 +111,14 @@ pub struct DeviceReport {
     pub lower: Vec<crate::samples::DiskDelta>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Samples {
     /// Bytes completed in each second of the run.
     pub read_bytes_per_s: Vec<u64>,
     pub write_bytes_per_s: Vec<u64>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunReport {
     pub read: Option<DirReport>,
     pub write: Option<DirReport>,
@@ -134,16 +134,16 @@ pub struct RunReport {
     pub samples: Samples,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct JobReport {
     pub name: String,
-    pub rw: &'static str,
+    pub rw: String,
     pub bs: u64,
     pub qd: u32,
     pub threads: u32,
     pub mix_read: Option<u8>,
     pub direct: bool,
-    pub engine: &'static str,
+    pub engine: String,
     /// Threads actually used (psync emulates queue depth with threads).
     pub workers: u32,
     pub duration_s: Option<f64>,
@@ -308,7 +308,7 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
     if !job.direct {
         if target.direct_fallback {
             warnings.push(Warning {
-                code: "buffered_fallback",
+                code: "buffered_fallback".into(),
                 message: format!(
                     "{} refused O_DIRECT: measured with BUFFERED I/O through the page cache (cache dropped before each read pass; writes timed to fdatasync)",
                     tinfo.path
@@ -316,7 +316,7 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
             });
         } else {
             warnings.push(Warning {
-                code: "buffered",
+                code: "buffered".into(),
                 message: "buffered I/O (--buffered): the page cache is in the path; reads start cold, writes are timed to fdatasync".into(),
             });
         }
@@ -324,7 +324,7 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
     if tinfo.devices.is_empty() {
         let fs = tinfo.filesystem.as_ref().map(|f| f.fstype.as_str()).unwrap_or("unknown");
         warnings.push(Warning {
-            code: "no_block_device",
+            code: "no_block_device".into(),
             message: format!(
                 "no block device serves {} (filesystem {fs}): the device cross-check could not run, and the figures may be memory or cache speed rather than a storage device's{}",
                 tinfo.path,
@@ -333,7 +333,7 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
         });
     } else if tinfo.devices[0].memory {
         warnings.push(Warning {
-            code: "memory_device",
+            code: "memory_device".into(),
             message: format!(
                 "{} is a memory-backed block device: figures are memory speed",
                 tinfo.devices[0].name
@@ -349,7 +349,7 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
             && c > HIGH_CV
         {
             warnings.push(Warning {
-                code: "high_cv",
+                code: "high_cv".into(),
                 message: format!(
                     "{dir} bandwidth varied {:.0}% between runs: use more --runs or a longer --duration",
                     c * 100.0
@@ -361,7 +361,7 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
     let usable = (job.workers as f64).min(cpus as f64);
     if busy >= 0.9 * usable {
         warnings.push(Warning {
-            code: "cpu_bound",
+            code: "cpu_bound".into(),
             message: format!(
                 "iolab kept {busy:.2} CPUs busy with {} worker thread(s): the figure may be limited by the CPU, not the device",
                 job.workers
@@ -370,7 +370,7 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
     }
     if spec.engine == crate::plan::EngineKind::Psync && spec.qd > 1 {
         warnings.push(Warning {
-            code: "psync_threads",
+            code: "psync_threads".into(),
             message: format!("psync has no queue: QD{} emulated with {} threads", spec.qd, job.workers),
         });
     }
@@ -380,7 +380,7 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
         .find(|r| r.workers > 1 && r.last_done_ns > 0 && (r.last_done_ns - r.first_done_ns) as f64 > 0.1 * r.last_done_ns as f64)
     {
         warnings.push(Warning {
-            code: "uneven_threads",
+            code: "uneven_threads".into(),
             message: format!(
                 "threads finished unevenly (first at {:.2}s, last at {:.2}s): figures use the last-done time",
                 r.first_done_ns as f64 / 1e9,
@@ -391,13 +391,13 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
 
     JobReport {
         name: spec.name.clone(),
-        rw: spec.rw.as_str(),
+        rw: spec.rw.as_str().to_string(),
         bs: spec.bs,
         qd: spec.qd,
         threads: spec.threads,
         mix_read: matches!(spec.rw, crate::plan::Rw::Randrw | crate::plan::Rw::Rw).then_some(spec.mix_read),
         direct: job.direct,
-        engine: spec.engine.as_str(),
+        engine: spec.engine.as_str().to_string(),
         workers: job.workers,
         duration_s: match spec.limit {
             Limit::Time(d) => Some(d.as_secs_f64()),
@@ -469,7 +469,7 @@ pub fn cross_check(d: &DeviceReport) -> Vec<Warning> {
         let ratio = dev as f64 / job as f64;
         if ratio < 1.0 - DEVICE_TOLERANCE {
             w.push(Warning {
-                code: "cache_answered",
+                code: "cache_answered".into(),
                 message: format!(
                     "{} saw only {:.0}% of the bytes the job {dir}: a cache answered (page cache, filesystem or device cache) or the filesystem compressed; this is not the device's speed",
                     d.name,
@@ -478,7 +478,7 @@ pub fn cross_check(d: &DeviceReport) -> Vec<Warning> {
             });
         } else if ratio > 1.0 + DEVICE_TOLERANCE && dev - job > 1 << 20 {
             w.push(Warning {
-                code: "device_extra",
+                code: "device_extra".into(),
                 message: format!(
                     "{} saw {:.0}% of the bytes the job {dir}: other I/O on the device, read-ahead, journaling or write amplification",
                     d.name,

@@ -18,7 +18,7 @@ use crate::device::{self, BlockDev, FsInfo, SysRoot};
 use crate::error::{Error, Result, failed, usage};
 use crate::signals::Stop;
 use crate::units::fmt_bytes;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::os::unix::fs::FileTypeExt;
@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 /// Default size of the test file made in a directory.
 pub const DEFAULT_TEST_FILE: u64 = 1 << 30;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// A directory: iolab measures its own test file inside it.
@@ -52,7 +52,7 @@ pub struct OpenRequest {
 }
 
 /// Description of the target, recorded in every result.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TargetInfo {
     pub path: String,
     pub kind: Kind,

@@ -321,3 +321,20 @@ fn filesystem_without_o_direct_falls_back_loudly() {
     );
     std::mem::forget(guard);
 }
+
+/// The JSON document reads back into the library's Report type and writes
+/// out identically: what the store, `show` and `compare` rely on.
+#[test]
+fn json_document_round_trips_through_report() {
+    let d = shm_dir();
+    let out = iolab()
+        .args(["job", d.path().to_str().unwrap(), "--rw", "randrw", "--size", "8MiB"])
+        .args(SHORT_RUNS)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let original: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report: iolab::summary::Report = serde_json::from_value(original.clone()).expect("document parses as Report");
+    assert_eq!(serde_json::to_value(&report).unwrap(), original);
+}

@@ -3,12 +3,12 @@
 
 use super::SysRoot;
 use super::sysfs::{Blk, bracketed, read_trimmed, sys_path};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// How a device is attached, from its canonical sysfs path and driver links.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Transport {
     /// USB Attached SCSI (driver `uas`): command queueing over USB.
@@ -61,7 +61,7 @@ impl Transport {
 
 /// One device at the bottom of a chain, from sysfs only. `None` means sysfs
 /// does not expose the value for this device.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct DeviceFacts {
     pub name: String,
     /// `major:minor`.

@@ -3,12 +3,12 @@
 
 use super::facts::{DeviceFacts, Transport};
 use super::report::{ChainNode, DeviceReport, Throttle};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Hint {
     /// Stable identifier (`usb-no-uas`, `queue-depth-1`, ...).
-    pub code: &'static str,
+    pub code: String,
     /// The device (or mount point) the hint is about.
     pub subject: String,
     pub text: String,
@@ -16,7 +16,7 @@ pub struct Hint {
 
 fn hint(code: &'static str, subject: &str, text: String) -> Hint {
     Hint {
-        code,
+        code: code.to_string(),
         subject: subject.to_string(),
         text,
     }
@@ -232,8 +232,8 @@ mod tests {
         }
     }
 
-    fn codes(r: &DeviceReport) -> Vec<&'static str> {
-        hints(r).iter().map(|h| h.code).collect()
+    fn codes(r: &DeviceReport) -> Vec<String> {
+        hints(r).iter().map(|h| h.code.clone()).collect()
     }
 
     #[test]
@@ -247,7 +247,7 @@ mod tests {
         d.transport = Transport::UsbStorage;
         d.queue_depth = Some(1);
         let h = hints(&report(vec![d]));
-        assert_eq!(h.iter().map(|h| h.code).collect::<Vec<_>>(), ["usb-no-uas"]);
+        assert_eq!(h.iter().map(|h| h.code.as_str()).collect::<Vec<_>>(), ["usb-no-uas"]);
         assert!(h[0].text.contains("one command at a time"));
     }
 

@@ -22,7 +22,7 @@ pub use report::{ChainNode, DeviceReport, FsFacts, LoopInfo, NodeKind, TargetKin
 pub use view::render_info;
 
 use crate::samples::DiskDelta;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -48,7 +48,7 @@ impl SysRoot {
 }
 
 /// The filesystem a path lives on.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct FsInfo {
     pub fstype: String,
     pub mount_point: String,
@@ -61,7 +61,7 @@ pub struct FsInfo {
 }
 
 /// One block device in the chain that serves a target.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct BlockDev {
     pub name: String,
     pub major: u32,

@@ -5,13 +5,13 @@ use super::facts::{DeviceFacts, device_facts};
 use super::hints::{Hint, hints};
 use super::sysfs::{self, Blk};
 use super::{FsInfo, SysRoot, cgroup, mount_for, mounts};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 /// What the target path is.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     File,
@@ -26,7 +26,7 @@ pub enum TargetKind {
 }
 
 /// The filesystem holding the target, with what its options mean for a benchmark.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct FsFacts {
     pub fstype: String,
     pub mount_point: String,
@@ -84,7 +84,7 @@ impl FsFacts {
 }
 
 /// What kind of block device a chain node is.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum NodeKind {
     Disk,
@@ -96,7 +96,7 @@ pub enum NodeKind {
 }
 
 /// A loop device's backing file.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LoopInfo {
     pub backing_file: String,
     /// `loop/dio`: direct I/O to the backing file (else through its page cache).
@@ -108,7 +108,7 @@ pub struct LoopInfo {
 
 /// One block device in the chain; `children` are what it is built on
 /// (a partition's disk, slaves, btrfs members, the device under a loop's file).
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ChainNode {
     pub name: String,
     pub dev: String,
@@ -128,7 +128,7 @@ pub struct ChainNode {
 }
 
 /// blkio throttle limits (cgroup v1) on one device for the calling process.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Throttle {
     pub device: String,
     pub dev: String,
@@ -141,7 +141,7 @@ pub struct Throttle {
 }
 
 /// Everything `iolab info` knows about a target.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct DeviceReport {
     /// The target as given.
     pub target: String,

@@ -10,8 +10,8 @@ fn file(fx: &Fx, path: &str, dev: (u32, u32)) -> DeviceReport {
     describe_stat(&fx.root(), path, Path::new(path), Stat::File { dev })
 }
 
-fn codes(r: &DeviceReport) -> Vec<&'static str> {
-    r.hints.iter().map(|h| h.code).collect()
+fn codes(r: &DeviceReport) -> Vec<String> {
+    r.hints.iter().map(|h| h.code.clone()).collect()
 }
 
 #[test]
