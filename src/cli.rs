@@ -8,6 +8,7 @@ use crate::measure::{Event, Observer, Pass, Runner};
 use crate::plan::{self, Common, EngineKind, JobSpec, Limit, Repeat, Rw, SuiteName};
 use crate::render;
 use crate::signals::Stop;
+use crate::store::{self, Store};
 use crate::summary::{self, Host, Report, Settings};
 use crate::target::{self, OpenRequest};
 use crate::units::{self, fmt_bs, fmt_bytes, fmt_duration};
@@ -26,6 +27,9 @@ use std::time::Duration;
     about = "A storage test lab: truthful, safe and fast benchmarks of files, filesystems and block devices"
 )]
 struct Cli {
+    /// Results store (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db)
+    #[arg(long, global = true, value_name = "PATH")]
+    db: Option<PathBuf>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -40,6 +44,41 @@ enum Cmd {
     Suites,
     /// Describe a target: filesystem, device chain, physical devices, throttles, hints
     Info(InfoArgs),
+    /// List stored runs
+    List(ListArgs),
+    /// Show a stored run (the same table or JSON document the run printed)
+    Show(ShowArgs),
+    /// Delete a stored run
+    Delete { id: i64 },
+    /// Set a stored run's label
+    Label { id: i64, text: String },
+    /// Set a tag (key=value) on a stored run
+    Tag {
+        id: i64,
+        #[arg(value_parser = store::parse_tag)]
+        tag: (String, String),
+    },
+}
+
+#[derive(Args, Debug)]
+struct ListArgs {
+    /// Only runs whose label contains TEXT
+    #[arg(long, value_name = "TEXT")]
+    label: Option<String>,
+    /// Only runs with this tag (repeatable: all must match)
+    #[arg(long, value_name = "KEY=VALUE", value_parser = store::parse_tag)]
+    tag: Vec<(String, String)>,
+    /// Print JSON: [{"id", "label", "tags", "started_at", "kind", "target"}]
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+struct ShowArgs {
+    id: i64,
+    /// Print the run's JSON document
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -122,6 +161,15 @@ struct CommonArgs {
     /// Write the JSON document to PATH, or to stdout with `-` (then only JSON goes to stdout)
     #[arg(long, value_name = "PATH|-")]
     json: Option<String>,
+    /// Do not keep this run in the results store
+    #[arg(long)]
+    no_store: bool,
+    /// A label for the stored run, e.g. "ZFS mirror over USB"
+    #[arg(long, value_name = "TEXT")]
+    label: Option<String>,
+    /// A tag for the stored run (repeatable), e.g. --tag bus=usb --tag fs=zfs
+    #[arg(long, value_name = "KEY=VALUE", value_parser = store::parse_tag)]
+    tag: Vec<(String, String)>,
 }
 
 fn parse_bs(s: &str) -> std::result::Result<u64, String> {
@@ -173,12 +221,18 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let db = cli.db.clone().unwrap_or_else(store::default_path);
     let result = match cli.cmd {
         Cmd::Suites => {
             print!("{}", suites_listing());
             Ok(())
         }
         Cmd::Info(a) => info(&a),
+        Cmd::List(a) => list(&db, &a),
+        Cmd::Show(a) => show(&db, &a),
+        Cmd::Delete { id } => open_store(&db).and_then(|mut s| s.delete(id).map_err(store_err)).map(|_| eprintln!("deleted run {id}")),
+        Cmd::Label { id, text } => open_store(&db).and_then(|mut s| s.set_label(id, &text).map_err(store_err)),
+        Cmd::Tag { id, tag } => open_store(&db).and_then(|mut s| s.set_tag(id, &tag.0, &tag.1).map_err(store_err)),
         Cmd::Run(a) => {
             let common = &a.common;
             let specs = a.suite.jobs(&Common {
@@ -188,7 +242,7 @@ pub fn main() -> ExitCode {
                 engine: common.engine,
                 mix_read: common.mix_read,
             });
-            bench("run", &a.target, Some(a.suite), specs, common)
+            bench("run", &a.target, Some(a.suite), specs, common, &db)
         }
         Cmd::Job(a) => {
             let limit = a.bytes.map(Limit::Bytes).unwrap_or(Limit::Time(a.common.duration));
@@ -205,7 +259,7 @@ pub fn main() -> ExitCode {
                 direct: !a.common.buffered,
                 engine: a.common.engine,
             };
-            bench("job", &a.target, None, vec![spec], &a.common)
+            bench("job", &a.target, None, vec![spec], &a.common, &db)
         }
     };
     match result {
@@ -233,6 +287,50 @@ fn info(a: &InfoArgs) -> Result<()> {
     }
 }
 
+fn store_err(e: store::StoreError) -> Error {
+    match e {
+        store::StoreError::NotFound(_) => usage(e.to_string()),
+        _ => failed(e.to_string()),
+    }
+}
+
+fn open_store(db: &std::path::Path) -> Result<Store> {
+    Store::open(db).map_err(store_err)
+}
+
+/// `iolab list`.
+fn list(db: &std::path::Path, a: &ListArgs) -> Result<()> {
+    let runs = open_store(db)?.list(&store::Filter { label: a.label.clone(), tags: a.tag.clone() }).map_err(store_err)?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        let v: Vec<serde_json::Value> = runs
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "id": r.id, "label": r.label,
+                    "tags": r.tags.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
+                    "started_at": r.started_at, "kind": r.kind, "target": r.target, "complete": r.complete,
+                })
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut out, &v).map_err(|e| failed(e.to_string()))?;
+        writeln!(out).map_err(|e| failed(e.to_string()))
+    } else {
+        write!(out, "{}", render::run_list(&runs)).map_err(|e| failed(e.to_string()))
+    }
+}
+
+/// `iolab show`.
+fn show(db: &std::path::Path, a: &ShowArgs) -> Result<()> {
+    let run = open_store(db)?.load(a.id).map_err(store_err)?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        render::json(&run.report, &mut out).map_err(|e| failed(e.to_string()))
+    } else {
+        write!(out, "{}{}", render::run_header(&run.summary), render::table(&run.report)).map_err(|e| failed(e.to_string()))
+    }
+}
+
 /// `iolab suites`.
 pub fn suites_listing() -> String {
     let mut s = String::new();
@@ -252,7 +350,7 @@ pub fn suites_listing() -> String {
     s
 }
 
-fn bench(command: &str, path: &std::path::Path, suite: Option<SuiteName>, mut specs: Vec<JobSpec>, c: &CommonArgs) -> Result<()> {
+fn bench(command: &str, path: &std::path::Path, suite: Option<SuiteName>, mut specs: Vec<JobSpec>, c: &CommonArgs, db: &std::path::Path) -> Result<()> {
     let stop = Stop::install();
     let ui = Ui::new();
     let max_bs = specs.iter().map(|s| s.bs).max().unwrap_or(4096);
@@ -334,7 +432,8 @@ fn bench(command: &str, path: &std::path::Path, suite: Option<SuiteName>, mut sp
         }
     }
     ui.finish();
-    let report = Report {
+    let mut report = Report {
+        run_id: None,
         iolab_version: env!("CARGO_PKG_VERSION").to_string(),
         command: command.to_string(),
         started_at,
@@ -350,6 +449,17 @@ fn bench(command: &str, path: &std::path::Path, suite: Option<SuiteName>, mut sp
         interrupted: interrupted.is_some(),
     };
     drop(target); // closes (and so removes) the test file before we report
+    // Keep the run (or the part that finished). A store that cannot be opened
+    // must not cost the user the measurement: say so and print it anyway.
+    if !c.no_store && !report.jobs.is_empty() {
+        match Store::open(db).and_then(|mut s| s.save(&report, c.label.as_deref(), &c.tag, interrupted.is_none())) {
+            Ok(id) => {
+                report.run_id = Some(id);
+                eprintln!("iolab: stored as run {id} in {}", db.display());
+            }
+            Err(e) => eprintln!("iolab: WARNING: the run was not stored: {e}"),
+        }
+    }
     let mut out = std::io::stdout().lock();
     match c.json.as_deref() {
         Some("-") => render::json(&report, &mut out).map_err(|e| failed(format!("writing JSON: {e}")))?,

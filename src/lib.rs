@@ -9,10 +9,12 @@
 
 pub mod buffers;
 pub mod cli;
+pub mod compare;
 pub mod cpu;
 pub mod device;
 pub mod engine;
 pub mod error;
+pub mod import;
 pub mod measure;
 pub mod plan;
 pub mod render;
@@ -20,6 +22,7 @@ pub mod rng;
 pub mod safety;
 pub mod samples;
 pub mod signals;
+pub mod store;
 pub mod summary;
 pub mod target;
 pub mod units;

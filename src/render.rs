@@ -102,3 +102,33 @@ pub fn json(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, report)?;
     writeln!(out)
 }
+
+/// `iolab list`: one line per stored run.
+pub fn run_list(runs: &[crate::store::RunSummary]) -> String {
+    if runs.is_empty() {
+        return "no stored runs\n".to_string();
+    }
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+    t.set_header(vec!["ID", "Started (UTC)", "Kind", "Label", "Tags", "Target"]);
+    for r in runs {
+        let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let label = r.label.clone().unwrap_or_default() + if r.complete { "" } else { " (incomplete)" };
+        t.add_row(vec![r.id.to_string(), r.started_at.clone(), r.kind.clone(), label, tags.join(" "), r.target.clone()]);
+    }
+    format!("{t}\n")
+}
+
+/// The lines above a stored run's table.
+pub fn run_header(r: &crate::store::RunSummary) -> String {
+    let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!(
+        "Run {} · {} · {}{}{}{}\n",
+        r.id,
+        r.started_at,
+        r.kind,
+        r.label.as_ref().map(|l| format!(" · \"{l}\"")).unwrap_or_default(),
+        if tags.is_empty() { String::new() } else { format!(" · {}", tags.join(" ")) },
+        if r.complete { "" } else { " · INCOMPLETE (interrupted)" }
+    )
+}

@@ -18,6 +18,9 @@ pub const DEVICE_TOLERANCE: f64 = 0.10;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
+    /// The id under which the run is kept in the results store (null when not stored).
+    #[serde(default)]
+    pub run_id: Option<i64>,
     pub iolab_version: String,
     pub command: String,
     pub started_at: String,

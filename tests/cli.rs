@@ -5,8 +5,11 @@ use assert_cmd::Command;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+/// The binary, with an in-memory results store so tests never touch the user's.
 fn iolab() -> Command {
-    Command::cargo_bin("iolab").unwrap()
+    let mut c = Command::cargo_bin("iolab").unwrap();
+    c.env("IOLAB_DB", ":memory:");
+    c
 }
 
 /// Two short measured runs after a short warm-up: enough to exercise every path quickly.
@@ -194,6 +197,7 @@ fn interrupted_run_leaves_nothing(sig: i32) {
     let d = shm_dir();
     let bin = assert_cmd::cargo::cargo_bin("iolab");
     let child = std::process::Command::new(bin)
+        .env("IOLAB_DB", ":memory:")
         .args(["run", d.path().to_str().unwrap(), "--suite", "default", "--size", "32MiB"])
         .args(["--duration", "2s", "--runs", "3", "--warmup", "0s", "--interval", "0s"])
         .stdout(std::process::Stdio::piped())

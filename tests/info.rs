@@ -15,6 +15,13 @@ use std::process::Command;
 
 const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
 
+/// The binary, with an in-memory results store so tests never touch the user's.
+fn iolab_cmd() -> Command {
+    let mut c = Command::new(IOLAB);
+    c.env("IOLAB_DB", ":memory:");
+    c
+}
+
 fn info(cmd: &mut Command, target: &Path) -> Value {
     let out = cmd.arg("info").arg(target).arg("--json").output().unwrap();
     assert!(
@@ -27,7 +34,7 @@ fn info(cmd: &mut Command, target: &Path) -> Value {
 }
 
 fn info_of(target: &Path) -> Value {
-    info(&mut Command::new(IOLAB), target)
+    info(&mut iolab_cmd(), target)
 }
 
 fn hint_codes(v: &Value) -> Vec<String> {
@@ -92,7 +99,7 @@ fn dev_shm_is_memory() {
     assert!(v["chain"].as_array().unwrap().is_empty());
     assert!(hint_codes(&v).contains(&"memory-backed".to_string()), "{v:#}");
     // The terminal view says it in words too.
-    let out = Command::new(IOLAB).args(["info", "/dev/shm"]).output().unwrap();
+    let out = iolab_cmd().args(["info", "/dev/shm"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("RAM"));
 }
 
@@ -176,7 +183,7 @@ fn btrfs_raid1_over_three_loop_devices() {
     assert!(hint_codes(&v).contains(&"fs-cow".to_string()));
     // A member that is not the mount source is still in use: refused even with --force.
     let before = std::fs::read(devs[2].backing_file()).unwrap();
-    let out = Command::new(IOLAB)
+    let out = iolab_cmd()
         .arg("job")
         .arg(paths[2])
         .args([
@@ -198,7 +205,7 @@ fn btrfs_raid1_over_three_loop_devices() {
     assert!(stderr.contains("member of the mounted btrfs"), "{stderr}");
     assert!(std::fs::read(devs[2].backing_file()).unwrap() == before, "the member changed");
     // The run JSON carries the same document under target.info.
-    let out = Command::new(IOLAB)
+    let out = iolab_cmd()
         .arg("job")
         .arg(&dir)
         .args([
@@ -232,7 +239,9 @@ fn throttle_of_the_callers_cgroup_is_reported() {
     let dev = LoopDev::new_sparse(16 << 20);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::ReadBps(30_000_000));
-    let v = info(&mut cg.command(IOLAB), dev.path());
+    let mut cmd = cg.command(IOLAB);
+    cmd.env("IOLAB_DB", ":memory:");
+    let v = info(&mut cmd, dev.path());
     let t = &v["throttles"][0];
     assert_eq!(t["read_bps"], 30_000_000, "{v:#}");
     assert_eq!(t["dev"], dev.majmin());

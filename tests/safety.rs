@@ -15,6 +15,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
+
+/// The binary, with an in-memory results store so tests never touch the user's.
+fn iolab_cmd() -> Command {
+    let mut c = Command::new(IOLAB);
+    c.env("IOLAB_DB", ":memory:");
+    c
+}
 const SIZE: u64 = 64 << 20;
 
 fn checksum(p: &Path) -> u64 {
@@ -33,7 +40,7 @@ fn checksum(p: &Path) -> u64 {
 
 /// A short write job on `dev` with extra flags.
 fn write_job(dev: &Path, extra: &[&str]) -> Output {
-    Command::new(IOLAB)
+    iolab_cmd()
         .args(["job"])
         .arg(dev)
         .args([
@@ -283,7 +290,7 @@ fn existing_file_is_refused_without_consent_and_unchanged() {
     let f = dir.path().join("data.img");
     std::fs::write(&f, vec![0x5au8; 4 << 20]).unwrap();
     let before = checksum(&f);
-    let out = Command::new(IOLAB)
+    let out = iolab_cmd()
         .arg("job")
         .arg(&f)
         .args(["--rw", "write", "--duration", "200ms", "--runs", "1", "--warmup", "0s"])
@@ -296,7 +303,7 @@ fn existing_file_is_refused_without_consent_and_unchanged() {
 
 #[test]
 fn force_without_allow_destroy_is_a_usage_error() {
-    let out = Command::new(IOLAB)
+    let out = iolab_cmd()
         .args(["job", "/dev/null", "--rw", "write", "--force"])
         .output()
         .unwrap();

@@ -66,7 +66,8 @@ pub(crate) fn iolab(cg: Option<&Cgroup>, args: &[String]) -> Value {
         Some(cg) => cg.command(IOLAB),
         None => Command::new(IOLAB),
     };
-    cmd.args(args);
+    // An in-memory results store: tests never touch the user's.
+    cmd.env("IOLAB_DB", ":memory:").args(args);
     note!("$ iolab {}", args.join(" "));
     let t0 = Instant::now();
     let out = output_with_timeout(&mut cmd, TIMEOUT);

@@ -1,0 +1,375 @@
+//! The results store: every run, kept in one SQLite file.
+//!
+//! The run's JSON document (what `--json` prints) is stored whole and is the
+//! source of truth, so `iolab show ID --json` returns exactly what the run
+//! printed. Beside it, a per-job summary table serves listing and
+//! comparison queries. The schema lives in [`MIGRATIONS`] only: the database
+//! records its version in `PRAGMA user_version`, and opening it applies the
+//! missing steps in order, in one transaction each.
+//!
+//! Concurrency and crashes: WAL journaling with a busy timeout lets several
+//! iolab processes save at once; each save is one transaction, so a process
+//! killed while saving leaves either the whole run or nothing.
+
+use crate::summary::Report;
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Schema steps; step `i` takes the database from version `i` to `i + 1`.
+pub const MIGRATIONS: &[&str] = &[
+    // v1: runs and their tags.
+    "CREATE TABLE runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        started_at TEXT NOT NULL,
+        saved_at TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        target TEXT NOT NULL,
+        label TEXT,
+        complete INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        kernel TEXT NOT NULL,
+        iolab_version TEXT NOT NULL,
+        document TEXT NOT NULL
+    );
+    CREATE TABLE tags (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (run_id, key)
+    );",
+    // v2: per-job summaries for queries (backfilled from the documents), and a price per run.
+    "ALTER TABLE runs ADD COLUMN price REAL;
+    ALTER TABLE runs ADD COLUMN capacity_bytes INTEGER;
+    CREATE TABLE jobs (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        rw TEXT NOT NULL,
+        bs INTEGER NOT NULL,
+        qd INTEGER NOT NULL,
+        threads INTEGER NOT NULL,
+        read_bw REAL,
+        read_iops REAL,
+        write_bw REAL,
+        write_iops REAL,
+        cpu_pct_per_100mbs REAL,
+        PRIMARY KEY (run_id, idx)
+    );
+    CREATE INDEX jobs_name ON jobs(name);",
+];
+
+pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("results store {path}: {source}")]
+    Sql { path: String, source: rusqlite::Error },
+    #[error("no run {0} in the store")]
+    NotFound(i64),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// One line of `iolab list`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RunSummary {
+    pub id: i64,
+    pub label: Option<String>,
+    pub tags: Vec<(String, String)>,
+    pub started_at: String,
+    pub kind: String,
+    pub target: String,
+    pub complete: bool,
+}
+
+/// A stored run: its summary and its document.
+#[derive(Clone, Debug)]
+pub struct StoredRun {
+    pub summary: RunSummary,
+    pub price: Option<f64>,
+    pub capacity_bytes: Option<u64>,
+    pub report: Report,
+}
+
+/// Filters of `iolab list`.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    /// Substring of the label.
+    pub label: Option<String>,
+    /// Every one of these `key=value` tags must be present.
+    pub tags: Vec<(String, String)>,
+}
+
+pub struct Store {
+    conn: Connection,
+    path: String,
+}
+
+/// Where the store lives: `$IOLAB_DB`, else `$XDG_DATA_HOME/iolab/results.db`,
+/// else `~/.local/share/iolab/results.db`.
+pub fn default_path() -> PathBuf {
+    default_path_from(|k| std::env::var_os(k))
+}
+
+/// [`default_path`] with the environment given as a lookup function.
+pub fn default_path_from(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
+    let get = |k: &str| env(k).filter(|v| !v.is_empty());
+    if let Some(p) = get("IOLAB_DB") {
+        return PathBuf::from(p);
+    }
+    let base = get("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| get("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(|| PathBuf::from("."));
+    base.join("iolab").join("results.db")
+}
+
+/// Parse `key=value`.
+pub fn parse_tag(s: &str) -> std::result::Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(format!("tag '{s}' is not of the form key=value")),
+    }
+}
+
+impl Store {
+    /// Open (creating it and its directory if needed) and bring the schema up to date.
+    pub fn open(path: &Path) -> Result<Store> {
+        let p = path.display().to_string();
+        let sql = |source| StoreError::Sql { path: p.clone(), source };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Invalid(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let conn = Connection::open(path).map_err(sql)?;
+        conn.busy_timeout(Duration::from_secs(30)).map_err(sql)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
+        conn.pragma_update(None, "foreign_keys", true).map_err(sql)?;
+        let mut store = Store { conn, path: p };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn err(&self, source: rusqlite::Error) -> StoreError {
+        StoreError::Sql { path: self.path.clone(), source }
+    }
+
+    pub fn version(&self) -> Result<usize> {
+        let v: i64 = self.conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(|e| self.err(e))?;
+        Ok(v as usize)
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        loop {
+            // Each step re-reads the version inside an IMMEDIATE transaction, so two
+            // processes opening an old store at once do not both apply a step.
+            let tx = self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .map_err(|e| StoreError::Sql { path: self.path.clone(), source: e })?;
+            let v: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(|e| StoreError::Sql { path: self.path.clone(), source: e })?;
+            let v = v as usize;
+            if v > SCHEMA_VERSION {
+                return Err(StoreError::Invalid(format!(
+                    "{} has schema version {v}, newer than this iolab understands ({SCHEMA_VERSION}); upgrade iolab",
+                    self.path
+                )));
+            }
+            if v == SCHEMA_VERSION {
+                return Ok(());
+            }
+            let step = |e| StoreError::Sql { path: self.path.clone(), source: e };
+            tx.execute_batch(MIGRATIONS[v]).map_err(step)?;
+            if v == 1 {
+                backfill_jobs(&tx).map_err(step)?;
+            }
+            tx.pragma_update(None, "user_version", (v + 1) as i64).map_err(step)?;
+            tx.commit().map_err(step)?;
+        }
+    }
+
+    /// Save a run in one transaction; returns its id.
+    pub fn save(&mut self, report: &Report, label: Option<&str>, tags: &[(String, String)], complete: bool) -> Result<i64> {
+        let doc = serde_json::to_string(report).map_err(|e| StoreError::Invalid(format!("cannot encode the run: {e}")))?;
+        let path = self.path.clone();
+        let sql = |source| StoreError::Sql { path: path.clone(), source };
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
+        tx.execute(
+            "INSERT INTO runs (started_at, saved_at, kind, target, label, complete, host, kernel, iolab_version, document)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                report.started_at,
+                crate::cli::now_rfc3339(),
+                report.command,
+                report.target.path,
+                label,
+                complete,
+                report.host.hostname,
+                report.host.kernel,
+                report.iolab_version,
+                doc
+            ],
+        )
+        .map_err(sql)?;
+        let id = tx.last_insert_rowid();
+        for (k, v) in tags {
+            tx.execute("INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)", params![id, k, v]).map_err(sql)?;
+        }
+        insert_jobs(&tx, id, report).map_err(sql)?;
+        fault_injection_pause();
+        tx.commit().map_err(sql)?;
+        Ok(id)
+    }
+
+    pub fn load(&self, id: i64) -> Result<StoredRun> {
+        let row = self
+            .conn
+            .query_row(
+                "SELECT id, label, started_at, kind, target, complete, price, capacity_bytes, document FROM runs WHERE id = ?1",
+                [id],
+                |r| {
+                    Ok((
+                        RunSummary {
+                            id: r.get(0)?,
+                            label: r.get(1)?,
+                            tags: Vec::new(),
+                            started_at: r.get(2)?,
+                            kind: r.get(3)?,
+                            target: r.get(4)?,
+                            complete: r.get(5)?,
+                        },
+                        r.get::<_, Option<f64>>(6)?,
+                        r.get::<_, Option<i64>>(7)?,
+                        r.get::<_, String>(8)?,
+                    ))
+                },
+            )
+            .optional()
+            .map_err(|e| self.err(e))?
+            .ok_or(StoreError::NotFound(id))?;
+        let (mut summary, price, capacity, doc) = row;
+        summary.tags = self.tags(id)?;
+        let mut report: Report =
+            serde_json::from_str(&doc).map_err(|e| StoreError::Invalid(format!("run {id}: the stored document does not parse: {e}")))?;
+        report.run_id = Some(id);
+        Ok(StoredRun { summary, price, capacity_bytes: capacity.map(|c| c as u64), report })
+    }
+
+    fn tags(&self, id: i64) -> Result<Vec<(String, String)>> {
+        let mut st = self.conn.prepare("SELECT key, value FROM tags WHERE run_id = ?1 ORDER BY key").map_err(|e| self.err(e))?;
+        let rows = st.query_map([id], |r| Ok((r.get(0)?, r.get(1)?))).map_err(|e| self.err(e))?;
+        rows.collect::<std::result::Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    pub fn list(&self, filter: &Filter) -> Result<Vec<RunSummary>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT id, label, started_at, kind, target, complete FROM runs ORDER BY id")
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| {
+                Ok(RunSummary {
+                    id: r.get(0)?,
+                    label: r.get(1)?,
+                    tags: Vec::new(),
+                    started_at: r.get(2)?,
+                    kind: r.get(3)?,
+                    target: r.get(4)?,
+                    complete: r.get(5)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for r in rows {
+            let mut r = r.map_err(|e| self.err(e))?;
+            r.tags = self.tags(r.id)?;
+            let label_ok = filter.label.as_ref().is_none_or(|l| r.label.as_deref().is_some_and(|x| x.contains(l.as_str())));
+            let tags_ok = filter.tags.iter().all(|t| r.tags.contains(t));
+            if label_ok && tags_ok {
+                out.push(r);
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn delete(&mut self, id: i64) -> Result<()> {
+        let n = self.conn.execute("DELETE FROM runs WHERE id = ?1", [id]).map_err(|e| self.err(e))?;
+        if n == 0 { Err(StoreError::NotFound(id)) } else { Ok(()) }
+    }
+
+    pub fn set_label(&mut self, id: i64, label: &str) -> Result<()> {
+        let n = self.conn.execute("UPDATE runs SET label = ?2 WHERE id = ?1", params![id, label]).map_err(|e| self.err(e))?;
+        if n == 0 { Err(StoreError::NotFound(id)) } else { Ok(()) }
+    }
+
+    pub fn set_tag(&mut self, id: i64, key: &str, value: &str) -> Result<()> {
+        self.load(id)?;
+        self.conn
+            .execute("INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)", params![id, key, value])
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    pub fn set_price(&mut self, id: i64, price: f64) -> Result<()> {
+        let n = self.conn.execute("UPDATE runs SET price = ?2 WHERE id = ?1", params![id, price]).map_err(|e| self.err(e))?;
+        if n == 0 { Err(StoreError::NotFound(id)) } else { Ok(()) }
+    }
+
+    /// `PRAGMA integrity_check` says "ok".
+    pub fn integrity_ok(&self) -> Result<bool> {
+        let s: String = self.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).map_err(|e| self.err(e))?;
+        Ok(s == "ok")
+    }
+}
+
+fn insert_jobs(tx: &rusqlite::Transaction, id: i64, report: &Report) -> rusqlite::Result<()> {
+    for (i, j) in report.jobs.iter().enumerate() {
+        tx.execute(
+            "INSERT INTO jobs (run_id, idx, name, rw, bs, qd, threads, read_bw, read_iops, write_bw, write_iops, cpu_pct_per_100mbs)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            params![
+                id,
+                i as i64,
+                j.name,
+                j.rw,
+                j.bs as i64,
+                j.qd,
+                j.threads,
+                j.read.as_ref().map(|d| d.bw_bytes),
+                j.read.as_ref().map(|d| d.iops),
+                j.write.as_ref().map(|d| d.bw_bytes),
+                j.write.as_ref().map(|d| d.iops),
+                j.cpu.pct_per_100mbs
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+/// v1 → v2: fill the new jobs table from the stored documents.
+fn backfill_jobs(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
+    let docs: Vec<(i64, String)> = {
+        let mut st = tx.prepare("SELECT id, document FROM runs")?;
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?
+    };
+    for (id, doc) in docs {
+        // A document this version cannot read keeps its run; it just has no job rows.
+        if let Ok(report) = serde_json::from_str::<Report>(&doc) {
+            insert_jobs(tx, id, &report)?;
+        }
+    }
+    Ok(())
+}
+
+/// Testing hook: `IOLAB_FAULT_SAVE_PAUSE_MS` makes a save wait inside its
+/// transaction, so a test can kill iolab mid-save and check that the store
+/// keeps no half-written run. Unset in normal use.
+fn fault_injection_pause() {
+    if let Some(ms) = std::env::var("IOLAB_FAULT_SAVE_PAUSE_MS").ok().and_then(|v| v.parse::<u64>().ok()) {
+        eprintln!("iolab: fault injection: pausing {ms} ms inside the save transaction");
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+}

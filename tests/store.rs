@@ -1,0 +1,209 @@
+//! The results store: round trip, migrations, concurrent writers, a crash
+//! during a save, interrupted runs, listing and filters.
+
+use iolab::store::{self, Store};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
+
+struct Env {
+    dir: tempfile::TempDir,
+    target: PathBuf,
+}
+
+impl Env {
+    fn new() -> Env {
+        let dir = tempfile::Builder::new().prefix("iolab-store-").tempdir_in("/dev/shm").unwrap();
+        let target = dir.path().join("t");
+        std::fs::create_dir(&target).unwrap();
+        Env { dir, target }
+    }
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("store/results.db")
+    }
+    fn cmd(&self) -> Command {
+        let mut c = Command::new(IOLAB);
+        c.env("IOLAB_DB", self.db());
+        c
+    }
+    /// A short job on the tmpfs target; extra flags appended.
+    fn job(&self, extra: &[&str]) -> Command {
+        let mut c = self.cmd();
+        c.arg("job").arg(&self.target).args(["--rw", "randrw", "--size", "8MiB", "--duration", "200ms"]);
+        c.args(["--runs", "2", "--warmup", "0s", "--interval", "0s"]).args(extra);
+        c
+    }
+}
+
+fn json_of(out: &std::process::Output) -> Value {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn run_then_show_gives_the_same_document() {
+    let e = Env::new();
+    let out = e.job(&["--label", "tmpfs baseline", "--tag", "fs=tmpfs", "--json", "-"]).output().unwrap();
+    let printed = json_of(&out);
+    let id = printed["run_id"].as_i64().expect("the printed document carries run_id");
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("stored as run {id}")));
+    let shown = json_of(&e.cmd().args(["show", &id.to_string(), "--json"]).output().unwrap());
+    assert_eq!(shown, printed);
+    // The terminal view shows the label and the same table.
+    let view = e.cmd().args(["show", &id.to_string()]).output().unwrap();
+    let text = String::from_utf8_lossy(&view.stdout);
+    assert!(text.contains("tmpfs baseline") && text.contains("fs=tmpfs") && text.contains("randrw 4K Q1T1"), "{text}");
+}
+
+#[test]
+fn list_label_tag_delete() {
+    let e = Env::new();
+    assert!(e.job(&["--label", "usb stick", "--tag", "bus=usb"]).output().unwrap().status.success());
+    assert!(e.job(&["--tag", "bus=sata"]).output().unwrap().status.success());
+    assert!(e.job(&["--no-store"]).output().unwrap().status.success());
+    let all = json_of(&e.cmd().args(["list", "--json"]).output().unwrap());
+    let all = all.as_array().unwrap();
+    assert_eq!(all.len(), 2, "--no-store keeps nothing");
+    for key in ["id", "label", "tags", "started_at", "kind", "target"] {
+        assert!(all[0].get(key).is_some(), "list --json lacks {key}");
+    }
+    assert_eq!(all[0]["tags"]["bus"], "usb");
+    assert_eq!(all[0]["kind"], "job");
+    let usb = json_of(&e.cmd().args(["list", "--json", "--tag", "bus=usb"]).output().unwrap());
+    assert_eq!(usb.as_array().unwrap().len(), 1);
+    let id2 = all[1]["id"].as_i64().unwrap().to_string();
+    assert!(e.cmd().args(["label", &id2, "SATA SSD"]).status().unwrap().success());
+    assert!(e.cmd().args(["tag", &id2, "fs=ext4"]).status().unwrap().success());
+    let by_label = json_of(&e.cmd().args(["list", "--json", "--label", "SATA"]).output().unwrap());
+    assert_eq!(by_label[0]["tags"]["fs"], "ext4");
+    assert!(e.cmd().args(["delete", &id2]).status().unwrap().success());
+    assert_eq!(json_of(&e.cmd().args(["list", "--json"]).output().unwrap()).as_array().unwrap().len(), 1);
+    let missing = e.cmd().args(["show", &id2]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no run"));
+}
+
+/// A store made by the first schema version opens, migrates, and keeps its runs.
+#[test]
+fn an_older_schema_is_migrated() {
+    let e = Env::new();
+    // A real document to put in the old store.
+    let doc = json_of(&e.job(&["--no-store", "--json", "-"]).output().unwrap());
+    std::fs::create_dir_all(e.db().parent().unwrap()).unwrap();
+    {
+        let c = rusqlite::Connection::open(e.db()).unwrap();
+        c.execute_batch(store::MIGRATIONS[0]).unwrap();
+        c.pragma_update(None, "user_version", 1).unwrap();
+        c.execute(
+            "INSERT INTO runs (started_at, saved_at, kind, target, label, complete, host, kernel, iolab_version, document)
+             VALUES ('2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'job', '/x', 'old run', 1, 'h', 'k', '0.0.1', ?1)",
+            [doc.to_string()],
+        )
+        .unwrap();
+    }
+    let s = Store::open(&e.db()).unwrap();
+    assert_eq!(s.version().unwrap(), store::SCHEMA_VERSION);
+    let runs = s.list(&store::Filter::default()).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].label.as_deref(), Some("old run"));
+    assert_eq!(s.load(runs[0].id).unwrap().report.jobs.len(), 1);
+    drop(s);
+    // The new per-job table was filled from the old documents.
+    let c = rusqlite::Connection::open(e.db()).unwrap();
+    let n: i64 = c.query_row("SELECT COUNT(*) FROM jobs WHERE run_id = 1", [], |r| r.get(0)).unwrap();
+    assert_eq!(n, 1);
+    // A store newer than this iolab is refused, not damaged.
+    c.pragma_update(None, "user_version", 99).unwrap();
+    drop(c);
+    let err = Store::open(&e.db()).err().expect("a newer schema is refused").to_string();
+    assert!(err.contains("newer"), "{err}");
+}
+
+#[test]
+fn concurrent_runs_are_all_saved() {
+    let e = Env::new();
+    let children: Vec<_> = (0..4).map(|i| e.job(&["--label", &format!("writer {i}")]).stdout(Stdio::null()).spawn().unwrap()).collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let s = Store::open(&e.db()).unwrap();
+    let runs = s.list(&store::Filter::default()).unwrap();
+    assert_eq!(runs.len(), 4, "{runs:?}");
+    let mut labels: Vec<_> = runs.iter().map(|r| r.label.clone().unwrap()).collect();
+    labels.sort();
+    assert_eq!(labels, ["writer 0", "writer 1", "writer 2", "writer 3"]);
+    assert!(s.integrity_ok().unwrap());
+}
+
+/// SIGKILL while the save transaction is open: the store stays readable and
+/// holds no half-written run; the next save works.
+#[test]
+fn kill_during_save_leaves_no_half_written_run() {
+    let e = Env::new();
+    let mut child = e
+        .job(&["--label", "doomed"])
+        .env("IOLAB_FAULT_SAVE_PAUSE_MS", "20000")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until iolab says it is inside the transaction.
+    let mut err = child.stderr.take().unwrap();
+    let t = Instant::now();
+    let mut seen = String::new();
+    while !seen.contains("fault injection") {
+        let mut buf = [0u8; 256];
+        let n = std::io::Read::read(&mut err, &mut buf).unwrap();
+        assert!(n > 0 && t.elapsed() < Duration::from_secs(30), "iolab ended before saving: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let s = Store::open(&e.db()).unwrap();
+    assert!(s.integrity_ok().unwrap());
+    assert!(s.list(&store::Filter::default()).unwrap().is_empty(), "a half-written run survived");
+    drop(s);
+    assert!(e.job(&["--label", "after"]).output().unwrap().status.success());
+    let runs = Store::open(&e.db()).unwrap().list(&store::Filter::default()).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].label.as_deref(), Some("after"));
+}
+
+/// Interrupted after the first test: the finished part is stored, marked incomplete.
+#[test]
+fn an_interrupted_run_is_stored_as_incomplete() {
+    let e = Env::new();
+    let child = e
+        .cmd()
+        .arg("run")
+        .arg(&e.target)
+        .args(["--suite", "demo", "--size", "8MiB", "--duration", "1s", "--runs", "1", "--warmup", "0s", "--interval", "0s"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500)); // first test (1 s) done, second under way
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let s = Store::open(&e.db()).unwrap();
+    let runs = s.list(&store::Filter::default()).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert!(!runs[0].complete);
+    let r = s.load(runs[0].id).unwrap().report;
+    assert!(r.interrupted);
+    assert_eq!(r.jobs.len(), 1, "only the finished test is kept");
+}
+
+#[test]
+fn default_path_follows_iolab_db_then_xdg_then_home() {
+    use std::ffi::OsString;
+    let env = |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| OsString::from(v));
+    assert_eq!(store::default_path_from(env(&[("IOLAB_DB", "/x/r.db"), ("HOME", "/h")])), Path::new("/x/r.db"));
+    assert_eq!(store::default_path_from(env(&[("XDG_DATA_HOME", "/d"), ("HOME", "/h")])), Path::new("/d/iolab/results.db"));
+    assert_eq!(store::default_path_from(env(&[("HOME", "/h")])), Path::new("/h/.local/share/iolab/results.db"));
+    assert_eq!(store::default_path_from(env(&[("IOLAB_DB", ""), ("HOME", "/h")])), Path::new("/h/.local/share/iolab/results.db"));
+}
