@@ -230,7 +230,9 @@ pub fn main() -> ExitCode {
         Cmd::Info(a) => info(&a),
         Cmd::List(a) => list(&db, &a),
         Cmd::Show(a) => show(&db, &a),
-        Cmd::Delete { id } => open_store(&db).and_then(|mut s| s.delete(id).map_err(store_err)).map(|_| eprintln!("deleted run {id}")),
+        Cmd::Delete { id } => open_store(&db)
+            .and_then(|mut s| s.delete(id).map_err(store_err))
+            .map(|_| eprintln!("deleted run {id}")),
         Cmd::Label { id, text } => open_store(&db).and_then(|mut s| s.set_label(id, &text).map_err(store_err)),
         Cmd::Tag { id, tag } => open_store(&db).and_then(|mut s| s.set_tag(id, &tag.0, &tag.1).map_err(store_err)),
         Cmd::Run(a) => {
@@ -300,7 +302,12 @@ fn open_store(db: &std::path::Path) -> Result<Store> {
 
 /// `iolab list`.
 fn list(db: &std::path::Path, a: &ListArgs) -> Result<()> {
-    let runs = open_store(db)?.list(&store::Filter { label: a.label.clone(), tags: a.tag.clone() }).map_err(store_err)?;
+    let runs = open_store(db)?
+        .list(&store::Filter {
+            label: a.label.clone(),
+            tags: a.tag.clone(),
+        })
+        .map_err(store_err)?;
     let mut out = std::io::stdout().lock();
     if a.json {
         let v: Vec<serde_json::Value> = runs
@@ -350,7 +357,14 @@ pub fn suites_listing() -> String {
     s
 }
 
-fn bench(command: &str, path: &std::path::Path, suite: Option<SuiteName>, mut specs: Vec<JobSpec>, c: &CommonArgs, db: &std::path::Path) -> Result<()> {
+fn bench(
+    command: &str,
+    path: &std::path::Path,
+    suite: Option<SuiteName>,
+    mut specs: Vec<JobSpec>,
+    c: &CommonArgs,
+    db: &std::path::Path,
+) -> Result<()> {
     let stop = Stop::install();
     let ui = Ui::new();
     let max_bs = specs.iter().map(|s| s.bs).max().unwrap_or(4096);

@@ -109,12 +109,20 @@ pub fn run_list(runs: &[crate::store::RunSummary]) -> String {
         return "no stored runs\n".to_string();
     }
     let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+    t.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
     t.set_header(vec!["ID", "Started (UTC)", "Kind", "Label", "Tags", "Target"]);
     for r in runs {
         let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let label = r.label.clone().unwrap_or_default() + if r.complete { "" } else { " (incomplete)" };
-        t.add_row(vec![r.id.to_string(), r.started_at.clone(), r.kind.clone(), label, tags.join(" "), r.target.clone()]);
+        t.add_row(vec![
+            r.id.to_string(),
+            r.started_at.clone(),
+            r.kind.clone(),
+            label,
+            tags.join(" "),
+            r.target.clone(),
+        ]);
     }
     format!("{t}\n")
 }
@@ -128,7 +136,11 @@ pub fn run_header(r: &crate::store::RunSummary) -> String {
         r.started_at,
         r.kind,
         r.label.as_ref().map(|l| format!(" · \"{l}\"")).unwrap_or_default(),
-        if tags.is_empty() { String::new() } else { format!(" · {}", tags.join(" ")) },
+        if tags.is_empty() {
+            String::new()
+        } else {
+            format!(" · {}", tags.join(" "))
+        },
         if r.complete { "" } else { " · INCOMPLETE (interrupted)" }
     )
 }

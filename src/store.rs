@@ -154,11 +154,17 @@ impl Store {
     }
 
     fn err(&self, source: rusqlite::Error) -> StoreError {
-        StoreError::Sql { path: self.path.clone(), source }
+        StoreError::Sql {
+            path: self.path.clone(),
+            source,
+        }
     }
 
     pub fn version(&self) -> Result<usize> {
-        let v: i64 = self.conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(|e| self.err(e))?;
+        let v: i64 = self
+            .conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(|e| self.err(e))?;
         Ok(v as usize)
     }
 
@@ -169,8 +175,16 @@ impl Store {
             let tx = self
                 .conn
                 .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-                .map_err(|e| StoreError::Sql { path: self.path.clone(), source: e })?;
-            let v: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(|e| StoreError::Sql { path: self.path.clone(), source: e })?;
+                .map_err(|e| StoreError::Sql {
+                    path: self.path.clone(),
+                    source: e,
+                })?;
+            let v: i64 = tx
+                .pragma_query_value(None, "user_version", |r| r.get(0))
+                .map_err(|e| StoreError::Sql {
+                    path: self.path.clone(),
+                    source: e,
+                })?;
             let v = v as usize;
             if v > SCHEMA_VERSION {
                 return Err(StoreError::Invalid(format!(
@@ -181,7 +195,10 @@ impl Store {
             if v == SCHEMA_VERSION {
                 return Ok(());
             }
-            let step = |e| StoreError::Sql { path: self.path.clone(), source: e };
+            let step = |e| StoreError::Sql {
+                path: self.path.clone(),
+                source: e,
+            };
             tx.execute_batch(MIGRATIONS[v]).map_err(step)?;
             if v == 1 {
                 backfill_jobs(&tx).map_err(step)?;
@@ -195,8 +212,14 @@ impl Store {
     pub fn save(&mut self, report: &Report, label: Option<&str>, tags: &[(String, String)], complete: bool) -> Result<i64> {
         let doc = serde_json::to_string(report).map_err(|e| StoreError::Invalid(format!("cannot encode the run: {e}")))?;
         let path = self.path.clone();
-        let sql = |source| StoreError::Sql { path: path.clone(), source };
-        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
+        let sql = |source| StoreError::Sql {
+            path: path.clone(),
+            source,
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sql)?;
         tx.execute(
             "INSERT INTO runs (started_at, saved_at, kind, target, label, complete, host, kernel, iolab_version, document)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -216,7 +239,11 @@ impl Store {
         .map_err(sql)?;
         let id = tx.last_insert_rowid();
         for (k, v) in tags {
-            tx.execute("INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)", params![id, k, v]).map_err(sql)?;
+            tx.execute(
+                "INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)",
+                params![id, k, v],
+            )
+            .map_err(sql)?;
         }
         insert_jobs(&tx, id, report).map_err(sql)?;
         fault_injection_pause();
@@ -255,11 +282,19 @@ impl Store {
         let mut report: Report =
             serde_json::from_str(&doc).map_err(|e| StoreError::Invalid(format!("run {id}: the stored document does not parse: {e}")))?;
         report.run_id = Some(id);
-        Ok(StoredRun { summary, price, capacity_bytes: capacity.map(|c| c as u64), report })
+        Ok(StoredRun {
+            summary,
+            price,
+            capacity_bytes: capacity.map(|c| c as u64),
+            report,
+        })
     }
 
     fn tags(&self, id: i64) -> Result<Vec<(String, String)>> {
-        let mut st = self.conn.prepare("SELECT key, value FROM tags WHERE run_id = ?1 ORDER BY key").map_err(|e| self.err(e))?;
+        let mut st = self
+            .conn
+            .prepare("SELECT key, value FROM tags WHERE run_id = ?1 ORDER BY key")
+            .map_err(|e| self.err(e))?;
         let rows = st.query_map([id], |r| Ok((r.get(0)?, r.get(1)?))).map_err(|e| self.err(e))?;
         rows.collect::<std::result::Result<_, _>>().map_err(|e| self.err(e))
     }
@@ -286,7 +321,10 @@ impl Store {
         for r in rows {
             let mut r = r.map_err(|e| self.err(e))?;
             r.tags = self.tags(r.id)?;
-            let label_ok = filter.label.as_ref().is_none_or(|l| r.label.as_deref().is_some_and(|x| x.contains(l.as_str())));
+            let label_ok = filter
+                .label
+                .as_ref()
+                .is_none_or(|l| r.label.as_deref().is_some_and(|x| x.contains(l.as_str())));
             let tags_ok = filter.tags.iter().all(|t| r.tags.contains(t));
             if label_ok && tags_ok {
                 out.push(r);
@@ -301,26 +339,38 @@ impl Store {
     }
 
     pub fn set_label(&mut self, id: i64, label: &str) -> Result<()> {
-        let n = self.conn.execute("UPDATE runs SET label = ?2 WHERE id = ?1", params![id, label]).map_err(|e| self.err(e))?;
+        let n = self
+            .conn
+            .execute("UPDATE runs SET label = ?2 WHERE id = ?1", params![id, label])
+            .map_err(|e| self.err(e))?;
         if n == 0 { Err(StoreError::NotFound(id)) } else { Ok(()) }
     }
 
     pub fn set_tag(&mut self, id: i64, key: &str, value: &str) -> Result<()> {
         self.load(id)?;
         self.conn
-            .execute("INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)", params![id, key, value])
+            .execute(
+                "INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)",
+                params![id, key, value],
+            )
             .map_err(|e| self.err(e))?;
         Ok(())
     }
 
     pub fn set_price(&mut self, id: i64, price: f64) -> Result<()> {
-        let n = self.conn.execute("UPDATE runs SET price = ?2 WHERE id = ?1", params![id, price]).map_err(|e| self.err(e))?;
+        let n = self
+            .conn
+            .execute("UPDATE runs SET price = ?2 WHERE id = ?1", params![id, price])
+            .map_err(|e| self.err(e))?;
         if n == 0 { Err(StoreError::NotFound(id)) } else { Ok(()) }
     }
 
     /// `PRAGMA integrity_check` says "ok".
     pub fn integrity_ok(&self) -> Result<bool> {
-        let s: String = self.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).map_err(|e| self.err(e))?;
+        let s: String = self
+            .conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
         Ok(s == "ok")
     }
 }

@@ -32,7 +32,9 @@ impl Env {
     /// A short job on the tmpfs target; extra flags appended.
     fn job(&self, extra: &[&str]) -> Command {
         let mut c = self.cmd();
-        c.arg("job").arg(&self.target).args(["--rw", "randrw", "--size", "8MiB", "--duration", "200ms"]);
+        c.arg("job")
+            .arg(&self.target)
+            .args(["--rw", "randrw", "--size", "8MiB", "--duration", "200ms"]);
         c.args(["--runs", "2", "--warmup", "0s", "--interval", "0s"]).args(extra);
         c
     }
@@ -46,7 +48,10 @@ fn json_of(out: &std::process::Output) -> Value {
 #[test]
 fn run_then_show_gives_the_same_document() {
     let e = Env::new();
-    let out = e.job(&["--label", "tmpfs baseline", "--tag", "fs=tmpfs", "--json", "-"]).output().unwrap();
+    let out = e
+        .job(&["--label", "tmpfs baseline", "--tag", "fs=tmpfs", "--json", "-"])
+        .output()
+        .unwrap();
     let printed = json_of(&out);
     let id = printed["run_id"].as_i64().expect("the printed document carries run_id");
     assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("stored as run {id}")));
@@ -55,13 +60,22 @@ fn run_then_show_gives_the_same_document() {
     // The terminal view shows the label and the same table.
     let view = e.cmd().args(["show", &id.to_string()]).output().unwrap();
     let text = String::from_utf8_lossy(&view.stdout);
-    assert!(text.contains("tmpfs baseline") && text.contains("fs=tmpfs") && text.contains("randrw 4K Q1T1"), "{text}");
+    assert!(
+        text.contains("tmpfs baseline") && text.contains("fs=tmpfs") && text.contains("randrw 4K Q1T1"),
+        "{text}"
+    );
 }
 
 #[test]
 fn list_label_tag_delete() {
     let e = Env::new();
-    assert!(e.job(&["--label", "usb stick", "--tag", "bus=usb"]).output().unwrap().status.success());
+    assert!(
+        e.job(&["--label", "usb stick", "--tag", "bus=usb"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
     assert!(e.job(&["--tag", "bus=sata"]).output().unwrap().status.success());
     assert!(e.job(&["--no-store"]).output().unwrap().status.success());
     let all = json_of(&e.cmd().args(["list", "--json"]).output().unwrap());
@@ -80,7 +94,13 @@ fn list_label_tag_delete() {
     let by_label = json_of(&e.cmd().args(["list", "--json", "--label", "SATA"]).output().unwrap());
     assert_eq!(by_label[0]["tags"]["fs"], "ext4");
     assert!(e.cmd().args(["delete", &id2]).status().unwrap().success());
-    assert_eq!(json_of(&e.cmd().args(["list", "--json"]).output().unwrap()).as_array().unwrap().len(), 1);
+    assert_eq!(
+        json_of(&e.cmd().args(["list", "--json"]).output().unwrap())
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
     let missing = e.cmd().args(["show", &id2]).output().unwrap();
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no run"));
@@ -125,7 +145,9 @@ fn an_older_schema_is_migrated() {
 #[test]
 fn concurrent_runs_are_all_saved() {
     let e = Env::new();
-    let children: Vec<_> = (0..4).map(|i| e.job(&["--label", &format!("writer {i}")]).stdout(Stdio::null()).spawn().unwrap()).collect();
+    let children: Vec<_> = (0..4)
+        .map(|i| e.job(&["--label", &format!("writer {i}")]).stdout(Stdio::null()).spawn().unwrap())
+        .collect();
     for mut c in children {
         assert!(c.wait().unwrap().success());
     }
@@ -180,7 +202,20 @@ fn an_interrupted_run_is_stored_as_incomplete() {
         .cmd()
         .arg("run")
         .arg(&e.target)
-        .args(["--suite", "demo", "--size", "8MiB", "--duration", "1s", "--runs", "1", "--warmup", "0s", "--interval", "0s"])
+        .args([
+            "--suite",
+            "demo",
+            "--size",
+            "8MiB",
+            "--duration",
+            "1s",
+            "--runs",
+            "1",
+            "--warmup",
+            "0s",
+            "--interval",
+            "0s",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -201,9 +236,22 @@ fn an_interrupted_run_is_stored_as_incomplete() {
 #[test]
 fn default_path_follows_iolab_db_then_xdg_then_home() {
     use std::ffi::OsString;
-    let env = |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| OsString::from(v));
-    assert_eq!(store::default_path_from(env(&[("IOLAB_DB", "/x/r.db"), ("HOME", "/h")])), Path::new("/x/r.db"));
-    assert_eq!(store::default_path_from(env(&[("XDG_DATA_HOME", "/d"), ("HOME", "/h")])), Path::new("/d/iolab/results.db"));
-    assert_eq!(store::default_path_from(env(&[("HOME", "/h")])), Path::new("/h/.local/share/iolab/results.db"));
-    assert_eq!(store::default_path_from(env(&[("IOLAB_DB", ""), ("HOME", "/h")])), Path::new("/h/.local/share/iolab/results.db"));
+    let env =
+        |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| OsString::from(v));
+    assert_eq!(
+        store::default_path_from(env(&[("IOLAB_DB", "/x/r.db"), ("HOME", "/h")])),
+        Path::new("/x/r.db")
+    );
+    assert_eq!(
+        store::default_path_from(env(&[("XDG_DATA_HOME", "/d"), ("HOME", "/h")])),
+        Path::new("/d/iolab/results.db")
+    );
+    assert_eq!(
+        store::default_path_from(env(&[("HOME", "/h")])),
+        Path::new("/h/.local/share/iolab/results.db")
+    );
+    assert_eq!(
+        store::default_path_from(env(&[("IOLAB_DB", ""), ("HOME", "/h")])),
+        Path::new("/h/.local/share/iolab/results.db")
+    );
 }
