@@ -1,1 +1,321 @@
-//! (being written)
+//! Comparing stored runs: the engine behind `iolab compare`.
+//!
+//! Pure: stored [`Report`]s in, a [`Comparison`] out (which is also the
+//! `--format json` document), and renderers that turn it into a terminal
+//! table, a Markdown table or CSV. No I/O, no printing.
+//!
+//! - A *test* is a job name plus a direction: a read-only or write-only job
+//!   is one test named after the job ("SEQ1M Q8T1 read"); a mixed job gives
+//!   two ("RND4K Q32T1 mix R70/W30 read" and "... write"). Only tests every
+//!   compared run has are kept.
+//! - Each test has one unit: bytes/s for sequential jobs, IOPS for random
+//!   ones (`rw` starting with `rand`). Values are the stored medians.
+//! - Ratios are value / baseline value. Whether a difference is within the
+//!   noise comes from each side's measured runs, not the medians: see
+//!   [`stats`] (a seeded 95% bootstrap interval of the ratio of medians; an
+//!   interval containing 1.0 is noise). With fewer than 2 runs on a side it
+//!   is unknown (`null`). The baseline's own entry is ratio 1.0,
+//!   `within_noise: true`, `ci: null`.
+//! - Findings are plain sentences, each from one rule in [`findings`].
+
+pub mod findings;
+mod render;
+pub mod stats;
+
+#[cfg(test)]
+mod fixtures;
+#[cfg(test)]
+mod tests;
+
+pub use findings::Finding;
+pub use render::{render_csv, render_markdown, render_table};
+
+use crate::summary::{DirReport, JobReport, Report};
+use serde::Serialize;
+
+/// One stored run to compare, with what the user said about it.
+#[derive(Clone, Debug)]
+pub struct RunRef {
+    pub id: i64,
+    pub label: Option<String>,
+    /// What the device cost (`--price ID=59.99`), in the user's currency.
+    pub price: Option<f64>,
+    /// The device's capacity, when known better than the report says.
+    pub capacity_bytes: Option<u64>,
+    pub report: Report,
+}
+
+/// The comparison, and the `iolab compare --format json` document.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Comparison {
+    /// Id of the run every ratio is relative to.
+    pub baseline: i64,
+    /// The runs in the order given.
+    pub runs: Vec<RunInfo>,
+    /// One entry per test all runs share, in the first run's job order.
+    pub tests: Vec<TestComparison>,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RunInfo {
+    pub id: i64,
+    pub label: Option<String>,
+    pub price: Option<f64>,
+    /// `RunRef::capacity_bytes`, else the size of the first physical device
+    /// `iolab info` found under the target (not the tested span).
+    pub capacity_bytes: Option<u64>,
+    /// Price per 10^9 bytes of capacity.
+    pub price_per_gb: Option<f64>,
+}
+
+impl RunInfo {
+    /// What headers and findings call the run: its label, else "run ID".
+    pub fn name(&self) -> String {
+        match &self.label {
+            Some(l) if !l.trim().is_empty() => l.clone(),
+            _ => format!("run {}", self.id),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Read,
+    Write,
+}
+
+impl Direction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub enum Unit {
+    /// Sequential tests: bytes per second (shown as MB/s, MB = 10^6 bytes).
+    #[serde(rename = "bytes/s")]
+    BytesPerSec,
+    /// Random tests: I/Os per second.
+    #[serde(rename = "IOPS")]
+    Iops,
+}
+
+impl Unit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unit::BytesPerSec => "bytes/s",
+            Unit::Iops => "IOPS",
+        }
+    }
+}
+
+/// One test across all runs; every vector has one entry per run, in order.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TestComparison {
+    pub test: String,
+    /// The job the test comes from (several tests share a mixed job).
+    pub job: String,
+    pub direction: Direction,
+    pub unit: Unit,
+    /// Median over the run's measured runs, in `unit`.
+    pub values: Vec<f64>,
+    /// value / baseline value (`null` when the baseline value is 0).
+    pub ratios: Vec<Option<f64>>,
+    /// The ratio's 95% interval contains 1.0; `null`: unknown (fewer than 2
+    /// measured runs on a side). The baseline's own entry is `true`.
+    pub within_noise: Vec<Option<bool>>,
+    /// The ratio's 95% bootstrap interval `[low, high]`.
+    pub ci: Vec<Option<[f64; 2]>>,
+    /// How many measured runs each figure is the median of.
+    pub measured_runs: Vec<usize>,
+    /// iolab's CPU % per 100 MB/s for the job (a mixed job's two tests share it).
+    pub cpu_pct_per_100mbs: Vec<Option<f64>>,
+    /// This test's MB/s per unit of price (when a price is given).
+    pub mbs_per_price: Vec<Option<f64>>,
+    /// Warning codes the job carries in each run.
+    pub warnings: Vec<Vec<String>>,
+}
+
+impl TestComparison {
+    /// The difference to the baseline is known to be outside the noise.
+    pub fn outside_noise(&self, i: usize) -> bool {
+        self.within_noise[i] == Some(false) && self.ratios[i].is_some()
+    }
+}
+
+fn dir(job: &JobReport, d: Direction) -> Option<&DirReport> {
+    match d {
+        Direction::Read => job.read.as_ref(),
+        Direction::Write => job.write.as_ref(),
+    }
+}
+
+fn is_random(job: &JobReport) -> bool {
+    job.rw.starts_with("rand")
+}
+
+fn is_mixed(job: &JobReport) -> bool {
+    matches!(job.rw.as_str(), "rw" | "randrw") || (job.read.is_some() && job.write.is_some())
+}
+
+fn figure(d: &DirReport, unit: Unit) -> f64 {
+    match unit {
+        Unit::BytesPerSec => d.bw_bytes,
+        Unit::Iops => d.iops,
+    }
+}
+
+/// Per-run figures of one direction of a job, in `unit`.
+fn per_run(job: &JobReport, d: Direction, unit: Unit) -> Vec<f64> {
+    job.runs
+        .iter()
+        .filter_map(|r| match d {
+            Direction::Read => r.read.as_ref(),
+            Direction::Write => r.write.as_ref(),
+        })
+        .map(|r| figure(r, unit))
+        .collect()
+}
+
+fn capacity(r: &RunRef) -> Option<u64> {
+    r.capacity_bytes.filter(|c| *c > 0).or_else(|| {
+        r.report
+            .target
+            .info
+            .as_ref()
+            .and_then(|i| i.devices.first())
+            .map(|d| d.size_bytes)
+            .filter(|c| *c > 0)
+    })
+}
+
+fn run_info(r: &RunRef) -> RunInfo {
+    let price = r.price.filter(|p| p.is_finite() && *p > 0.0);
+    let capacity_bytes = capacity(r);
+    RunInfo {
+        id: r.id,
+        label: r.label.clone(),
+        price,
+        capacity_bytes,
+        price_per_gb: price.zip(capacity_bytes).map(|(p, c)| p / (c as f64 / 1e9)),
+    }
+}
+
+fn find_job<'a>(report: &'a Report, name: &str, random: bool, d: Direction) -> Option<&'a JobReport> {
+    report
+        .jobs
+        .iter()
+        .find(|j| j.name == name && is_random(j) == random && dir(j, d).is_some())
+}
+
+/// Compare `runs` against the one whose id is `baseline_id`.
+pub fn compare(runs: &[RunRef], baseline_id: i64) -> Result<Comparison, String> {
+    if runs.len() < 2 {
+        return Err("compare needs at least two runs".into());
+    }
+    for (i, r) in runs.iter().enumerate() {
+        if runs[..i].iter().any(|o| o.id == r.id) {
+            return Err(format!("run {} is given twice", r.id));
+        }
+    }
+    let b = runs
+        .iter()
+        .position(|r| r.id == baseline_id)
+        .ok_or_else(|| format!("baseline run {baseline_id} is not one of the compared runs"))?;
+    let infos: Vec<RunInfo> = runs.iter().map(run_info).collect();
+
+    let mut tests = Vec::new();
+    for job in &runs[0].report.jobs {
+        for d in [Direction::Read, Direction::Write] {
+            if dir(job, d).is_none() {
+                continue;
+            }
+            let random = is_random(job);
+            let jobs: Option<Vec<&JobReport>> = runs.iter().map(|r| find_job(&r.report, &job.name, random, d)).collect();
+            let Some(jobs) = jobs else { continue };
+            let test = if is_mixed(job) {
+                format!("{} {}", job.name, d.as_str())
+            } else {
+                job.name.clone()
+            };
+            if tests.iter().any(|t: &TestComparison| t.test == test) {
+                continue; // a duplicate job name in the first run
+            }
+            tests.push(test_comparison(test, job.name.clone(), d, random, &jobs, &infos, b));
+        }
+    }
+    let mut c = Comparison {
+        baseline: baseline_id,
+        runs: infos,
+        tests,
+        findings: Vec::new(),
+    };
+    c.findings = findings::all(&c);
+    Ok(c)
+}
+
+fn test_comparison(
+    test: String,
+    job: String,
+    d: Direction,
+    random: bool,
+    jobs: &[&JobReport],
+    infos: &[RunInfo],
+    b: usize,
+) -> TestComparison {
+    let unit = if random { Unit::Iops } else { Unit::BytesPerSec };
+    let medians: Vec<&DirReport> = jobs.iter().map(|j| dir(j, d).expect("checked")).collect();
+    let values: Vec<f64> = medians.iter().map(|m| figure(m, unit)).collect();
+    let samples: Vec<Vec<f64>> = jobs.iter().map(|j| per_run(j, d, unit)).collect();
+    let base = values[b];
+    let mut ratios = Vec::new();
+    let mut within_noise = Vec::new();
+    let mut ci = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        let ratio = (base.is_finite() && base > 0.0 && v.is_finite()).then(|| v / base);
+        if i == b {
+            ratios.push(ratio);
+            within_noise.push(Some(true));
+            ci.push(None);
+            continue;
+        }
+        let interval = ratio.and(stats::ratio_ci(&samples[b], &samples[i]));
+        ratios.push(ratio);
+        within_noise.push(interval.map(|(lo, hi)| lo <= 1.0 && 1.0 <= hi));
+        ci.push(interval.map(|(lo, hi)| [lo, hi]));
+    }
+    TestComparison {
+        test,
+        job,
+        direction: d,
+        unit,
+        measured_runs: samples.iter().map(Vec::len).collect(),
+        cpu_pct_per_100mbs: jobs.iter().map(|j| j.cpu.pct_per_100mbs).collect(),
+        mbs_per_price: medians
+            .iter()
+            .zip(infos)
+            .map(|(m, r)| r.price.map(|p| m.bw_bytes / 1e6 / p))
+            .collect(),
+        warnings: jobs
+            .iter()
+            .map(|j| {
+                let mut codes: Vec<String> = Vec::new();
+                for w in &j.warnings {
+                    if !codes.contains(&w.code) {
+                        codes.push(w.code.clone());
+                    }
+                }
+                codes
+            })
+            .collect(),
+        values,
+        ratios,
+        within_noise,
+        ci,
+    }
+}
