@@ -52,6 +52,10 @@ enum Cmd {
     Delete { id: i64 },
     /// Set a stored run's label
     Label { id: i64, text: String },
+    /// Compare stored runs side by side, with ratios and noise
+    Compare(CompareArgs),
+    /// Import fio's JSON output (--output-format=json or json+) as a stored run
+    Import(ImportArgs),
     /// Set a tag (key=value) on a stored run
     Tag {
         id: i64,
@@ -71,6 +75,58 @@ struct ListArgs {
     /// Print JSON: [{"id", "label", "tags", "started_at", "kind", "target"}]
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Args, Debug)]
+struct CompareArgs {
+    /// Stored run ids (two or more)
+    #[arg(required = true, num_args = 2..)]
+    ids: Vec<i64>,
+    /// The run the others are measured against (default: the first)
+    #[arg(long)]
+    baseline: Option<i64>,
+    /// Output format
+    #[arg(long, value_enum, default_value = "table")]
+    format: CompareFormat,
+    /// Price of a run's device, e.g. --price 3=59.99 (repeatable; stored with the run)
+    #[arg(long, value_name = "ID=PRICE", value_parser = parse_price)]
+    price: Vec<(i64, f64)>,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum CompareFormat {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}
+
+fn parse_price(s: &str) -> std::result::Result<(i64, f64), String> {
+    let (id, p) = s
+        .split_once('=')
+        .ok_or_else(|| format!("price '{s}' is not of the form ID=PRICE"))?;
+    let id = id.trim().parse().map_err(|_| format!("'{id}' is not a run id"))?;
+    let p: f64 = p
+        .trim()
+        .trim_start_matches('$')
+        .parse()
+        .map_err(|_| format!("'{p}' is not a price"))?;
+    if !(p.is_finite() && p > 0.0) {
+        return Err(format!("price must be positive, got {p}"));
+    }
+    Ok((id, p))
+}
+
+#[derive(Args, Debug)]
+struct ImportArgs {
+    /// fio's JSON output file (text before the JSON, such as fio's notes, is skipped)
+    file: PathBuf,
+    /// A label for the stored run
+    #[arg(long, value_name = "TEXT")]
+    label: Option<String>,
+    /// A tag for the stored run (repeatable)
+    #[arg(long, value_name = "KEY=VALUE", value_parser = store::parse_tag)]
+    tag: Vec<(String, String)>,
 }
 
 #[derive(Args, Debug)]
@@ -230,6 +286,8 @@ pub fn main() -> ExitCode {
         Cmd::Info(a) => info(&a),
         Cmd::List(a) => list(&db, &a),
         Cmd::Show(a) => show(&db, &a),
+        Cmd::Compare(a) => compare(&db, &a),
+        Cmd::Import(a) => import(&db, &a),
         Cmd::Delete { id } => open_store(&db)
             .and_then(|mut s| s.delete(id).map_err(store_err))
             .map(|_| eprintln!("deleted run {id}")),
@@ -325,6 +383,48 @@ fn list(db: &std::path::Path, a: &ListArgs) -> Result<()> {
     } else {
         write!(out, "{}", render::run_list(&runs)).map_err(|e| failed(e.to_string()))
     }
+}
+
+/// `iolab compare`.
+fn compare(db: &std::path::Path, a: &CompareArgs) -> Result<()> {
+    let mut st = open_store(db)?;
+    for &(id, price) in &a.price {
+        st.set_price(id, price).map_err(store_err)?;
+    }
+    let mut runs = Vec::with_capacity(a.ids.len());
+    for &id in &a.ids {
+        let r = st.load(id).map_err(store_err)?;
+        runs.push(crate::compare::RunRef {
+            id,
+            label: r.summary.label,
+            price: r.price,
+            capacity_bytes: r.capacity_bytes,
+            report: r.report,
+        });
+    }
+    let baseline = a.baseline.unwrap_or(a.ids[0]);
+    let c = crate::compare::compare(&runs, baseline).map_err(usage)?;
+    let text = match a.format {
+        CompareFormat::Table => crate::compare::render_table(&c),
+        CompareFormat::Markdown => crate::compare::render_markdown(&c),
+        CompareFormat::Csv => crate::compare::render_csv(&c),
+        CompareFormat::Json => serde_json::to_string_pretty(&c).map_err(|e| failed(e.to_string()))? + "\n",
+    };
+    write!(std::io::stdout().lock(), "{text}").map_err(|e| failed(e.to_string()))
+}
+
+/// `iolab import`.
+fn import(db: &std::path::Path, a: &ImportArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&a.file).map_err(|e| usage(format!("cannot read {}: {e}", a.file.display())))?;
+    let report = crate::import::parse_fio_json(&text).map_err(|e| usage(format!("{}: {e}", a.file.display())))?;
+    let id = open_store(db)?.save(&report, a.label.as_deref(), &a.tag, true).map_err(store_err)?;
+    eprintln!(
+        "iolab: stored as run {id} in {} ({} job(s) from {})",
+        db.display(),
+        report.jobs.len(),
+        report.iolab_version
+    );
+    Ok(())
 }
 
 /// `iolab show`.

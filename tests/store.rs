@@ -255,3 +255,62 @@ fn default_path_follows_iolab_db_then_xdg_then_home() {
         Path::new("/h/.local/share/iolab/results.db")
     );
 }
+
+#[test]
+fn import_fio_and_compare_from_the_command_line() {
+    let e = Env::new();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio/psync_note_prefix.txt");
+    let out = e
+        .cmd()
+        .arg("import")
+        .arg(&fixture)
+        .args(["--label", "fio psync", "--tag", "tool=fio"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("stored as run 1"));
+    let listed = json_of(&e.cmd().args(["list", "--json"]).output().unwrap());
+    assert_eq!(listed[0]["kind"], "import:fio");
+    assert_eq!(listed[0]["tags"]["tool"], "fio");
+    let bad = e.cmd().arg("import").arg(e.dir.path()).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2), "a directory is not fio output");
+
+    // Two iolab runs of the same job: compare in every format.
+    for label in ["first", "second"] {
+        assert!(e.job(&["--label", label]).output().unwrap().status.success());
+    }
+    let c = json_of(
+        &e.cmd()
+            .args(["compare", "2", "3", "--format", "json", "--price", "3=59.99"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(c["baseline"], 2);
+    assert_eq!(c["runs"][1]["label"], "second");
+    assert_eq!(c["runs"][1]["price"], 59.99);
+    let tests = c["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 2, "randrw gives a read and a write test: {c:#}");
+    for t in tests {
+        assert_eq!(t["values"].as_array().unwrap().len(), 2);
+        assert_eq!(t["ratios"][0], 1.0);
+        assert!(t["within_noise"].as_array().unwrap().len() == 2);
+    }
+    assert!(c["findings"].is_array());
+    let md = e
+        .cmd()
+        .args(["compare", "2", "3", "--format", "markdown", "--baseline", "3"])
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&md.stdout);
+    assert!(md.lines().nth(1).is_some_and(|l| l.starts_with("| ---")), "{md}");
+    let csv = e.cmd().args(["compare", "2", "3", "--format", "csv"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&csv.stdout).lines().count(),
+        1 + 2 * 2,
+        "header + tests x runs"
+    );
+    let one = e.cmd().args(["compare", "2"]).output().unwrap();
+    assert_eq!(one.status.code(), Some(2), "compare needs two runs");
+    let missing = e.cmd().args(["compare", "2", "99"]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+}
