@@ -423,6 +423,7 @@ fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &m
         plan.windows = windows;
         plan.max_bytes = max_bytes;
         let result = worker::drive(&mut engine, &clock, bufs, &plan, ctx.stop)
+            .inspect(|r| plan.seq_offset = r.last().map_or(0, |w| w.seq_next))
             .map_err(|e| failed(format!("I/O error: {e}")))
             .and_then(|mut r| {
                 if ctx.wrote {

@@ -94,6 +94,9 @@ pub struct WorkerSamples {
     pub end_ns: u64,
     /// How long its final flush took (0 if it did not write).
     pub sync_ns: u64,
+    /// Where a sequential worker stopped (bytes from its range's start), so
+    /// the next pass continues the stream there.
+    pub seq_next: u64,
 }
 
 /// CPU time of this whole process (every thread, including the kernel's

@@ -22,6 +22,9 @@ pub struct WorkerPlan {
     pub start: u64,
     pub len: u64,
     /// Where a sequential worker begins inside its range (bytes from `start`).
+    /// Passes of a job continue where the previous one stopped: restarting
+    /// at the front would, with buffered I/O, make the kernel's readahead
+    /// ramp up again from a small window at every run.
     pub seq_offset: u64,
     /// End times (ns on the clock) of consecutive measured windows; the
     /// first starts at 0. Issuing stops at the last one; completions are
@@ -178,6 +181,9 @@ pub fn drive<E: Engine, C: Clock>(
     if last_end.is_none() {
         out[0].end_ns = now;
     }
+    if let Some(w) = out.last_mut() {
+        w.seq_next = seq_pos * bs;
+    }
     Ok(out)
 }
 
@@ -318,6 +324,16 @@ mod tests {
         drive(&mut e, &clock, &mut bufs, &p, &AtomicBool::new(false)).unwrap();
         let blocks: Vec<u64> = e.0.iter().map(|o| (o - 8192) / 4096).collect();
         assert_eq!(blocks, [2, 3, 0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn sequential_position_is_reported_for_the_next_pass() {
+        let mut p = plan(100, false);
+        p.windows = vec![];
+        p.max_bytes = Some(5 * 4096);
+        p.len = 4 * 4096;
+        let s = run(1, 1, 1_000, &p);
+        assert_eq!(s.seq_next, 4096, "5 blocks over a 4-block range stop after block 0");
     }
 
     #[test]
