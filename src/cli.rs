@@ -91,6 +91,18 @@ struct CompareArgs {
     /// Price of a run's device, e.g. --price 3=59.99 (repeatable; stored with the run)
     #[arg(long, value_name = "ID=PRICE", value_parser = parse_price)]
     price: Vec<(i64, f64)>,
+    /// Capacity of a run's device for $/GB, e.g. --capacity 3=1TB (repeatable; stored with the run;
+    /// default: the size of the device iolab found under the target)
+    #[arg(long, value_name = "ID=SIZE", value_parser = parse_capacity)]
+    capacity: Vec<(i64, u64)>,
+}
+
+fn parse_capacity(s: &str) -> std::result::Result<(i64, u64), String> {
+    let (id, c) = s
+        .split_once('=')
+        .ok_or_else(|| format!("capacity '{s}' is not of the form ID=SIZE"))?;
+    let id = id.trim().parse().map_err(|_| format!("'{id}' is not a run id"))?;
+    Ok((id, parse_nonzero_size(c)?))
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -390,6 +402,9 @@ fn compare(db: &std::path::Path, a: &CompareArgs) -> Result<()> {
     let mut st = open_store(db)?;
     for &(id, price) in &a.price {
         st.set_price(id, price).map_err(store_err)?;
+    }
+    for &(id, bytes) in &a.capacity {
+        st.set_capacity(id, bytes).map_err(store_err)?;
     }
     let mut runs = Vec::with_capacity(a.ids.len());
     for &id in &a.ids {

@@ -365,6 +365,14 @@ impl Store {
         if n == 0 { Err(StoreError::NotFound(id)) } else { Ok(()) }
     }
 
+    pub fn set_capacity(&mut self, id: i64, bytes: u64) -> Result<()> {
+        let n = self
+            .conn
+            .execute("UPDATE runs SET capacity_bytes = ?2 WHERE id = ?1", params![id, bytes as i64])
+            .map_err(|e| self.err(e))?;
+        if n == 0 { Err(StoreError::NotFound(id)) } else { Ok(()) }
+    }
+
     /// `PRAGMA integrity_check` says "ok".
     pub fn integrity_ok(&self) -> Result<bool> {
         let s: String = self
