@@ -225,7 +225,7 @@ impl Store {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 report.started_at,
-                crate::cli::now_rfc3339(),
+                crate::units::now_rfc3339(),
                 report.command,
                 report.target.path,
                 label,

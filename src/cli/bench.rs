@@ -1,0 +1,240 @@
+//! `run` and `job`: open the target, run the jobs with a progress bar,
+//! keep the result, print the table or JSON.
+
+use super::*;
+
+pub(super) fn bench(
+    command: &str,
+    path: &std::path::Path,
+    suite: Option<SuiteName>,
+    mut specs: Vec<JobSpec>,
+    c: &CommonArgs,
+    db: &std::path::Path,
+) -> Result<()> {
+    let stop = Stop::install();
+    let ui = Ui::new();
+    let max_bs = specs.iter().map(|s| s.bs).max().unwrap_or(4096);
+    let req = OpenRequest {
+        path: path.to_path_buf(),
+        size: c.size,
+        write: specs.iter().any(|s| s.rw.writes()),
+        allow_destroy: c.allow_destroy,
+        force: c.force,
+        buffered: c.buffered,
+        max_bs,
+    };
+    // Validate what can be validated before touching the target.
+    let json_to_stdout = c.json.as_deref() == Some("-");
+    if let Some(p) = c.json.as_deref().filter(|p| *p != "-") {
+        let parent = std::path::Path::new(p).parent().filter(|d| !d.as_os_str().is_empty());
+        if parent.is_some_and(|d| !d.is_dir()) {
+            return Err(usage(format!("cannot write JSON to {p}: its directory does not exist")));
+        }
+    }
+    let sys = SysRoot::default();
+    let started_at = units::now_rfc3339();
+    let target = target::open(&req, &sys, &stop, &|done, total| ui.prefill(done, total))?;
+    ui.prefill_done();
+    if target.direct_fallback {
+        eprintln!(
+            "iolab: WARNING: {} does not support O_DIRECT; falling back to BUFFERED I/O. Results are labelled direct: false; the page cache is dropped before every read pass.",
+            path.display()
+        );
+    }
+    if target.direct()
+        && let Some(d) = target.info.devices.first()
+        && let Some(bad) = specs.iter().find(|s| s.bs % d.logical_block_size as u64 != 0)
+    {
+        return Err(usage(format!(
+            "block size {} is not a multiple of {}'s logical block size ({})",
+            fmt_bs(bad.bs),
+            d.name,
+            d.logical_block_size
+        )));
+    }
+    for s in &mut specs {
+        s.span = target.span();
+    }
+    let repeat = Repeat {
+        runs: c.runs,
+        warmup: c.warmup,
+        interval: c.interval,
+    };
+    ui.start(&specs, &repeat);
+    let runner = Runner {
+        target: &target,
+        stop: &stop,
+        observer: &ui,
+        sys,
+    };
+    let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let mut jobs = Vec::new();
+    let mut interrupted = None;
+    for (i, spec) in specs.iter().enumerate() {
+        if i > 0 && !repeat.interval.is_zero() {
+            ui.event(Event::Interval { planned: repeat.interval });
+            stop.sleep(repeat.interval);
+        }
+        match runner.run_job(spec, &repeat) {
+            Ok(j) => jobs.push(summary::job_report(&j, &target, cpus)),
+            Err(Error::Interrupted(sig)) => {
+                interrupted = Some(sig);
+                break;
+            }
+            Err(e) => {
+                ui.finish();
+                return Err(e);
+            }
+        }
+        if let Some(sig) = stop.signal() {
+            interrupted = Some(sig);
+            break;
+        }
+    }
+    ui.finish();
+    let mut report = Report {
+        run_id: None,
+        iolab_version: env!("CARGO_PKG_VERSION").to_string(),
+        command: command.to_string(),
+        started_at,
+        host: host(cpus),
+        target: target.info.clone(),
+        settings: Settings {
+            runs: repeat.runs,
+            warmup_s: repeat.warmup.as_secs_f64(),
+            interval_s: repeat.interval.as_secs_f64(),
+            suite: suite.map(|s| s.as_str().to_string()),
+        },
+        jobs,
+        interrupted: interrupted.is_some(),
+    };
+    drop(target); // closes (and so removes) the test file before we report
+    // Keep the run (or the part that finished). A store that cannot be opened
+    // must not cost the user the measurement: say so and print it anyway.
+    if !c.no_store && !report.jobs.is_empty() {
+        match Store::open(db).and_then(|mut s| s.save(&report, c.label.as_deref(), &c.tag, interrupted.is_none())) {
+            Ok(id) => {
+                report.run_id = Some(id);
+                eprintln!("iolab: stored as run {id} in {}", db.display());
+            }
+            Err(e) => eprintln!("iolab: WARNING: the run was not stored: {e}"),
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    match c.json.as_deref() {
+        Some("-") => render::json(&report, &mut out).map_err(|e| failed(format!("writing JSON: {e}")))?,
+        Some(p) => {
+            let mut f = std::fs::File::create(p).map_err(|e| failed(format!("cannot write JSON to {p}: {e}")))?;
+            render::json(&report, &mut f).map_err(|e| failed(format!("writing JSON to {p}: {e}")))?;
+        }
+        None => {}
+    }
+    if !json_to_stdout {
+        write!(out, "{}", render::table(&report)).map_err(|e| failed(format!("writing output: {e}")))?;
+    } else {
+        for j in &report.jobs {
+            for w in &j.warnings {
+                eprintln!("iolab: warning [{}] {}: {}", w.code, j.name, w.message);
+            }
+        }
+    }
+    match interrupted {
+        Some(sig) => Err(Error::Interrupted(sig)),
+        None => Ok(()),
+    }
+}
+
+fn host(cpus: usize) -> Host {
+    let u = rustix::system::uname();
+    Host {
+        hostname: u.nodename().to_string_lossy().into_owned(),
+        kernel: u.release().to_string_lossy().into_owned(),
+        cpus,
+    }
+}
+
+/// Progress on stderr (hidden when stderr is not a terminal).
+struct Ui {
+    prefill: ProgressBar,
+    bar: ProgressBar,
+    /// Planned milliseconds completed before the current step.
+    done_ms: Cell<u64>,
+    /// Planned milliseconds of the current step.
+    step_ms: Cell<u64>,
+}
+
+impl Ui {
+    fn new() -> Ui {
+        let prefill = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        prefill.set_style(
+            ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}")
+                .unwrap()
+                .progress_chars("=> "),
+        );
+        prefill.set_message("prefilling test file");
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("[{elapsed_precise}] [{bar:30}] {percent}% ETA {eta} {msg}")
+                .unwrap()
+                .progress_chars("=> "),
+        );
+        Ui {
+            prefill,
+            bar,
+            done_ms: Cell::new(0),
+            step_ms: Cell::new(0),
+        }
+    }
+    fn prefill(&self, done: u64, total: u64) {
+        self.prefill.set_length(total);
+        self.prefill.set_position(done);
+    }
+    fn prefill_done(&self) {
+        self.prefill.finish_and_clear();
+    }
+    fn start(&self, specs: &[JobSpec], r: &Repeat) {
+        let per_run = |s: &JobSpec| match s.limit {
+            Limit::Time(d) => d,
+            Limit::Bytes(_) => Duration::from_secs(1),
+        };
+        let total: Duration = specs
+            .iter()
+            .map(|s| r.warmup + per_run(s) * r.runs + r.interval * r.runs.saturating_sub(1))
+            .sum::<Duration>()
+            + r.interval * (specs.len() as u32).saturating_sub(1);
+        self.bar.set_length(total.as_millis() as u64);
+    }
+    fn advance(&self, next_ms: u64) {
+        self.done_ms.set(self.done_ms.get() + self.step_ms.get());
+        self.step_ms.set(next_ms);
+        self.bar.set_position(self.done_ms.get());
+    }
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Observer for Ui {
+    fn event(&self, ev: Event<'_>) {
+        match ev {
+            Event::Prefill { done, total } => self.prefill(done, total),
+            Event::PassStart { job, pass, planned } => {
+                self.advance(planned.map(|d| d.as_millis() as u64).unwrap_or(1000));
+                let what = match pass {
+                    Pass::Warmup => "warm-up".to_string(),
+                    Pass::Run { n, of } => format!("run {n}/{of}"),
+                };
+                self.bar.set_message(format!("{job} · {what}"));
+            }
+            Event::Tick { elapsed } => {
+                let e = (elapsed.as_millis() as u64).min(self.step_ms.get());
+                self.bar.set_position(self.done_ms.get() + e);
+            }
+            Event::Interval { planned } => {
+                self.advance(planned.as_millis() as u64);
+                self.bar.set_message(format!("pause {}", fmt_duration(planned)));
+            }
+            Event::JobDone { .. } => {}
+        }
+    }
+}
