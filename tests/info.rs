@@ -8,9 +8,9 @@
 
 mod common;
 
-use common::emu::{BlockDev, Cgroup, Limit, LoopDev, Zram, require_root, run_checked, unique_name};
+use common::emu::{BlockDev, Cgroup, Limit, LoopDev, Mount, Zram, require_root, run_checked};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
@@ -136,20 +136,6 @@ fn zram_device() {
     assert_eq!(v["devices"][0]["size_bytes"], 32 << 20);
 }
 
-/// Unmounts and removes the mount point on drop.
-struct Mounted(PathBuf);
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        for _ in 0..20 {
-            if Command::new("umount").arg(&self.0).status().is_ok_and(|s| s.success()) {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        let _ = std::fs::remove_dir(&self.0);
-    }
-}
-
 #[test]
 fn btrfs_raid1_over_three_loop_devices() {
     if !require_root() {
@@ -162,16 +148,14 @@ fn btrfs_raid1_over_three_loop_devices() {
             .args(["-f", "-q", "-d", "raid1", "-m", "raid1"])
             .args(&paths),
     );
-    let dir = std::env::temp_dir().join(unique_name("btrfs"));
-    std::fs::create_dir_all(&dir).unwrap();
     let opts = format!(
         "device={},device={},device={}",
         paths[0].display(),
         paths[1].display(),
         paths[2].display()
     );
-    run_checked(Command::new("mount").args(["-t", "btrfs", "-o", &opts]).arg(paths[0]).arg(&dir));
-    let _m = Mounted(dir.clone());
+    let m = Mount::new(paths[0], Some(&opts));
+    let dir = m.dir().to_path_buf();
     let v = info_of(&dir);
     assert_eq!(v["filesystem"]["fstype"], "btrfs");
     assert_eq!(v["filesystem"]["cow"], true);

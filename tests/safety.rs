@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::emu::{LoopDev, require_root, run_checked};
+use common::emu::{LoopDev, Mount, require_root, run_checked};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::Hasher;
 use std::io::Read;
@@ -160,28 +160,6 @@ fn force_overrides_a_signature() {
     assert_writes(dev.path(), &["--force"]);
 }
 
-/// Unmounts and removes a directory when dropped, also on a failed assertion.
-struct Mount(PathBuf);
-impl Mount {
-    fn new(dev: &Path) -> Mount {
-        let dir = std::env::temp_dir().join(common::emu::unique_name("mnt"));
-        std::fs::create_dir_all(&dir).unwrap();
-        run_checked(Command::new("mount").arg(dev).arg(&dir));
-        Mount(dir)
-    }
-}
-impl Drop for Mount {
-    fn drop(&mut self) {
-        for _ in 0..20 {
-            if Command::new("umount").arg(&self.0).status().is_ok_and(|s| s.success()) {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        let _ = std::fs::remove_dir(&self.0);
-    }
-}
-
 #[test]
 fn mounted_device_is_refused_even_with_force() {
     if !require_root() {
@@ -189,7 +167,7 @@ fn mounted_device_is_refused_even_with_force() {
     }
     let dev = LoopDev::new_sparse(SIZE);
     mkfs(dev.path(), "mkfs.ext4", &["-F", "-q"]);
-    let _m = Mount::new(dev.path());
+    let _m = Mount::new(dev.path(), None);
     assert_refused(dev.path(), &["--force"], "is mounted at");
 }
 
@@ -236,7 +214,7 @@ fn device_with_a_mounted_partition_is_refused_even_with_force() {
         return;
     }
     mkfs(&part, "mkfs.ext4", &["-F", "-q"]);
-    let _m = Mount::new(&part);
+    let _m = Mount::new(&part, None);
     let name = part.file_name().unwrap().to_string_lossy().into_owned();
     assert_refused(&disk.0, &["--force"], &format!("{name} is mounted at"));
 }

@@ -47,7 +47,7 @@ pub use self::{
     blockdev::BlockDev,
     cgroup::{Cgroup, IoCount, Limit},
     loopdev::LoopDev,
-    mounts::{Ext4Mount, Tmpfs, list_dir},
+    mounts::{Ext4Mount, Mount, Tmpfs, list_dir},
     names::{current_test_name, require_root, unique_name},
     proc::{output_with_timeout, run_checked},
     sweep::sweep_stale,

@@ -174,3 +174,37 @@ pub fn list_dir(dir: &Path) -> Vec<String> {
     v.sort();
     v
 }
+
+/// A block device mounted (with `-o OPTS` if given) on a fresh directory;
+/// unmounted, with retries, and the directory removed on drop, also when a
+/// test fails.
+pub struct Mount(PathBuf);
+
+impl Mount {
+    pub fn new(dev: &Path, opts: Option<&str>) -> Mount {
+        let dir = std::env::temp_dir().join(unique_name("mnt"));
+        fs::create_dir_all(&dir).expect("create mount point");
+        let mut cmd = Command::new("mount");
+        if let Some(o) = opts {
+            cmd.args(["-o", o]);
+        }
+        run_checked(cmd.arg(dev).arg(&dir));
+        Mount(dir)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        for _ in 0..20 {
+            if Command::new("umount").arg(&self.0).status().is_ok_and(|s| s.success()) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let _ = fs::remove_dir(&self.0);
+    }
+}
