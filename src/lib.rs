@@ -22,6 +22,7 @@ pub mod rng;
 pub mod safety;
 pub mod samples;
 pub mod signals;
+pub mod steady;
 pub mod store;
 pub mod summary;
 pub mod target;

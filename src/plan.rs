@@ -149,15 +149,17 @@ pub enum SuiteName {
     Demo,
     Nvme,
     Mix,
+    /// Random 512 KiB reads and writes at queue depth 1 (CrystalDiskMark 3's "Random 512KB").
+    Random512k,
 }
 
 const K: u64 = 1024;
 const M: u64 = 1024 * 1024;
 
 impl SuiteName {
-    pub fn all() -> [SuiteName; 6] {
+    pub fn all() -> [SuiteName; 7] {
         use SuiteName::*;
-        [Default, Peak, Real, Demo, Nvme, Mix]
+        [Default, Peak, Real, Demo, Nvme, Mix, Random512k]
     }
     pub fn as_str(self) -> &'static str {
         match self {
@@ -167,6 +169,7 @@ impl SuiteName {
             SuiteName::Demo => "demo",
             SuiteName::Nvme => "nvme",
             SuiteName::Mix => "mix",
+            SuiteName::Random512k => "random512k",
         }
     }
     pub fn description(self) -> &'static str {
@@ -177,6 +180,7 @@ impl SuiteName {
             SuiteName::Demo => "one quick sequential test",
             SuiteName::Nvme => "CrystalDiskMark NVMe SSD profile",
             SuiteName::Mix => "default tests as mixed I/O, 70% reads / 30% writes",
+            SuiteName::Random512k => "random 512K at queue depth 1 (CrystalDiskMark 3's Random 512KB)",
         }
     }
     pub fn tests(self) -> Vec<SuiteTest> {
@@ -188,6 +192,7 @@ impl SuiteName {
             SuiteName::Real => vec![T::seq(M, 1, 1), T::rnd(4 * K, 1, 1)],
             SuiteName::Demo => vec![T::seq(M, 8, 1)],
             SuiteName::Nvme => vec![T::seq(M, 8, 1), T::seq(128 * K, 32, 1), T::rnd(4 * K, 32, 16), T::rnd(4 * K, 1, 1)],
+            SuiteName::Random512k => vec![T::rnd(512 * K, 1, 1)],
         }
     }
     /// Does the suite write to the target?
@@ -298,6 +303,12 @@ mod tests {
         assert_eq!(jobs[2].rw, Rw::Randrw);
         assert_eq!(jobs[2].name, "RND4K Q32T1 mix R70/W30");
         assert_eq!(jobs[2].rw.read_pct(jobs[2].mix_read), 70);
+    }
+
+    #[test]
+    fn random512k_suite_is_one_random_test_each_way() {
+        let names: Vec<String> = SuiteName::Random512k.jobs(&common()).into_iter().map(|j| j.name).collect();
+        assert_eq!(names, ["RND512K Q1T1 read", "RND512K Q1T1 write"]);
     }
 
     #[test]

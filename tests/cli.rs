@@ -186,7 +186,18 @@ fn json_to_stdout_is_only_json() {
 fn suites_lists_every_suite() {
     let out = iolab().arg("suites").output().unwrap();
     let s = String::from_utf8_lossy(&out.stdout);
-    for name in ["default", "peak", "real", "demo", "nvme", "mix", "RND4K Q32T16", "SEQ128K Q32T1"] {
+    for name in [
+        "default",
+        "peak",
+        "real",
+        "demo",
+        "nvme",
+        "mix",
+        "random512k",
+        "RND4K Q32T16",
+        "SEQ128K Q32T1",
+        "RND512K Q1T1",
+    ] {
         assert!(s.contains(name), "{name} missing from:\n{s}");
     }
 }

@@ -1,0 +1,1 @@
+//! Steady state and write cliff detection (being written).
