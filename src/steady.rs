@@ -1,1 +1,0 @@
-//! Steady state and write cliff detection (being written).
