@@ -135,6 +135,10 @@ pub struct RunReport {
     pub first_done_ns: u64,
     pub last_done_ns: u64,
     pub samples: Samples,
+    /// Where write throughput fell and stayed lower (an SLC or host cache
+    /// filling up), found in the run's complete seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_cliff: Option<crate::steady::Cliff>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -222,7 +226,16 @@ pub fn run_report(r: &RunSamples) -> RunReport {
             read_bytes_per_s: r.read.per_sec_bytes.clone(),
             write_bytes_per_s: r.write.per_sec_bytes.clone(),
         },
+        write_cliff: write_cliff(r),
     }
+}
+
+/// The write cliff in a run's complete seconds (a last partial second would
+/// look like a drop).
+fn write_cliff(r: &RunSamples) -> Option<crate::steady::Cliff> {
+    let full = ((r.wall_ns / 1_000_000_000) as usize).min(r.write.per_sec_bytes.len());
+    let series: Vec<f64> = r.write.per_sec_bytes[..full].iter().map(|&b| b as f64).collect();
+    crate::steady::write_cliff(&series)
 }
 
 /// Median of a non-empty list (mean of the middle two for an even count).
@@ -368,6 +381,22 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
             message: format!(
                 "iolab kept {busy:.2} CPUs busy with {} worker thread(s): the figure may be limited by the CPU, not the device",
                 job.workers
+            ),
+        });
+    }
+    if let Some((n, c)) = runs
+        .iter()
+        .enumerate()
+        .find_map(|(i, r)| r.write_cliff.as_ref().map(|c| (i + 1, c)))
+    {
+        warnings.push(Warning {
+            code: "write_cliff".into(),
+            message: format!(
+                "write throughput fell {:.0}% after {} s in run {n} ({:.1} → {:.1} MB/s) and stayed lower: a cache filled up; the sustained rate is the lower one",
+                c.drop_pct,
+                c.at_second,
+                c.before_bps / 1e6,
+                c.after_bps / 1e6
             ),
         });
     }
@@ -529,6 +558,26 @@ mod tests {
         assert!(w[0].message.contains("10%"), "{}", w[0].message);
         let w = cross_check(&dev(0, 0, 100 << 20, 150 << 20));
         assert_eq!(w[0].code, "device_extra");
+    }
+
+    /// A run whose writes fell from 1000 to 300 MB/s after 10 s carries the cliff.
+    #[test]
+    fn write_cliff_is_found_in_complete_seconds() {
+        let mut r = RunSamples {
+            wall_ns: 20_500_000_000,
+            ..Default::default()
+        };
+        r.write.per_sec_bytes = [vec![1_000_000_000u64; 10], vec![300_000_000; 10], vec![1]].concat();
+        let c = run_report(&r).write_cliff.expect("cliff");
+        assert_eq!(c.at_second, 10);
+        assert!((c.drop_pct - 70.0).abs() < 1e-9);
+        // The partial 21st second alone is no cliff.
+        let mut flat = RunSamples {
+            wall_ns: 20_500_000_000,
+            ..Default::default()
+        };
+        flat.write.per_sec_bytes = [vec![1_000_000_000u64; 20], vec![1]].concat();
+        assert!(run_report(&flat).write_cliff.is_none());
     }
 
     #[test]

@@ -147,6 +147,8 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         sync_ns: 0,
         first_done_ns: wall_ms * 1_000_000,
         last_done_ns: wall_ms * 1_000_000,
+        // fio records no per-second timeline here, so no cliff can be found.
+        write_cliff: None,
         samples: Samples {
             read_bytes_per_s: Vec::new(),
             write_bytes_per_s: Vec::new(),
