@@ -259,15 +259,7 @@ impl Store {
                 [id],
                 |r| {
                     Ok((
-                        RunSummary {
-                            id: r.get(0)?,
-                            label: r.get(1)?,
-                            tags: Vec::new(),
-                            started_at: r.get(2)?,
-                            kind: r.get(3)?,
-                            target: r.get(4)?,
-                            complete: r.get(5)?,
-                        },
+                        summary_from_row(r)?,
                         r.get::<_, Option<f64>>(6)?,
                         r.get::<_, Option<i64>>(7)?,
                         r.get::<_, String>(8)?,
@@ -304,19 +296,7 @@ impl Store {
             .conn
             .prepare("SELECT id, label, started_at, kind, target, complete FROM runs ORDER BY id")
             .map_err(|e| self.err(e))?;
-        let rows = st
-            .query_map([], |r| {
-                Ok(RunSummary {
-                    id: r.get(0)?,
-                    label: r.get(1)?,
-                    tags: Vec::new(),
-                    started_at: r.get(2)?,
-                    kind: r.get(3)?,
-                    target: r.get(4)?,
-                    complete: r.get(5)?,
-                })
-            })
-            .map_err(|e| self.err(e))?;
+        let rows = st.query_map([], summary_from_row).map_err(|e| self.err(e))?;
         let mut out = Vec::new();
         for r in rows {
             let mut r = r.map_err(|e| self.err(e))?;
@@ -381,6 +361,20 @@ impl Store {
             .map_err(|e| self.err(e))?;
         Ok(s == "ok")
     }
+}
+
+/// A run's summary from a row that starts with `id, label, started_at, kind, target, complete`
+/// (tags are read separately).
+fn summary_from_row(r: &rusqlite::Row) -> rusqlite::Result<RunSummary> {
+    Ok(RunSummary {
+        id: r.get(0)?,
+        label: r.get(1)?,
+        tags: Vec::new(),
+        started_at: r.get(2)?,
+        kind: r.get(3)?,
+        target: r.get(4)?,
+        complete: r.get(5)?,
+    })
 }
 
 fn insert_jobs(tx: &rusqlite::Transaction, id: i64, report: &Report) -> rusqlite::Result<()> {
