@@ -116,6 +116,8 @@ impl Runner<'_> {
     /// a throttle) banks credit that flatters the next run. With an interval,
     /// each run is its own stream after the pause, as in CrystalDiskMark.
     pub fn run_job(&self, spec: &JobSpec, repeat: &Repeat) -> Result<JobSamples> {
+        // Per job: a suite may mix buffered and O_DIRECT jobs on one target.
+        let direct = self.target.use_direct(spec.direct);
         let (n, depth) = layout(spec);
         let plans = worker_plans(spec, self.target.span(), n);
         let fd = self.target.fd();
@@ -164,7 +166,7 @@ impl Runner<'_> {
             };
             let mut out = JobSamples {
                 spec: spec.clone(),
-                direct: self.target.direct(),
+                direct,
                 workers: n,
                 depth_per_worker: depth,
                 runs: Vec::new(),
@@ -172,7 +174,7 @@ impl Runner<'_> {
             let warm = !repeat.warmup.is_zero();
             let runs = (1..=repeat.runs).map(|k| Pass::Run { n: k, of: repeat.runs });
             match spec.limit {
-                Limit::Time(d) if repeat.interval.is_zero() && self.target.direct() => {
+                Limit::Time(d) if repeat.interval.is_zero() && direct => {
                     let mut w: Vec<(Pass, Duration)> = Vec::new();
                     if warm {
                         w.push((Pass::Warmup, repeat.warmup));
@@ -194,6 +196,7 @@ impl Runner<'_> {
                         let mut got = match limit {
                             Limit::Time(d) => self.stream(spec, Windows::Time(&[(p, d)]), &pool)?,
                             Limit::Bytes(b) => self.stream(spec, Windows::Bytes(p, b), &pool)?,
+                            Limit::Span => self.stream(spec, Windows::Bytes(p, self.target.span()), &pool)?,
                         };
                         out.runs.append(&mut got);
                     }

@@ -79,6 +79,8 @@ pub enum Limit {
     Time(Duration),
     /// Stop after this many bytes in total (across all threads).
     Bytes(u64),
+    /// One pass over the whole span (a dd-style transfer), timed to the final flush.
+    Span,
 }
 
 /// One workload, fully specified.
@@ -151,15 +153,22 @@ pub enum SuiteName {
     Mix,
     /// Random 512 KiB reads and writes at queue depth 1 (CrystalDiskMark 3's "Random 512KB").
     Random512k,
+    /// Sustained sequential writes of the whole span at 8K, 64K and 128K
+    /// transfers, buffered (as an application writes) and O_DIRECT, each
+    /// timed to its final flush.
+    Sustained,
+    /// dd-style: write the whole span sequentially through the page cache,
+    /// then read it back cold, 128K transfers.
+    Dd,
 }
 
 const K: u64 = 1024;
 const M: u64 = 1024 * 1024;
 
 impl SuiteName {
-    pub fn all() -> [SuiteName; 7] {
+    pub fn all() -> [SuiteName; 9] {
         use SuiteName::*;
-        [Default, Peak, Real, Demo, Nvme, Mix, Random512k]
+        [Default, Peak, Real, Demo, Nvme, Mix, Random512k, Sustained, Dd]
     }
     pub fn as_str(self) -> &'static str {
         match self {
@@ -170,6 +179,8 @@ impl SuiteName {
             SuiteName::Nvme => "nvme",
             SuiteName::Mix => "mix",
             SuiteName::Random512k => "random512k",
+            SuiteName::Sustained => "sustained",
+            SuiteName::Dd => "dd",
         }
     }
     pub fn description(self) -> &'static str {
@@ -181,6 +192,8 @@ impl SuiteName {
             SuiteName::Nvme => "CrystalDiskMark NVMe SSD profile",
             SuiteName::Mix => "default tests as mixed I/O, 70% reads / 30% writes",
             SuiteName::Random512k => "random 512K at queue depth 1 (CrystalDiskMark 3's Random 512KB)",
+            SuiteName::Sustained => "sustained sequential writes of the whole span at 8K/64K/128K, buffered and O_DIRECT, timed to fsync",
+            SuiteName::Dd => "dd-style: write the whole span through the page cache, then read it back cold (128K)",
         }
     }
     pub fn tests(self) -> Vec<SuiteTest> {
@@ -193,6 +206,8 @@ impl SuiteName {
             SuiteName::Demo => vec![T::seq(M, 8, 1)],
             SuiteName::Nvme => vec![T::seq(M, 8, 1), T::seq(128 * K, 32, 1), T::rnd(4 * K, 32, 16), T::rnd(4 * K, 1, 1)],
             SuiteName::Random512k => vec![T::rnd(512 * K, 1, 1)],
+            SuiteName::Sustained => vec![T::seq(8 * K, 1, 1), T::seq(64 * K, 1, 1), T::seq(128 * K, 1, 1)],
+            SuiteName::Dd => vec![T::seq(128 * K, 1, 1)],
         }
     }
     /// Does the suite write to the target?
@@ -216,6 +231,40 @@ impl SuiteName {
             direct: common.direct,
             engine: common.engine,
         };
+        let pass = |bs: u64, rw: Rw, direct: bool, name: String| JobSpec {
+            name,
+            rw,
+            bs,
+            qd: 1,
+            threads: 1,
+            mix_read: common.mix_read,
+            limit: Limit::Span,
+            span: common.span,
+            direct,
+            engine: common.engine,
+        };
+        match self {
+            SuiteName::Sustained => {
+                let mut v: Vec<JobSpec> = tests
+                    .iter()
+                    .map(|t| pass(t.bs, Rw::Write, false, format!("SUSTAINED {} buffered", fmt_bs(t.bs))))
+                    .collect();
+                v.extend(
+                    tests
+                        .iter()
+                        .map(|t| pass(t.bs, Rw::Write, true, format!("SUSTAINED {} direct", fmt_bs(t.bs)))),
+                );
+                return v;
+            }
+            SuiteName::Dd => {
+                let bs = tests[0].bs;
+                return vec![
+                    pass(bs, Rw::Write, false, format!("DD write {}", fmt_bs(bs))),
+                    pass(bs, Rw::Read, false, format!("DD read {}", fmt_bs(bs))),
+                ];
+            }
+            _ => {}
+        }
         if self == SuiteName::Mix {
             let suffix = format!("mix R{}/W{}", common.mix_read, 100 - common.mix_read);
             return tests
@@ -246,6 +295,7 @@ pub fn describe(spec: &JobSpec) -> String {
     let limit = match spec.limit {
         Limit::Time(d) => fmt_duration(d),
         Limit::Bytes(b) => crate::units::fmt_bytes(b),
+        Limit::Span => "the whole span".to_string(),
     };
     format!(
         "{} bs={} qd={} threads={} {}",
@@ -309,6 +359,28 @@ mod tests {
     fn random512k_suite_is_one_random_test_each_way() {
         let names: Vec<String> = SuiteName::Random512k.jobs(&common()).into_iter().map(|j| j.name).collect();
         assert_eq!(names, ["RND512K Q1T1 read", "RND512K Q1T1 write"]);
+    }
+
+    #[test]
+    fn sustained_and_dd_suites_are_whole_span_passes() {
+        let s = SuiteName::Sustained.jobs(&common());
+        let names: Vec<&str> = s.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "SUSTAINED 8K buffered",
+                "SUSTAINED 64K buffered",
+                "SUSTAINED 128K buffered",
+                "SUSTAINED 8K direct",
+                "SUSTAINED 64K direct",
+                "SUSTAINED 128K direct"
+            ]
+        );
+        assert!(s.iter().all(|j| j.limit == Limit::Span && j.rw == Rw::Write && j.qd == 1));
+        assert_eq!(s.iter().filter(|j| j.direct).count(), 3);
+        let d = SuiteName::Dd.jobs(&common());
+        assert_eq!((d[0].rw, d[1].rw), (Rw::Write, Rw::Read));
+        assert!(d.iter().all(|j| !j.direct && j.bs == 128 * K && j.limit == Limit::Span));
     }
 
     #[test]

@@ -77,6 +77,7 @@ pub struct Target {
     pub direct_fallback: bool,
     /// diskstats names to cross-check, top first.
     pub device_names: Vec<String>,
+    direct_now: std::cell::Cell<bool>,
 }
 
 impl Target {
@@ -86,8 +87,20 @@ impl Target {
     pub fn span(&self) -> u64 {
         self.info.span_bytes
     }
+    /// Whether the descriptor is in O_DIRECT mode right now.
     pub fn direct(&self) -> bool {
-        self.info.direct
+        self.direct_now.get()
+    }
+
+    /// Switch O_DIRECT on or off for the next job (a suite may mix buffered
+    /// and direct jobs). Returns what the target now does: asking for
+    /// O_DIRECT where the filesystem refuses it leaves it buffered.
+    pub fn use_direct(&self, want: bool) -> bool {
+        if want != self.direct_now.get() {
+            let ok = set_direct(&self.file, want);
+            self.direct_now.set(if ok { want } else { false });
+        }
+        self.direct_now.get()
     }
 
     /// Make written data durable, then drop the target's pages from the page
@@ -222,6 +235,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, progress: PrefillPro
         info,
         direct_fallback,
         device_names,
+        direct_now: std::cell::Cell::new(direct),
     })
 }
 

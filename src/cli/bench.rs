@@ -195,7 +195,7 @@ impl Ui {
     fn start(&self, specs: &[JobSpec], r: &Repeat) {
         let per_run = |s: &JobSpec| match s.limit {
             Limit::Time(d) => d,
-            Limit::Bytes(_) => Duration::from_secs(1),
+            Limit::Bytes(_) | Limit::Span => Duration::from_secs(1),
         };
         let total: Duration = specs
             .iter()

@@ -333,7 +333,9 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
         } else {
             warnings.push(Warning {
                 code: "buffered".into(),
-                message: "buffered I/O (--buffered): the page cache is in the path; reads start cold, writes are timed to fdatasync".into(),
+                message:
+                    "buffered I/O: the page cache is in the path, as for an application; reads start cold, writes are timed to fdatasync"
+                        .into(),
             });
         }
     }
@@ -433,10 +435,11 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
         workers: job.workers,
         duration_s: match spec.limit {
             Limit::Time(d) => Some(d.as_secs_f64()),
-            Limit::Bytes(_) => None,
+            Limit::Bytes(_) | Limit::Span => None,
         },
         limit_bytes: match spec.limit {
             Limit::Bytes(b) => Some(b),
+            Limit::Span => Some(target.span()),
             Limit::Time(_) => None,
         },
         span_bytes: target.span(),
