@@ -139,7 +139,7 @@ pub fn detect(s: &Sample) -> Vec<&'static str> {
 /// Read the head and tail of a device node.
 pub fn sample(path: &Path) -> std::io::Result<(Vec<u8>, Vec<u8>, u64)> {
     let f = fs::File::open(path)?;
-    let size = block_size(&f).unwrap_or(0);
+    let size = crate::device::block_device_size(&f).unwrap_or(0);
     sample_range(&f, 0, size)
 }
 
@@ -162,14 +162,6 @@ fn sample_range(f: &fs::File, base: u64, size: u64) -> std::io::Result<(Vec<u8>,
     let tail_len = TAIL.min(size as usize);
     let tail = read(size - tail_len as u64, tail_len)?;
     Ok((head, tail, size))
-}
-
-fn block_size(f: &fs::File) -> Option<u64> {
-    use std::os::fd::AsRawFd;
-    let mut size: u64 = 0;
-    const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
-    // SAFETY: valid out-pointer for a u64.
-    (unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64, &mut size) } == 0).then_some(size)
 }
 
 /// A block device as sysfs names it, with its partitions.
@@ -242,20 +234,15 @@ fn node_at(root: &SysRoot, dir: &Path) -> Option<DevNode> {
 pub fn check(root: &SysRoot, major: u32, minor: u32) -> Vec<Refusal> {
     let devs = device_and_partitions(root, major, minor);
     let mut out = Vec::new();
-    let mountinfo = fs::read_to_string(root.0.join("proc/self/mountinfo")).unwrap_or_default();
+    let mounts = crate::device::mounts(root);
     let swaps = fs::read_to_string(root.0.join("proc/swaps")).unwrap_or_default();
     for d in &devs {
-        let dev_id = format!("{}:{}", d.major, d.minor);
-        for line in mountinfo.lines() {
-            let f: Vec<&str> = line.split(' ').collect();
-            let source = line.split(" - ").nth(1).and_then(|p| p.split(' ').nth(1)).unwrap_or("");
-            if f.get(2) == Some(&dev_id.as_str()) || source == format!("/dev/{}", d.name) {
-                out.push(Refusal::Mounted {
-                    dev: d.name.clone(),
-                    at: f.get(4).unwrap_or(&"?").to_string(),
-                });
-                break;
-            }
+        let node = format!("/dev/{}", d.name);
+        if let Some(m) = mounts.iter().find(|m| m.dev == (d.major, d.minor) || m.source == node) {
+            out.push(Refusal::Mounted {
+                dev: d.name.clone(),
+                at: m.mount_point.clone(),
+            });
         }
         for line in swaps.lines().skip(1) {
             let Some(p) = line.split_whitespace().next() else { continue };

@@ -258,14 +258,7 @@ fn open_existing(path: &Path, write: bool, block: bool) -> Result<File> {
 }
 
 fn block_size(f: &File) -> Result<u64> {
-    let mut size: u64 = 0;
-    // BLKGETSIZE64 = _IOR(0x12, 114, size_t)
-    const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
-    // SAFETY: valid out-pointer for a u64.
-    if unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64, &mut size) } != 0 {
-        return Err(failed(format!("BLKGETSIZE64 failed: {}", std::io::Error::last_os_error())));
-    }
-    Ok(size)
+    device::block_device_size(f).map_err(|e| failed(format!("BLKGETSIZE64 failed: {e}")))
 }
 
 fn set_direct(f: &File, on: bool) -> bool {

@@ -122,7 +122,7 @@ pub fn filesystem_of(root: &SysRoot, path: &Path) -> Option<FsInfo> {
 }
 
 /// Every mount in `/proc/self/mountinfo` under `root`, in the kernel's order.
-fn mounts(root: &SysRoot) -> Vec<FsInfo> {
+pub fn mounts(root: &SysRoot) -> Vec<FsInfo> {
     let text = root.read("proc/self/mountinfo").unwrap_or_default();
     text.lines().filter_map(parse_mountinfo_line).collect()
 }
@@ -136,6 +136,19 @@ fn mount_for(mounts: &[FsInfo], path: &Path, dev: Option<(u32, u32)>) -> Option<
         .filter(|m| dev.is_none_or(|d| m.dev == d) && path.starts_with(&m.mount_point))
         .max_by_key(|m| m.mount_point.len())
         .cloned()
+}
+
+/// Size in bytes of an open block device (`BLKGETSIZE64`).
+pub fn block_device_size(f: &std::fs::File) -> std::io::Result<u64> {
+    use std::os::fd::AsRawFd;
+    // BLKGETSIZE64 = _IOR(0x12, 114, size_t)
+    const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+    let mut size: u64 = 0;
+    // SAFETY: valid out-pointer for a u64 on an open descriptor.
+    if unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64, &mut size) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(size)
 }
 
 /// Describe the block device `major:minor` from sysfs.
