@@ -327,7 +327,14 @@ impl Store {
     }
 
     pub fn set_tag(&mut self, id: i64, key: &str, value: &str) -> Result<()> {
-        self.load(id)?;
+        let exists = self
+            .conn
+            .query_row("SELECT 1 FROM runs WHERE id = ?1", [id], |_| Ok(()))
+            .optional()
+            .map_err(|e| self.err(e))?;
+        if exists.is_none() {
+            return Err(StoreError::NotFound(id));
+        }
         self.conn
             .execute(
                 "INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)",
