@@ -21,6 +21,8 @@ pub mod render;
 pub mod rng;
 pub mod safety;
 pub mod samples;
+pub mod scale;
+pub mod scan;
 pub mod signals;
 pub mod steady;
 pub mod store;

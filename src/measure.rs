@@ -52,6 +52,13 @@ pub enum Event<'a> {
     JobDone {
         job: &'a str,
     },
+    /// A surface-scan zone finished (see [`crate::scan`]).
+    ZoneDone {
+        index: u32,
+        of: u32,
+        offset: u64,
+        bw_bytes: f64,
+    },
 }
 
 pub trait Observer {
@@ -119,7 +126,11 @@ impl Runner<'_> {
         // Per job: a suite may mix buffered and O_DIRECT jobs on one target.
         let direct = self.target.use_direct(spec.direct);
         let (n, depth) = layout(spec);
-        let plans = worker_plans(spec, self.target.span(), n);
+        let (offset, span) = extent(spec, self.target.span());
+        let mut plans = worker_plans(spec, span, n);
+        for p in &mut plans {
+            p.start += offset;
+        }
         let fd = self.target.fd();
         let stop = self.stop.flag();
         let (reads, writes) = (spec.rw.reads(), spec.rw.writes());
@@ -196,7 +207,7 @@ impl Runner<'_> {
                         let mut got = match limit {
                             Limit::Time(d) => self.stream(spec, Windows::Time(&[(p, d)]), &pool)?,
                             Limit::Bytes(b) => self.stream(spec, Windows::Bytes(p, b), &pool)?,
-                            Limit::Span => self.stream(spec, Windows::Bytes(p, self.target.span()), &pool)?,
+                            Limit::Span => self.stream(spec, Windows::Bytes(p, span), &pool)?,
                         };
                         out.runs.append(&mut got);
                     }
@@ -454,6 +465,15 @@ fn allowed_cpus() -> Vec<usize> {
     }
 }
 
+/// The byte range a job addresses: `spec.span` bytes from `spec.offset`,
+/// clamped to the target (a span of 0 means the rest of the target).
+pub fn extent(spec: &JobSpec, target_span: u64) -> (u64, u64) {
+    let offset = spec.offset.min(target_span);
+    let rest = target_span - offset;
+    let span = if spec.span == 0 { rest } else { spec.span.min(rest) };
+    (offset, span)
+}
+
 /// Worker threads and queue depth per worker: io_uring runs `threads`
 /// rings of depth `qd`; psync emulates depth with one thread per slot.
 pub fn layout(spec: &JobSpec) -> (u32, u32) {
@@ -508,6 +528,7 @@ mod tests {
             mix_read: 70,
             limit: Limit::Time(Duration::from_secs(1)),
             span: 1 << 30,
+            offset: 0,
             direct: true,
             engine,
         }

@@ -94,8 +94,11 @@ pub struct JobSpec {
     /// Percentage of reads for mixed patterns.
     pub mix_read: u8,
     pub limit: Limit,
-    /// Bytes of the target used, from offset 0.
+    /// Bytes of the target used, from `offset` (0: the target's whole span).
     pub span: u64,
+    /// Where the used bytes start (a surface-scan zone, or `--from`).
+    #[serde(default)]
+    pub offset: u64,
     /// O_DIRECT requested (the result says whether it was obtained).
     pub direct: bool,
     pub engine: EngineKind,
@@ -228,6 +231,7 @@ impl SuiteName {
             mix_read: common.mix_read,
             limit: common.limit,
             span: common.span,
+            offset: 0,
             direct: common.direct,
             engine: common.engine,
         };
@@ -240,6 +244,7 @@ impl SuiteName {
             mix_read: common.mix_read,
             limit: Limit::Span,
             span: common.span,
+            offset: 0,
             direct,
             engine: common.engine,
         };

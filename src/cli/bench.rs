@@ -14,44 +14,12 @@ pub(super) fn bench(
     let stop = Stop::install();
     let ui = Ui::new();
     let max_bs = specs.iter().map(|s| s.bs).max().unwrap_or(4096);
-    let req = OpenRequest {
-        path: path.to_path_buf(),
-        size: c.size,
-        write: specs.iter().any(|s| s.rw.writes()),
-        allow_destroy: c.allow_destroy,
-        force: c.force,
-        buffered: c.buffered,
-        max_bs,
-    };
-    // Validate what can be validated before touching the target.
-    let json_to_stdout = c.json.as_deref() == Some("-");
-    if let Some(p) = c.json.as_deref().filter(|p| *p != "-") {
-        let parent = std::path::Path::new(p).parent().filter(|d| !d.as_os_str().is_empty());
-        if parent.is_some_and(|d| !d.is_dir()) {
-            return Err(usage(format!("cannot write JSON to {p}: its directory does not exist")));
-        }
-    }
+    let req = open_request(path, &c.target, specs.iter().any(|s| s.rw.writes()), max_bs);
+    check_json_path(&c.out)?;
     let sys = SysRoot::default();
     let started_at = units::now_rfc3339();
-    let target = target::open(&req, &sys, &stop, &|done, total| ui.prefill(done, total))?;
-    ui.prefill_done();
-    if target.direct_fallback {
-        eprintln!(
-            "iolab: WARNING: {} does not support O_DIRECT; falling back to BUFFERED I/O. Results are labelled direct: false; the page cache is dropped before every read pass.",
-            path.display()
-        );
-    }
-    if target.direct()
-        && let Some(d) = target.info.devices.first()
-        && let Some(bad) = specs.iter().find(|s| s.bs % d.logical_block_size as u64 != 0)
-    {
-        return Err(usage(format!(
-            "block size {} is not a multiple of {}'s logical block size ({})",
-            fmt_bs(bad.bs),
-            d.name,
-            d.logical_block_size
-        )));
-    }
+    let target = open_target(&req, &sys, &stop, &ui)?;
+    check_alignment(&target, specs.iter().map(|s| s.bs))?;
     for s in &mut specs {
         s.span = target.span();
     }
@@ -67,7 +35,7 @@ pub(super) fn bench(
         observer: &ui,
         sys,
     };
-    let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let cpus = cpus();
     let mut jobs = Vec::new();
     let mut interrupted = None;
     for (i, spec) in specs.iter().enumerate() {
@@ -92,7 +60,7 @@ pub(super) fn bench(
         }
     }
     ui.finish();
-    let mut report = Report {
+    let report = Report {
         run_id: None,
         iolab_version: env!("CARGO_PKG_VERSION").to_string(),
         command: command.to_string(),
@@ -107,12 +75,77 @@ pub(super) fn bench(
         },
         jobs,
         interrupted: interrupted.is_some(),
+        scan: None,
     };
     drop(target); // closes (and so removes) the test file before we report
-    // Keep the run (or the part that finished). A store that cannot be opened
-    // must not cost the user the measurement: say so and print it anyway.
-    if !c.no_store && !report.jobs.is_empty() {
-        match Store::open(db).and_then(|mut s| s.save(&report, c.label.as_deref(), &c.tag, interrupted.is_none())) {
+    deliver(report, &c.out, db, interrupted)
+}
+
+pub(super) fn open_request(path: &std::path::Path, t: &TargetArgs, write: bool, max_bs: u64) -> OpenRequest {
+    OpenRequest {
+        path: path.to_path_buf(),
+        size: t.size,
+        write,
+        allow_destroy: t.allow_destroy,
+        force: t.force,
+        buffered: t.buffered,
+        max_bs,
+    }
+}
+
+/// Validate what can be validated before touching the target.
+pub(super) fn check_json_path(out: &OutputArgs) -> Result<()> {
+    if let Some(p) = out.json.as_deref().filter(|p| *p != "-") {
+        let parent = std::path::Path::new(p).parent().filter(|d| !d.as_os_str().is_empty());
+        if parent.is_some_and(|d| !d.is_dir()) {
+            return Err(usage(format!("cannot write JSON to {p}: its directory does not exist")));
+        }
+    }
+    Ok(())
+}
+
+/// Open the target with a prefill bar, and say loudly when O_DIRECT was refused.
+pub(super) fn open_target(req: &OpenRequest, sys: &SysRoot, stop: &Stop, ui: &Ui) -> Result<target::Target> {
+    let target = target::open(req, sys, stop, &|done, total| ui.prefill(done, total))?;
+    ui.prefill_done();
+    if target.direct_fallback {
+        eprintln!(
+            "iolab: WARNING: {} does not support O_DIRECT; falling back to BUFFERED I/O. Results are labelled direct: false; the page cache is dropped before every read pass.",
+            req.path.display()
+        );
+    }
+    Ok(target)
+}
+
+/// With O_DIRECT every transfer must be a multiple of the device's logical block size.
+pub(super) fn check_alignment(target: &target::Target, sizes: impl Iterator<Item = u64>) -> Result<()> {
+    if target.direct()
+        && let Some(d) = target.info.devices.first()
+    {
+        for bs in sizes {
+            if bs % d.logical_block_size as u64 != 0 {
+                return Err(usage(format!(
+                    "block size {} is not a multiple of {}'s logical block size ({})",
+                    fmt_bs(bs),
+                    d.name,
+                    d.logical_block_size
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn cpus() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// Keep the run (or the part that finished), then print it: JSON where asked,
+/// the table otherwise. A store that cannot be opened must not cost the user
+/// the measurement: say so and print it anyway.
+pub(super) fn deliver(mut report: Report, out: &OutputArgs, db: &std::path::Path, interrupted: Option<i32>) -> Result<()> {
+    if !out.no_store && !report.jobs.is_empty() {
+        match Store::open(db).and_then(|mut s| s.save(&report, out.label.as_deref(), &out.tag, interrupted.is_none())) {
             Ok(id) => {
                 report.run_id = Some(id);
                 eprintln!("iolab: stored as run {id} in {}", db.display());
@@ -120,9 +153,10 @@ pub(super) fn bench(
             Err(e) => eprintln!("iolab: WARNING: the run was not stored: {e}"),
         }
     }
-    let mut out = std::io::stdout().lock();
-    match c.json.as_deref() {
-        Some("-") => render::json(&report, &mut out).map_err(|e| failed(format!("writing JSON: {e}")))?,
+    let json_to_stdout = out.json.as_deref() == Some("-");
+    let mut stdout = std::io::stdout().lock();
+    match out.json.as_deref() {
+        Some("-") => render::json(&report, &mut stdout).map_err(|e| failed(format!("writing JSON: {e}")))?,
         Some(p) => {
             let mut f = std::fs::File::create(p).map_err(|e| failed(format!("cannot write JSON to {p}: {e}")))?;
             render::json(&report, &mut f).map_err(|e| failed(format!("writing JSON to {p}: {e}")))?;
@@ -130,7 +164,7 @@ pub(super) fn bench(
         None => {}
     }
     if !json_to_stdout {
-        write!(out, "{}", render::table(&report)).map_err(|e| failed(format!("writing output: {e}")))?;
+        write!(stdout, "{}", render::table(&report)).map_err(|e| failed(format!("writing output: {e}")))?;
     } else {
         for j in &report.jobs {
             for w in &j.warnings {
@@ -144,7 +178,7 @@ pub(super) fn bench(
     }
 }
 
-fn host(cpus: usize) -> Host {
+pub(super) fn host(cpus: usize) -> Host {
     let u = rustix::system::uname();
     Host {
         hostname: u.nodename().to_string_lossy().into_owned(),
@@ -154,7 +188,7 @@ fn host(cpus: usize) -> Host {
 }
 
 /// Progress on stderr (hidden when stderr is not a terminal).
-struct Ui {
+pub(super) struct Ui {
     prefill: ProgressBar,
     bar: ProgressBar,
     /// Planned milliseconds completed before the current step.
@@ -164,7 +198,7 @@ struct Ui {
 }
 
 impl Ui {
-    fn new() -> Ui {
+    pub(super) fn new() -> Ui {
         let prefill = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
         prefill.set_style(
             ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}")
@@ -185,11 +219,11 @@ impl Ui {
             step_ms: Cell::new(0),
         }
     }
-    fn prefill(&self, done: u64, total: u64) {
+    pub(super) fn prefill(&self, done: u64, total: u64) {
         self.prefill.set_length(total);
         self.prefill.set_position(done);
     }
-    fn prefill_done(&self) {
+    pub(super) fn prefill_done(&self) {
         self.prefill.finish_and_clear();
     }
     fn start(&self, specs: &[JobSpec], r: &Repeat) {
@@ -209,7 +243,7 @@ impl Ui {
         self.step_ms.set(next_ms);
         self.bar.set_position(self.done_ms.get());
     }
-    fn finish(&self) {
+    pub(super) fn finish(&self) {
         self.bar.finish_and_clear();
     }
 }
@@ -234,7 +268,7 @@ impl Observer for Ui {
                 self.advance(planned.as_millis() as u64);
                 self.bar.set_message(format!("pause {}", fmt_duration(planned)));
             }
-            Event::JobDone { .. } => {}
+            Event::JobDone { .. } | Event::ZoneDone { .. } => {}
         }
     }
 }

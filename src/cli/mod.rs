@@ -16,6 +16,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod bench;
 mod records;
+mod scan;
 
 use bench::bench;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -46,6 +47,8 @@ enum Cmd {
     Run(RunArgs),
     /// Run one custom job (the fio one-liner)
     Job(JobArgs),
+    /// Surface scan: transfer rate from the first byte to the last, access time, burst rate
+    Scan(scan::ScanArgs),
     /// List the suites and their tests
     Suites,
     /// Describe a target: filesystem, device chain, physical devices, throttles, hints
@@ -202,9 +205,8 @@ struct JobArgs {
 /// Options shared by `run` and `job`.
 #[derive(Args, Debug)]
 struct CommonArgs {
-    /// Span to test: the test file's size in a directory (default 1GiB), or a limit on a file/device
-    #[arg(long, value_parser = parse_nonzero_size)]
-    size: Option<u64>,
+    #[command(flatten)]
+    target: TargetArgs,
     /// Measured runs per test (after one discarded warm-up)
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
     runs: u32,
@@ -217,21 +219,36 @@ struct CommonArgs {
     /// Length of the discarded warm-up pass before each test (0 to skip)
     #[arg(long, default_value = "1s", value_parser = units::parse_duration)]
     warmup: Duration,
+    /// Percentage of reads in mixed patterns (randrw, rw, the mix suite)
+    #[arg(long, default_value_t = 70, value_parser = clap::value_parser!(u8).range(0..=100))]
+    mix_read: u8,
+    #[command(flatten)]
+    out: OutputArgs,
+}
+
+/// How the target is opened: shared by every command that measures.
+#[derive(Args, Debug)]
+struct TargetArgs {
+    /// Span to test: the test file's size in a directory (default 1GiB), or a limit on a file/device
+    #[arg(long, value_parser = parse_nonzero_size)]
+    size: Option<u64>,
     /// I/O engine
     #[arg(long, value_enum, default_value = "io_uring")]
     engine: EngineKind,
     /// Use the page cache instead of O_DIRECT (reads start cold; writes timed to fdatasync)
     #[arg(long)]
     buffered: bool,
-    /// Percentage of reads in mixed patterns (randrw, rw, the mix suite)
-    #[arg(long, default_value_t = 70, value_parser = clap::value_parser!(u8).range(0..=100))]
-    mix_read: u8,
     /// Allow writing to an existing file or a block device (destroys its contents)
     #[arg(long)]
     allow_destroy: bool,
     /// With --allow-destroy: write even over a partition table or filesystem signature (never over a mounted, swap or in-use device)
     #[arg(long, requires = "allow_destroy")]
     force: bool,
+}
+
+/// What happens to a result: shared by every command that measures.
+#[derive(Args, Debug)]
+struct OutputArgs {
     /// Write the JSON document to PATH, or to stdout with `-` (then only JSON goes to stdout)
     #[arg(long, value_name = "PATH|-")]
     json: Option<String>,
@@ -302,6 +319,7 @@ pub fn main() -> ExitCode {
             Ok(())
         }
         Cmd::Info(a) => info(&a),
+        Cmd::Scan(a) => scan::scan(&a, &db),
         Cmd::List(a) => list(&db, &a),
         Cmd::Show(a) => show(&db, &a),
         Cmd::Compare(a) => compare(&db, &a),
@@ -316,8 +334,8 @@ pub fn main() -> ExitCode {
             let specs = a.suite.jobs(&Common {
                 limit: Limit::Time(common.duration),
                 span: 0,
-                direct: !common.buffered,
-                engine: common.engine,
+                direct: !common.target.buffered,
+                engine: common.target.engine,
                 mix_read: common.mix_read,
             });
             bench("run", &a.target, Some(a.suite), specs, common, &db)
@@ -334,8 +352,9 @@ pub fn main() -> ExitCode {
                 mix_read: a.common.mix_read,
                 limit,
                 span: 0,
-                direct: !a.common.buffered,
-                engine: a.common.engine,
+                offset: 0,
+                direct: !a.common.target.buffered,
+                engine: a.common.target.engine,
             };
             bench("job", &a.target, None, vec![spec], &a.common, &db)
         }

@@ -11,6 +11,8 @@ use crate::samples::{DirSamples, RunSamples};
 use crate::target::{Target, TargetInfo};
 use serde::{Deserialize, Serialize};
 
+pub mod scan;
+
 /// Above this coefficient of variation across runs, say the figure is noisy.
 pub const HIGH_CV: f64 = 0.10;
 /// The device cross-check tolerates this relative difference.
@@ -30,6 +32,9 @@ pub struct Report {
     pub jobs: Vec<JobReport>,
     /// True when SIGINT/SIGTERM stopped the run: `jobs` holds the ones that finished.
     pub interrupted: bool,
+    /// The surface scan's curve and figures (`iolab scan` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scan: Option<scan::ScanReport>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -156,12 +161,19 @@ pub struct JobReport {
     pub duration_s: Option<f64>,
     pub limit_bytes: Option<u64>,
     pub span_bytes: u64,
+    /// Where the span starts on the target.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub offset_bytes: u64,
     pub runs: Vec<RunReport>,
     pub read: Option<DirReport>,
     pub write: Option<DirReport>,
     pub cpu: CpuReport,
     pub device: Option<DeviceReport>,
     pub warnings: Vec<Warning>,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 fn latency(d: &DirSamples) -> Latency {
@@ -313,6 +325,7 @@ fn cpu_median(runs: &[RunReport]) -> CpuReport {
 /// Summarise one job: figures, medians, and every warning that applies.
 pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
     let spec = &job.spec;
+    let (_, span) = crate::measure::extent(spec, target.span());
     let runs: Vec<RunReport> = job.runs.iter().map(run_report).collect();
     let read = dir_median(&runs.iter().filter_map(|r| r.read.as_ref()).collect::<Vec<_>>());
     let write = dir_median(&runs.iter().filter_map(|r| r.write.as_ref()).collect::<Vec<_>>());
@@ -439,10 +452,11 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
         },
         limit_bytes: match spec.limit {
             Limit::Bytes(b) => Some(b),
-            Limit::Span => Some(target.span()),
+            Limit::Span => Some(span),
             Limit::Time(_) => None,
         },
-        span_bytes: target.span(),
+        span_bytes: span,
+        offset_bytes: spec.offset,
         runs,
         read,
         write,

@@ -6,6 +6,8 @@ use crate::units::fmt_ns;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use std::io::Write;
 
+pub mod chart;
+
 fn mbs(bw: f64) -> String {
     format!("{:.2}", bw / 1e6)
 }
@@ -38,7 +40,54 @@ pub fn table(report: &Report) -> String {
         ]);
     }
     let mut s = format!("{t}\n");
+    if let Some(scan) = &report.scan {
+        s.push_str(&scan_section(scan));
+    }
     s.push_str(&footer(report));
+    s
+}
+
+/// The surface scan under the table: the curve, then its figures.
+fn scan_section(sc: &crate::summary::scan::ScanReport) -> String {
+    use crate::units::{fmt_bs, fmt_bytes};
+    let mut s = String::new();
+    let amount = match (sc.window_bytes, sc.zone_time_s) {
+        (Some(b), _) => format!("{} per zone", fmt_bytes(b.min(sc.zone_bytes))),
+        (None, Some(t)) => format!("{t}s per zone"),
+        _ => String::new(),
+    };
+    s.push_str(&format!(
+        "\nSurface scan ({}, {} zones of {}, {amount}, {} Q{}):\n",
+        sc.direction,
+        sc.zones.len(),
+        fmt_bytes(sc.zone_bytes),
+        fmt_bs(sc.bs),
+        sc.qd
+    ));
+    s.push_str(&chart::curve(sc, 72, 12));
+    s.push_str(&format!(
+        "Transfer rate: min {} MB/s (at {}), max {} MB/s (at {}), average {} MB/s; last zone {:.1}% {} than the first\n",
+        mbs(sc.min),
+        fmt_bytes(sc.min_offset),
+        mbs(sc.max),
+        fmt_bytes(sc.max_offset),
+        mbs(sc.avg),
+        sc.drop_pct.abs(),
+        if sc.drop_pct >= 0.0 { "slower" } else { "faster" }
+    ));
+    if let Some(a) = &sc.access_ns {
+        s.push_str(&format!(
+            "Access time (random 4K reads at QD1 over the range, {} reads): mean {}, median {}, p99 {}, max {}\n",
+            a.ios,
+            fmt_ns(a.mean),
+            fmt_ns(a.p50 as f64),
+            fmt_ns(a.p99 as f64),
+            fmt_ns(a.max as f64)
+        ));
+    }
+    if let Some(b) = sc.burst_bw_bytes {
+        s.push_str(&format!("Burst rate (1 MiB read again and again): {} MB/s\n", mbs(b)));
+    }
     s
 }
 

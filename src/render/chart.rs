@@ -1,0 +1,170 @@
+//! Text charts of a surface scan: one line per zone while it runs, and the
+//! HD Tach-style curve (rate against position) at the end. Formatting only:
+//! the rates come computed from [`crate::summary::scan`].
+
+use crate::summary::scan::ScanReport;
+use crate::units::fmt_bytes;
+
+const BAR_WIDTH: usize = 40;
+/// Eighths of a character cell, for bars with sub-character resolution.
+const HORIZONTAL: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
+const VERTICAL: [char; 8] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇'];
+
+/// A horizontal bar of `value / full` of `width` cells (a `▶` marks overflow).
+fn bar(value: f64, full: f64, width: usize) -> String {
+    if full.is_nan() || full <= 0.0 || !value.is_finite() || value <= 0.0 {
+        return " ".repeat(width);
+    }
+    if value > full {
+        return format!("{}▶", "█".repeat(width - 1));
+    }
+    let eighths = (value / full * (width * 8) as f64).round() as usize;
+    let mut s = "█".repeat(eighths / 8);
+    if !eighths.is_multiple_of(8) {
+        s.push(HORIZONTAL[eighths % 8]);
+    }
+    let used = s.chars().count();
+    s.push_str(&" ".repeat(width.saturating_sub(used)));
+    s
+}
+
+/// The live line for a finished zone: index, position, rate and a bar
+/// scaled to `full` (bytes/s), so the lines form the curve turned sideways.
+pub fn zone_line(index: u32, of: u32, offset: u64, bw_bytes: f64, full: f64) -> String {
+    let w = of.to_string().len();
+    format!(
+        "zone {:>w$}/{of} {:>11} {:>9.1} MB/s │{}│",
+        index + 1,
+        fmt_bytes(offset),
+        bw_bytes / 1e6,
+        bar(bw_bytes, full, BAR_WIDTH)
+    )
+}
+
+/// The transfer-rate curve: MB/s up, position on the target across,
+/// `height` rows and at most `width` columns (zones are grouped when there
+/// are more; a column shows its group's mean).
+pub fn curve(s: &ScanReport, width: usize, height: usize) -> String {
+    let n = s.zones.len();
+    if n == 0 || height == 0 || width == 0 {
+        return String::new();
+    }
+    let cols = n.min(width);
+    let col: Vec<f64> = (0..cols)
+        .map(|c| {
+            let (a, b) = (c * n / cols, ((c + 1) * n / cols).max(c * n / cols + 1));
+            s.zones[a..b].iter().map(|z| z.bw_bytes).sum::<f64>() / (b - a) as f64
+        })
+        .collect();
+    let top = s.max.max(1.0) * 1.05;
+    let label_w = format!("{:.1}", top / 1e6).len().max(5);
+    let mut out = String::new();
+    for row in (0..height).rev() {
+        let lo = top * row as f64 / height as f64;
+        let cell = top / height as f64;
+        let label = if row == height - 1 || row == 0 || row == height / 2 {
+            format!("{:>label_w$.1}", (lo + cell) / 1e6)
+        } else {
+            " ".repeat(label_w)
+        };
+        out.push_str(&label);
+        out.push_str(" ┤");
+        for &v in &col {
+            let fill = ((v - lo) / cell).clamp(0.0, 1.0);
+            let e = (fill * 8.0).round() as usize;
+            out.push(if e >= 8 { '█' } else { VERTICAL[e] });
+        }
+        out.push('\n');
+    }
+    out.push_str(&format!("{:>label_w$} └", 0));
+    out.push_str(&"─".repeat(cols));
+    out.push('\n');
+    let left = fmt_bytes(s.from);
+    let right = fmt_bytes(s.to);
+    let pad = (cols + 2).saturating_sub(left.len() + right.len());
+    out.push_str(&" ".repeat(label_w));
+    out.push_str(&format!("{left}{}{right}\n", " ".repeat(pad)));
+    out.push_str(&format!("{:>label_w$} MB/s against position on the target\n", ""));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::summary::scan::ZoneReport;
+
+    fn report(rates: &[f64]) -> ScanReport {
+        let zones: Vec<ZoneReport> = rates
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| ZoneReport {
+                index: i as u32,
+                offset: i as u64 * (1 << 30),
+                bytes: 0,
+                wall_ns: 0,
+                bw_bytes: r,
+            })
+            .collect();
+        ScanReport {
+            direction: "read".into(),
+            from: 0,
+            to: rates.len() as u64 * (1 << 30),
+            zone_bytes: 1 << 30,
+            window_bytes: Some(64 << 20),
+            zone_time_s: None,
+            bs: 1 << 20,
+            qd: 4,
+            direct: true,
+            zones,
+            min: rates.iter().copied().fold(f64::INFINITY, f64::min),
+            max: rates.iter().copied().fold(0.0, f64::max),
+            avg: 0.0,
+            min_offset: 0,
+            max_offset: 0,
+            drop_pct: 0.0,
+            access_ns: None,
+            burst_bw_bytes: None,
+        }
+    }
+
+    #[test]
+    fn bars_have_sub_cell_resolution_and_mark_overflow() {
+        assert_eq!(bar(50.0, 100.0, 4), "██  ");
+        assert_eq!(bar(12.5, 100.0, 4).chars().next(), Some('▌'));
+        assert!(bar(150.0, 100.0, 4).ends_with('▶'));
+        assert_eq!(bar(0.0, 100.0, 3), "   ");
+        assert_eq!(bar(f64::NAN, 100.0, 3), "   ");
+    }
+
+    #[test]
+    fn a_falling_curve_is_drawn_falling() {
+        let rates: Vec<f64> = (0..10).map(|i| 200e6 - i as f64 * 10e6).collect();
+        let c = curve(&report(&rates), 72, 8);
+        let lines: Vec<&str> = c.lines().collect();
+        // Top row: only the first (fastest) columns reach it.
+        let top: Vec<char> = lines[0].split('┤').nth(1).unwrap().chars().collect();
+        assert_eq!(top.len(), 10);
+        assert_ne!(top[0], ' ');
+        assert_eq!(top[9], ' ');
+        // Bottom row is full everywhere.
+        assert!(lines[7].split('┤').nth(1).unwrap().chars().all(|ch| ch == '█'));
+        assert!(c.contains("0 B"));
+        assert!(c.contains("10.00 GiB"));
+    }
+
+    #[test]
+    fn many_zones_are_grouped_into_the_width() {
+        let rates = vec![100e6; 500];
+        let c = curve(&report(&rates), 72, 4);
+        let row = c.lines().next().unwrap().split('┤').nth(1).unwrap().chars().count();
+        assert_eq!(row, 72);
+    }
+
+    #[test]
+    fn zone_lines_align() {
+        let a = zone_line(0, 100, 0, 150e6, 200e6);
+        let b = zone_line(99, 100, 99 << 30, 90e6, 200e6);
+        assert_eq!(a.chars().count(), b.chars().count());
+        assert!(a.contains("150.0 MB/s"));
+    }
+}

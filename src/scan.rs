@@ -1,0 +1,356 @@
+//! The surface scan: HD Tach's transfer-rate curve from the first byte of a
+//! target to the last, its access time, and its burst rate.
+//!
+//! A scan is a plan of ordinary jobs run by [`crate::measure::Runner`]: one
+//! sequential job per zone (a window at the start of the zone), one random
+//! 4K QD1 job spread over the whole range for the access time, and one small
+//! repeated read for the burst rate. Reusing the job machinery means every
+//! zone gets the same truth checks as any other job: O_DIRECT, the device
+//! cross-check, CPU accounting.
+//!
+//! Each zone starts with a short discarded warm-up in the same stream. A
+//! drive seeking to the zone, or a throttle that banked credit while the
+//! previous zone's threads were torn down, would otherwise flatter or
+//! penalise the first fraction of a second of a short window.
+
+use crate::error::{Error, Result, usage};
+use crate::measure::{Event, JobSamples, Runner};
+use crate::plan::{EngineKind, JobSpec, Limit, Repeat, Rw};
+use crate::units::fmt_bs;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// How much of each zone is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ZoneAmount {
+    /// This many bytes from the zone's start (clamped to the zone).
+    Window(u64),
+    /// This long from the zone's start (wrapping inside the zone if it is fast).
+    Time(Duration),
+}
+
+/// A position on the target, as the user gave it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Position {
+    /// Percent of the span (0–100).
+    Percent(f64),
+    Bytes(u64),
+}
+
+impl Position {
+    /// `10%`, `50.5%`, or a size such as `100GiB`.
+    pub fn parse(s: &str) -> std::result::Result<Position, String> {
+        if let Some(p) = s.trim().strip_suffix('%') {
+            let v: f64 = p.trim().parse().map_err(|_| format!("'{s}' is not a percentage"))?;
+            if !(0.0..=100.0).contains(&v) {
+                return Err(format!("percentage must be between 0 and 100, got {v}"));
+            }
+            return Ok(Position::Percent(v));
+        }
+        crate::units::parse_size(s).map(Position::Bytes)
+    }
+
+    /// The byte offset in a span of `span` bytes, aligned down to `align`.
+    pub fn resolve(self, span: u64, align: u64) -> u64 {
+        let b = match self {
+            Position::Percent(p) => (span as f64 * p / 100.0) as u64,
+            Position::Bytes(b) => b.min(span),
+        };
+        b - b % align.max(1)
+    }
+}
+
+/// Everything a scan does, resolved against the target.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ScanPlan {
+    pub zones: u32,
+    pub amount: ZoneAmount,
+    /// Transfer size and queue depth of the zone reads (or writes).
+    pub bs: u64,
+    pub qd: u32,
+    /// The scanned byte range `[from, to)`.
+    pub from: u64,
+    pub to: u64,
+    /// Write the zones instead of reading them (destroys data).
+    pub write: bool,
+    /// Random 4K reads for the access time (0: skip).
+    pub access: u32,
+    /// Discarded lead-in before each zone's window, in the same stream.
+    pub zone_warmup: Duration,
+    /// Measure the burst rate (only meaningful with O_DIRECT).
+    pub burst: bool,
+    pub direct: bool,
+    pub engine: EngineKind,
+}
+
+/// Block size of the access-time reads, as HD Tach and HD Tune use.
+pub const ACCESS_BS: u64 = 4096;
+/// The burst rate reads this small region over and over: small enough for
+/// any drive's cache, large enough for several requests in flight.
+pub const BURST_REGION: u64 = 1 << 20;
+const BURST_BS: u64 = 128 << 10;
+const BURST_QD: u32 = 4;
+const BURST_TIME: Duration = Duration::from_millis(500);
+
+/// One zone of the scanned range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Zone {
+    pub index: u32,
+    pub offset: u64,
+    pub len: u64,
+}
+
+impl ScanPlan {
+    /// The zones, outer (low offsets) to inner. Zone lengths are whole
+    /// transfers; when the range is too small for `zones` zones of one
+    /// transfer each, there are fewer zones.
+    pub fn zone_list(&self) -> Vec<Zone> {
+        let range = self.to.saturating_sub(self.from);
+        let n = (self.zones as u64).min(range / self.bs).max(1);
+        let len = (range / n / self.bs).max(1) * self.bs;
+        (0..n)
+            .map(|i| Zone {
+                index: i as u32,
+                offset: self.from + i * len,
+                len,
+            })
+            .collect()
+    }
+
+    /// Check the plan against the target before any I/O.
+    pub fn validate(&self) -> Result<()> {
+        if self.to <= self.from {
+            return Err(usage(format!(
+                "the scanned range is empty (--from {} is not below --to {})",
+                crate::units::fmt_bytes(self.from),
+                crate::units::fmt_bytes(self.to)
+            )));
+        }
+        if self.to - self.from < self.bs {
+            return Err(usage(format!(
+                "the scanned range ({}) is smaller than one transfer ({})",
+                crate::units::fmt_bytes(self.to - self.from),
+                fmt_bs(self.bs)
+            )));
+        }
+        Ok(())
+    }
+
+    fn dir(&self) -> (Rw, &'static str) {
+        if self.write { (Rw::Write, "write") } else { (Rw::Read, "read") }
+    }
+
+    /// The job measuring one zone.
+    pub fn zone_spec(&self, z: &Zone) -> JobSpec {
+        let (rw, what) = self.dir();
+        JobSpec {
+            name: format!("SCAN{} Q{}T1 {what} zone {}", fmt_bs(self.bs), self.qd, z.index),
+            rw,
+            bs: self.bs,
+            qd: self.qd,
+            threads: 1,
+            mix_read: 100,
+            limit: match self.amount {
+                ZoneAmount::Window(b) => Limit::Bytes(b.min(z.len).max(self.bs)),
+                ZoneAmount::Time(d) => Limit::Time(d),
+            },
+            span: z.len,
+            offset: z.offset,
+            direct: self.direct,
+            engine: self.engine,
+        }
+    }
+
+    /// The name under which the zones are reported as one job.
+    pub fn zones_job_name(&self) -> String {
+        format!("SCAN{} Q{}T1 {}", fmt_bs(self.bs), self.qd, self.dir().1)
+    }
+
+    /// Random 4K reads at QD1 over the whole range: the access time.
+    pub fn access_spec(&self) -> Option<JobSpec> {
+        (self.access > 0).then(|| JobSpec {
+            name: "ACCESS 4K Q1T1 randread".into(),
+            rw: Rw::Randread,
+            bs: ACCESS_BS,
+            qd: 1,
+            threads: 1,
+            mix_read: 100,
+            limit: Limit::Bytes(self.access as u64 * ACCESS_BS),
+            span: self.to - self.from,
+            offset: self.from,
+            direct: self.direct,
+            engine: self.engine,
+        })
+    }
+
+    /// The same small region read again and again: what the drive's cache
+    /// and interface deliver (HD Tach's burst rate).
+    pub fn burst_spec(&self) -> Option<JobSpec> {
+        (self.burst && self.direct && self.to - self.from >= BURST_REGION).then(|| JobSpec {
+            name: format!("BURST{} Q{BURST_QD}T1 read", fmt_bs(BURST_BS)),
+            rw: Rw::Read,
+            bs: BURST_BS,
+            qd: BURST_QD,
+            threads: 1,
+            mix_read: 100,
+            limit: Limit::Time(BURST_TIME),
+            span: BURST_REGION,
+            offset: self.from,
+            direct: true,
+            engine: self.engine,
+        })
+    }
+
+    fn repeat(&self) -> Repeat {
+        Repeat {
+            runs: 1,
+            warmup: self.zone_warmup,
+            interval: Duration::ZERO,
+        }
+    }
+}
+
+/// What a scan measured.
+#[derive(Debug)]
+pub struct ScanSamples {
+    pub zones: Vec<(Zone, JobSamples)>,
+    pub access: Option<JobSamples>,
+    pub burst: Option<JobSamples>,
+    /// The signal that stopped the scan early, if any: what is above finished.
+    pub interrupted: Option<i32>,
+}
+
+/// Run the scan: zones outer to inner (reporting each as it completes),
+/// then the access time, then the burst rate.
+pub fn run(runner: &Runner, plan: &ScanPlan) -> Result<ScanSamples> {
+    plan.validate()?;
+    let mut out = ScanSamples {
+        zones: Vec::new(),
+        access: None,
+        burst: None,
+        interrupted: None,
+    };
+    let repeat = plan.repeat();
+    let zones = plan.zone_list();
+    let of = zones.len() as u32;
+    let stopped = |e: Error, out: &mut ScanSamples| match e {
+        Error::Interrupted(sig) => {
+            out.interrupted = Some(sig);
+            Ok(())
+        }
+        e => Err(e),
+    };
+    for z in &zones {
+        match runner.run_job(&plan.zone_spec(z), &repeat) {
+            Ok(j) => {
+                let bw = zone_rate(&j);
+                runner.observer.event(Event::ZoneDone {
+                    index: z.index,
+                    of,
+                    offset: z.offset,
+                    bw_bytes: bw,
+                });
+                out.zones.push((*z, j));
+            }
+            Err(e) => {
+                stopped(e, &mut out)?;
+                return Ok(out);
+            }
+        }
+    }
+    for (spec, slot) in [(plan.access_spec(), 0), (plan.burst_spec(), 1)] {
+        let Some(spec) = spec else { continue };
+        match runner.run_job(&spec, &repeat) {
+            Ok(j) if slot == 0 => out.access = Some(j),
+            Ok(j) => out.burst = Some(j),
+            Err(e) => {
+                stopped(e, &mut out)?;
+                return Ok(out);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Bytes per second of a zone's measured window.
+pub fn zone_rate(j: &JobSamples) -> f64 {
+    j.runs
+        .first()
+        .map(|r| (r.read.bytes + r.write.bytes) as f64 / (r.wall_ns.max(1) as f64 / 1e9))
+        .unwrap_or(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(from: u64, to: u64, zones: u32) -> ScanPlan {
+        ScanPlan {
+            zones,
+            amount: ZoneAmount::Window(64 << 20),
+            bs: 1 << 20,
+            qd: 4,
+            from,
+            to,
+            write: false,
+            access: 1000,
+            zone_warmup: Duration::from_millis(200),
+            burst: true,
+            direct: true,
+            engine: EngineKind::IoUring,
+        }
+    }
+
+    #[test]
+    fn zones_tile_the_range_in_whole_transfers() {
+        let p = plan(0, 1000 << 20, 100);
+        let z = p.zone_list();
+        assert_eq!(z.len(), 100);
+        assert_eq!(z[0].offset, 0);
+        assert_eq!(z[1].offset, 10 << 20);
+        assert!(z.iter().all(|z| z.len == 10 << 20));
+        assert_eq!(z[99].offset + z[99].len, 1000 << 20);
+        // The window is clamped to the zone.
+        assert_eq!(p.zone_spec(&z[3]).limit, Limit::Bytes(10 << 20));
+        assert_eq!(p.zone_spec(&z[3]).offset, 30 << 20);
+    }
+
+    #[test]
+    fn a_small_range_gets_fewer_zones() {
+        let z = plan(0, 5 << 20, 100).zone_list();
+        assert_eq!(z.len(), 5);
+        assert!(z.iter().all(|z| z.len == 1 << 20));
+    }
+
+    #[test]
+    fn partial_ranges_start_at_from() {
+        let span = 1u64 << 40;
+        let from = Position::parse("10%").unwrap().resolve(span, 1 << 20);
+        let to = Position::parse("50%").unwrap().resolve(span, 1 << 20);
+        let p = plan(from, to, 4);
+        let z = p.zone_list();
+        assert_eq!(z[0].offset, from);
+        assert!(z[3].offset + z[3].len <= to);
+        assert_eq!(p.access_spec().unwrap().offset, from);
+        assert_eq!(p.access_spec().unwrap().span, to - from);
+        assert_eq!(Position::parse("2GiB").unwrap().resolve(span, 4096), 2 << 30);
+        assert!(Position::parse("120%").is_err());
+        assert!(Position::parse("x%").is_err());
+    }
+
+    #[test]
+    fn empty_or_tiny_ranges_are_refused() {
+        assert!(plan(10 << 20, 10 << 20, 4).validate().is_err());
+        assert!(plan(0, 4096, 4).validate().is_err());
+        assert!(plan(0, 1 << 30, 4).validate().is_ok());
+    }
+
+    #[test]
+    fn burst_needs_o_direct() {
+        let mut p = plan(0, 1 << 30, 4);
+        assert!(p.burst_spec().is_some());
+        p.direct = false;
+        assert!(p.burst_spec().is_none());
+    }
+}

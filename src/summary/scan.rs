@@ -1,0 +1,177 @@
+//! A surface scan's figures: the rate per zone, min / max / average, the
+//! drop from the first zone to the last, the access time and the burst rate.
+
+use super::{JobReport, Warning, job_report};
+use crate::scan::{ScanPlan, ScanSamples, zone_rate};
+use crate::target::Target;
+use serde::{Deserialize, Serialize};
+
+/// A first-to-last change larger than this gets a `scan_curve` note: the
+/// job's median then hides a real difference (a hard disk's inner zones are
+/// 30–45% slower), while smaller changes are within run-to-run noise.
+pub const CURVE_NOTE_PCT: f64 = 10.0;
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ScanReport {
+    /// `read` or `write`.
+    pub direction: String,
+    /// The scanned byte range `[from, to)`.
+    pub from: u64,
+    pub to: u64,
+    pub zone_bytes: u64,
+    /// Bytes measured per zone, or seconds per zone.
+    pub window_bytes: Option<u64>,
+    pub zone_time_s: Option<f64>,
+    pub bs: u64,
+    pub qd: u32,
+    pub direct: bool,
+    pub zones: Vec<ZoneReport>,
+    /// Bytes per second over the zones.
+    pub min: f64,
+    pub max: f64,
+    /// Mean of the zone rates (the curve's average, as HD Tach reports it).
+    pub avg: f64,
+    /// Where the slowest and fastest zones start.
+    pub min_offset: u64,
+    pub max_offset: u64,
+    /// How much slower the last zone is than the first, in % of the first.
+    pub drop_pct: f64,
+    /// Random 4K reads at QD1 over the range.
+    pub access_ns: Option<AccessTime>,
+    /// The same small region read repeatedly, from the drive's cache.
+    pub burst_bw_bytes: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ZoneReport {
+    pub index: u32,
+    pub offset: u64,
+    /// Bytes moved in the measured window, and its length.
+    pub bytes: u64,
+    pub wall_ns: u64,
+    pub bw_bytes: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct AccessTime {
+    pub ios: u64,
+    pub mean: f64,
+    pub min: u64,
+    pub p50: u64,
+    pub p99: u64,
+    pub max: u64,
+}
+
+/// The scan section and the jobs behind it: the zones as one job (each zone
+/// a run, so the device cross-check and CPU cost cover all of them), the
+/// access-time job and the burst job.
+pub fn scan_report(plan: &ScanPlan, s: &ScanSamples, target: &Target, cpus: usize) -> (ScanReport, Vec<JobReport>) {
+    let zones: Vec<ZoneReport> = s
+        .zones
+        .iter()
+        .map(|(z, j)| {
+            let r = j.runs.first();
+            ZoneReport {
+                index: z.index,
+                offset: z.offset,
+                bytes: r.map(|r| r.read.bytes + r.write.bytes).unwrap_or(0),
+                wall_ns: r.map(|r| r.wall_ns).unwrap_or(0),
+                bw_bytes: zone_rate(j),
+            }
+        })
+        .collect();
+    let rates: Vec<f64> = zones.iter().map(|z| z.bw_bytes).collect();
+    let pick = |better: fn(f64, f64) -> bool| {
+        zones
+            .iter()
+            .fold(None::<&ZoneReport>, |acc, z| match acc {
+                Some(a) if !better(z.bw_bytes, a.bw_bytes) => Some(a),
+                _ => Some(z),
+            })
+            .map(|z| (z.bw_bytes, z.offset))
+            .unwrap_or((0.0, 0))
+    };
+    let (min, min_offset) = pick(|a, b| a < b);
+    let (max, max_offset) = pick(|a, b| a > b);
+    let avg = if rates.is_empty() {
+        0.0
+    } else {
+        rates.iter().sum::<f64>() / rates.len() as f64
+    };
+    let drop_pct = match (rates.first(), rates.last()) {
+        (Some(&a), Some(&b)) if a > 0.0 => (a - b) / a * 100.0,
+        _ => 0.0,
+    };
+
+    let mut jobs = Vec::new();
+    if let Some((_, first)) = s.zones.first() {
+        let mut all = first.clone();
+        all.spec.name = plan.zones_job_name();
+        all.spec.offset = plan.from;
+        all.spec.span = plan.to - plan.from;
+        all.runs = s.zones.iter().flat_map(|(_, j)| j.runs.iter().cloned()).collect();
+        let mut j = job_report(&all, target, cpus);
+        // The zones differ by design: spread across them is the curve, not noise.
+        j.warnings.retain(|w| w.code != "high_cv");
+        if drop_pct.abs() >= CURVE_NOTE_PCT {
+            j.warnings.push(Warning {
+                code: "scan_curve".into(),
+                message: format!(
+                    "the rate changes across the target: {:.1} MB/s at the start, {:.1} MB/s at the end ({:.0}% {}); the median hides this, see the curve",
+                    rates[0] / 1e6,
+                    rates[rates.len() - 1] / 1e6,
+                    drop_pct.abs(),
+                    if drop_pct > 0.0 { "slower" } else { "faster" }
+                ),
+            });
+        }
+        jobs.push(j);
+    }
+    let access_ns = s.access.as_ref().and_then(|a| {
+        let j = job_report(a, target, cpus);
+        let r = j.read.as_ref()?;
+        let out = AccessTime {
+            ios: r.ios,
+            mean: r.lat_ns.mean,
+            min: r.lat_ns.min,
+            p50: r.lat_ns.p50,
+            p99: r.lat_ns.p99,
+            max: r.lat_ns.max,
+        };
+        jobs.push(j);
+        Some(out)
+    });
+    let burst_bw_bytes = s.burst.as_ref().and_then(|b| {
+        let j = job_report(b, target, cpus);
+        let bw = j.read.as_ref().map(|r| r.bw_bytes);
+        jobs.push(j);
+        bw
+    });
+    let report = ScanReport {
+        direction: if plan.write { "write" } else { "read" }.into(),
+        from: plan.from,
+        to: plan.to,
+        zone_bytes: s.zones.first().map(|(z, _)| z.len).unwrap_or(0),
+        window_bytes: match plan.amount {
+            crate::scan::ZoneAmount::Window(b) => Some(b),
+            crate::scan::ZoneAmount::Time(_) => None,
+        },
+        zone_time_s: match plan.amount {
+            crate::scan::ZoneAmount::Time(d) => Some(d.as_secs_f64()),
+            crate::scan::ZoneAmount::Window(_) => None,
+        },
+        bs: plan.bs,
+        qd: plan.qd,
+        direct: target.direct(),
+        zones,
+        min,
+        max,
+        avg,
+        min_offset,
+        max_offset,
+        drop_pct,
+        access_ns,
+        burst_bw_bytes,
+    };
+    (report, jobs)
+}
