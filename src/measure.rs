@@ -79,6 +79,8 @@ pub struct JobSamples {
     pub workers: u32,
     pub depth_per_worker: u32,
     pub runs: Vec<RunSamples>,
+    /// Set when the runs are steady-state rounds.
+    pub steady: Option<crate::plan::SteadyRule>,
 }
 
 pub struct Runner<'a> {
@@ -181,9 +183,18 @@ impl Runner<'_> {
                 workers: n,
                 depth_per_worker: depth,
                 runs: Vec::new(),
+                steady: repeat.steady_for(spec),
             };
             let warm = !repeat.warmup.is_zero();
             let runs = (1..=repeat.runs).map(|k| Pass::Run { n: k, of: repeat.runs });
+            if let Some(rule) = repeat.steady_for(spec) {
+                if warm {
+                    self.stream(spec, Windows::Time(&[(Pass::Warmup, repeat.warmup)]), &pool)?;
+                }
+                out.runs = self.steady_rounds(spec, rule, span, &pool)?;
+                self.observer.event(Event::JobDone { job: &spec.name });
+                return Ok(out);
+            }
             match spec.limit {
                 Limit::Time(d) if repeat.interval.is_zero() && direct => {
                     let mut w: Vec<(Pass, Duration)> = Vec::new();
@@ -217,6 +228,29 @@ impl Runner<'_> {
             Ok(out)
             // Dropping the command senders ends the workers; the scope joins them.
         })
+    }
+
+    /// Back-to-back rounds until the last `rule.window` are steady (SNIA
+    /// PTS) or `rule.max_rounds` have run. Rounds follow each other with no
+    /// pause: a pause lets a flash device recover and would hide the very
+    /// state being sought. Each round is its own stream, flushed at its end.
+    fn steady_rounds(&self, spec: &JobSpec, rule: crate::plan::SteadyRule, span: u64, pool: &Pool) -> Result<Vec<RunSamples>> {
+        let mut runs: Vec<RunSamples> = Vec::new();
+        let mut values: Vec<f64> = Vec::new();
+        for n in 1..=rule.max_rounds {
+            let p = Pass::Run { n, of: rule.max_rounds };
+            let mut got = match spec.limit {
+                Limit::Time(d) => self.stream(spec, Windows::Time(&[(p, d)]), pool)?,
+                Limit::Bytes(b) => self.stream(spec, Windows::Bytes(p, b), pool)?,
+                Limit::Span => self.stream(spec, Windows::Bytes(p, span), pool)?,
+            };
+            values.extend(got.iter().map(round_value));
+            runs.append(&mut got);
+            if crate::steady::steady_state(&values, rule.window).reached {
+                break;
+            }
+        }
+        Ok(runs)
     }
 
     fn check_stop(&self) -> Result<()> {
@@ -363,6 +397,12 @@ impl Runner<'_> {
         }
         Ok(runs)
     }
+}
+
+/// What a steady-state round is judged by: bytes per second, flush included
+/// (for a fixed block size, proportional to IOPS, which the PTS uses).
+pub fn round_value(r: &RunSamples) -> f64 {
+    (r.read.bytes + r.write.bytes) as f64 / (r.wall_ns.max(1) as f64 / 1e9)
 }
 
 /// A stream's windows as the workers and the progress display need them.

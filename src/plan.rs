@@ -110,6 +110,25 @@ pub struct Repeat {
     pub runs: u32,
     pub warmup: Duration,
     pub interval: Duration,
+    /// For jobs that write: instead of `runs` runs, repeat back-to-back
+    /// rounds until the SNIA steady-state rule holds.
+    #[serde(default)]
+    pub steady: Option<SteadyRule>,
+}
+
+/// Repeat a write job until its last `window` rounds are steady (see
+/// [`crate::steady::steady_state`]), or `max_rounds` rounds have run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SteadyRule {
+    pub window: usize,
+    pub max_rounds: u32,
+}
+
+impl Repeat {
+    /// The rule that applies to `spec`: steady-state rounds are for jobs that write.
+    pub fn steady_for(&self, spec: &JobSpec) -> Option<SteadyRule> {
+        self.steady.filter(|_| spec.rw.writes())
+    }
 }
 
 /// One test of a suite, before it is split into directions.

@@ -207,6 +207,7 @@ impl ScanPlan {
             runs: 1,
             warmup: self.zone_warmup,
             interval: Duration::ZERO,
+            steady: None,
         }
     }
 }

@@ -27,6 +27,10 @@ pub(super) fn bench(
         runs: c.runs,
         warmup: c.warmup,
         interval: c.interval,
+        steady: c.steady_state.then_some(SteadyRule {
+            window: crate::steady::DEFAULT_WINDOW,
+            max_rounds: c.max_rounds,
+        }),
     };
     ui.start(&specs, &repeat);
     let runner = Runner {
@@ -72,6 +76,7 @@ pub(super) fn bench(
             warmup_s: repeat.warmup.as_secs_f64(),
             interval_s: repeat.interval.as_secs_f64(),
             suite: suite.map(|s| s.as_str().to_string()),
+            steady_state: repeat.steady,
         },
         jobs,
         interrupted: interrupted.is_some(),

@@ -5,7 +5,7 @@
 use crate::device::SysRoot;
 use crate::error::{Error, Result, failed, usage};
 use crate::measure::{Event, Observer, Pass, Runner};
-use crate::plan::{self, Common, EngineKind, JobSpec, Limit, Repeat, Rw, SuiteName};
+use crate::plan::{self, Common, EngineKind, JobSpec, Limit, Repeat, Rw, SteadyRule, SuiteName};
 use crate::render;
 use crate::signals::Stop;
 use crate::store::{self, Store};
@@ -222,6 +222,14 @@ struct CommonArgs {
     /// Percentage of reads in mixed patterns (randrw, rw, the mix suite)
     #[arg(long, default_value_t = 70, value_parser = clap::value_parser!(u8).range(0..=100))]
     mix_read: u8,
+    /// Jobs that write: repeat back-to-back rounds of --duration until the SNIA steady-state
+    /// rule holds over 5 rounds (range within 20% of the mean, slope excursion within 10%),
+    /// and report the steady value instead of --runs runs
+    #[arg(long)]
+    steady_state: bool,
+    /// With --steady-state: give up after this many rounds (and say so)
+    #[arg(long, default_value_t = 25, requires = "steady_state", value_parser = clap::value_parser!(u32).range(5..=1000))]
+    max_rounds: u32,
     #[command(flatten)]
     out: OutputArgs,
 }

@@ -100,6 +100,7 @@ pub(super) fn scan(a: &ScanArgs, db: &std::path::Path) -> Result<()> {
             warmup_s: plan.zone_warmup.as_secs_f64(),
             interval_s: 0.0,
             suite: None,
+            steady_state: None,
         },
         jobs,
         interrupted: samples.interrupted.is_some(),

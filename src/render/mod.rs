@@ -118,6 +118,26 @@ fn footer(r: &Report) -> String {
         r.settings.runs
     ));
     s.push_str("MB/s = 10^6 bytes/s. CPU % = iolab's user+sys time (all threads) per wall time.\n");
+    for j in &r.jobs {
+        if let Some(st) = &j.steady {
+            let rounds: Vec<String> = st.round_bw_bytes.iter().map(|b| format!("{:.1}", b / 1e6)).collect();
+            s.push_str(&format!(
+                "{}: {} after {} round(s) (SNIA rule over the last {}: range {:.1}%, slope excursion {:.1}%); figures are those {} rounds. Rounds, MB/s: {}\n",
+                j.name,
+                if st.reached {
+                    format!("steady state at {} MB/s", mbs(st.value_bw_bytes.unwrap_or(0.0)))
+                } else {
+                    "NOT steady".to_string()
+                },
+                st.rounds,
+                st.window,
+                st.range_pct.unwrap_or(f64::NAN),
+                st.slope_excursion_pct.unwrap_or(f64::NAN),
+                st.window,
+                rounds.join(" ")
+            ));
+        }
+    }
     let mut seen: Vec<(&str, &str)> = Vec::new();
     for j in &r.jobs {
         for w in &j.warnings {

@@ -50,6 +50,9 @@ pub struct Settings {
     pub warmup_s: f64,
     pub interval_s: f64,
     pub suite: Option<String>,
+    /// `--steady-state`: write jobs ran rounds until steady (window, round limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<crate::plan::SteadyRule>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -170,6 +173,26 @@ pub struct JobReport {
     pub cpu: CpuReport,
     pub device: Option<DeviceReport>,
     pub warnings: Vec<Warning>,
+    /// `--steady-state`: the rounds and the verdict. The job's figures then
+    /// describe the last `window` rounds, not the burst before them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<SteadyReport>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SteadyReport {
+    pub reached: bool,
+    pub rounds: usize,
+    pub window: usize,
+    pub max_rounds: u32,
+    /// The round (1-based) that completed the first steady window.
+    pub steady_at_round: Option<usize>,
+    /// Mean bytes/s over the last window: the steady value when `reached`.
+    pub value_bw_bytes: Option<f64>,
+    pub range_pct: Option<f64>,
+    pub slope_excursion_pct: Option<f64>,
+    /// Bytes/s of every round, oldest first.
+    pub round_bw_bytes: Vec<f64>,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -327,9 +350,29 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
     let spec = &job.spec;
     let (_, span) = crate::measure::extent(spec, target.span());
     let runs: Vec<RunReport> = job.runs.iter().map(run_report).collect();
-    let read = dir_median(&runs.iter().filter_map(|r| r.read.as_ref()).collect::<Vec<_>>());
-    let write = dir_median(&runs.iter().filter_map(|r| r.write.as_ref()).collect::<Vec<_>>());
-    let cpu = cpu_median(&runs);
+    let steady = job.steady.map(|rule| {
+        let values: Vec<f64> = job.runs.iter().map(crate::measure::round_value).collect();
+        let st = crate::steady::steady_state(&values, rule.window);
+        SteadyReport {
+            reached: st.reached,
+            rounds: values.len(),
+            window: rule.window,
+            max_rounds: rule.max_rounds,
+            steady_at_round: st.first_steady_round.map(|i| i + 1),
+            value_bw_bytes: st.window_mean,
+            range_pct: st.range_pct,
+            slope_excursion_pct: st.slope_excursion_pct,
+            round_bw_bytes: values,
+        }
+    });
+    // With steady-state rounds the figures describe the last window only.
+    let figured = match &steady {
+        Some(s) => &runs[runs.len().saturating_sub(s.window)..],
+        None => &runs[..],
+    };
+    let read = dir_median(&figured.iter().filter_map(|r| r.read.as_ref()).collect::<Vec<_>>());
+    let write = dir_median(&figured.iter().filter_map(|r| r.write.as_ref()).collect::<Vec<_>>());
+    let cpu = cpu_median(figured);
     let device = device_report(&job.runs);
     let mut warnings = Vec::new();
     let tinfo = &target.info;
@@ -415,6 +458,19 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
             ),
         });
     }
+    if let Some(s) = steady.as_ref().filter(|s| !s.reached) {
+        warnings.push(Warning {
+            code: "not_steady".into(),
+            message: format!(
+                "no steady state after {} rounds (last {}: range {:.0}% of the mean, slope excursion {:.0}%; the rule asks ≤20% and ≤10%): the figures are the last {} rounds, still moving; use more --max-rounds or a longer --duration",
+                s.rounds,
+                s.window,
+                s.range_pct.unwrap_or(f64::NAN),
+                s.slope_excursion_pct.unwrap_or(f64::NAN),
+                s.window
+            ),
+        });
+    }
     if spec.engine == crate::plan::EngineKind::Psync && spec.qd > 1 {
         warnings.push(Warning {
             code: "psync_threads".into(),
@@ -463,6 +519,7 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
         cpu,
         device,
         warnings,
+        steady,
     }
 }
 

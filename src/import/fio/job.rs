@@ -175,6 +175,7 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         cpu,
         device,
         warnings,
+        steady: None,
     })
 }
 

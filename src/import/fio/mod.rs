@@ -113,6 +113,7 @@ pub fn parse_fio_json(text: &str) -> Result<Report, String> {
             warmup_s: first.get("ramp_time").and_then(parse_secs).unwrap_or(0.0),
             interval_s: 0.0,
             suite: None,
+            steady_state: None,
         },
         jobs: out,
         interrupted: false,
