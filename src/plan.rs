@@ -240,7 +240,10 @@ impl SuiteName {
     /// Expand into jobs in CrystalDiskMark's order: all reads, then all writes
     /// (or one mixed job per test for `mix`).
     pub fn jobs(self, common: &Common) -> Vec<JobSpec> {
-        let tests = self.tests();
+        let mut tests = self.tests();
+        if matches!(self, SuiteName::Sustained | SuiteName::Dd) && !common.transfers.is_empty() {
+            tests = common.transfers.iter().map(|&bs| SuiteTest::seq(bs, 1, 1)).collect();
+        }
         let mk = |t: &SuiteTest, rw: Rw, suffix: &str| JobSpec {
             name: format!("{} {suffix}", t.label()),
             rw,
@@ -281,11 +284,16 @@ impl SuiteName {
                 return v;
             }
             SuiteName::Dd => {
-                let bs = tests[0].bs;
-                return vec![
-                    pass(bs, Rw::Write, false, format!("DD write {}", fmt_bs(bs))),
-                    pass(bs, Rw::Read, false, format!("DD read {}", fmt_bs(bs))),
-                ];
+                // One write-then-read pair per transfer size.
+                return tests
+                    .iter()
+                    .flat_map(|t| {
+                        [
+                            pass(t.bs, Rw::Write, false, format!("DD write {}", fmt_bs(t.bs))),
+                            pass(t.bs, Rw::Read, false, format!("DD read {}", fmt_bs(t.bs))),
+                        ]
+                    })
+                    .collect();
             }
             _ => {}
         }
@@ -305,13 +313,16 @@ impl SuiteName {
 }
 
 /// Settings shared by every job of a suite.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Common {
     pub limit: Limit,
     pub span: u64,
     pub direct: bool,
     pub engine: EngineKind,
     pub mix_read: u8,
+    /// Transfer sizes replacing the suite's own (`sustained`: the list;
+    /// `dd`: one size). Empty: the suite's defaults.
+    pub transfers: Vec<u64>,
 }
 
 /// A line describing a job's shape, for listings.
@@ -342,7 +353,29 @@ mod tests {
             direct: true,
             engine: EngineKind::IoUring,
             mix_read: 70,
+            transfers: Vec::new(),
         }
+    }
+
+    #[test]
+    fn transfer_sizes_replace_the_sustained_and_dd_defaults() {
+        let c = Common {
+            transfers: vec![512, 4 * K, 1024 * K],
+            ..common()
+        };
+        let names: Vec<String> = SuiteName::Sustained.jobs(&c).into_iter().map(|j| j.name).collect();
+        assert_eq!(names[0], "SUSTAINED 512 buffered");
+        assert_eq!(names[5], "SUSTAINED 1M direct");
+        let c = Common {
+            transfers: vec![512],
+            ..common()
+        };
+        let d = SuiteName::Dd.jobs(&c);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].name, "DD write 512");
+        assert!(d.iter().all(|j| j.bs == 512));
+        // Other suites keep their CrystalDiskMark sizes.
+        assert_eq!(SuiteName::Default.jobs(&c)[0].bs, M);
     }
 
     #[test]

@@ -175,6 +175,10 @@ struct RunArgs {
     /// Which battery to run (see `iolab suites`)
     #[arg(long, value_enum, default_value = "default")]
     suite: SuiteName,
+    /// Transfer sizes of the sustained suite (default 8K,64K,128K) or the dd suite
+    /// (default 128K; 512 is dd's own default), comma-separated
+    #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = parse_bs)]
+    bs: Vec<u64>,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -345,8 +349,16 @@ pub fn main() -> ExitCode {
                 direct: !common.target.buffered,
                 engine: common.target.engine,
                 mix_read: common.mix_read,
+                transfers: a.bs.clone(),
             });
-            bench("run", &a.target, Some(a.suite), specs, common, &db)
+            if !a.bs.is_empty() && !matches!(a.suite, SuiteName::Sustained | SuiteName::Dd) {
+                Err(usage(format!(
+                    "--bs applies to the sustained and dd suites; suite {} uses CrystalDiskMark's sizes (use `iolab job` for a custom test)",
+                    a.suite.as_str()
+                )))
+            } else {
+                bench("run", &a.target, Some(a.suite), specs, common, &db)
+            }
         }
         Cmd::Job(a) => {
             let limit = a.bytes.map(Limit::Bytes).unwrap_or(Limit::Time(a.common.duration));
@@ -387,6 +399,7 @@ pub fn suites_listing() -> String {
             direct: true,
             engine: EngineKind::IoUring,
             mix_read: 70,
+            transfers: Vec::new(),
         };
         for j in suite.jobs(&common) {
             s.push_str(&format!("         {:<26} {}\n", j.name, plan::describe(&j)));

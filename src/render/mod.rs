@@ -114,10 +114,29 @@ fn footer(r: &Report) -> String {
         fs,
         dev,
         crate::units::fmt_bytes(t.span_bytes),
-        if t.direct { "O_DIRECT" } else { "BUFFERED" },
+        match (r.jobs.iter().all(|j| j.direct), r.jobs.iter().any(|j| j.direct)) {
+            _ if r.jobs.is_empty() => if t.direct { "O_DIRECT" } else { "BUFFERED" },
+            (true, _) => "O_DIRECT",
+            (false, true) => "O_DIRECT and BUFFERED jobs",
+            (false, false) => "BUFFERED",
+        },
         r.settings.runs
     ));
     s.push_str("MB/s = 10^6 bytes/s. CPU % = iolab's user+sys time (all threads) per wall time.\n");
+    for j in r.jobs.iter().filter(|j| j.duration_s.is_none() && r.scan.is_none()) {
+        let c = &j.cpu;
+        s.push_str(&format!(
+            "{}: {} in {:.2} s real, {:.2} s user, {:.2} s sys (iolab); system CPU {:.0}% idle, {:.0}% sys, {:.0}% iowait\n",
+            j.name,
+            crate::units::fmt_bytes(j.limit_bytes.unwrap_or(0)),
+            c.real_s,
+            c.usr_s,
+            c.sys_s,
+            c.system_idle_pct,
+            c.system_sys_pct,
+            c.system_iowait_pct
+        ));
+    }
     for j in &r.jobs {
         if let Some(st) = &j.steady {
             let rounds: Vec<String> = st.round_bw_bytes.iter().map(|b| format!("{:.1}", b / 1e6)).collect();

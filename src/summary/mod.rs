@@ -105,6 +105,14 @@ pub struct CpuReport {
     pub system_idle_pct: f64,
     pub system_sys_pct: f64,
     pub system_iowait_pct: f64,
+    /// `time`'s real, user and sys seconds over the same interval (for a
+    /// size-limited pass such as the dd suite: the whole transfer).
+    #[serde(default)]
+    pub real_s: f64,
+    #[serde(default)]
+    pub usr_s: f64,
+    #[serde(default)]
+    pub sys_s: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -244,6 +252,9 @@ fn cpu_report(r: &RunSamples) -> CpuReport {
         system_idle_pct: r.sys.idle as f64 / total * 100.0,
         system_sys_pct: r.sys.system as f64 / total * 100.0,
         system_iowait_pct: r.sys.iowait as f64 / total * 100.0,
+        real_s: elapsed / 1e9,
+        usr_s: r.cpu.usr_ns as f64 / 1e9,
+        sys_s: r.cpu.sys_ns as f64 / 1e9,
     }
 }
 
@@ -342,6 +353,9 @@ fn cpu_median(runs: &[RunReport]) -> CpuReport {
         system_idle_pct: f(|c| c.system_idle_pct),
         system_sys_pct: f(|c| c.system_sys_pct),
         system_iowait_pct: f(|c| c.system_iowait_pct),
+        real_s: f(|c| c.real_s),
+        usr_s: f(|c| c.usr_s),
+        sys_s: f(|c| c.sys_s),
     }
 }
 

@@ -33,6 +33,9 @@ pub(super) fn cpu_report(
         system_idle_pct: 0.0,
         system_sys_pct: 0.0,
         system_iowait_pct: 0.0,
+        real_s: wall_ms as f64 / 1e3,
+        usr_s: usr_pct / 100.0 * wall_ms as f64 / 1e3,
+        sys_s: sys_pct / 100.0 * wall_ms as f64 / 1e3,
     };
     let warning = warn(
         "fio_cpu_per_thread",
