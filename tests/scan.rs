@@ -138,3 +138,52 @@ fn partial_write_scan_by_time_stays_in_range_and_at_the_limit() {
         );
     }
 }
+
+/// A file whose read rate falls linearly from 48 MiB/s at its start to
+/// 24 MiB/s at its end (a FUSE file paced by the harness, like a disk whose
+/// inner zones are slower): each zone must reproduce the rate of the bytes
+/// it read (±5%), and the drop must show. No lead-in, so each window starts
+/// exactly at its zone.
+#[test]
+fn scan_reproduces_a_rate_that_falls_with_the_offset() {
+    if !require_root() {
+        return;
+    }
+    let slow = common::emu::SlowFile::new(256 * MIB, (48 * MIB) as f64, (24 * MIB) as f64);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_iolab"));
+    cmd.arg("scan").arg(slow.path());
+    cmd.args([
+        "--zones",
+        "8",
+        "--window",
+        "16MiB",
+        "--zone-warmup",
+        "0",
+        "--access",
+        "0",
+        "--no-burst",
+    ]);
+    cmd.args(["--json", "-"]);
+    let v = run(cmd);
+    let s = &v["scan"];
+    let zones = s["zones"].as_array().unwrap();
+    assert_eq!(zones.len(), 8);
+    for z in zones {
+        let (off, bytes) = (z["offset"].as_u64().unwrap(), z["bytes"].as_u64().unwrap());
+        let want = slow.expected_bps(off, off + bytes);
+        let got = z["bw_bytes"].as_f64().unwrap();
+        eprintln!(
+            "zone at {:>3} MiB: {:.2} MiB/s, expected {:.2}",
+            off / MIB,
+            got / MIB as f64,
+            want / MIB as f64
+        );
+        assert!(within(got, want, 0.05), "zone at {off}: {got} B/s, expected {want}");
+    }
+    // 48 → 24 MiB/s over the file: the last zone (starting at 7/8) is ~41% slower than the first.
+    let expected_drop = 1.0 - slow.expected_bps(224 * MIB, 240 * MIB) / slow.expected_bps(0, 16 * MIB);
+    let drop = s["drop_pct"].as_f64().unwrap() / 100.0;
+    assert!((drop - expected_drop).abs() < 0.05, "drop {drop:.3}, expected {expected_drop:.3}");
+    let job = &v["jobs"][0];
+    assert!(job["warnings"].as_array().unwrap().iter().any(|w| w["code"] == "scan_curve"));
+}

@@ -6,7 +6,8 @@ use crate::scan::{ScanPlan, ScanSamples, zone_rate};
 use crate::target::Target;
 use serde::{Deserialize, Serialize};
 
-/// A first-to-last change larger than this gets a `scan_curve` note: the
+/// An outer-to-inner change (first tenth of the zones against the last)
+/// larger than this gets a `scan_curve` note: the
 /// job's median then hides a real difference (a hard disk's inner zones are
 /// 30–45% slower), while smaller changes are within run-to-run noise.
 pub const CURVE_NOTE_PCT: f64 = 10.0;
@@ -113,15 +114,21 @@ pub fn scan_report(plan: &ScanPlan, s: &ScanSamples, target: &Target, cpus: usiz
         let mut j = job_report(&all, target, cpus);
         // The zones differ by design: spread across them is the curve, not noise.
         j.warnings.retain(|w| w.code != "high_cv");
-        if drop_pct.abs() >= CURVE_NOTE_PCT {
+        // Judged on the outer and inner tenths (at least one zone each), so
+        // one noisy zone at either end does not make a curve.
+        let tenth = rates.len().div_ceil(10);
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        let (outer, inner) = (mean(&rates[..tenth]), mean(&rates[rates.len() - tenth..]));
+        let change = if outer > 0.0 { (outer - inner) / outer * 100.0 } else { 0.0 };
+        if rates.len() >= 2 && change.abs() >= CURVE_NOTE_PCT {
             j.warnings.push(Warning {
                 code: "scan_curve".into(),
                 message: format!(
-                    "the rate changes across the target: {:.1} MB/s at the start, {:.1} MB/s at the end ({:.0}% {}); the median hides this, see the curve",
-                    rates[0] / 1e6,
-                    rates[rates.len() - 1] / 1e6,
-                    drop_pct.abs(),
-                    if drop_pct > 0.0 { "slower" } else { "faster" }
+                    "the rate changes across the target: {:.1} MB/s over the first {tenth} zone(s), {:.1} MB/s over the last {tenth} ({:.0}% {}); the median hides this, see the curve",
+                    outer / 1e6,
+                    inner / 1e6,
+                    change.abs(),
+                    if change > 0.0 { "slower" } else { "faster" }
                 ),
             });
         }

@@ -8,6 +8,8 @@
 //!   `Command` builder whose child joins the group before `exec`.
 //! * [`Ext4Mount`] – ext4 (lazy init off) on its own loop device, mounted on a fresh directory.
 //! * [`Tmpfs`]     – a small tmpfs mounted on a fresh directory.
+//! * [`SlowFile`]  – a read-only FUSE file whose read rate is a known function of the offset
+//!   (fast outer zones, slow inner ones), served by `tests/common/slowfs.py`.
 //!
 //! Cleanup guarantees:
 //!
@@ -28,7 +30,7 @@
 //!
 //! Layout: `names` (root check, unique names), `proc` (running commands), `blockdev`
 //! (the [`BlockDev`] trait, sysfs writes), one file per guard kind (`loopdev`, `zram`,
-//! `cgroup`, `mounts`), and `sweep` (leftovers of killed processes). Everything public
+//! `cgroup`, `mounts`, `slowfile`), and `sweep` (leftovers of killed processes). Everything public
 //! is re-exported here, so callers just `use common::emu::{...}`.
 
 mod blockdev;
@@ -37,6 +39,7 @@ mod loopdev;
 mod mounts;
 mod names;
 mod proc;
+mod slowfile;
 mod sweep;
 mod zram;
 
@@ -50,6 +53,7 @@ pub use self::{
     mounts::{Ext4Mount, Mount, Tmpfs, list_dir},
     names::{current_test_name, require_root, unique_name},
     proc::{output_with_timeout, run_checked},
+    slowfile::SlowFile,
     sweep::sweep_stale,
     zram::Zram,
 };
