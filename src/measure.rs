@@ -52,6 +52,13 @@ pub enum Event<'a> {
     JobDone {
         job: &'a str,
     },
+    /// A point of `iolab scale` finished (see [`crate::scale`]): the
+    /// aggregate of the jobs that ran at once.
+    PointDone {
+        label: &'a str,
+        bw_bytes: f64,
+        iops: f64,
+    },
     /// A surface-scan zone finished (see [`crate::scan`]).
     ZoneDone {
         index: u32,

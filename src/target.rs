@@ -77,7 +77,9 @@ pub struct Target {
     pub direct_fallback: bool,
     /// diskstats names to cross-check, top first.
     pub device_names: Vec<String>,
-    direct_now: std::cell::Cell<bool>,
+    /// Atomic so a `Target` can be shared with the threads of several
+    /// targets measured at once (`iolab scale`).
+    direct_now: std::sync::atomic::AtomicBool,
 }
 
 impl Target {
@@ -89,18 +91,18 @@ impl Target {
     }
     /// Whether the descriptor is in O_DIRECT mode right now.
     pub fn direct(&self) -> bool {
-        self.direct_now.get()
+        self.direct_now.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Switch O_DIRECT on or off for the next job (a suite may mix buffered
     /// and direct jobs). Returns what the target now does: asking for
     /// O_DIRECT where the filesystem refuses it leaves it buffered.
     pub fn use_direct(&self, want: bool) -> bool {
-        if want != self.direct_now.get() {
+        if want != self.direct() {
             let ok = set_direct(&self.file, want);
-            self.direct_now.set(if ok { want } else { false });
+            self.direct_now.store(ok && want, std::sync::atomic::Ordering::Relaxed);
         }
-        self.direct_now.get()
+        self.direct()
     }
 
     /// Make written data durable, then drop the target's pages from the page
@@ -235,7 +237,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, progress: PrefillPro
         info,
         direct_fallback,
         device_names,
-        direct_now: std::cell::Cell::new(direct),
+        direct_now: std::sync::atomic::AtomicBool::new(direct),
     })
 }
 

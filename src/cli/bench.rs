@@ -81,6 +81,7 @@ pub(super) fn bench(
         jobs,
         interrupted: interrupted.is_some(),
         scan: None,
+        scale: None,
     };
     drop(target); // closes (and so removes) the test file before we report
     deliver(report, &c.out, db, interrupted)
@@ -273,7 +274,7 @@ impl Observer for Ui {
                 self.advance(planned.as_millis() as u64);
                 self.bar.set_message(format!("pause {}", fmt_duration(planned)));
             }
-            Event::JobDone { .. } | Event::ZoneDone { .. } => {}
+            Event::JobDone { .. } | Event::ZoneDone { .. } | Event::PointDone { .. } => {}
         }
     }
 }

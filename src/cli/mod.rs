@@ -16,6 +16,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod bench;
 mod records;
+mod scale;
 mod scan;
 
 use bench::bench;
@@ -49,6 +50,8 @@ enum Cmd {
     Job(JobArgs),
     /// Surface scan: transfer rate from the first byte to the last, access time, burst rate
     Scan(scan::ScanArgs),
+    /// Concurrency: queue-depth and thread sweeps, several targets alone and together, a layout against a member; with verdicts
+    Scale(Box<scale::ScaleArgs>),
     /// List the suites and their tests
     Suites,
     /// Describe a target: filesystem, device chain, physical devices, throttles, hints
@@ -332,6 +335,7 @@ pub fn main() -> ExitCode {
         }
         Cmd::Info(a) => info(&a),
         Cmd::Scan(a) => scan::scan(&a, &db),
+        Cmd::Scale(a) => scale::scale(&a, &db),
         Cmd::List(a) => list(&db, &a),
         Cmd::Show(a) => show(&db, &a),
         Cmd::Compare(a) => compare(&db, &a),

@@ -105,6 +105,7 @@ pub(super) fn scan(a: &ScanArgs, db: &std::path::Path) -> Result<()> {
         jobs,
         interrupted: samples.interrupted.is_some(),
         scan: Some(section),
+        scale: None,
     };
     ui.finish();
     drop(target);

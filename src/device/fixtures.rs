@@ -292,6 +292,15 @@ pub(crate) fn machine() -> Fx {
         fx.link(&format!("sys/fs/btrfs/{BTRFS_FSID}/devices/{name}"), &p);
     }
     fx.mkdir("sys/fs/btrfs/features");
+    // Data chunks: mostly raid1, a leftover single chunk from mkfs.
+    fx.file(
+        &format!("sys/fs/btrfs/{BTRFS_FSID}/allocation/data/raid1/total_bytes"),
+        "3221225472\n",
+    );
+    fx.file(
+        &format!("sys/fs/btrfs/{BTRFS_FSID}/allocation/data/single/total_bytes"),
+        "8388608\n",
+    );
 
     for l in [
         "27 1 259:1 / / rw,relatime - ext4 /dev/nvme0n1p1 rw,errors=remount-ro",

@@ -221,6 +221,7 @@ mod tests {
 
     fn report(devices: Vec<DeviceFacts>) -> DeviceReport {
         DeviceReport {
+            layout: None,
             target: "/x".into(),
             path: "/x".into(),
             kind: TargetKind::File,

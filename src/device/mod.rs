@@ -18,7 +18,7 @@ mod view;
 
 pub use facts::{DeviceFacts, Transport};
 pub use hints::{Hint, hints};
-pub use report::{ChainNode, DeviceReport, FsFacts, LoopInfo, NodeKind, TargetKind, Throttle, describe};
+pub use report::{ChainNode, DeviceReport, FsFacts, LayoutInfo, LoopInfo, NodeKind, TargetKind, Throttle, describe};
 pub use view::render_info;
 
 use crate::samples::DiskDelta;

@@ -156,6 +156,19 @@ pub struct DeviceReport {
     /// Throttle limits on any device of the chain.
     pub throttles: Vec<Throttle>,
     pub hints: Vec<Hint>,
+    /// How the data is spread over several devices (btrfs profile, md level).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<LayoutInfo>,
+}
+
+/// A multi-device layout under the target.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LayoutInfo {
+    /// Who lays the data out: `btrfs` or `md`.
+    pub by: String,
+    /// The profile or level as that layer names it: `raid0`, `raid1`, `raid1c3`, `raid10`, `single`, `dup`, `raid5`...
+    pub profile: String,
+    pub members: u32,
 }
 
 /// The file-type and device numbers of the target, as `stat` gives them.
@@ -240,9 +253,31 @@ pub(crate) fn describe_stat(root: &SysRoot, target: &str, canon: &Path, stat: St
         chain,
         devices,
         hints: Vec::new(),
+        layout: None,
     };
+    report.layout = layout(root, &report);
     report.hints = hints(&report);
     report
+}
+
+/// The btrfs data profile (from sysfs) or the md level of the top device.
+fn layout(root: &SysRoot, r: &DeviceReport) -> Option<LayoutInfo> {
+    if let Some(fs) = r.filesystem.as_ref().filter(|f| f.fstype == "btrfs") {
+        let source = sysfs::by_source(root, &fs.source)?;
+        let profile = sysfs::btrfs_data_profile(root, &source)?;
+        return Some(LayoutInfo {
+            by: "btrfs".into(),
+            profile,
+            members: r.chain.len() as u32,
+        });
+    }
+    let top = r.chain.first()?;
+    let level = top.md_level.clone()?;
+    Some(LayoutInfo {
+        by: "md".into(),
+        profile: level,
+        members: top.children.len() as u32,
+    })
 }
 
 fn node_kind(b: &Blk) -> NodeKind {

@@ -182,6 +182,8 @@ fn btrfs_raid1_over_three_devices() {
     );
     assert_eq!(r.devices[2].link_speed.as_deref(), Some("6.0 Gbps"));
     assert_eq!(&codes(&r)[..2], ["fs-compresses", "fs-cow"]);
+    let l = r.layout.as_ref().expect("a btrfs layout");
+    assert_eq!((l.by.as_str(), l.profile.as_str(), l.members), ("btrfs", "raid1", 3));
 }
 
 #[test]

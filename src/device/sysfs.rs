@@ -137,6 +137,33 @@ pub(crate) fn btrfs_members(root: &SysRoot, source: &Blk) -> Vec<Blk> {
     Vec::new()
 }
 
+/// The data profile of the btrfs filesystem `source` belongs to: of the
+/// profiles under `allocation/data/` (`single`, `raid0`, `raid1`, ...), the
+/// one holding the most bytes (a filesystem converted with `balance` may
+/// hold a little of the old one).
+pub(crate) fn btrfs_data_profile(root: &SysRoot, source: &Blk) -> Option<String> {
+    let fsids = fs::read_dir(root.path("sys/fs/btrfs")).ok()?;
+    for fsid in fsids.flatten() {
+        if !links_in(&fsid.path().join("devices")).iter().any(|m| m.dev == source.dev) {
+            continue;
+        }
+        let profiles = fs::read_dir(fsid.path().join("allocation/data")).ok()?;
+        return profiles
+            .flatten()
+            .filter(|e| e.path().is_dir())
+            .map(|e| {
+                let total: u64 = fs::read_to_string(e.path().join("total_bytes"))
+                    .ok()
+                    .and_then(|t| t.trim().parse().ok())
+                    .unwrap_or(0);
+                (total, e.file_name().to_string_lossy().into_owned())
+            })
+            .max()
+            .map(|(_, name)| name);
+    }
+    None
+}
+
 /// The selected entry of a sysfs choice list (`none [mq-deadline] kyber`).
 pub(crate) fn bracketed(s: &str) -> Option<String> {
     if let (Some(a), Some(b)) = (s.find('['), s.find(']')) {

@@ -40,6 +40,9 @@ pub fn render_info(r: &DeviceReport) -> String {
             let _ = writeln!(s, "Flags:      {}", flags.join(", "));
         }
     }
+    if let Some(l) = &r.layout {
+        let _ = writeln!(s, "Layout:     {} {} over {} devices", l.by, l.profile, l.members);
+    }
     s.push('\n');
     if r.chain.is_empty() {
         s.push_str("No block device under this target.\n");

@@ -14,6 +14,11 @@ fn mbs(bw: f64) -> String {
 
 /// The result table: one row per job, CrystalDiskMark's units (MB = 10^6 bytes).
 pub fn table(report: &Report) -> String {
+    if let Some(sc) = &report.scale {
+        let mut s = scale_table(sc);
+        s.push_str(&footer(report));
+        return s;
+    }
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic);
@@ -44,6 +49,89 @@ pub fn table(report: &Report) -> String {
         s.push_str(&scan_section(scan));
     }
     s.push_str(&footer(report));
+    s
+}
+
+/// `iolab scale`: one row per point (the jobs that ran at once), then the verdicts.
+fn scale_table(sc: &crate::summary::scale::ScaleReport) -> String {
+    use crate::scale::PointKind;
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    t.set_header(vec![
+        "Point",
+        "Target",
+        "QD",
+        "Threads",
+        "MB/s",
+        "IOPS",
+        "Mean latency",
+        "System CPU %",
+    ]);
+    let short = |p: &str| -> String {
+        match sc.targets.iter().position(|t| t == p) {
+            Some(i) if sc.targets.len() > 1 => format!("t{} {p}", i + 1),
+            _ => p.to_string(),
+        }
+    };
+    for p in &sc.points {
+        let kind = match p.kind {
+            PointKind::Depth => "depth",
+            PointKind::Threads => "threads",
+            PointKind::Alone => "alone",
+            PointKind::Together => "together",
+            PointKind::Member => "member",
+        };
+        let target = if p.kind == PointKind::Together {
+            format!("all {}", p.targets.len())
+        } else {
+            p.targets.first().map(|t| short(t)).unwrap_or_default()
+        };
+        let right = |v: String| Cell::new(v).set_alignment(CellAlignment::Right);
+        t.add_row(vec![
+            Cell::new(kind),
+            Cell::new(target),
+            right(p.qd.to_string()),
+            right(p.threads.to_string()),
+            right(mbs(p.bw_bytes)),
+            right(format!("{:.0}", p.iops)),
+            right(fmt_ns(p.lat_ns)),
+            right(format!("{:.0}", p.cpu_busy * 100.0)),
+        ]);
+    }
+    let mut s = format!(
+        "{} {} · {}\n{t}\n",
+        sc.rw,
+        crate::units::fmt_bs(sc.bs),
+        if sc.targets.len() > 1 {
+            sc.targets
+                .iter()
+                .enumerate()
+                .map(|(i, p)| format!("t{} = {p}", i + 1))
+                .collect::<Vec<_>>()
+                .join(", ")
+        } else {
+            sc.targets.join("")
+        }
+    );
+    if let Some(l) = &sc.layout {
+        s.push_str(&format!(
+            "Layout: {} over {} devices ({}){}\n",
+            l.name,
+            l.members,
+            l.source,
+            sc.member
+                .as_ref()
+                .map(|m| format!("; member measured alone: {m}"))
+                .unwrap_or_default()
+        ));
+    }
+    if !sc.verdicts.is_empty() {
+        s.push_str("Verdicts:\n");
+        for v in &sc.verdicts {
+            s.push_str(&format!("  - {}: {}\n", v.subject(), v.text()));
+        }
+    }
     s
 }
 
@@ -115,7 +203,12 @@ fn footer(r: &Report) -> String {
         dev,
         crate::units::fmt_bytes(t.span_bytes),
         match (r.jobs.iter().all(|j| j.direct), r.jobs.iter().any(|j| j.direct)) {
-            _ if r.jobs.is_empty() => if t.direct { "O_DIRECT" } else { "BUFFERED" },
+            _ if r.jobs.is_empty() =>
+                if t.direct {
+                    "O_DIRECT"
+                } else {
+                    "BUFFERED"
+                },
             (true, _) => "O_DIRECT",
             (false, true) => "O_DIRECT and BUFFERED jobs",
             (false, false) => "BUFFERED",

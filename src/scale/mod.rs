@@ -1,4 +1,342 @@
-//! Concurrency experiments (issue 6): queue-depth and thread sweeps, several
-//! targets at once, layouts against their members, and the verdicts.
+//! Concurrency experiments: queue-depth and thread sweeps on each target,
+//! several targets alone and then all at once, a layout against one of its
+//! members. The measuring is ordinary jobs run by [`crate::measure::Runner`];
+//! [`verdict`] judges the figures.
+//!
+//! Targets run "together" each on their own threads, started at the same
+//! moment; every job's discarded warm-up covers the few milliseconds by
+//! which their starts differ, so the measured windows overlap.
 
 pub mod verdict;
+
+use crate::error::{Error, Result, usage};
+use crate::measure::{Event, JobSamples, Observer, Quiet, Runner};
+use crate::plan::{EngineKind, JobSpec, Limit, Repeat, Rw};
+use crate::signals::Stop;
+use crate::target::Target;
+use crate::units::fmt_bs;
+use serde::{Deserialize, Serialize};
+
+/// Queue depths swept on a single target when no sweep is asked for.
+pub const DEFAULT_QD_SWEEP: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
+
+/// What `iolab scale` runs.
+#[derive(Clone, Debug)]
+pub struct ScalePlan {
+    pub rw: Rw,
+    pub bs: u64,
+    pub mix_read: u8,
+    /// Queue depths for the depth sweep (each at `threads` threads).
+    pub qd_sweep: Vec<u32>,
+    /// Thread counts for the thread sweep (each thread at queue depth 1,
+    /// as ThreadMark's concurrent transfers).
+    pub threads_sweep: Vec<u32>,
+    /// The job of the alone / together / member comparisons.
+    pub qd: u32,
+    pub threads: u32,
+    pub limit: Limit,
+    pub repeat: Repeat,
+    pub direct: bool,
+    pub engine: EngineKind,
+}
+
+/// Which experiment a point belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PointKind {
+    /// A queue-depth sweep point on one target.
+    Depth,
+    /// A thread sweep point on one target.
+    Threads,
+    /// One target alone with the comparison job.
+    Alone,
+    /// All targets at once with the comparison job (one job per target).
+    Together,
+    /// The layout's member alone with the comparison job.
+    Member,
+}
+
+/// One measured point: the jobs that ran at the same time (one per target).
+#[derive(Debug)]
+pub struct Point {
+    pub kind: PointKind,
+    /// Indices into the targets (the member is index `targets.len()`).
+    pub targets: Vec<usize>,
+    pub qd: u32,
+    pub threads: u32,
+    pub jobs: Vec<JobSamples>,
+}
+
+#[derive(Debug, Default)]
+pub struct ScaleSamples {
+    pub points: Vec<Point>,
+    /// The signal that stopped the experiment early, if any.
+    pub interrupted: Option<i32>,
+}
+
+impl ScalePlan {
+    /// The job for `qd` × `threads`; `tag` tells apart the same job on
+    /// different targets in the stored run.
+    pub fn spec(&self, qd: u32, threads: u32, tag: &str) -> JobSpec {
+        JobSpec {
+            name: format!("{} {} Q{qd}T{threads}{tag}", self.rw.as_str(), fmt_bs(self.bs)),
+            rw: self.rw,
+            bs: self.bs,
+            qd,
+            threads,
+            mix_read: self.mix_read,
+            limit: self.limit,
+            span: 0,
+            offset: 0,
+            direct: self.direct,
+            engine: self.engine,
+        }
+    }
+
+    pub fn validate(&self, targets: usize) -> Result<()> {
+        if targets == 0 {
+            return Err(usage("give at least one target"));
+        }
+        if self.qd_sweep.contains(&0) || self.threads_sweep.contains(&0) {
+            return Err(usage("sweep values must be at least 1"));
+        }
+        Ok(())
+    }
+}
+
+/// The layout and copies a btrfs profile or md level stands for.
+/// btrfs `single` over several devices allocates whole chunks to one
+/// device at a time, so one file sees one device: 1×, as `Single`.
+pub fn layout_of(info: &crate::device::LayoutInfo) -> (verdict::Layout, Option<u32>) {
+    use verdict::Layout;
+    let md = info.by == "md";
+    match info.profile.as_str() {
+        "single" | "dup" | "linear" => (Layout::Single, None),
+        "raid0" => (Layout::Raid0, None),
+        // md raid1 mirrors on every member; btrfs raid1 keeps two copies.
+        "raid1" if md => (Layout::Raid1, Some(info.members)),
+        "raid1" => (Layout::Raid1, Some(2)),
+        "raid1c3" => (Layout::Raid1, Some(3)),
+        "raid1c4" => (Layout::Raid1, Some(4)),
+        "raid10" => (Layout::Raid10, Some(2)),
+        _ => (Layout::Unknown, None),
+    }
+}
+
+/// A target's tag in job names: nothing when there is one target.
+fn tag(i: usize, n: usize, kind: PointKind) -> String {
+    match kind {
+        PointKind::Member => " · member".into(),
+        PointKind::Together => format!(" · t{} together", i + 1),
+        _ if n > 1 => format!(" · t{}", i + 1),
+        _ => String::new(),
+    }
+}
+
+/// Run the experiments in order: per target its sweeps, then each target
+/// alone and all together (several targets), then the member alone (a
+/// layout check). A sweep point that is also the comparison job is not
+/// run twice.
+pub fn run(targets: &[Target], member: Option<&Target>, plan: &ScalePlan, stop: &Stop, observer: &dyn Observer) -> Result<ScaleSamples> {
+    plan.validate(targets.len())?;
+    let n = targets.len();
+    let mut out = ScaleSamples::default();
+    let sys = crate::device::SysRoot::default();
+    let one = |out: &mut ScaleSamples, t: &Target, i: usize, kind: PointKind, qd: u32, threads: u32| -> Result<bool> {
+        let runner = Runner {
+            target: t,
+            stop,
+            observer,
+            sys: sys.clone(),
+        };
+        let spec = plan.spec(qd, threads, &tag(i, n, kind));
+        match runner.run_job(&spec, &plan.repeat) {
+            Ok(j) => {
+                emit(observer, &spec.name, std::slice::from_ref(&j));
+                out.points.push(Point {
+                    kind,
+                    targets: vec![i],
+                    qd,
+                    threads,
+                    jobs: vec![j],
+                });
+                Ok(true)
+            }
+            Err(Error::Interrupted(sig)) => {
+                out.interrupted = Some(sig);
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        }
+    };
+    let has = |out: &ScaleSamples, i: usize, qd: u32, threads: u32| {
+        out.points
+            .iter()
+            .any(|p| p.targets == [i] && p.qd == qd && p.threads == threads && p.kind != PointKind::Member)
+    };
+    for (i, t) in targets.iter().enumerate() {
+        for &qd in &plan.qd_sweep {
+            if !one(&mut out, t, i, PointKind::Depth, qd, plan.threads)? {
+                return Ok(out);
+            }
+        }
+        for &th in &plan.threads_sweep {
+            if has(&out, i, 1, th) {
+                continue;
+            }
+            if !one(&mut out, t, i, PointKind::Threads, 1, th)? {
+                return Ok(out);
+            }
+        }
+    }
+    let compare = n > 1 || member.is_some();
+    if compare {
+        for (i, t) in targets.iter().enumerate() {
+            if !has(&out, i, plan.qd, plan.threads) && !one(&mut out, t, i, PointKind::Alone, plan.qd, plan.threads)? {
+                return Ok(out);
+            }
+        }
+    }
+    if n > 1 {
+        match together(targets, plan, stop) {
+            Ok(jobs) => {
+                emit(observer, &format!("all {n} targets together"), &jobs);
+                out.points.push(Point {
+                    kind: PointKind::Together,
+                    targets: (0..n).collect(),
+                    qd: plan.qd,
+                    threads: plan.threads,
+                    jobs,
+                });
+            }
+            Err(Error::Interrupted(sig)) => {
+                out.interrupted = Some(sig);
+                return Ok(out);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if let Some(m) = member {
+        one(&mut out, m, n, PointKind::Member, plan.qd, plan.threads)?;
+    }
+    Ok(out)
+}
+
+/// The same job on every target at once, one thread group per target.
+fn together(targets: &[Target], plan: &ScalePlan, stop: &Stop) -> Result<Vec<JobSamples>> {
+    let n = targets.len();
+    let results: Vec<Result<JobSamples>> = std::thread::scope(|s| {
+        let handles: Vec<_> = targets
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                s.spawn(move || {
+                    let runner = Runner {
+                        target: t,
+                        stop,
+                        observer: &Quiet,
+                        sys: crate::device::SysRoot::default(),
+                    };
+                    let r = runner.run_job(&plan.spec(plan.qd, plan.threads, &tag(i, n, PointKind::Together)), &plan.repeat);
+                    if r.is_err() {
+                        // One target failing or interrupted stops the others.
+                        stop.request();
+                    }
+                    r
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(crate::error::failed("a target's thread panicked"))))
+            .collect()
+    });
+    let mut jobs = Vec::with_capacity(n);
+    let mut first_err = None;
+    for r in results {
+        match r {
+            Ok(j) => jobs.push(j),
+            Err(e) => {
+                // Prefer a real failure over the interruption it caused.
+                if first_err.is_none() || matches!(first_err, Some(Error::Interrupted(_))) {
+                    first_err = Some(e);
+                }
+            }
+        }
+    }
+    match first_err {
+        Some(e) => match stop.signal() {
+            Some(sig) => Err(Error::Interrupted(sig)),
+            None => Err(e),
+        },
+        None => Ok(jobs),
+    }
+}
+
+/// Bytes/s and I/Os per second of jobs that ran at the same time: the
+/// sums of their per-job medians.
+pub fn aggregate(jobs: &[JobSamples]) -> (f64, f64) {
+    jobs.iter().fold((0.0, 0.0), |(b, i), j| {
+        let runs: Vec<(f64, f64)> = j
+            .runs
+            .iter()
+            .map(|r| {
+                let s = r.wall_ns.max(1) as f64 / 1e9;
+                ((r.read.bytes + r.write.bytes) as f64 / s, (r.read.ios + r.write.ios) as f64 / s)
+            })
+            .collect();
+        let bw = crate::summary::median(&runs.iter().map(|r| r.0).collect::<Vec<_>>());
+        let io = crate::summary::median(&runs.iter().map(|r| r.1).collect::<Vec<_>>());
+        (b + bw.max(0.0), i + io.max(0.0))
+    })
+}
+
+fn emit(observer: &dyn Observer, label: &str, jobs: &[JobSamples]) {
+    let (bw, iops) = aggregate(jobs);
+    observer.event(Event::PointDone { label, bw_bytes: bw, iops });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn plan() -> ScalePlan {
+        ScalePlan {
+            rw: Rw::Randread,
+            bs: 4096,
+            mix_read: 70,
+            qd_sweep: vec![1, 8, 32],
+            threads_sweep: vec![],
+            qd: 8,
+            threads: 1,
+            limit: Limit::Time(Duration::from_secs(1)),
+            repeat: Repeat {
+                runs: 1,
+                warmup: Duration::ZERO,
+                interval: Duration::ZERO,
+                steady: None,
+            },
+            direct: true,
+            engine: EngineKind::IoUring,
+        }
+    }
+
+    #[test]
+    fn job_names_tell_targets_apart() {
+        let p = plan();
+        assert_eq!(p.spec(8, 1, &tag(0, 1, PointKind::Depth)).name, "randread 4K Q8T1");
+        assert_eq!(p.spec(8, 1, &tag(1, 3, PointKind::Alone)).name, "randread 4K Q8T1 · t2");
+        assert_eq!(p.spec(8, 1, &tag(2, 3, PointKind::Together)).name, "randread 4K Q8T1 · t3 together");
+        assert_eq!(p.spec(8, 1, &tag(1, 1, PointKind::Member)).name, "randread 4K Q8T1 · member");
+    }
+
+    #[test]
+    fn bad_plans_are_refused() {
+        assert!(plan().validate(0).is_err());
+        let mut p = plan();
+        p.qd_sweep = vec![0, 1];
+        assert!(p.validate(1).is_err());
+        assert!(plan().validate(2).is_ok());
+    }
+}

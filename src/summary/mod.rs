@@ -11,6 +11,7 @@ use crate::samples::{DirSamples, RunSamples};
 use crate::target::{Target, TargetInfo};
 use serde::{Deserialize, Serialize};
 
+pub mod scale;
 pub mod scan;
 
 /// Above this coefficient of variation across runs, say the figure is noisy.
@@ -35,6 +36,9 @@ pub struct Report {
     /// The surface scan's curve and figures (`iolab scan` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scan: Option<scan::ScanReport>,
+    /// Sweeps, comparisons and verdicts (`iolab scale` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<scale::ScaleReport>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

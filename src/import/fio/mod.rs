@@ -118,6 +118,7 @@ pub fn parse_fio_json(text: &str) -> Result<Report, String> {
         jobs: out,
         interrupted: false,
         scan: None,
+        scale: None,
     })
 }
 

@@ -12,7 +12,7 @@ use super::names::unique_name;
 use super::proc::{retry, run_quiet};
 use super::{MIB, SHM_DIR};
 
-/// A file in `/dev/shm`, removed on drop.
+/// A backing file (in `/dev/shm`, or the directory given), removed on drop.
 struct ShmFile(PathBuf);
 
 impl Drop for ShmFile {
@@ -67,9 +67,21 @@ impl LoopDev {
         Self::create(size, false)
     }
 
+    /// A loop device over a prefilled file made in `dir` (for example on a
+    /// filesystem that is itself on a throttled loop device: a shared bus),
+    /// doing direct I/O to that file, so its reads reach the device under
+    /// `dir` instead of that file's page cache. The file is removed on drop.
+    pub fn new_in(dir: &Path, size: u64) -> LoopDev {
+        Self::create_at(dir, size, true, true)
+    }
+
     fn create(size: u64, prefill: bool) -> LoopDev {
+        Self::create_at(Path::new(SHM_DIR), size, prefill, false)
+    }
+
+    fn create_at(dir: &Path, size: u64, prefill: bool, direct_io: bool) -> LoopDev {
         assert!(size > 0 && size.is_multiple_of(4096), "loop size must be a multiple of 4 KiB");
-        let backing = ShmFile(Path::new(SHM_DIR).join(format!("{}.img", unique_name("loop"))));
+        let backing = ShmFile(dir.join(format!("{}.img", unique_name("loop"))));
         {
             let mut f = fs::OpenOptions::new()
                 .write(true)
@@ -78,6 +90,7 @@ impl LoopDev {
                 .unwrap_or_else(|e| panic!("create {}: {e}", backing.0.display()));
             if prefill {
                 fill_pseudo_random(&mut f, size).unwrap_or_else(|e| panic!("fill {}: {e}", backing.0.display()));
+                f.sync_all().unwrap_or_else(|e| panic!("fsync {}: {e}", backing.0.display()));
             } else {
                 f.set_len(size).unwrap_or_else(|e| panic!("truncate {}: {e}", backing.0.display()));
             }
@@ -89,6 +102,7 @@ impl LoopDev {
         for _ in 0..5 {
             let out = Command::new("losetup")
                 .args(["--find", "--show"])
+                .args(direct_io.then_some("--direct-io=on"))
                 .arg(&backing.0)
                 .stdin(Stdio::null())
                 .output()

@@ -1,0 +1,227 @@
+//! `iolab scale`'s figures: one row per sweep or comparison point, and the
+//! verdicts of [`crate::scale::verdict`] on them.
+
+use super::{JobReport, job_report};
+use crate::scale::verdict::{
+    Dimension, Layout, LayoutRun, LayoutVerdict, SweepPoint, SweepVerdict, TargetRate, TogetherVerdict, layout_verdict, sweep_verdict,
+    together_verdict,
+};
+use crate::scale::{PointKind, ScalePlan, ScaleSamples};
+use crate::target::Target;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ScaleReport {
+    pub rw: String,
+    pub bs: u64,
+    /// The targets, in the order of the `tN` tags in job names.
+    pub targets: Vec<String>,
+    /// The layout's member measured alone (`--vs`).
+    pub member: Option<String>,
+    /// The layout the verdict assumed, and where it came from.
+    pub layout: Option<LayoutUsed>,
+    pub points: Vec<ScalePoint>,
+    pub verdicts: Vec<ScaleVerdict>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LayoutUsed {
+    pub layout: Layout,
+    /// As the user reads it: `btrfs raid0`.
+    pub name: String,
+    pub members: u32,
+    pub copies: Option<u32>,
+    /// `detected` (sysfs) or `given` (command line).
+    pub source: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ScalePoint {
+    pub kind: PointKind,
+    pub targets: Vec<String>,
+    pub qd: u32,
+    pub threads: u32,
+    /// Sum over the targets that ran at once (medians over runs).
+    pub bw_bytes: f64,
+    pub iops: f64,
+    /// Mean completion latency over all their I/Os.
+    pub lat_ns: f64,
+    /// System-wide CPU busy fraction during the point.
+    pub cpu_busy: f64,
+    /// Each target's own bytes/s (one entry unless `together`).
+    pub target_bw_bytes: Vec<f64>,
+}
+
+/// One verdict, tagged with what it judges.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ScaleVerdict {
+    Depth {
+        target: String,
+        verdict: SweepVerdict,
+    },
+    Threads {
+        target: String,
+        verdict: SweepVerdict,
+    },
+    Together {
+        verdict: TogetherVerdict,
+    },
+    Layout {
+        target: String,
+        member: String,
+        verdict: LayoutVerdict,
+    },
+}
+
+impl ScaleVerdict {
+    /// The sentence the user reads.
+    pub fn text(&self) -> &str {
+        match self {
+            ScaleVerdict::Depth { verdict, .. } | ScaleVerdict::Threads { verdict, .. } => &verdict.text,
+            ScaleVerdict::Together { verdict } => &verdict.text,
+            ScaleVerdict::Layout { verdict, .. } => &verdict.text,
+        }
+    }
+    pub fn subject(&self) -> &str {
+        match self {
+            ScaleVerdict::Depth { target, .. } | ScaleVerdict::Threads { target, .. } | ScaleVerdict::Layout { target, .. } => target,
+            ScaleVerdict::Together { .. } => "together",
+        }
+    }
+}
+
+/// The figures, the verdicts, and every job as a [`JobReport`] (so each
+/// point has its device cross-check, CPU cost and warnings, and runs of
+/// `scale` compare with each other job by job).
+pub fn scale_report(
+    plan: &ScalePlan,
+    s: &ScaleSamples,
+    targets: &[Target],
+    member: Option<&Target>,
+    layout: Option<LayoutUsed>,
+    cpus: usize,
+) -> (ScaleReport, Vec<JobReport>) {
+    let name_of = |i: usize| -> String { targets.get(i).or(member).map(|t| t.info.path.clone()).unwrap_or_default() };
+    let target_of = |i: usize| -> &Target { targets.get(i).or(member).expect("a point's target exists") };
+    let mut jobs = Vec::new();
+    let mut points = Vec::new();
+    for p in &s.points {
+        let reports: Vec<JobReport> = p
+            .jobs
+            .iter()
+            .zip(&p.targets)
+            .map(|(j, &i)| job_report(j, target_of(i), cpus))
+            .collect();
+        let mut bw = Vec::new();
+        let (mut iops, mut lat_sum, mut ios) = (0.0, 0.0, 0u64);
+        for r in &reports {
+            let mut b = 0.0;
+            for d in [&r.read, &r.write].into_iter().flatten() {
+                b += d.bw_bytes;
+                iops += d.iops;
+                lat_sum += d.lat_ns.mean * d.ios as f64;
+                ios += d.ios;
+            }
+            bw.push(b);
+        }
+        points.push(ScalePoint {
+            kind: p.kind,
+            targets: p.targets.iter().map(|&i| name_of(i)).collect(),
+            qd: p.qd,
+            threads: p.threads,
+            bw_bytes: bw.iter().sum(),
+            iops,
+            lat_ns: if ios > 0 { lat_sum / ios as f64 } else { 0.0 },
+            cpu_busy: reports.iter().map(|r| r.cpu.system_busy_pct / 100.0).fold(0.0, f64::max),
+            target_bw_bytes: bw,
+        });
+        jobs.extend(reports);
+    }
+
+    let mut verdicts = Vec::new();
+    let sweep_of = |i: usize, pick: &dyn Fn(&ScalePoint) -> Option<u32>| -> Vec<SweepPoint> {
+        let mut v: Vec<SweepPoint> = points
+            .iter()
+            .filter(|p| p.targets == [name_of(i)] && p.kind != PointKind::Member)
+            .filter_map(|p| {
+                pick(p).map(|x| SweepPoint {
+                    x,
+                    bw_bytes: p.bw_bytes,
+                    iops: p.iops,
+                    lat_mean_ns: p.lat_ns,
+                    cpu_busy: Some(p.cpu_busy),
+                })
+            })
+            .collect();
+        v.sort_by_key(|p| p.x);
+        v.dedup_by_key(|p| p.x);
+        v
+    };
+    for i in 0..targets.len() {
+        let depth = sweep_of(i, &|p| {
+            (p.kind == PointKind::Depth && p.threads == plan.threads && plan.qd_sweep.contains(&p.qd)).then_some(p.qd)
+        });
+        if depth.len() >= 2 {
+            verdicts.push(ScaleVerdict::Depth {
+                target: name_of(i),
+                verdict: sweep_verdict(Dimension::Depth, &depth),
+            });
+        }
+        let threads = sweep_of(i, &|p| {
+            (p.qd == 1 && plan.threads_sweep.contains(&p.threads) && matches!(p.kind, PointKind::Depth | PointKind::Threads))
+                .then_some(p.threads)
+        });
+        if threads.len() >= 2 {
+            verdicts.push(ScaleVerdict::Threads {
+                target: name_of(i),
+                verdict: sweep_verdict(Dimension::Threads, &threads),
+            });
+        }
+    }
+    // The comparison job on target i alone: a sweep point or an alone point.
+    let alone = |i: usize| -> Option<&ScalePoint> {
+        points
+            .iter()
+            .find(|p| p.targets == [name_of(i)] && p.kind != PointKind::Member && p.qd == plan.qd && p.threads == plan.threads)
+    };
+    if let Some(t) = points.iter().find(|p| p.kind == PointKind::Together) {
+        let rates: Vec<TargetRate> = (0..targets.len())
+            .map(|i| TargetRate {
+                name: name_of(i),
+                alone_bps: alone(i).map_or(f64::NAN, |p| p.bw_bytes),
+                together_bps: t.target_bw_bytes.get(i).copied(),
+            })
+            .collect();
+        verdicts.push(ScaleVerdict::Together {
+            verdict: together_verdict(&rates, t.bw_bytes, Some(t.cpu_busy)),
+        });
+    }
+    if let (Some(l), Some(m), Some(lay)) = (&layout, points.iter().find(|p| p.kind == PointKind::Member), alone(0)) {
+        verdicts.push(ScaleVerdict::Layout {
+            target: name_of(0),
+            member: m.targets[0].clone(),
+            verdict: layout_verdict(&LayoutRun {
+                layout: l.layout,
+                name: l.name.clone(),
+                members: l.members,
+                copies: l.copies,
+                rw: plan.rw,
+                in_flight: plan.qd * plan.threads,
+                layout_bps: lay.bw_bytes,
+                member_bps: m.bw_bytes,
+                cpu_busy: Some(lay.cpu_busy),
+            }),
+        });
+    }
+    let report = ScaleReport {
+        rw: plan.rw.as_str().into(),
+        bs: plan.bs,
+        targets: targets.iter().map(|t| t.info.path.clone()).collect(),
+        member: member.map(|m| m.info.path.clone()),
+        layout,
+        points,
+        verdicts,
+    };
+    (report, jobs)
+}
