@@ -7,6 +7,7 @@
 //! [`samples`], [`summary`] turns them into figures and warnings, and
 //! [`render`] prints them. [`cli`] wires it together for the binary.
 
+pub mod apps;
 pub mod buffers;
 pub mod cli;
 pub mod compare;

@@ -59,6 +59,19 @@ pub enum Event<'a> {
         bw_bytes: f64,
         iops: f64,
     },
+    /// A timed command is running (see [`crate::apps::timecmd`]): time
+    /// since it started, and the device's current rate when known.
+    Command {
+        label: &'a str,
+        elapsed: Duration,
+        device_bps: Option<f64>,
+    },
+    /// A phase of a built-in workload is under way (see [`crate::apps`]).
+    Phase {
+        label: &'a str,
+        done: u64,
+        total: u64,
+    },
     /// A surface-scan zone finished (see [`crate::scan`]).
     ZoneDone {
         index: u32,

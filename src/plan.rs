@@ -182,15 +182,23 @@ pub enum SuiteName {
     /// dd-style: write the whole span sequentially through the page cache,
     /// then read it back cold, 128K transfers.
     Dd,
+    /// A tree of many small files: create, then cold stat, read, rewrite, delete.
+    Files,
+    /// A generated git repository: clone it, move between distant revisions, cold.
+    Git,
 }
 
 const K: u64 = 1024;
 const M: u64 = 1024 * 1024;
 
 impl SuiteName {
-    pub fn all() -> [SuiteName; 9] {
+    pub fn all() -> [SuiteName; 11] {
         use SuiteName::*;
-        [Default, Peak, Real, Demo, Nvme, Mix, Random512k, Sustained, Dd]
+        [Default, Peak, Real, Demo, Nvme, Mix, Random512k, Sustained, Dd, Files, Git]
+    }
+    /// An application workload (phases in seconds), not a list of jobs.
+    pub fn is_app(self) -> bool {
+        matches!(self, SuiteName::Files | SuiteName::Git)
     }
     pub fn as_str(self) -> &'static str {
         match self {
@@ -203,6 +211,8 @@ impl SuiteName {
             SuiteName::Random512k => "random512k",
             SuiteName::Sustained => "sustained",
             SuiteName::Dd => "dd",
+            SuiteName::Files => "files",
+            SuiteName::Git => "git",
         }
     }
     pub fn description(self) -> &'static str {
@@ -216,6 +226,8 @@ impl SuiteName {
             SuiteName::Random512k => "random 512K at queue depth 1 (CrystalDiskMark 3's Random 512KB)",
             SuiteName::Sustained => "sustained sequential writes of the whole span at 8K/64K/128K, buffered and O_DIRECT, timed to fsync",
             SuiteName::Dd => "dd-style: write the whole span through the page cache, then read it back cold (128K)",
+            SuiteName::Files => "many small files (--files, default 20000): create + fsync, then cold stat, read, rewrite 10%, delete",
+            SuiteName::Git => "a generated git history (--commits, default 300): local clone, checkout far back and forward, cold",
         }
     }
     pub fn tests(self) -> Vec<SuiteTest> {
@@ -230,6 +242,7 @@ impl SuiteName {
             SuiteName::Random512k => vec![T::rnd(512 * K, 1, 1)],
             SuiteName::Sustained => vec![T::seq(8 * K, 1, 1), T::seq(64 * K, 1, 1), T::seq(128 * K, 1, 1)],
             SuiteName::Dd => vec![T::seq(128 * K, 1, 1)],
+            SuiteName::Files | SuiteName::Git => Vec::new(),
         }
     }
     /// Does the suite write to the target?

@@ -125,6 +125,13 @@ pub struct DiskDelta {
     pub write_bytes: u64,
     pub read_ios: u64,
     pub write_ios: u64,
+    /// Time the device had I/O in flight (diskstats `io_ticks`, ms resolution).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub busy_ns: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Everything measured in one pass (a warm-up or one measured run) of a job.

@@ -82,6 +82,8 @@ pub(super) fn bench(
         interrupted: interrupted.is_some(),
         scan: None,
         scale: None,
+        time: None,
+        app: None,
     };
     drop(target); // closes (and so removes) the test file before we report
     deliver(report, &c.out, db, interrupted)
@@ -150,7 +152,10 @@ pub(super) fn cpus() -> usize {
 /// the table otherwise. A store that cannot be opened must not cost the user
 /// the measurement: say so and print it anyway.
 pub(super) fn deliver(mut report: Report, out: &OutputArgs, db: &std::path::Path, interrupted: Option<i32>) -> Result<()> {
-    if !out.no_store && !report.jobs.is_empty() {
+    let has_results = !report.jobs.is_empty()
+        || report.time.as_ref().is_some_and(|t| !t.runs.is_empty())
+        || report.app.as_ref().is_some_and(|a| a.runs > 0);
+    if !out.no_store && has_results {
         match Store::open(db).and_then(|mut s| s.save(&report, out.label.as_deref(), &out.tag, interrupted.is_none())) {
             Ok(id) => {
                 report.run_id = Some(id);
@@ -176,6 +181,14 @@ pub(super) fn deliver(mut report: Report, out: &OutputArgs, db: &std::path::Path
             for w in &j.warnings {
                 eprintln!("iolab: warning [{}] {}: {}", w.code, j.name, w.message);
             }
+        }
+        let extra = report
+            .time
+            .iter()
+            .flat_map(|t| &t.warnings)
+            .chain(report.app.iter().flat_map(|a| &a.warnings));
+        for w in extra {
+            eprintln!("iolab: warning [{}]: {}", w.code, w.message);
         }
     }
     match interrupted {
@@ -274,7 +287,7 @@ impl Observer for Ui {
                 self.advance(planned.as_millis() as u64);
                 self.bar.set_message(format!("pause {}", fmt_duration(planned)));
             }
-            Event::JobDone { .. } | Event::ZoneDone { .. } | Event::PointDone { .. } => {}
+            Event::JobDone { .. } | Event::ZoneDone { .. } | Event::PointDone { .. } | Event::Command { .. } | Event::Phase { .. } => {}
         }
     }
 }

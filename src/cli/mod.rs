@@ -14,10 +14,12 @@ use crate::target::{self, OpenRequest};
 use crate::units::{self, fmt_bs, fmt_duration};
 use clap::{Args, Parser, Subcommand};
 
+mod apps;
 mod bench;
 mod records;
 mod scale;
 mod scan;
+mod time;
 
 use bench::bench;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -52,6 +54,8 @@ enum Cmd {
     Scan(scan::ScanArgs),
     /// Concurrency: queue-depth and thread sweeps, several targets alone and together, a layout against a member; with verdicts
     Scale(Box<scale::ScaleArgs>),
+    /// Time a real command (hyperfine-style) with cold caches and the device's I/O
+    Time(time::TimeArgs),
     /// List the suites and their tests
     Suites,
     /// Describe a target: filesystem, device chain, physical devices, throttles, hints
@@ -178,6 +182,12 @@ struct RunArgs {
     /// Which battery to run (see `iolab suites`)
     #[arg(long, value_enum, default_value = "default")]
     suite: SuiteName,
+    /// Files in the tree of the files suite
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    files: u64,
+    /// Commits in the history of the git suite
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(2..=1_000_000))]
+    commits: u32,
     /// Transfer sizes of the sustained suite (default 8K,64K,128K) or the dd suite
     /// (default 128K; 512 is dd's own default), comma-separated
     #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = parse_bs)]
@@ -336,6 +346,7 @@ pub fn main() -> ExitCode {
         Cmd::Info(a) => info(&a),
         Cmd::Scan(a) => scan::scan(&a, &db),
         Cmd::Scale(a) => scale::scale(&a, &db),
+        Cmd::Time(a) => time::time(&a, &db),
         Cmd::List(a) => list(&db, &a),
         Cmd::Show(a) => show(&db, &a),
         Cmd::Compare(a) => compare(&db, &a),
@@ -355,7 +366,9 @@ pub fn main() -> ExitCode {
                 mix_read: common.mix_read,
                 transfers: a.bs.clone(),
             });
-            if !a.bs.is_empty() && !matches!(a.suite, SuiteName::Sustained | SuiteName::Dd) {
+            if a.suite.is_app() {
+                apps::app_suite(&a, &db)
+            } else if !a.bs.is_empty() && !matches!(a.suite, SuiteName::Sustained | SuiteName::Dd) {
                 Err(usage(format!(
                     "--bs applies to the sustained and dd suites; suite {} uses CrystalDiskMark's sizes (use `iolab job` for a custom test)",
                     a.suite.as_str()

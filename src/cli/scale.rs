@@ -130,6 +130,8 @@ pub(super) fn scale(a: &ScaleArgs, db: &std::path::Path) -> Result<()> {
         interrupted: samples.interrupted.is_some(),
         scan: None,
         scale: Some(section),
+        time: None,
+        app: None,
     };
     drop(targets);
     drop(member);

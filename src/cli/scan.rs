@@ -106,6 +106,8 @@ pub(super) fn scan(a: &ScanArgs, db: &std::path::Path) -> Result<()> {
         interrupted: samples.interrupted.is_some(),
         scan: Some(section),
         scale: None,
+        time: None,
+        app: None,
     };
     ui.finish();
     drop(target);

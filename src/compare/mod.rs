@@ -84,6 +84,8 @@ impl RunInfo {
 pub enum Direction {
     Read,
     Write,
+    /// A timed command or a workload phase (reads and writes together).
+    App,
 }
 
 impl Direction {
@@ -91,6 +93,7 @@ impl Direction {
         match self {
             Direction::Read => "read",
             Direction::Write => "write",
+            Direction::App => "app",
         }
     }
 }
@@ -103,6 +106,11 @@ pub enum Unit {
     /// Random tests: I/Os per second.
     #[serde(rename = "IOPS")]
     Iops,
+    /// Timed commands and workload phases: seconds, lower is better. Their
+    /// ratio is the speed-up, baseline time / time, so that > 1 means
+    /// faster for every unit.
+    #[serde(rename = "s")]
+    Seconds,
 }
 
 impl Unit {
@@ -110,6 +118,7 @@ impl Unit {
         match self {
             Unit::BytesPerSec => "bytes/s",
             Unit::Iops => "IOPS",
+            Unit::Seconds => "s",
         }
     }
 }
@@ -152,6 +161,7 @@ fn dir(job: &JobReport, d: Direction) -> Option<&DirReport> {
     match d {
         Direction::Read => job.read.as_ref(),
         Direction::Write => job.write.as_ref(),
+        Direction::App => None,
     }
 }
 
@@ -166,7 +176,7 @@ fn is_mixed(job: &JobReport) -> bool {
 fn figure(d: &DirReport, unit: Unit) -> f64 {
     match unit {
         Unit::BytesPerSec => d.bw_bytes,
-        Unit::Iops => d.iops,
+        Unit::Iops | Unit::Seconds => d.iops,
     }
 }
 
@@ -177,6 +187,7 @@ fn per_run(job: &JobReport, d: Direction, unit: Unit) -> Vec<f64> {
         .filter_map(|r| match d {
             Direction::Read => r.read.as_ref(),
             Direction::Write => r.write.as_ref(),
+            Direction::App => None,
         })
         .map(|r| figure(r, unit))
         .collect()
@@ -249,6 +260,7 @@ pub fn compare(runs: &[RunRef], baseline_id: i64) -> Result<Comparison, String> 
             tests.push(test_comparison(test, job.name.clone(), d, random, &jobs, &infos, b));
         }
     }
+    tests.extend(timed_tests(runs, &infos, b));
     let mut c = Comparison {
         baseline: baseline_id,
         runs: infos,
@@ -257,6 +269,70 @@ pub fn compare(runs: &[RunRef], baseline_id: i64) -> Result<Comparison, String> 
     };
     c.findings = findings::all(&c);
     Ok(c)
+}
+
+/// Seconds per run of each timed test a report has: `time: COMMAND` for
+/// `iolab time`, `WORKLOAD: PHASE` for the files and git suites.
+fn timed(report: &Report) -> Vec<(String, Vec<f64>)> {
+    let mut v = Vec::new();
+    if let Some(t) = &report.time {
+        v.push((format!("time: {}", t.command), t.runs.iter().map(|r| r.wall_s).collect()));
+    }
+    if let Some(a) = &report.app {
+        for p in &a.phases {
+            v.push((format!("{}: {}", a.workload, p.name), p.wall_s_runs.clone()));
+        }
+    }
+    v
+}
+
+/// Timed tests every run has, compared by speed-up (baseline time / time).
+fn timed_tests(runs: &[RunRef], infos: &[RunInfo], b: usize) -> Vec<TestComparison> {
+    let all: Vec<Vec<(String, Vec<f64>)>> = runs.iter().map(|r| timed(&r.report)).collect();
+    let mut out = Vec::new();
+    for (name, _) in &all[0] {
+        let samples: Option<Vec<Vec<f64>>> = all
+            .iter()
+            .map(|t| t.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone()))
+            .collect();
+        let Some(samples) = samples else { continue };
+        let values: Vec<f64> = samples.iter().map(|s| crate::summary::median(s)).collect();
+        let base = values[b];
+        let mut ratios = Vec::new();
+        let mut within_noise = Vec::new();
+        let mut ci = Vec::new();
+        for (i, v) in values.iter().enumerate() {
+            let ratio = (v.is_finite() && *v > 0.0 && base.is_finite()).then(|| base / v);
+            if i == b {
+                ratios.push(ratio);
+                within_noise.push(Some(true));
+                ci.push(None);
+                continue;
+            }
+            // The speed-up's interval: base time over this time, i.e. the
+            // ratio of medians with the roles swapped.
+            let interval = ratio.and(stats::ratio_ci(&samples[i], &samples[b]));
+            ratios.push(ratio);
+            within_noise.push(interval.map(|(lo, hi)| lo <= 1.0 && 1.0 <= hi));
+            ci.push(interval.map(|(lo, hi)| [lo, hi]));
+        }
+        out.push(TestComparison {
+            test: name.clone(),
+            job: name.clone(),
+            direction: Direction::App,
+            unit: Unit::Seconds,
+            measured_runs: samples.iter().map(Vec::len).collect(),
+            cpu_pct_per_100mbs: vec![None; runs.len()],
+            mbs_per_price: vec![None; runs.len()],
+            warnings: vec![Vec::new(); runs.len()],
+            values,
+            ratios,
+            within_noise,
+            ci,
+        });
+        let _ = infos;
+    }
+    out
 }
 
 fn test_comparison(

@@ -10,6 +10,7 @@ fn unit_label(u: Unit) -> &'static str {
     match u {
         Unit::BytesPerSec => "MB/s",
         Unit::Iops => "IOPS",
+        Unit::Seconds => "s",
     }
 }
 
@@ -18,6 +19,7 @@ fn fmt_number(v: f64, u: Unit) -> String {
     match u {
         Unit::BytesPerSec => format!("{:.1}", v / 1e6),
         Unit::Iops => format!("{v:.0}"),
+        Unit::Seconds => format!("{v:.3}"),
     }
 }
 
@@ -129,7 +131,7 @@ fn notes(c: &Comparison) -> Vec<String> {
     let b = base_index(c);
     let mut v = vec![
         format!(
-            "Baseline: {}. MB/s = 10^6 bytes/s; values are medians over each run's measured runs.",
+            "Baseline: {}. MB/s = 10^6 bytes/s; values are medians over each run's measured runs; for times (s) the difference is in speed (baseline time / time).",
             c.runs[b].name()
         ),
         "vs base: difference of the medians; \"≈ … (noise)\": its 95% bootstrap interval contains no difference; \"(?)\": fewer than 2 measured runs on a side, noise unknown.".into(),

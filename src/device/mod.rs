@@ -225,6 +225,8 @@ pub struct DiskCounters {
     pub read_sectors: u64,
     pub write_ios: u64,
     pub write_sectors: u64,
+    /// Milliseconds the device had I/O in flight (`io_ticks`).
+    pub busy_ms: u64,
 }
 
 /// Read /proc/diskstats (sectors there are always 512 bytes).
@@ -248,6 +250,7 @@ pub fn parse_diskstats(text: &str) -> HashMap<String, DiskCounters> {
                     read_sectors: n(5),
                     write_ios: n(7),
                     write_sectors: n(9),
+                    busy_ms: if f.len() > 12 { n(12) } else { 0 },
                 },
             ))
         })
@@ -266,6 +269,7 @@ pub fn delta(before: &HashMap<String, DiskCounters>, after: &HashMap<String, Dis
                 write_bytes: b.write_sectors.saturating_sub(a.write_sectors) * 512,
                 read_ios: b.read_ios.saturating_sub(a.read_ios),
                 write_ios: b.write_ios.saturating_sub(a.write_ios),
+                busy_ns: b.busy_ms.saturating_sub(a.busy_ms) * 1_000_000,
             })
         })
         .collect()
@@ -296,6 +300,7 @@ mod tests {
         assert_eq!(
             d[0],
             DiskDelta {
+                busy_ns: 0,
                 name: "loop3".into(),
                 read_bytes: 40 * 512,
                 write_bytes: 240 * 512,

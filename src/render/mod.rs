@@ -6,6 +6,7 @@ use crate::units::fmt_ns;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use std::io::Write;
 
+pub mod apps;
 pub mod chart;
 
 fn mbs(bw: f64) -> String {
@@ -14,6 +15,16 @@ fn mbs(bw: f64) -> String {
 
 /// The result table: one row per job, CrystalDiskMark's units (MB = 10^6 bytes).
 pub fn table(report: &Report) -> String {
+    if let Some(t) = &report.time {
+        let mut s = apps::time_table(t);
+        s.push_str(&footer(report));
+        return s;
+    }
+    if let Some(a) = &report.app {
+        let mut s = apps::app_table(a);
+        s.push_str(&footer(report));
+        return s;
+    }
     if let Some(sc) = &report.scale {
         let mut s = scale_table(sc);
         s.push_str(&footer(report));
@@ -66,7 +77,7 @@ fn scale_table(sc: &crate::summary::scale::ScaleReport) -> String {
         "MB/s",
         "IOPS",
         "Mean latency",
-        "System CPU %",
+        "iolab CPU busy %",
     ]);
     let short = |p: &str| -> String {
         match sc.targets.iter().position(|t| t == p) {
@@ -257,6 +268,14 @@ fn footer(r: &Report) -> String {
                 seen.push((&w.code, &w.message));
             }
         }
+    }
+    for w in r
+        .time
+        .iter()
+        .flat_map(|t| &t.warnings)
+        .chain(r.app.iter().flat_map(|a| &a.warnings))
+    {
+        s.push_str(&format!("warning [{}]: {}\n", w.code, w.message));
     }
     for (code, msg) in seen {
         let jobs: Vec<&str> = r

@@ -11,6 +11,7 @@ use crate::samples::{DirSamples, RunSamples};
 use crate::target::{Target, TargetInfo};
 use serde::{Deserialize, Serialize};
 
+pub mod apps;
 pub mod scale;
 pub mod scan;
 
@@ -39,6 +40,12 @@ pub struct Report {
     /// Sweeps, comparisons and verdicts (`iolab scale` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale: Option<scale::ScaleReport>,
+    /// A timed command (`iolab time` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<apps::TimeReport>,
+    /// The phases of a built-in application workload (`--suite files|git`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<apps::AppReport>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -46,7 +46,8 @@ pub struct ScalePoint {
     pub iops: f64,
     /// Mean completion latency over all their I/Os.
     pub lat_ns: f64,
-    /// System-wide CPU busy fraction during the point.
+    /// iolab's CPU time (all threads) during the point, as a fraction of
+    /// the CPUs its worker threads could use (1.0: CPU-bound).
     pub cpu_busy: f64,
     /// Each target's own bytes/s (one entry unless `together`).
     pub target_bw_bytes: Vec<f64>,
@@ -133,7 +134,17 @@ pub fn scale_report(
             bw_bytes: bw.iter().sum(),
             iops,
             lat_ns: if ios > 0 { lat_sum / ios as f64 } else { 0.0 },
-            cpu_busy: reports.iter().map(|r| r.cpu.system_busy_pct / 100.0).fold(0.0, f64::max),
+            // iolab's own CPU (every thread, io_uring workers included) over
+            // the CPUs its threads could use: other programs' load must not
+            // make a device-bound point look CPU-bound.
+            cpu_busy: {
+                let workers: u32 = reports.iter().map(|r| r.workers).sum();
+                let usable = (workers.max(1) as f64).min(cpus.max(1) as f64);
+                reports
+                    .iter()
+                    .map(|r| (r.cpu.usr_pct + r.cpu.sys_pct) / 100.0 / usable)
+                    .fold(0.0, f64::max)
+            },
             target_bw_bytes: bw,
         });
         jobs.extend(reports);

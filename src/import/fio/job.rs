@@ -137,6 +137,7 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         write: write.clone(),
         cpu: cpu.clone(),
         device: device.as_ref().map(|d| DiskDelta {
+            busy_ns: 0,
             name: d.name.clone(),
             read_bytes: d.read_bytes,
             write_bytes: d.write_bytes,

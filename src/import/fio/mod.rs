@@ -119,6 +119,8 @@ pub fn parse_fio_json(text: &str) -> Result<Report, String> {
         interrupted: false,
         scan: None,
         scale: None,
+        time: None,
+        app: None,
     })
 }
 

@@ -1,0 +1,384 @@
+//! The `files` workload: a tree of many small files, like a source tree,
+//! created, stat'ed, read, partly rewritten and deleted (bonnie++'s
+//! create/stat/delete, mdtest, elbencho's file trees).
+//!
+//! What it measures is the filesystem's metadata path as much as the
+//! device: per file, a directory entry, an inode and a few data blocks.
+//! Seed 004 found that synthetic block benchmarks showed no difference
+//! where a real `git pull` did; a tree of small files is the part of such
+//! a workload that needs no external data.
+//!
+//! Everything lives under one fresh directory `DIR/iolab-files-<pid>-<nanos>`,
+//! removed by a guard when [`run`] returns, whether it succeeded, failed or
+//! was interrupted (only SIGKILL leaves it behind).
+//!
+//! Layout: file `i` is `ROOT/<i / 4096>/<(i / 64) % 64>/<i>`, zero-padded
+//! to 3, 2 and 7 digits (file 4195 is `ROOT/001/01/0004195`), so
+//! [`FILES_PER_DIR`] files per leaf directory and [`FILES_PER_DIR`] leaf
+//! directories per top directory: directories of source-tree size, never
+//! one huge directory whose lookups would measure the directory index alone.
+
+use super::{Meter, PhaseSamples};
+use crate::error::{Result, failed, usage};
+use crate::rng::Rng;
+use crate::units::fmt_bytes;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// What the workload does.
+#[derive(Clone, Debug)]
+pub struct FilesOpts {
+    /// Number of files in the tree.
+    pub files: u64,
+    /// Seeds the size mix and the data.
+    pub seed: u64,
+    /// Empty the caches before the stat, read, rewrite and delete phases.
+    pub cold: bool,
+}
+
+/// Files per leaf directory, and leaf directories per top directory.
+pub const FILES_PER_DIR: u64 = 64;
+/// Every `REWRITE_EVERY`-th file (index 0, 10, 20, …) is rewritten: 10%.
+pub const REWRITE_EVERY: u64 = 10;
+/// How often (in files) a phase looks at the stop flag.
+const STOP_EVERY: u64 = 256;
+/// How often (in files) a phase reports progress.
+const PROGRESS_EVERY: u64 = 1000;
+
+/// The size mix as size classes: (cumulative per-mille, smallest size,
+/// octaves). A file falls in a class with its probability, then in one of
+/// the class's octaves with equal probability, then uniformly within the
+/// octave: log-uniform by octave, in integers only, so the sizes are the
+/// same on every machine (no libm `exp` in the way).
+///
+/// - 90.0%: 1–16 KiB: source files, headers, makefiles;
+/// - 9.5%: 16–256 KiB: large sources, generated tables, small images;
+/// - 0.5%: 256 KiB–4 MiB: firmware blobs, big generated headers, archives.
+///
+/// The mean is about 20.8 KiB and the median about 5 KiB: a Linux source
+/// tree has about 15 KiB per file on average with a median of a few KiB,
+/// most files one or a few filesystem blocks, and a few large files that
+/// hold a good part of the bytes. 20 000 files are about 400 MiB.
+const MIX: [(u64, u64, u32); 3] = [(900, 1 << 10, 4), (995, 16 << 10, 4), (1000, 256 << 10, 4)];
+
+/// The file sizes of a tree of `files` files for `seed`, in file order.
+/// Deterministic: the same on every run and machine, so the bytes each
+/// phase handles are known in advance (`sizes(..).iter().sum()`).
+pub fn sizes(files: u64, seed: u64) -> Vec<u64> {
+    let mut rng = Rng::new(seed ^ 0x6669_6c65_735f_6d69);
+    (0..files)
+        .map(|_| {
+            let r = rng.below(1000);
+            let &(_, lo, octaves) = MIX.iter().find(|c| r < c.0).expect("classes cover 0..1000");
+            let base = lo << rng.below(octaves as u64);
+            base + rng.below(base)
+        })
+        .collect()
+}
+
+/// Whether file `i` is one of those the rewrite phase overwrites.
+pub fn rewritten(i: u64) -> bool {
+    i.is_multiple_of(REWRITE_EVERY)
+}
+
+/// The directory of file `i` relative to the tree root: (top, leaf).
+fn dir_of(i: u64) -> (u64, u64) {
+    let leaf = i / FILES_PER_DIR;
+    (leaf / FILES_PER_DIR, leaf % FILES_PER_DIR)
+}
+
+/// A fresh working directory, removed with everything in it when dropped:
+/// on success, on error, and when a stop request unwinds the workload.
+pub(crate) struct Scratch {
+    pub(crate) root: PathBuf,
+}
+
+impl Scratch {
+    /// Create `dir/<prefix>-<pid>-<nanos>`. The nanoseconds keep two runs of
+    /// one process apart, and `create_dir` fails rather than reuse a directory.
+    pub(crate) fn create(dir: &Path, prefix: &str) -> Result<Scratch> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let root = dir.join(format!("{prefix}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir(&root).map_err(|e| usage(format!("cannot create a directory in {}: {e}", dir.display())))?;
+        Ok(Scratch { root })
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        // Already gone after a complete run; any other failure cannot be
+        // reported from here, and must not mask the error being returned.
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// Paths in the tree.
+struct Tree {
+    dir: Scratch,
+}
+
+impl Tree {
+    fn top(&self, top: u64) -> PathBuf {
+        self.dir.root.join(format!("{top:03}"))
+    }
+    fn leaf(&self, i: u64) -> PathBuf {
+        let (top, leaf) = dir_of(i);
+        self.top(top).join(format!("{leaf:02}"))
+    }
+    fn file(&self, i: u64) -> PathBuf {
+        self.leaf(i).join(format!("{i:07}"))
+    }
+}
+
+/// Refuse to start what would fill the filesystem: `bytes` of data (plus
+/// block rounding, which the caller includes) and `inodes` inodes.
+pub(crate) fn check_space(dir: &Path, bytes: u64, inodes: u64, what: &str) -> Result<()> {
+    let vfs = rustix::fs::statvfs(dir).map_err(|e| usage(format!("cannot stat filesystem of {}: {e}", dir.display())))?;
+    let avail = vfs.f_bavail * vfs.f_frsize;
+    // Filesystems that keep no block or inode count (ramfs, btrfs inodes) report 0: nothing to check.
+    if vfs.f_blocks > 0 && bytes > avail {
+        return Err(usage(format!(
+            "not enough free space in {}: {what} needs {}, {} available",
+            dir.display(),
+            fmt_bytes(bytes),
+            fmt_bytes(avail)
+        )));
+    }
+    if vfs.f_files > 0 && inodes > vfs.f_favail {
+        return Err(usage(format!(
+            "not enough free inodes in {}: {what} needs {inodes}, {} available",
+            dir.display(),
+            vfs.f_favail
+        )));
+    }
+    Ok(())
+}
+
+/// Make everything written to the filesystem under `fd` durable: one
+/// `syncfs`, as an untar or a checkout followed by `sync` would, instead
+/// of an fsync per file, which no such application does.
+pub(crate) fn syncfs(fd: &File, dir: &Path) -> Result<()> {
+    rustix::fs::syncfs(fd).map_err(|e| failed(format!("syncfs on {} failed: {e}", dir.display())))
+}
+
+/// The file data: random bytes generated once, read through a window that
+/// advances with every file, each 4 KiB of a file stamped with a counter
+/// and the seed, as [`crate::buffers`] does for block writes. Stamps sit at
+/// file offsets that are multiples of 4 KiB, where a filesystem's blocks
+/// start, so no two blocks written are equal (nothing to deduplicate),
+/// and the rest is random (nothing to compress). No copy: the window is
+/// written straight from the pool.
+struct Data {
+    pool: Vec<u8>,
+    pos: usize,
+    counter: u64,
+    seed: u64,
+}
+
+/// Windows start in the first `POOL` bytes; the pool is longer by the
+/// largest file, so a window never wraps. 8 MiB is longer than any unit a
+/// filesystem compresses on its own (btrfs: 128 KiB; ZFS: a record).
+const POOL: usize = 8 << 20;
+const MAX_FILE: usize = 4 << 20;
+
+impl Data {
+    fn new(seed: u64) -> Data {
+        let mut pool = vec![0u8; POOL + MAX_FILE];
+        Rng::new(seed ^ 0x9e37_79b9_7f4a_7c15).fill(&mut pool);
+        Data {
+            pool,
+            pos: 0,
+            counter: 0,
+            seed,
+        }
+    }
+
+    /// The content of the next file of `len` bytes (at most 4 MiB).
+    fn next(&mut self, len: usize) -> &[u8] {
+        debug_assert!(len <= MAX_FILE);
+        let start = self.pos;
+        self.pos = (self.pos + len.next_multiple_of(crate::buffers::STAMP_EVERY)) % POOL;
+        let window = &mut self.pool[start..start + len];
+        for block in window.chunks_mut(crate::buffers::STAMP_EVERY) {
+            if block.len() >= 16 {
+                self.counter += 1;
+                block[..8].copy_from_slice(&self.counter.to_le_bytes());
+                block[8..16].copy_from_slice(&self.seed.to_le_bytes());
+            }
+        }
+        window
+    }
+}
+
+fn io_err(what: &str, path: &Path, e: std::io::Error) -> crate::error::Error {
+    failed(format!("cannot {what} {}: {e}", path.display()))
+}
+
+/// Run the workload in a fresh directory under `dir`: phases `create`,
+/// `stat`, `read`, `rewrite`, `delete`, in that order. `progress(phase,
+/// done, total)` is called at the start and end of each phase and every
+/// 1000 files in between.
+///
+/// Per phase, `files` and `bytes` are:
+/// - `create`: every file and all its data, written then made durable by
+///   `syncfs` inside the timing (never cold: there is nothing to read);
+/// - `stat`: every file, 0 bytes (metadata only; each size is checked);
+/// - `read`: every file and all its data, read to the end;
+/// - `rewrite`: the 10% of files [`rewritten`] says, overwritten in place
+///   (same size, new data, no truncation) and made durable by `syncfs`;
+/// - `delete`: every file (its directories are removed too but not
+///   counted), 0 bytes, made durable by `syncfs`.
+///
+/// `opts.cold` empties the caches before every phase but `create`, so
+/// stat and read go to the device for inodes, directories and data.
+pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> Result<Vec<PhaseSamples>> {
+    let n = opts.files;
+    if n == 0 {
+        return Err(usage("the files suite needs at least one file (--files)"));
+    }
+    let sizes = sizes(n, opts.seed);
+    let leaves = n.div_ceil(FILES_PER_DIR);
+    let tops = leaves.div_ceil(FILES_PER_DIR);
+    let need: u64 = sizes.iter().map(|s| s.next_multiple_of(4096)).sum::<u64>() + (leaves + tops + 1) * 4096;
+    check_space(dir, need, n + leaves + tops + 1, &format!("a tree of {n} files"))?;
+    // Opened on the parent, which outlives the tree: syncfs after the delete too.
+    let fsfd = File::open(dir).map_err(|e| usage(format!("cannot open {}: {e}", dir.display())))?;
+    let mut data = Data::new(opts.seed);
+    let tree = Tree {
+        dir: Scratch::create(dir, "iolab-files")?,
+    };
+    let total: u64 = sizes.iter().sum();
+    let tick = |name: &str, i: u64, of: u64| -> Result<()> {
+        if i.is_multiple_of(STOP_EVERY) {
+            meter.check_stop()?;
+        }
+        if i.is_multiple_of(PROGRESS_EVERY) {
+            progress(name, i, of);
+        }
+        Ok(())
+    };
+    let mut out = Vec::with_capacity(5);
+
+    out.push(meter.phase("create", false, || {
+        for i in 0..n {
+            tick("create", i, n)?;
+            if i.is_multiple_of(FILES_PER_DIR) {
+                let (top, leaf) = dir_of(i);
+                if leaf == 0 {
+                    let p = tree.top(top);
+                    std::fs::create_dir(&p).map_err(|e| io_err("create", &p, e))?;
+                }
+                let p = tree.leaf(i);
+                std::fs::create_dir(&p).map_err(|e| io_err("create", &p, e))?;
+            }
+            let p = tree.file(i);
+            let mut f = File::options()
+                .write(true)
+                .create_new(true)
+                .open(&p)
+                .map_err(|e| io_err("create", &p, e))?;
+            f.write_all(data.next(sizes[i as usize] as usize))
+                .map_err(|e| io_err("write", &p, e))?;
+        }
+        syncfs(&fsfd, &tree.dir.root)?;
+        progress("create", n, n);
+        Ok((n, total))
+    })?);
+
+    out.push(meter.phase("stat", opts.cold, || {
+        for i in 0..n {
+            tick("stat", i, n)?;
+            let p = tree.file(i);
+            let md = std::fs::symlink_metadata(&p).map_err(|e| io_err("stat", &p, e))?;
+            if md.len() != sizes[i as usize] {
+                return Err(failed(format!(
+                    "{} has {} bytes, {} were written",
+                    p.display(),
+                    md.len(),
+                    sizes[i as usize]
+                )));
+            }
+        }
+        progress("stat", n, n);
+        Ok((n, 0))
+    })?);
+
+    out.push(meter.phase("read", opts.cold, || {
+        let mut buf = vec![0u8; 1 << 20];
+        let mut bytes = 0;
+        for i in 0..n {
+            tick("read", i, n)?;
+            let p = tree.file(i);
+            let mut f = File::open(&p).map_err(|e| io_err("open", &p, e))?;
+            let mut got = 0;
+            loop {
+                match f.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(k) => got += k as u64,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(io_err("read", &p, e)),
+                }
+            }
+            if got != sizes[i as usize] {
+                return Err(failed(format!(
+                    "read {got} bytes from {}, {} were written",
+                    p.display(),
+                    sizes[i as usize]
+                )));
+            }
+            bytes += got;
+        }
+        progress("read", n, n);
+        Ok((n, bytes))
+    })?);
+
+    let rewrites = n.div_ceil(REWRITE_EVERY);
+    out.push(meter.phase("rewrite", opts.cold, || {
+        let mut bytes = 0;
+        for done in 0..rewrites {
+            tick("rewrite", done, rewrites)?;
+            let i = done * REWRITE_EVERY;
+            let p = tree.file(i);
+            let mut f = File::options().write(true).open(&p).map_err(|e| io_err("open", &p, e))?;
+            let len = sizes[i as usize];
+            f.write_all(data.next(len as usize)).map_err(|e| io_err("write", &p, e))?;
+            bytes += len;
+        }
+        syncfs(&fsfd, &tree.dir.root)?;
+        progress("rewrite", rewrites, rewrites);
+        Ok((rewrites, bytes))
+    })?);
+
+    out.push(meter.phase("delete", opts.cold, || {
+        for i in 0..n {
+            tick("delete", i, n)?;
+            let p = tree.file(i);
+            std::fs::remove_file(&p).map_err(|e| io_err("delete", &p, e))?;
+            let last = i + 1 == n;
+            if last || (i + 1).is_multiple_of(FILES_PER_DIR) {
+                let p = tree.leaf(i);
+                std::fs::remove_dir(&p).map_err(|e| io_err("remove", &p, e))?;
+                let (top, leaf) = dir_of(i);
+                if last || leaf + 1 == FILES_PER_DIR {
+                    let p = tree.top(top);
+                    std::fs::remove_dir(&p).map_err(|e| io_err("remove", &p, e))?;
+                }
+            }
+        }
+        std::fs::remove_dir(&tree.dir.root).map_err(|e| io_err("remove", &tree.dir.root, e))?;
+        syncfs(&fsfd, dir)?;
+        progress("delete", n, n);
+        Ok((n, 0))
+    })?);
+
+    drop(tree);
+    Ok(out)
+}
+
+#[cfg(test)]
+#[path = "files_tests.rs"]
+pub(crate) mod tests;

@@ -1,0 +1,218 @@
+//! `iolab time`: a real command timed like hyperfine does, with what a
+//! storage user needs on top: caches emptied before each run (`--cold`),
+//! untimed `--prepare`/`--cleanup` commands (a `git reset`, a snapshot
+//! rollback), and the bytes, I/Os and busy time of the devices under the
+//! working directory for each run.
+//!
+//! The command is run directly (no shell) and waited for with `wait4`, so
+//! its user and system time include every child it waited for; a blocking
+//! waiter thread stamps the end the moment `wait4` returns, so progress
+//! polling never adds to the wall time.
+
+use crate::device::{self, DiskCounters, SysRoot};
+use crate::error::{Error, Result, failed, usage};
+use crate::measure::{Event, Observer};
+use crate::samples::DiskDelta;
+use crate::signals::Stop;
+use std::collections::HashMap;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug)]
+pub struct TimeOpts {
+    /// The program and its arguments.
+    pub command: Vec<String>,
+    pub cold: bool,
+    pub runs: u32,
+    /// Runs before the measured ones, not counted (after their own prepare/cold step).
+    pub warmup: u32,
+    /// Run with `sh -c` before each run (and warm-up), untimed.
+    pub prepare: Option<String>,
+    /// Run with `sh -c` after each run, untimed.
+    pub cleanup: Option<String>,
+    /// Where the command runs; its devices are the ones measured.
+    pub cwd: PathBuf,
+    /// diskstats names of the devices to measure, top first.
+    pub devices: Vec<String>,
+    /// Let the command's output through (default: discarded, as hyperfine does).
+    pub show_output: bool,
+    /// Keep going when the command exits non-zero.
+    pub ignore_failure: bool,
+}
+
+/// One run of the command.
+#[derive(Clone, Debug, Default)]
+pub struct CommandRun {
+    pub wall_ns: u64,
+    pub usr_ns: u64,
+    pub sys_ns: u64,
+    /// Exit code, or 128 + signal.
+    pub exit_code: i32,
+    pub devices: Vec<DiskDelta>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct TimeSamples {
+    pub runs: Vec<CommandRun>,
+    pub interrupted: Option<i32>,
+}
+
+/// How often the live view hears of the device's current rate.
+const TICK: Duration = Duration::from_millis(250);
+
+fn sh(cmd: &str, opts: &TimeOpts, what: &str) -> Result<()> {
+    let st = Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(&opts.cwd)
+        .stdin(Stdio::null())
+        .status()
+        .map_err(|e| failed(format!("cannot run the {what} command: {e}")))?;
+    if !st.success() {
+        return Err(failed(format!("the {what} command `{cmd}` failed ({st})")));
+    }
+    Ok(())
+}
+
+fn total_bytes(c: &HashMap<String, DiskCounters>, names: &[String]) -> u64 {
+    // The top device only: lower devices see the same bytes again.
+    names
+        .first()
+        .and_then(|n| c.get(n))
+        .map_or(0, |d| (d.read_sectors + d.write_sectors) * 512)
+}
+
+/// Run the warm-ups and the measured runs.
+pub fn run(opts: &TimeOpts, stop: &Stop, observer: &dyn Observer) -> Result<TimeSamples> {
+    if opts.command.is_empty() {
+        return Err(usage("no command to time: give it after `--`"));
+    }
+    if opts.runs == 0 {
+        return Err(usage("--runs must be at least 1"));
+    }
+    if opts.cold && !super::can_drop_caches() {
+        return Err(usage(
+            "--cold needs root: emptying the caches writes /proc/sys/vm/drop_caches; run as root, or time warm runs without --cold",
+        ));
+    }
+    let sys = SysRoot::default();
+    let mut out = TimeSamples::default();
+    let total = opts.warmup + opts.runs;
+    for k in 0..total {
+        let warm = k < opts.warmup;
+        if let Some(sig) = stop.signal() {
+            out.interrupted = Some(sig);
+            return Ok(out);
+        }
+        if let Some(p) = &opts.prepare {
+            sh(p, opts, "prepare")?;
+        }
+        if opts.cold {
+            super::drop_caches()?;
+        }
+        let label = if warm {
+            format!("warm-up {}/{}", k + 1, opts.warmup)
+        } else {
+            format!("run {}/{}", k + 1 - opts.warmup, opts.runs)
+        };
+        match one(opts, &sys, stop, observer, &label) {
+            Ok(r) => {
+                if r.exit_code != 0 && !opts.ignore_failure {
+                    return Err(failed(format!(
+                        "`{}` exited with status {} in {label}; use --ignore-failure to time it anyway",
+                        opts.command.join(" "),
+                        r.exit_code
+                    )));
+                }
+                if !warm {
+                    out.runs.push(r);
+                }
+            }
+            Err(Error::Interrupted(sig)) => {
+                out.interrupted = Some(sig);
+                return Ok(out);
+            }
+            Err(e) => return Err(e),
+        }
+        if let Some(c) = &opts.cleanup {
+            sh(c, opts, "cleanup")?;
+        }
+    }
+    Ok(out)
+}
+
+/// One timed run: spawn, wait (with live ticks), read the counters.
+fn one(opts: &TimeOpts, sys: &SysRoot, stop: &Stop, observer: &dyn Observer, label: &str) -> Result<CommandRun> {
+    let mut cmd = Command::new(&opts.command[0]);
+    cmd.args(&opts.command[1..]).current_dir(&opts.cwd).stdin(Stdio::null());
+    if !opts.show_output {
+        cmd.stdout(Stdio::null()).stderr(Stdio::null());
+    }
+    let before = device::diskstats(sys);
+    let start = Instant::now();
+    let child = cmd.spawn().map_err(|e| usage(format!("cannot run `{}`: {e}", opts.command[0])))?;
+    let pid = child.id() as libc::pid_t;
+    let (tx, rx) = mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let mut status = 0;
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: pid is our child; valid out-pointers. Retry on EINTR.
+        let r = loop {
+            let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+            if r >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                break r;
+            }
+        };
+        let end = Instant::now();
+        let _ = tx.send((r, status, ru, end));
+    });
+    // `child` is not waited for through std: wait4 above reaps it.
+    std::mem::forget(child);
+    let mut last = (start, total_bytes(&before, &opts.devices));
+    let mut killed = false;
+    let (r, status, ru, end) = loop {
+        match rx.recv_timeout(TICK) {
+            Ok(v) => break v,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if stop.requested() && !killed {
+                    // SAFETY: plain syscall; the child has not been reaped (the waiter has not returned).
+                    unsafe { libc::kill(pid, libc::SIGTERM) };
+                    killed = true;
+                }
+                let now = Instant::now();
+                let bytes = total_bytes(&device::diskstats(sys), &opts.devices);
+                let rate = bytes.saturating_sub(last.1) as f64 / (now - last.0).as_secs_f64().max(1e-3);
+                last = (now, bytes);
+                observer.event(Event::Command {
+                    label,
+                    elapsed: now - start,
+                    device_bps: (!opts.devices.is_empty()).then_some(rate),
+                });
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Err(failed("the waiter thread died")),
+        }
+    };
+    let _ = waiter.join();
+    let after = device::diskstats(sys);
+    if r < 0 {
+        return Err(failed(format!(
+            "waiting for the command failed: {}",
+            std::io::Error::last_os_error()
+        )));
+    }
+    if killed || stop.signal().is_some() {
+        return Err(Error::Interrupted(stop.signal().unwrap_or(libc::SIGINT)));
+    }
+    let st = std::process::ExitStatus::from_raw(status);
+    let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;
+    Ok(CommandRun {
+        wall_ns: (end - start).as_nanos() as u64,
+        usr_ns: ns(ru.ru_utime),
+        sys_ns: ns(ru.ru_stime),
+        exit_code: st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)),
+        devices: device::delta(&before, &after, &opts.devices),
+    })
+}

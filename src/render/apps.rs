@@ -1,0 +1,109 @@
+//! Tables for application workloads: `iolab time` runs and the phases of
+//! the `files` and `git` suites. Formatting only.
+
+use crate::summary::apps::{AppReport, TimeReport};
+use crate::units::fmt_bytes;
+use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+
+fn right(v: String) -> Cell {
+    Cell::new(v).set_alignment(CellAlignment::Right)
+}
+
+fn opt_bytes(b: Option<u64>) -> String {
+    b.map(fmt_bytes).unwrap_or_else(|| "–".into())
+}
+
+/// One row per run, then hyperfine's summary line.
+pub fn time_table(t: &TimeReport) -> String {
+    let mut tab = Table::new();
+    tab.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    tab.set_header(vec![
+        "Run",
+        "Wall s",
+        "User s",
+        "Sys s",
+        "Device read",
+        "Device written",
+        "Device busy s",
+        "Exit",
+    ]);
+    for (i, r) in t.runs.iter().enumerate() {
+        tab.add_row(vec![
+            right((i + 1).to_string()),
+            right(format!("{:.3}", r.wall_s)),
+            right(format!("{:.3}", r.user_s)),
+            right(format!("{:.3}", r.sys_s)),
+            right(opt_bytes(r.device_read_bytes)),
+            right(opt_bytes(r.device_write_bytes)),
+            right(r.device_busy_s.map(|b| format!("{b:.2}")).unwrap_or_else(|| "–".into())),
+            right(r.exit_code.to_string()),
+        ]);
+    }
+    let w = &t.wall_s;
+    format!(
+        "Command: {} (in {}){}\n{tab}\nTime (mean ± σ): {:.3} s ± {:.3} s   [median {:.3} s, min {:.3} s … max {:.3} s]   User: {:.3} s, System: {:.3} s   {} run(s), {}\n",
+        t.command,
+        t.cwd,
+        match (&t.prepare, &t.cleanup) {
+            (None, None) => String::new(),
+            (p, c) => format!(
+                "\n{}{}",
+                p.as_ref().map(|p| format!("Prepare: {p}  ")).unwrap_or_default(),
+                c.as_ref().map(|c| format!("Cleanup: {c}")).unwrap_or_default()
+            ),
+        },
+        w.mean,
+        w.stddev,
+        w.median,
+        w.min,
+        w.max,
+        t.user_s.mean,
+        t.sys_s.mean,
+        t.runs.len(),
+        if t.cold {
+            "caches emptied before each run"
+        } else {
+            "warm (caches kept)"
+        }
+    )
+}
+
+/// One row per phase: time, rates, and what the device saw.
+pub fn app_table(a: &AppReport) -> String {
+    let mut tab = Table::new();
+    tab.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    tab.set_header(vec![
+        "Phase",
+        "Cache",
+        "Files",
+        "Data",
+        "Seconds (median)",
+        "Spread (min–max)",
+        "Files/s",
+        "MB/s",
+        "Device read",
+        "Device written",
+    ]);
+    for p in &a.phases {
+        tab.add_row(vec![
+            Cell::new(&p.name),
+            Cell::new(if p.cold { "cold" } else { "warm" }),
+            right(p.files.to_string()),
+            right(fmt_bytes(p.bytes)),
+            right(format!("{:.3}", p.wall_s.median)),
+            right(if p.wall_s_runs.len() > 1 {
+                format!("{:.3}–{:.3}", p.wall_s.min, p.wall_s.max)
+            } else {
+                "1 run".into()
+            }),
+            right(format!("{:.0}", p.files_per_s)),
+            right(format!("{:.2}", p.bytes_per_s / 1e6)),
+            right(opt_bytes(p.device_read_bytes)),
+            right(opt_bytes(p.device_write_bytes)),
+        ]);
+    }
+    let params: Vec<String> = a.params.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    format!("Workload: {} ({}) · {} run(s)\n{tab}\n", a.workload, params.join(", "), a.runs)
+}
