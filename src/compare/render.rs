@@ -44,9 +44,18 @@ pub(super) fn signed_diff(ratio: f64) -> String {
 }
 
 /// The "vs baseline" cell: the difference, marked when it is noise or its noise is unknown.
+#[cfg(test)]
 fn diff_cell(ratio: Option<f64>, within_noise: Option<bool>) -> String {
+    diff_cell_in(ratio, within_noise, Unit::BytesPerSec)
+}
+
+/// A time's difference reads as a time ("×6.21 time"), not as the speed-up it is stored as.
+fn diff_cell_in(ratio: Option<f64>, within_noise: Option<bool>, unit: Unit) -> String {
     let Some(r) = ratio else { return "n/a".into() };
-    let d = signed_diff(r);
+    let d = match unit {
+        Unit::Seconds if r > 0.0 => format!("×{:.2} time", 1.0 / r),
+        _ => signed_diff(r),
+    };
     match within_noise {
         Some(true) => format!("≈ {d} (noise)"),
         Some(false) => d,
@@ -91,7 +100,7 @@ fn grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>, Vec<bool>) {
         for i in 0..c.runs.len() {
             row.push(fmt_number(t.values[i], t.unit));
             if i != b {
-                row.push(diff_cell(t.ratios[i], t.within_noise[i]));
+                row.push(diff_cell_in(t.ratios[i], t.within_noise[i], t.unit));
             }
             row.push(opt(t.cpu_pct_per_100mbs[i], 2));
             if prices {
@@ -299,6 +308,7 @@ mod tests {
         assert_eq!(diff_cell(Some(1.21), Some(false)), "+21%");
         assert_eq!(diff_cell(Some(1.21), None), "+21% (?)");
         assert_eq!(diff_cell(None, None), "n/a");
+        assert_eq!(diff_cell_in(Some(0.25), Some(false), Unit::Seconds), "×4.00 time");
     }
 
     #[test]

@@ -207,6 +207,18 @@ fn footer(r: &Report) -> String {
     let t = &r.target;
     let dev = t.devices.first().map(|d| format!(", device {}", d.name)).unwrap_or_default();
     let fs = t.filesystem.as_ref().map(|f| format!(", {}", f.fstype)).unwrap_or_default();
+    if r.time.is_some() || r.app.is_some() {
+        // Application workloads work through the filesystem: no span, no O_DIRECT.
+        s.push_str(&format!("Target: {}{}{}\n", t.path, fs, dev));
+        s.push_str("MB/s = 10^6 bytes/s. Device figures are the top device under the directory (/proc/diskstats).\n");
+        for w in r.time.iter().flat_map(|t| &t.warnings).chain(r.app.iter().flat_map(|a| &a.warnings)) {
+            s.push_str(&format!("warning [{}]: {}\n", w.code, w.message));
+        }
+        if r.interrupted {
+            s.push_str("interrupted: only the runs above finished\n");
+        }
+        return s;
+    }
     s.push_str(&format!(
         "Target: {}{}{} · span {} · {} · {} run(s) per test\n",
         t.path,
@@ -268,14 +280,6 @@ fn footer(r: &Report) -> String {
                 seen.push((&w.code, &w.message));
             }
         }
-    }
-    for w in r
-        .time
-        .iter()
-        .flat_map(|t| &t.warnings)
-        .chain(r.app.iter().flat_map(|a| &a.warnings))
-    {
-        s.push_str(&format!("warning [{}]: {}\n", w.code, w.message));
     }
     for (code, msg) in seen {
         let jobs: Vec<&str> = r

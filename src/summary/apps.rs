@@ -55,9 +55,14 @@ pub const OUTLIER_Z: f64 = 3.5;
 /// cache), so the runs do not measure the same thing.
 pub const FIRST_RUN_SLOWER: f64 = 1.5;
 
+/// Fewest runs for outlier detection.
+pub const MIN_FOR_OUTLIERS: usize = 5;
+
 /// Indices of outliers by the modified z-score 0.6745 (x − median) / MAD.
 pub fn outliers(v: &[f64]) -> Vec<usize> {
-    if v.len() < 3 {
+    // With fewer than 5 values the median absolute deviation is too coarse
+    // to call anything an outlier (of 3 runs, one always looks like one).
+    if v.len() < MIN_FOR_OUTLIERS {
         return Vec::new();
     }
     let med = super::median(v);
@@ -307,7 +312,8 @@ mod tests {
     #[test]
     fn outliers_use_the_median_absolute_deviation() {
         assert_eq!(outliers(&[1.0, 1.01, 0.99, 1.02, 0.98, 5.0]), vec![5]);
-        assert!(outliers(&[1.0, 1.0, 1.0]).is_empty());
+        assert!(outliers(&[1.0, 1.0, 1.0, 1.0, 1.0]).is_empty());
+        assert!(outliers(&[0.31, 0.39, 0.40]).is_empty(), "too few runs to judge");
         assert!(outliers(&[1.0, 2.0]).is_empty());
     }
 
