@@ -118,6 +118,16 @@ fn devices_behind_a_shared_bus_do_not_scale_and_the_verdict_says_so() {
     drop(devs);
 }
 
+/// A btrfs filesystem with data `profile` (metadata raid1) over `devs`, mounted.
+fn btrfs(profile: &str, devs: &[LoopDev]) -> Mount {
+    let mut mkfs = Command::new("mkfs.btrfs");
+    mkfs.args(["-f", "-q", "-d", profile, "-m", "raid1"])
+        .args(devs.iter().map(|d| d.path()));
+    run_checked(&mut mkfs);
+    let opts: Vec<String> = devs.iter().map(|d| format!("device={}", d.path().display())).collect();
+    Mount::new(devs[0].path(), Some(&opts.join(",")))
+}
+
 /// btrfs raid0 over three devices, each throttled to 20 MiB/s for reads:
 /// sequential reads of a file on it give ≈ 3× one member read alone (the
 /// member is read raw, read-only, while mounted).
@@ -127,12 +137,7 @@ fn btrfs_raid0_reads_three_times_one_member() {
         return;
     }
     let devs: Vec<LoopDev> = (0..3).map(|_| LoopDev::new_sparse(512 * MIB)).collect();
-    let mut mkfs = Command::new("mkfs.btrfs");
-    mkfs.args(["-f", "-q", "-d", "raid0", "-m", "raid1"])
-        .args(devs.iter().map(|d| d.path()));
-    run_checked(&mut mkfs);
-    let opts: Vec<String> = devs.iter().map(|d| format!("device={}", d.path().display())).collect();
-    let fs = Mount::new(devs[0].path(), Some(&opts.join(",")));
+    let fs = btrfs("raid0", &devs);
     let cg = Cgroup::new();
     for d in &devs {
         cg.limit(d, Limit::ReadBps(20 * MIB));
@@ -162,12 +167,7 @@ fn btrfs_raid1_writes_like_one_device() {
     }
     let devs: Vec<LoopDev> = (0..3).map(|_| LoopDev::new_sparse(512 * MIB)).collect();
     let lone = LoopDev::new_sparse(512 * MIB);
-    let mut mkfs = Command::new("mkfs.btrfs");
-    mkfs.args(["-f", "-q", "-d", "raid1", "-m", "raid1"])
-        .args(devs.iter().map(|d| d.path()));
-    run_checked(&mut mkfs);
-    let opts: Vec<String> = devs.iter().map(|d| format!("device={}", d.path().display())).collect();
-    let fs = Mount::new(devs[0].path(), Some(&opts.join(",")));
+    let fs = btrfs("raid1", &devs);
     let cg = Cgroup::new();
     for d in devs.iter().chain([&lone]) {
         cg.limit(d, Limit::WriteBps(20 * MIB));

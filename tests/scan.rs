@@ -93,7 +93,13 @@ fn scan_of_a_throttled_device_is_flat_at_the_limit_with_access_time_one_over_iop
     let v = run(cmd);
     let a = &v["scan"]["access_ns"];
     let mean = a["mean"].as_f64().unwrap();
-    eprintln!("access time: mean {:.3} ms, p50 {}, p99 {}, max {} ns", mean / 1e6, a["p50"], a["p99"], a["max"]);
+    eprintln!(
+        "access time: mean {:.3} ms, p50 {}, p99 {}, max {} ns",
+        mean / 1e6,
+        a["p50"],
+        a["p99"],
+        a["max"]
+    );
     assert!(within(mean, 2e6, 0.05), "access time {:.3} ms, 1/500 IOPS is 2 ms", mean / 1e6);
     assert_eq!(a["ios"].as_u64().unwrap(), 300);
     assert!(a["p99"].as_u64().unwrap() >= a["p50"].as_u64().unwrap());

@@ -23,7 +23,16 @@ fn steady_state_is_reached_after_an_early_change_and_reports_the_flat_rate() {
     let mut cmd = cg.command(env!("CARGO_BIN_EXE_iolab"));
     cmd.env("IOLAB_DB", ":memory:").arg("job").arg(dev.path());
     cmd.args(["--rw", "write", "--bs", "512k", "--qd", "4", "--duration", "1s", "--warmup", "0s"]);
-    cmd.args(["--interval", "0", "--steady-state", "--max-rounds", "15", "--allow-destroy", "--json", "-"]);
+    cmd.args([
+        "--interval",
+        "0",
+        "--steady-state",
+        "--max-rounds",
+        "15",
+        "--allow-destroy",
+        "--json",
+        "-",
+    ]);
     let out = std::thread::scope(|s| {
         let h = s.spawn(|| output_with_timeout(&mut cmd, Duration::from_secs(90)));
         std::thread::sleep(Duration::from_millis(2500));
@@ -66,7 +75,18 @@ fn steady_state_gives_up_after_max_rounds_and_says_so() {
     cg.limit(&dev, Limit::WriteBps(40 * MIB));
     let mut cmd = cg.command(env!("CARGO_BIN_EXE_iolab"));
     cmd.env("IOLAB_DB", ":memory:").arg("job").arg(dev.path());
-    cmd.args(["--rw", "write", "--bs", "512k", "--qd", "4", "--duration", "500ms", "--warmup", "0s"]);
+    cmd.args([
+        "--rw",
+        "write",
+        "--bs",
+        "512k",
+        "--qd",
+        "4",
+        "--duration",
+        "500ms",
+        "--warmup",
+        "0s",
+    ]);
     cmd.args(["--steady-state", "--max-rounds", "6", "--allow-destroy", "--json", "-"]);
     // Halve the limit every second: never steady within 6 rounds.
     let out = std::thread::scope(|s| {

@@ -211,7 +211,12 @@ fn footer(r: &Report) -> String {
         // Application workloads work through the filesystem: no span, no O_DIRECT.
         s.push_str(&format!("Target: {}{}{}\n", t.path, fs, dev));
         s.push_str("MB/s = 10^6 bytes/s. Device figures are the top device under the directory (/proc/diskstats).\n");
-        for w in r.time.iter().flat_map(|t| &t.warnings).chain(r.app.iter().flat_map(|a| &a.warnings)) {
+        for w in r
+            .time
+            .iter()
+            .flat_map(|t| &t.warnings)
+            .chain(r.app.iter().flat_map(|a| &a.warnings))
+        {
             s.push_str(&format!("warning [{}]: {}\n", w.code, w.message));
         }
         if r.interrupted {
