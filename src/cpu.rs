@@ -9,9 +9,23 @@
 use crate::samples::{CpuTimes, SysCpu};
 
 pub fn process_now() -> CpuTimes {
+    usage(libc::RUSAGE_SELF)
+}
+
+/// CPU of the children this process has waited for (a timed command, git).
+pub fn children_now() -> CpuTimes {
+    usage(libc::RUSAGE_CHILDREN)
+}
+
+fn usage(who: libc::c_int) -> CpuTimes {
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: valid out-pointer.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    unsafe { libc::getrusage(who, &mut ru) };
+    rusage_times(&ru)
+}
+
+/// User and system time of a `rusage` (from `getrusage` or `wait4`).
+pub fn rusage_times(ru: &libc::rusage) -> CpuTimes {
     let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;
     CpuTimes {
         usr_ns: ns(ru.ru_utime),

@@ -50,14 +50,10 @@ pub struct Meter<'a> {
 
 /// CPU of this process and of its waited-for children.
 fn cpu_with_children() -> CpuTimes {
-    let own = crate::cpu::process_now();
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: valid out-pointer.
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
-    let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;
+    let (own, kids) = (crate::cpu::process_now(), crate::cpu::children_now());
     CpuTimes {
-        usr_ns: own.usr_ns + ns(ru.ru_utime),
-        sys_ns: own.sys_ns + ns(ru.ru_stime),
+        usr_ns: own.usr_ns + kids.usr_ns,
+        sys_ns: own.sys_ns + kids.sys_ns,
     }
 }
 

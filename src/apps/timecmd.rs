@@ -207,11 +207,11 @@ fn one(opts: &TimeOpts, sys: &SysRoot, stop: &Stop, observer: &dyn Observer, lab
         return Err(Error::Interrupted(stop.signal().unwrap_or(libc::SIGINT)));
     }
     let st = std::process::ExitStatus::from_raw(status);
-    let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;
+    let cpu = crate::cpu::rusage_times(&ru);
     Ok(CommandRun {
         wall_ns: (end - start).as_nanos() as u64,
-        usr_ns: ns(ru.ru_utime),
-        sys_ns: ns(ru.ru_stime),
+        usr_ns: cpu.usr_ns,
+        sys_ns: cpu.sys_ns,
         exit_code: st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)),
         devices: device::delta(&before, &after, &opts.devices),
     })

@@ -1,10 +1,9 @@
 //! `run --suite files|git`: the built-in application workloads, each run
 //! `--runs` times with cold caches (as root), phases reported in seconds.
 
-use super::bench::{check_json_path, cpus, deliver, host};
+use super::bench::{check_json_path, cpus, deliver, dir_target, host};
 use super::*;
 use crate::apps::{Meter, PhaseSamples, files, git};
-use crate::target::{Kind, TargetInfo};
 
 pub(super) fn app_suite(a: &RunArgs, db: &std::path::Path) -> Result<()> {
     let c = &a.common;
@@ -95,16 +94,7 @@ pub(super) fn app_suite(a: &RunArgs, db: &std::path::Path) -> Result<()> {
         command: "run".into(),
         started_at,
         host: host(cpus),
-        target: TargetInfo {
-            path: std::fs::canonicalize(dir).unwrap_or(dir.clone()).display().to_string(),
-            kind: Kind::Directory,
-            test_file: false,
-            span_bytes: 0,
-            direct: false,
-            filesystem: crate::device::filesystem_of(&sys, dir),
-            devices,
-            info: crate::device::describe(&sys, dir).ok(),
-        },
+        target: dir_target(&sys, dir, devices),
         settings: Settings {
             runs: c.runs,
             warmup_s: 0.0,

@@ -144,6 +144,21 @@ pub(super) fn check_alignment(target: &target::Target, sizes: impl Iterator<Item
     Ok(())
 }
 
+/// The target of a workload that runs in a directory through its
+/// filesystem (no test file, no span, no O_DIRECT): `time` and the app suites.
+pub(super) fn dir_target(sys: &SysRoot, dir: &std::path::Path, devices: Vec<crate::device::BlockDev>) -> target::TargetInfo {
+    target::TargetInfo {
+        path: std::fs::canonicalize(dir).unwrap_or(dir.to_path_buf()).display().to_string(),
+        kind: target::Kind::Directory,
+        test_file: false,
+        span_bytes: 0,
+        direct: false,
+        filesystem: crate::device::filesystem_of(sys, dir),
+        devices,
+        info: crate::device::describe(sys, dir).ok(),
+    }
+}
+
 pub(super) fn cpus() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }

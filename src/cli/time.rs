@@ -1,10 +1,9 @@
 //! `time`: a real command timed with cold caches and device I/O, with a
 //! live view of the elapsed time and the device's current rate.
 
-use super::bench::{check_json_path, cpus, deliver, host};
+use super::bench::{check_json_path, cpus, deliver, dir_target, host};
 use super::*;
 use crate::apps::timecmd::{self, TimeOpts};
-use crate::target::{Kind, TargetInfo};
 
 #[derive(Args, Debug)]
 pub(super) struct TimeArgs {
@@ -91,16 +90,7 @@ pub(super) fn time(a: &TimeArgs, db: &std::path::Path) -> Result<()> {
         command: "time".into(),
         started_at,
         host: host(cpus),
-        target: TargetInfo {
-            path: std::fs::canonicalize(&cwd).unwrap_or(cwd.clone()).display().to_string(),
-            kind: Kind::Directory,
-            test_file: false,
-            span_bytes: 0,
-            direct: false,
-            filesystem: crate::device::filesystem_of(&sys, &cwd),
-            devices: devs,
-            info: crate::device::describe(&sys, &cwd).ok(),
-        },
+        target: dir_target(&sys, &cwd, devs),
         settings: Settings {
             runs: a.runs,
             warmup_s: 0.0,
