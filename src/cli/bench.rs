@@ -23,15 +23,7 @@ pub(super) fn bench(
     for s in &mut specs {
         s.span = target.span();
     }
-    let repeat = Repeat {
-        runs: c.runs,
-        warmup: c.warmup,
-        interval: c.interval,
-        steady: c.steady_state.then_some(SteadyRule {
-            window: crate::steady::DEFAULT_WINDOW,
-            max_rounds: c.max_rounds,
-        }),
-    };
+    let repeat = c.repeat();
     ui.start(&specs, &repeat);
     let runner = Runner {
         target: &target,

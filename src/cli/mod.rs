@@ -251,6 +251,22 @@ struct CommonArgs {
     out: OutputArgs,
 }
 
+impl CommonArgs {
+    /// How each job is repeated, from `--runs`, `--warmup`, `--interval`
+    /// and `--steady-state`/`--max-rounds`.
+    fn repeat(&self) -> Repeat {
+        Repeat {
+            runs: self.runs,
+            warmup: self.warmup,
+            interval: self.interval,
+            steady: self.steady_state.then_some(SteadyRule {
+                window: crate::steady::DEFAULT_WINDOW,
+                max_rounds: self.max_rounds,
+            }),
+        }
+    }
+}
+
 /// How the target is opened: shared by every command that measures.
 #[derive(Args, Debug)]
 struct TargetArgs {

@@ -98,15 +98,7 @@ pub(super) fn scale(a: &ScaleArgs, db: &std::path::Path) -> Result<()> {
         qd: a.qd,
         threads: a.threads,
         limit: Limit::Time(c.duration),
-        repeat: Repeat {
-            runs: c.runs,
-            warmup: c.warmup,
-            interval: c.interval,
-            steady: c.steady_state.then_some(SteadyRule {
-                window: crate::steady::DEFAULT_WINDOW,
-                max_rounds: c.max_rounds,
-            }),
-        },
+        repeat: c.repeat(),
         direct: !c.target.buffered,
         engine: c.target.engine,
     };
