@@ -147,6 +147,98 @@ pub fn rfc3339(secs: u64) -> String {
     format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
+// ------------------------------------------------------------ figures
+
+#[derive(Clone, Copy, Debug, serde::Serialize, PartialEq, Eq)]
+pub enum Unit {
+    /// Sequential tests: bytes per second (shown as MB/s, MB = 10^6 bytes).
+    #[serde(rename = "bytes/s")]
+    BytesPerSec,
+    /// Random tests: I/Os per second.
+    #[serde(rename = "IOPS")]
+    Iops,
+    /// Timed commands and workload phases: seconds, lower is better. Their
+    /// ratio is the speed-up, baseline time / time, so that > 1 means
+    /// faster for every unit.
+    #[serde(rename = "s")]
+    Seconds,
+}
+
+impl Unit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unit::BytesPerSec => "bytes/s",
+            Unit::Iops => "IOPS",
+            Unit::Seconds => "s",
+        }
+    }
+}
+
+/// Unicode minus, as in "−50%".
+const MINUS: char = '\u{2212}';
+
+pub fn unit_label(u: Unit) -> &'static str {
+    match u {
+        Unit::BytesPerSec => "MB/s",
+        Unit::Iops => "IOPS",
+        Unit::Seconds => "s",
+    }
+}
+
+/// A figure in the test's display unit, without the unit (MB = 10^6 bytes).
+pub fn fmt_number(v: f64, u: Unit) -> String {
+    match u {
+        Unit::BytesPerSec => format!("{:.1}", v / 1e6),
+        Unit::Iops => format!("{v:.0}"),
+        Unit::Seconds => format!("{v:.3}"),
+    }
+}
+
+/// "1234.5 MB/s", "45000 IOPS".
+pub fn fmt_value(v: f64, u: Unit) -> String {
+    format!("{} {}", fmt_number(v, u), unit_label(u))
+}
+
+/// "+21%", "−50%", "±0%", or "2.10x" from double on.
+pub fn signed_diff(ratio: f64) -> String {
+    if ratio >= 2.0 {
+        return format!("{ratio:.2}x");
+    }
+    let pct = ((ratio - 1.0) * 100.0).round();
+    if pct == 0.0 {
+        "±0%".into()
+    } else if pct > 0.0 {
+        format!("+{pct:.0}%")
+    } else {
+        format!("{MINUS}{:.0}%", -pct)
+    }
+}
+
+/// A ratio as the verdicts write it: `1.02×`, `6.30×`, `12.5×`, `150×`;
+/// `?×` when it is not finite. Two decimals below 10 so that "1.02×" (no
+/// help) and "1.15×" (the threshold) stay apart.
+pub fn fmt_ratio(r: f64) -> String {
+    if !r.is_finite() {
+        "?×".into()
+    } else if r.abs() < 10.0 {
+        format!("{r:.2}×")
+    } else if r.abs() < 100.0 {
+        format!("{r:.1}×")
+    } else {
+        format!("{r:.0}×")
+    }
+}
+
+/// A fraction as a whole percentage: `0.664` → `66%`.
+pub fn fmt_pct(f: f64) -> String {
+    if f.is_finite() { format!("{:.0}%", f * 100.0) } else { "?%".into() }
+}
+
+/// Bytes per second as MB/s (10^6 bytes, as everywhere in iolab).
+pub fn fmt_mbs(bps: f64) -> String {
+    format!("{:.1} MB/s", bps / 1e6)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,10 +3,10 @@
 //! read without blocking (tmpfs with O_DIRECT, zram, ...). A per-thread
 //! figure (what fio reports) misses that work.
 
-use iolab::buffers::Buffers;
-use iolab::engine::RealClock;
-use iolab::engine::uring::Uring;
-use iolab::worker::{WorkerPlan, drive};
+use iolab::io::buffers::Buffers;
+use iolab::io::engine::RealClock;
+use iolab::io::engine::uring::Uring;
+use iolab::io::worker::{WorkerPlan, drive};
 use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::AtomicBool;
@@ -76,6 +76,6 @@ fn process_cpu_includes_io_uring_kernel_workers() {
         "process {proc_us} µs vs thread {thread_us} µs"
     );
     // And iolab's own accounting function is the process figure.
-    let a = iolab::cpu::process_now();
+    let a = iolab::measure::cpu::process_now();
     assert!(a.usr_ns + a.sys_ns >= self1 * 1000 - 1_000_000);
 }

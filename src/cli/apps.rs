@@ -3,7 +3,7 @@
 
 use super::bench::{check_json_path, cpus, deliver, dir_target, host};
 use super::*;
-use crate::apps::{Meter, PhaseSamples, files, git};
+use crate::experiment::apps::{Meter, PhaseSamples, files, git};
 
 pub(super) fn app_suite(a: &RunArgs, db: &std::path::Path) -> Result<()> {
     let c = &a.common;
@@ -16,7 +16,7 @@ pub(super) fn app_suite(a: &RunArgs, db: &std::path::Path) -> Result<()> {
             dir.display()
         )));
     }
-    let cold = crate::apps::can_drop_caches();
+    let cold = crate::experiment::apps::can_drop_caches();
     if !cold {
         eprintln!(
             "iolab: WARNING: not root, so the caches cannot be emptied between phases: every phase is measured WARM (labelled warm); run as root for cold figures"

@@ -260,7 +260,7 @@ impl CommonArgs {
             warmup: self.warmup,
             interval: self.interval,
             steady: self.steady_state.then_some(SteadyRule {
-                window: crate::steady::DEFAULT_WINDOW,
+                window: crate::judge::steady::DEFAULT_WINDOW,
                 max_rounds: self.max_rounds,
             }),
         }

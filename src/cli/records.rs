@@ -15,7 +15,7 @@ pub(super) fn info(a: &InfoArgs) -> Result<()> {
         serde_json::to_writer_pretty(&mut out, &report).map_err(|e| failed(format!("writing JSON: {e}")))?;
         writeln!(out).map_err(|e| failed(format!("writing output: {e}")))
     } else {
-        write!(out, "{}", crate::device::render_info(&report)).map_err(|e| failed(format!("writing output: {e}")))
+        write!(out, "{}", crate::render::info::render_info(&report)).map_err(|e| failed(format!("writing output: {e}")))
     }
 }
 
@@ -80,9 +80,9 @@ pub(super) fn compare(db: &std::path::Path, a: &CompareArgs) -> Result<()> {
     let baseline = a.baseline.unwrap_or(a.ids[0]);
     let c = crate::compare::compare(&runs, baseline).map_err(usage)?;
     let text = match a.format {
-        CompareFormat::Table => crate::compare::render_table(&c),
-        CompareFormat::Markdown => crate::compare::render_markdown(&c),
-        CompareFormat::Csv => crate::compare::render_csv(&c),
+        CompareFormat::Table => crate::render::compare::render_table(&c),
+        CompareFormat::Markdown => crate::render::compare::render_markdown(&c),
+        CompareFormat::Csv => crate::render::compare::render_csv(&c),
         CompareFormat::Json => serde_json::to_string_pretty(&c).map_err(|e| failed(e.to_string()))? + "\n",
     };
     write!(std::io::stdout().lock(), "{text}").map_err(|e| failed(e.to_string()))

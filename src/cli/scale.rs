@@ -3,8 +3,9 @@
 
 use super::bench::{Ui, check_alignment, check_json_path, cpus, deliver, host, open_request, open_target};
 use super::*;
-use crate::scale::verdict::Layout;
-use crate::scale::{self as scaling, DEFAULT_QD_SWEEP, ScalePlan};
+use crate::experiment::scale as scaling;
+use crate::judge::scale::Layout;
+use crate::plan::scale::{DEFAULT_QD_SWEEP, ScalePlan};
 use crate::summary::scale::LayoutUsed;
 
 #[derive(Args, Debug)]

@@ -2,7 +2,8 @@
 
 use super::bench::{Ui, check_alignment, check_json_path, cpus, deliver, host, open_request, open_target};
 use super::*;
-use crate::scan::{self as scanning, Position, ScanPlan, ZoneAmount};
+use crate::experiment::scan as scanning;
+use crate::plan::scan::{Position, ScanPlan, ZoneAmount};
 
 #[derive(Args, Debug)]
 pub(super) struct ScanArgs {
@@ -55,7 +56,7 @@ pub(super) fn scan(a: &ScanArgs, db: &std::path::Path) -> Result<()> {
     let sys = SysRoot::default();
     let started_at = units::now_rfc3339();
     let target = open_target(&req, &sys, &stop, &ui)?;
-    check_alignment(&target, [a.bs, scanning::ACCESS_BS].into_iter())?;
+    check_alignment(&target, [a.bs, crate::plan::scan::ACCESS_BS].into_iter())?;
     let span = target.span();
     let plan = ScanPlan {
         zones: a.zones,

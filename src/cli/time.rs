@@ -3,7 +3,7 @@
 
 use super::bench::{check_json_path, cpus, deliver, dir_target, host};
 use super::*;
-use crate::apps::timecmd::{self, TimeOpts};
+use crate::experiment::time::{self as timecmd, TimeOpts};
 
 #[derive(Args, Debug)]
 pub(super) struct TimeArgs {

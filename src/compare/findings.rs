@@ -4,9 +4,9 @@
 //! outside the noise (its interval excludes 1.0); differences with unknown
 //! noise are reported separately, with that caveat.
 
-use super::render::{fmt_value, signed_diff};
 use super::{Comparison, Direction, RunInfo, TestComparison};
 use crate::summary::median;
+use crate::units::{fmt_value, signed_diff};
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -19,7 +19,7 @@
 //! - Findings are plain sentences, each from one rule in [`findings`].
 
 pub mod findings;
-mod render;
+
 pub mod stats;
 
 #[cfg(test)]
@@ -28,7 +28,6 @@ mod fixtures;
 mod tests;
 
 pub use findings::Finding;
-pub use render::{render_csv, render_markdown, render_table};
 
 use crate::summary::{DirReport, JobReport, Report};
 use serde::Serialize;
@@ -98,30 +97,7 @@ impl Direction {
     }
 }
 
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
-pub enum Unit {
-    /// Sequential tests: bytes per second (shown as MB/s, MB = 10^6 bytes).
-    #[serde(rename = "bytes/s")]
-    BytesPerSec,
-    /// Random tests: I/Os per second.
-    #[serde(rename = "IOPS")]
-    Iops,
-    /// Timed commands and workload phases: seconds, lower is better. Their
-    /// ratio is the speed-up, baseline time / time, so that > 1 means
-    /// faster for every unit.
-    #[serde(rename = "s")]
-    Seconds,
-}
-
-impl Unit {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Unit::BytesPerSec => "bytes/s",
-            Unit::Iops => "IOPS",
-            Unit::Seconds => "s",
-        }
-    }
-}
+pub use crate::units::Unit;
 
 /// One test across all runs; every vector has one entry per run, in order.
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -13,7 +13,7 @@
 //! the interval is narrower than the ranges. With fewer than 2 runs on either
 //! side there is nothing to resample: the interval is unknown (`None`).
 
-use crate::rng::Rng;
+use crate::io::rng::Rng;
 
 /// Bootstrap resamples per interval.
 pub const RESAMPLES: usize = 10_000;

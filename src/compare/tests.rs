@@ -2,6 +2,7 @@
 
 use super::fixtures::{J, rand, report, run, seq};
 use super::*;
+use crate::render::compare::{render_csv, render_markdown, render_table};
 
 fn two_x() -> Vec<RunRef> {
     vec![

@@ -6,6 +6,7 @@
 //! under a root directory so tests can use captured fixture trees.
 
 mod cgroup;
+mod diskstats;
 mod facts;
 #[cfg(test)]
 mod fixtures;
@@ -14,16 +15,13 @@ mod report;
 #[cfg(test)]
 mod scenarios;
 mod sysfs;
-mod view;
 
+pub use diskstats::{DiskCounters, delta, diskstats, parse_diskstats};
 pub use facts::{DeviceFacts, Transport};
 pub use hints::{Hint, hints};
 pub use report::{ChainNode, DeviceReport, FsFacts, LayoutInfo, LoopInfo, NodeKind, TargetKind, Throttle, describe};
-pub use view::render_info;
 
-use crate::samples::DiskDelta;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -42,7 +40,7 @@ impl SysRoot {
     fn path(&self, rel: &str) -> PathBuf {
         self.0.join(rel.trim_start_matches('/'))
     }
-    fn read(&self, rel: &str) -> Option<String> {
+    pub(crate) fn read(&self, rel: &str) -> Option<String> {
         fs::read_to_string(self.path(rel)).ok().map(|s| s.trim().to_string())
     }
 }
@@ -218,63 +216,6 @@ pub fn device_of_path(root: &SysRoot, path: &Path) -> Option<(u32, u32)> {
     None
 }
 
-/// Counters of one device from /proc/diskstats.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DiskCounters {
-    pub read_ios: u64,
-    pub read_sectors: u64,
-    pub write_ios: u64,
-    pub write_sectors: u64,
-    /// Milliseconds the device had I/O in flight (`io_ticks`).
-    pub busy_ms: u64,
-}
-
-/// Read /proc/diskstats (sectors there are always 512 bytes).
-pub fn diskstats(root: &SysRoot) -> HashMap<String, DiskCounters> {
-    let text = root.read("proc/diskstats").unwrap_or_default();
-    parse_diskstats(&text)
-}
-
-pub fn parse_diskstats(text: &str) -> HashMap<String, DiskCounters> {
-    text.lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            if f.len() < 10 {
-                return None;
-            }
-            let n = |i: usize| f[i].parse::<u64>().unwrap_or(0);
-            Some((
-                f[2].to_string(),
-                DiskCounters {
-                    read_ios: n(3),
-                    read_sectors: n(5),
-                    write_ios: n(7),
-                    write_sectors: n(9),
-                    busy_ms: if f.len() > 12 { n(12) } else { 0 },
-                },
-            ))
-        })
-        .collect()
-}
-
-/// Difference of two diskstats snapshots for the named devices.
-pub fn delta(before: &HashMap<String, DiskCounters>, after: &HashMap<String, DiskCounters>, names: &[String]) -> Vec<DiskDelta> {
-    names
-        .iter()
-        .filter_map(|n| {
-            let (a, b) = (before.get(n)?, after.get(n)?);
-            Some(DiskDelta {
-                name: n.clone(),
-                read_bytes: b.read_sectors.saturating_sub(a.read_sectors) * 512,
-                write_bytes: b.write_sectors.saturating_sub(a.write_sectors) * 512,
-                read_ios: b.read_ios.saturating_sub(a.read_ios),
-                write_ios: b.write_ios.saturating_sub(a.write_ios),
-                busy_ns: b.busy_ms.saturating_sub(a.busy_ms) * 1_000_000,
-            })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,25 +230,6 @@ mod tests {
         assert_eq!(m.dev, (7, 3));
         assert_eq!(m.options, "rw,noatime");
         assert_eq!(m.super_options, "rw,data=ordered");
-    }
-
-    #[test]
-    fn diskstats_delta_in_bytes() {
-        let a = parse_diskstats("   7       3 loop3 10 0 80 5 20 0 160 9 0 1 2\n 254 0 vda 1 0 8 0 1 0 8 0 0 0 0");
-        let b = parse_diskstats("   7       3 loop3 15 0 120 5 30 0 400 9 0 1 2\n 254 0 vda 1 0 8 0 1 0 8 0 0 0 0");
-        let d = delta(&a, &b, &["loop3".to_string(), "missing".to_string()]);
-        assert_eq!(d.len(), 1);
-        assert_eq!(
-            d[0],
-            DiskDelta {
-                busy_ns: 0,
-                name: "loop3".into(),
-                read_bytes: 40 * 512,
-                write_bytes: 240 * 512,
-                read_ios: 5,
-                write_ios: 10
-            }
-        );
     }
 
     #[test]

@@ -473,7 +473,11 @@ mod tests {
     fn print_live() {
         for p in std::env::var("IOLAB_INFO").unwrap_or_else(|_| "/".into()).split(':') {
             let r = describe(&SysRoot::default(), Path::new(p)).unwrap();
-            println!("{}\n{}", serde_json::to_string_pretty(&r).unwrap(), super::super::render_info(&r));
+            println!(
+                "{}\n{}",
+                serde_json::to_string_pretty(&r).unwrap(),
+                crate::render::info::render_info(&r)
+            );
         }
     }
 

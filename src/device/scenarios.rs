@@ -3,7 +3,7 @@
 use super::Transport;
 use super::fixtures::{Fx, machine};
 use super::report::{DeviceReport, NodeKind, Stat, TargetKind, describe_stat};
-use super::view::render_info;
+use crate::render::info::render_info;
 use std::path::Path;
 
 fn file(fx: &Fx, path: &str, dev: (u32, u32)) -> DeviceReport {

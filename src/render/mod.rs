@@ -8,6 +8,8 @@ use std::io::Write;
 
 pub mod apps;
 pub mod chart;
+pub mod compare;
+pub mod info;
 
 fn mbs(bw: f64) -> String {
     format!("{:.2}", bw / 1e6)
@@ -65,7 +67,7 @@ pub fn table(report: &Report) -> String {
 
 /// `iolab scale`: one row per point (the jobs that ran at once), then the verdicts.
 fn scale_table(sc: &crate::summary::scale::ScaleReport) -> String {
-    use crate::scale::PointKind;
+    use crate::experiment::scale::PointKind;
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic);

@@ -3,8 +3,8 @@
 //! about outliers and a first run slower than the rest.
 
 use super::Warning;
-use crate::apps::PhaseSamples;
-use crate::apps::timecmd::{CommandRun, TimeOpts};
+use crate::experiment::apps::PhaseSamples;
+use crate::experiment::time::{CommandRun, TimeOpts};
 use serde::{Deserialize, Serialize};
 
 /// Mean, median, standard deviation, min and max of a list of seconds.

@@ -165,7 +165,7 @@ pub struct RunReport {
     /// Where write throughput fell and stayed lower (an SLC or host cache
     /// filling up), found in the run's complete seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub write_cliff: Option<crate::steady::Cliff>,
+    pub write_cliff: Option<crate::judge::steady::Cliff>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -289,10 +289,10 @@ pub fn run_report(r: &RunSamples) -> RunReport {
 
 /// The write cliff in a run's complete seconds (a last partial second would
 /// look like a drop).
-fn write_cliff(r: &RunSamples) -> Option<crate::steady::Cliff> {
+fn write_cliff(r: &RunSamples) -> Option<crate::judge::steady::Cliff> {
     let full = ((r.wall_ns / 1_000_000_000) as usize).min(r.write.per_sec_bytes.len());
     let series: Vec<f64> = r.write.per_sec_bytes[..full].iter().map(|&b| b as f64).collect();
-    crate::steady::write_cliff(&series)
+    crate::judge::steady::write_cliff(&series)
 }
 
 /// Median of a non-empty list (mean of the middle two for an even count).
@@ -377,7 +377,7 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
     let runs: Vec<RunReport> = job.runs.iter().map(run_report).collect();
     let steady = job.steady.map(|rule| {
         let values: Vec<f64> = job.runs.iter().map(crate::measure::round_value).collect();
-        let st = crate::steady::steady_state(&values, rule.window);
+        let st = crate::judge::steady::steady_state(&values, rule.window);
         SteadyReport {
             reached: st.reached,
             rounds: values.len(),

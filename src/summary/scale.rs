@@ -1,12 +1,13 @@
 //! `iolab scale`'s figures: one row per sweep or comparison point, and the
-//! verdicts of [`crate::scale::verdict`] on them.
+//! verdicts of [`crate::judge::scale`] on them.
 
 use super::{JobReport, job_report};
-use crate::scale::verdict::{
+use crate::experiment::scale::{PointKind, ScaleSamples};
+use crate::judge::scale::{
     Dimension, Layout, LayoutRun, LayoutVerdict, SweepPoint, SweepVerdict, TargetRate, TogetherVerdict, layout_verdict, sweep_verdict,
     together_verdict,
 };
-use crate::scale::{PointKind, ScalePlan, ScaleSamples};
+use crate::plan::scale::ScalePlan;
 use crate::target::Target;
 use serde::{Deserialize, Serialize};
 

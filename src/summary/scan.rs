@@ -2,7 +2,8 @@
 //! drop from the first zone to the last, the access time and the burst rate.
 
 use super::{JobReport, Warning, job_report};
-use crate::scan::{ScanPlan, ScanSamples, zone_rate};
+use crate::experiment::scan::{ScanSamples, zone_rate};
+use crate::plan::scan::ScanPlan;
 use crate::target::Target;
 use serde::{Deserialize, Serialize};
 
@@ -160,12 +161,12 @@ pub fn scan_report(plan: &ScanPlan, s: &ScanSamples, target: &Target, cpus: usiz
         to: plan.to,
         zone_bytes: s.zones.first().map(|(z, _)| z.len).unwrap_or(0),
         window_bytes: match plan.amount {
-            crate::scan::ZoneAmount::Window(b) => Some(b),
-            crate::scan::ZoneAmount::Time(_) => None,
+            crate::plan::scan::ZoneAmount::Window(b) => Some(b),
+            crate::plan::scan::ZoneAmount::Time(_) => None,
         },
         zone_time_s: match plan.amount {
-            crate::scan::ZoneAmount::Time(d) => Some(d.as_secs_f64()),
-            crate::scan::ZoneAmount::Window(_) => None,
+            crate::plan::scan::ZoneAmount::Time(d) => Some(d.as_secs_f64()),
+            crate::plan::scan::ZoneAmount::Window(_) => None,
         },
         bs: plan.bs,
         qd: plan.qd,

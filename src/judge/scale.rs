@@ -26,6 +26,7 @@
 //! with the noise.
 
 use crate::plan::Rw;
+use crate::units::{fmt_mbs, fmt_pct, fmt_ratio};
 use serde::{Deserialize, Serialize};
 
 // ---------------------------------------------------------------- thresholds
@@ -80,31 +81,6 @@ pub const LAYOUT_TOLERANCE: f64 = 0.15;
 pub const DEFAULT_COPIES: u32 = 2;
 
 // ------------------------------------------------------------------ formats
-
-/// A ratio as the verdicts write it: `1.02×`, `6.30×`, `12.5×`, `150×`;
-/// `?×` when it is not finite. Two decimals below 10 so that "1.02×" (no
-/// help) and "1.15×" (the threshold) stay apart.
-pub fn fmt_ratio(r: f64) -> String {
-    if !r.is_finite() {
-        "?×".into()
-    } else if r.abs() < 10.0 {
-        format!("{r:.2}×")
-    } else if r.abs() < 100.0 {
-        format!("{r:.1}×")
-    } else {
-        format!("{r:.0}×")
-    }
-}
-
-/// A fraction as a whole percentage: `0.664` → `66%`.
-pub fn fmt_pct(f: f64) -> String {
-    if f.is_finite() { format!("{:.0}%", f * 100.0) } else { "?%".into() }
-}
-
-/// Bytes per second as MB/s (10^6 bytes, as everywhere in iolab).
-pub fn fmt_mbs(bps: f64) -> String {
-    format!("{:.1} MB/s", bps / 1e6)
-}
 
 /// An expected multiple without trailing zeros: `3`, `1.5`, `2.41`.
 fn fmt_multiple(v: f64) -> String {
@@ -869,5 +845,5 @@ pub fn layout_verdict(run: &LayoutRun) -> LayoutVerdict {
 }
 
 #[cfg(test)]
-#[path = "verdict_tests.rs"]
+#[path = "scale_tests.rs"]
 mod tests;

@@ -1,47 +1,8 @@
 //! Formats a [`Comparison`]: terminal table, Markdown, CSV. Computes nothing.
 
-use super::{Comparison, Unit};
+use crate::compare::{Comparison, Unit};
+use crate::units::{fmt_number, signed_diff, unit_label};
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
-
-/// Unicode minus, as in "−50%".
-const MINUS: char = '\u{2212}';
-
-fn unit_label(u: Unit) -> &'static str {
-    match u {
-        Unit::BytesPerSec => "MB/s",
-        Unit::Iops => "IOPS",
-        Unit::Seconds => "s",
-    }
-}
-
-/// A figure in the test's display unit, without the unit (MB = 10^6 bytes).
-fn fmt_number(v: f64, u: Unit) -> String {
-    match u {
-        Unit::BytesPerSec => format!("{:.1}", v / 1e6),
-        Unit::Iops => format!("{v:.0}"),
-        Unit::Seconds => format!("{v:.3}"),
-    }
-}
-
-/// "1234.5 MB/s", "45000 IOPS".
-pub(super) fn fmt_value(v: f64, u: Unit) -> String {
-    format!("{} {}", fmt_number(v, u), unit_label(u))
-}
-
-/// "+21%", "−50%", "±0%", or "2.10x" from double on.
-pub(super) fn signed_diff(ratio: f64) -> String {
-    if ratio >= 2.0 {
-        return format!("{ratio:.2}x");
-    }
-    let pct = ((ratio - 1.0) * 100.0).round();
-    if pct == 0.0 {
-        "±0%".into()
-    } else if pct > 0.0 {
-        format!("+{pct:.0}%")
-    } else {
-        format!("{MINUS}{:.0}%", -pct)
-    }
-}
 
 /// The "vs baseline" cell: the difference, marked when it is noise or its noise is unknown.
 #[cfg(test)]

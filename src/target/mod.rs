@@ -6,16 +6,18 @@
 //!   at once where that is unsupported), so it disappears when iolab exits,
 //!   however it exits, SIGKILL included; its space is checked first;
 //! - an existing file or a block device is written only with `--allow-destroy`;
-//!   a block device is then checked by [`crate::safety`] (mounted, swap,
+//!   a block device is then checked by [`crate::target::safety`] (mounted, swap,
 //!   held, signatures) and opened `O_EXCL`, which the kernel refuses while it
 //!   (or a partition of it) is mounted or held by anyone else.
 //!
 //! O_DIRECT is requested by default; when the filesystem refuses it, the
 //! target falls back to buffered I/O and says so ([`Target::direct_fallback`]).
 
-use crate::buffers::Buffers;
+pub mod safety;
+
 use crate::device::{self, BlockDev, FsInfo, SysRoot};
 use crate::error::{Error, Result, failed, usage};
+use crate::io::buffers::Buffers;
 use crate::signals::Stop;
 use crate::units::fmt_bytes;
 use serde::{Deserialize, Serialize};
@@ -169,8 +171,9 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, progress: PrefillPro
             let rdev = std::fs::metadata(path)
                 .map(|m| std::os::unix::fs::MetadataExt::rdev(&m))
                 .unwrap_or(0);
-            let refusals = crate::safety::check(root, rustix::fs::major(rdev), rustix::fs::minor(rdev));
-            crate::safety::verdict(&refusals, req.force).map_err(|why| usage(format!("refusing to write to {}: {why}", path.display())))?;
+            let refusals = crate::target::safety::check(root, rustix::fs::major(rdev), rustix::fs::minor(rdev));
+            crate::target::safety::verdict(&refusals, req.force)
+                .map_err(|why| usage(format!("refusing to write to {}: {why}", path.display())))?;
         }
         let file = open_existing(path, req.write, true)?;
         let len = block_size(&file)?;
@@ -278,7 +281,7 @@ fn set_direct(f: &File, on: bool) -> bool {
 /// rejected earlier anyway.
 fn probe_direct(f: &File, span: u64) -> bool {
     let len = 4096.min(span as usize).max(512);
-    let buf = crate::buffers::AlignedBuf::new(len);
+    let buf = crate::io::buffers::AlignedBuf::new(len);
     // SAFETY: buf holds at least len bytes.
     let r = unsafe { libc::pread64(f.as_raw_fd(), buf.as_ptr() as *mut _, len, 0) };
     r >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL)

@@ -2,8 +2,8 @@
 //! `lsblk`), a `Key: value` block per physical device (like `smartctl -i`),
 //! then the hints. Formats only; computes nothing.
 
-use super::facts::DeviceFacts;
-use super::report::{ChainNode, DeviceReport, NodeKind, TargetKind};
+use crate::device::DeviceFacts;
+use crate::device::{ChainNode, DeviceReport, NodeKind, TargetKind};
 use crate::units::fmt_bytes;
 use std::fmt::Write;
 

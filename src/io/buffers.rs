@@ -10,7 +10,7 @@
 //! makes every 4 KiB block ever written distinct, so block-level dedup finds
 //! nothing, while the rest stays random, so compression finds nothing.
 
-use crate::rng::Rng;
+use crate::io::rng::Rng;
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 
 /// Alignment for O_DIRECT: enough for every logical block size in use (512, 4096).

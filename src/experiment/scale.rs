@@ -7,38 +7,14 @@
 //! moment; every job's discarded warm-up covers the few milliseconds by
 //! which their starts differ, so the measured windows overlap.
 
-pub mod verdict;
+use crate::judge::scale as verdict;
 
-use crate::error::{Error, Result, usage};
+use crate::error::{Error, Result};
 use crate::measure::{Event, JobSamples, Observer, Quiet, Runner};
-use crate::plan::{EngineKind, JobSpec, Limit, Repeat, Rw};
+use crate::plan::scale::*;
 use crate::signals::Stop;
 use crate::target::Target;
-use crate::units::fmt_bs;
 use serde::{Deserialize, Serialize};
-
-/// Queue depths swept on a single target when no sweep is asked for.
-pub const DEFAULT_QD_SWEEP: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
-
-/// What `iolab scale` runs.
-#[derive(Clone, Debug)]
-pub struct ScalePlan {
-    pub rw: Rw,
-    pub bs: u64,
-    pub mix_read: u8,
-    /// Queue depths for the depth sweep (each at `threads` threads).
-    pub qd_sweep: Vec<u32>,
-    /// Thread counts for the thread sweep (each thread at queue depth 1,
-    /// as ThreadMark's concurrent transfers).
-    pub threads_sweep: Vec<u32>,
-    /// The job of the alone / together / member comparisons.
-    pub qd: u32,
-    pub threads: u32,
-    pub limit: Limit,
-    pub repeat: Repeat,
-    pub direct: bool,
-    pub engine: EngineKind,
-}
 
 /// Which experiment a point belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,36 +48,6 @@ pub struct ScaleSamples {
     pub points: Vec<Point>,
     /// The signal that stopped the experiment early, if any.
     pub interrupted: Option<i32>,
-}
-
-impl ScalePlan {
-    /// The job for `qd` × `threads`; `tag` tells apart the same job on
-    /// different targets in the stored run.
-    pub fn spec(&self, qd: u32, threads: u32, tag: &str) -> JobSpec {
-        JobSpec {
-            name: format!("{} {} Q{qd}T{threads}{tag}", self.rw.as_str(), fmt_bs(self.bs)),
-            rw: self.rw,
-            bs: self.bs,
-            qd,
-            threads,
-            mix_read: self.mix_read,
-            limit: self.limit,
-            span: 0,
-            offset: 0,
-            direct: self.direct,
-            engine: self.engine,
-        }
-    }
-
-    pub fn validate(&self, targets: usize) -> Result<()> {
-        if targets == 0 {
-            return Err(usage("give at least one target"));
-        }
-        if self.qd_sweep.contains(&0) || self.threads_sweep.contains(&0) {
-            return Err(usage("sweep values must be at least 1"));
-        }
-        Ok(())
-    }
 }
 
 /// The layout and copies a btrfs profile or md level stands for.
@@ -299,6 +245,7 @@ fn emit(observer: &dyn Observer, label: &str, jobs: &[JobSamples]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::{EngineKind, Limit, Repeat, Rw};
     use std::time::Duration;
 
     fn plan() -> ScalePlan {

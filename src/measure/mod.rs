@@ -4,17 +4,18 @@
 //! It collects [`RunSamples`] and never prints; it reports progress through
 //! the [`Observer`] the caller supplies.
 
-use crate::buffers::Buffers;
-use crate::cpu;
+use crate::io::buffers::Buffers;
+pub mod cpu;
 use crate::device::DiskCounters;
 use crate::device::{self, SysRoot};
-use crate::engine::{Clock, Engine, RealClock, psync::Psync, uring::Uring};
 use crate::error::{Error, Result, failed};
+use crate::io::engine::{Clock, Engine, RealClock, psync::Psync, uring::Uring};
+use crate::io::worker::{self, WorkerPlan};
 use crate::plan::{EngineKind, JobSpec, Limit, Repeat};
+pub use crate::samples::JobSamples;
 use crate::samples::{CpuTimes, RunSamples, SysCpu, WorkerSamples};
 use crate::signals::Stop;
 use crate::target::Target;
-use crate::worker::{self, WorkerPlan};
 use std::collections::HashMap;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -52,27 +53,27 @@ pub enum Event<'a> {
     JobDone {
         job: &'a str,
     },
-    /// A point of `iolab scale` finished (see [`crate::scale`]): the
+    /// A point of `iolab scale` finished (see [`crate::experiment::scale`]): the
     /// aggregate of the jobs that ran at once.
     PointDone {
         label: &'a str,
         bw_bytes: f64,
         iops: f64,
     },
-    /// A timed command is running (see [`crate::apps::timecmd`]): time
+    /// A timed command is running (see [`crate::experiment::time`]): time
     /// since it started, and the device's current rate when known.
     Command {
         label: &'a str,
         elapsed: Duration,
         device_bps: Option<f64>,
     },
-    /// A phase of a built-in workload is under way (see [`crate::apps`]).
+    /// A phase of a built-in workload is under way (see [`crate::experiment::apps`]).
     Phase {
         label: &'a str,
         done: u64,
         total: u64,
     },
-    /// A surface-scan zone finished (see [`crate::scan`]).
+    /// A surface-scan zone finished (see [`crate::experiment::scan`]).
     ZoneDone {
         index: u32,
         of: u32,
@@ -89,18 +90,6 @@ pub trait Observer {
 pub struct Quiet;
 impl Observer for Quiet {
     fn event(&self, _: Event<'_>) {}
-}
-
-/// Everything measured for one job.
-#[derive(Clone, Debug)]
-pub struct JobSamples {
-    pub spec: JobSpec,
-    pub direct: bool,
-    pub workers: u32,
-    pub depth_per_worker: u32,
-    pub runs: Vec<RunSamples>,
-    /// Set when the runs are steady-state rounds.
-    pub steady: Option<crate::plan::SteadyRule>,
 }
 
 pub struct Runner<'a> {
@@ -167,7 +156,7 @@ impl Runner<'_> {
                 cmd_txs.push(cmd_tx);
                 let report_tx = report_tx.clone();
                 s.spawn(move || {
-                    let pool = crate::buffers::min_pool(n as usize);
+                    let pool = crate::io::buffers::min_pool(n as usize);
                     let mut bufs = Buffers::with_pool(spec.bs as usize, depth as usize, plan.seed, reads, writes, pool);
                     let ctx = WorkerCtx {
                         kind: spec.engine,
@@ -266,7 +255,7 @@ impl Runner<'_> {
             };
             values.extend(got.iter().map(round_value));
             runs.append(&mut got);
-            if crate::steady::steady_state(&values, rule.window).reached {
+            if crate::judge::steady::steady_state(&values, rule.window).reached {
                 break;
             }
         }

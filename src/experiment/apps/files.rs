@@ -20,7 +20,7 @@
 
 use super::{Meter, PhaseSamples};
 use crate::error::{Result, failed, usage};
-use crate::rng::Rng;
+use crate::io::rng::Rng;
 use crate::units::fmt_bytes;
 use std::fs::File;
 use std::io::{Read, Write};
@@ -167,7 +167,7 @@ pub(crate) fn syncfs(fd: &File, dir: &Path) -> Result<()> {
 
 /// The file data: random bytes generated once, read through a window that
 /// advances with every file, each 4 KiB of a file stamped with a counter
-/// and the seed, as [`crate::buffers`] does for block writes. Stamps sit at
+/// and the seed, as [`crate::io::buffers`] does for block writes. Stamps sit at
 /// file offsets that are multiples of 4 KiB, where a filesystem's blocks
 /// start, so no two blocks written are equal (nothing to deduplicate),
 /// and the rest is random (nothing to compress). No copy: the window is
@@ -201,9 +201,9 @@ impl Data {
     fn next(&mut self, len: usize) -> &[u8] {
         debug_assert!(len <= MAX_FILE);
         let start = self.pos;
-        self.pos = (self.pos + len.next_multiple_of(crate::buffers::STAMP_EVERY)) % POOL;
+        self.pos = (self.pos + len.next_multiple_of(crate::io::buffers::STAMP_EVERY)) % POOL;
         let window = &mut self.pool[start..start + len];
-        for block in window.chunks_mut(crate::buffers::STAMP_EVERY) {
+        for block in window.chunks_mut(crate::io::buffers::STAMP_EVERY) {
             if block.len() >= 16 {
                 self.counter += 1;
                 block[..8].copy_from_slice(&self.counter.to_le_bytes());

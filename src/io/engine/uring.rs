@@ -13,7 +13,7 @@
 //!   one CPU (see [`Uring::new`]).
 
 use super::{Dir, Done, Engine, Io};
-use crate::buffers::Buffers;
+use crate::io::buffers::Buffers;
 use io_uring::{IoUring, opcode, squeue, types};
 use std::io;
 use std::os::fd::RawFd;

@@ -93,7 +93,7 @@ pub fn run(opts: &TimeOpts, stop: &Stop, observer: &dyn Observer) -> Result<Time
     if opts.runs == 0 {
         return Err(usage("--runs must be at least 1"));
     }
-    if opts.cold && !super::can_drop_caches() {
+    if opts.cold && !crate::experiment::apps::can_drop_caches() {
         return Err(usage(
             "--cold needs root: emptying the caches writes /proc/sys/vm/drop_caches; run as root, or time warm runs without --cold",
         ));
@@ -111,7 +111,7 @@ pub fn run(opts: &TimeOpts, stop: &Stop, observer: &dyn Observer) -> Result<Time
             sh(p, opts, "prepare")?;
         }
         if opts.cold {
-            super::drop_caches()?;
+            crate::experiment::apps::drop_caches()?;
         }
         let label = if warm {
             format!("warm-up {}/{}", k + 1, opts.warmup)
@@ -207,7 +207,7 @@ fn one(opts: &TimeOpts, sys: &SysRoot, stop: &Stop, observer: &dyn Observer, lab
         return Err(Error::Interrupted(stop.signal().unwrap_or(libc::SIGINT)));
     }
     let st = std::process::ExitStatus::from_raw(status);
-    let cpu = crate::cpu::rusage_times(&ru);
+    let cpu = crate::measure::cpu::rusage_times(&ru);
     Ok(CommandRun {
         wall_ns: (end - start).as_nanos() as u64,
         usr_ns: cpu.usr_ns,

@@ -33,7 +33,7 @@
 use super::files::{Scratch, check_space, syncfs};
 use super::{Meter, PhaseSamples};
 use crate::error::{Result, failed, usage};
-use crate::rng::Rng;
+use crate::io::rng::Rng;
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fs::File;

@@ -13,7 +13,6 @@
 
 pub mod files;
 pub mod git;
-pub mod timecmd;
 
 use crate::device::{self, DiskCounters, SysRoot};
 use crate::error::{Error, Result, failed, usage};
@@ -50,7 +49,7 @@ pub struct Meter<'a> {
 
 /// CPU of this process and of its waited-for children.
 fn cpu_with_children() -> CpuTimes {
-    let (own, kids) = (crate::cpu::process_now(), crate::cpu::children_now());
+    let (own, kids) = (crate::measure::cpu::process_now(), crate::measure::cpu::children_now());
     CpuTimes {
         usr_ns: own.usr_ns + kids.usr_ns,
         sys_ns: own.sys_ns + kids.sys_ns,
@@ -101,7 +100,7 @@ impl<'a> Meter<'a> {
         (
             Instant::now(),
             cpu_with_children(),
-            crate::cpu::system_now(),
+            crate::measure::cpu::system_now(),
             device::diskstats(&self.sys),
         )
     }
@@ -121,8 +120,8 @@ impl<'a> Meter<'a> {
             files,
             bytes,
             wall_ns: (b.0 - a.0).as_nanos() as u64,
-            cpu: crate::cpu::process_delta(a.1, b.1),
-            sys: crate::cpu::system_delta(a.2, b.2),
+            cpu: crate::measure::cpu::process_delta(a.1, b.1),
+            sys: crate::measure::cpu::system_delta(a.2, b.2),
             devices: device::delta(&a.3, &b.3, &self.devices),
             cold,
         })

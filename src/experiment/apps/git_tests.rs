@@ -1,5 +1,5 @@
 use super::*;
-use crate::apps::files::tests::{is_empty, scratch};
+use crate::experiment::apps::files::tests::{is_empty, scratch};
 use crate::signals::Stop;
 use std::cell::RefCell;
 

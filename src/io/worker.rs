@@ -4,9 +4,9 @@
 //! Generic over the engine and the clock so the compiler inlines the hot
 //! path for each engine, and so the mock engine can drive a virtual clock.
 
-use crate::buffers::Buffers;
-use crate::engine::{Clock, Dir, Done, Engine, Io};
-use crate::rng::Rng;
+use crate::io::buffers::Buffers;
+use crate::io::engine::{Clock, Dir, Done, Engine, Io};
+use crate::io::rng::Rng;
 use crate::samples::WorkerSamples;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -190,7 +190,7 @@ pub fn drive<E: Engine, C: Clock>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::mock::{MockClock, MockEngine};
+    use crate::io::engine::mock::{MockClock, MockEngine};
 
     fn plan(read_pct: u8, random: bool) -> WorkerPlan {
         WorkerPlan {

@@ -301,4 +301,5 @@ fn median(values: &[f64], scratch: &mut Vec<f64>) -> f64 {
 }
 
 #[cfg(test)]
+#[path = "steady_tests.rs"]
 mod tests;

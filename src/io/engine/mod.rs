@@ -5,7 +5,7 @@
 //! engine (io_uring) only records the request in `queue` and does the work in
 //! `submit_and_reap`; a synchronous engine (psync) performs the I/O inside
 //! `queue` and hands the finished completion back from `submit_and_reap`.
-//! The driver loop in [`crate::worker`] is therefore the same for every engine,
+//! The driver loop in [`crate::io::worker`] is therefore the same for every engine,
 //! and so is the timing.
 
 pub mod mock;
@@ -29,7 +29,7 @@ pub struct Io {
     pub dir: Dir,
     pub offset: u64,
     pub len: u32,
-    /// Start of the data; lies inside the [`crate::buffers::Buffers`] the engine was built with.
+    /// Start of the data; lies inside the [`crate::io::buffers::Buffers`] the engine was built with.
     pub buf: *mut u8,
     /// Which registered buffer region `buf` lies in (0 = write pool, 1 = read slots).
     pub region: u16,

@@ -174,3 +174,15 @@ impl RunSamples {
         r
     }
 }
+
+/// Everything measured for one job.
+#[derive(Clone, Debug)]
+pub struct JobSamples {
+    pub spec: crate::plan::JobSpec,
+    pub direct: bool,
+    pub workers: u32,
+    pub depth_per_worker: u32,
+    pub runs: Vec<RunSamples>,
+    /// Set when the runs are steady-state rounds.
+    pub steady: Option<crate::plan::SteadyRule>,
+}
