@@ -9,6 +9,7 @@ pub mod io;
 pub mod judge;
 pub mod measure;
 pub mod plan;
+pub mod progress;
 pub mod render;
 pub mod samples;
 pub mod signals;

@@ -41,6 +41,17 @@ impl Stop {
             .filter(|&s| s != 0)
     }
 
+    /// `Err(Interrupted)` once a stop was asked for (SIGINT when no signal
+    /// did it): the error measuring code returns to unwind to the
+    /// experiment runner, which turns it into an interrupted result.
+    pub fn check(&self) -> crate::error::Result<()> {
+        match self.signal() {
+            Some(sig) => Err(crate::error::Error::Interrupted(sig)),
+            None if self.requested() => Err(crate::error::Error::Interrupted(libc::SIGINT)),
+            None => Ok(()),
+        }
+    }
+
     /// Stop without a signal (tests, internal errors).
     pub fn request(&self) {
         self.flag.store(true, Ordering::Relaxed);

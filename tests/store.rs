@@ -129,7 +129,7 @@ fn an_older_schema_is_migrated() {
     let runs = s.list(&store::Filter::default()).unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].label.as_deref(), Some("old run"));
-    assert_eq!(s.load(runs[0].id).unwrap().report.jobs.len(), 1);
+    assert_eq!(s.load(runs[0].id).unwrap().report.jobs().len(), 1);
     drop(s);
     // The new per-job table was filled from the old documents.
     let c = rusqlite::Connection::open(e.db()).unwrap();
@@ -230,7 +230,7 @@ fn an_interrupted_run_is_stored_as_incomplete() {
     assert!(!runs[0].complete);
     let r = s.load(runs[0].id).unwrap().report;
     assert!(r.interrupted);
-    assert_eq!(r.jobs.len(), 1, "only the finished test is kept");
+    assert_eq!(r.jobs().len(), 1, "only the finished test is kept");
 }
 
 #[test]

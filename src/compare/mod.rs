@@ -142,11 +142,11 @@ fn dir(job: &JobReport, d: Direction) -> Option<&DirReport> {
 }
 
 fn is_random(job: &JobReport) -> bool {
-    job.rw.starts_with("rand")
+    job.rw.is_random()
 }
 
 fn is_mixed(job: &JobReport) -> bool {
-    matches!(job.rw.as_str(), "rw" | "randrw") || (job.read.is_some() && job.write.is_some())
+    job.rw.is_mixed() || (job.read.is_some() && job.write.is_some())
 }
 
 fn figure(d: &DirReport, unit: Unit) -> f64 {
@@ -195,7 +195,7 @@ fn run_info(r: &RunRef) -> RunInfo {
 
 fn find_job<'a>(report: &'a Report, name: &str, random: bool, d: Direction) -> Option<&'a JobReport> {
     report
-        .jobs
+        .jobs()
         .iter()
         .find(|j| j.name == name && is_random(j) == random && dir(j, d).is_some())
 }
@@ -217,7 +217,7 @@ pub fn compare(runs: &[RunRef], baseline_id: i64) -> Result<Comparison, String> 
     let infos: Vec<RunInfo> = runs.iter().map(run_info).collect();
 
     let mut tests = Vec::new();
-    for job in &runs[0].report.jobs {
+    for job in runs[0].report.jobs() {
         for d in [Direction::Read, Direction::Write] {
             if dir(job, d).is_none() {
                 continue;
@@ -251,10 +251,10 @@ pub fn compare(runs: &[RunRef], baseline_id: i64) -> Result<Comparison, String> 
 /// `iolab time`, `WORKLOAD: PHASE` for the files and git suites.
 fn timed(report: &Report) -> Vec<(String, Vec<f64>)> {
     let mut v = Vec::new();
-    if let Some(t) = &report.time {
+    if let Some(t) = report.time() {
         v.push((format!("time: {}", t.command), t.runs.iter().map(|r| r.wall_s).collect()));
     }
-    if let Some(a) = &report.app {
+    if let Some(a) = report.app() {
         for p in &a.phases {
             v.push((format!("{}: {}", a.workload, p.name), p.wall_s_runs.clone()));
         }

@@ -1,7 +1,129 @@
-//! The kinds of experiment iolab runs, each as ordinary jobs (or timed
-//! phases) measured by [`crate::measure`].
+//! Experiments: what iolab runs, and the one runner that runs them.
+//!
+//! A front end (the command line today; a config file or a remote host
+//! tomorrow) builds an [`Experiment`], and [`run`] does the rest: it checks
+//! the plan ([`Experiment::validate`]), opens the targets, measures (each
+//! kind through [`crate::measure`] or its own timer), summarises, and
+//! returns an [`Outcome`]: the result document and whether a signal cut it
+//! short. Interruption is a value here, not an error: what finished before
+//! the signal is in the document, marked `interrupted`.
+//!
+//! Each kind lives in its own module: [`jobs`] (suites and custom jobs),
+//! [`scan`], [`scale`], [`time`], [`apps`] (the files and git workloads).
 
 pub mod apps;
+pub mod jobs;
 pub mod scale;
 pub mod scan;
 pub mod time;
+
+use crate::device::SysRoot;
+use crate::error::{Error, Result};
+use crate::progress::Observer;
+use crate::signals::Stop;
+use crate::summary::{Body, Host, Report, Settings};
+use crate::target::TargetInfo;
+
+/// One experiment, fully specified.
+#[derive(Clone, Debug)]
+pub enum Experiment {
+    /// `run` (a suite) and `job` (one custom job): jobs in order on one target.
+    Jobs(jobs::JobsRequest),
+    /// `scan`: the surface scan of one target.
+    Scan(scan::ScanRequest),
+    /// `scale`: sweeps, targets alone and together, a layout against a member.
+    Scale(scale::ScaleRequest),
+    /// `time`: a real command, timed.
+    Time(time::TimeRequest),
+    /// `run --suite files|git`: an application workload in a directory.
+    App(apps::AppRequest),
+}
+
+impl Experiment {
+    /// Every rule on the plan, before any target is touched.
+    pub fn validate(&self) -> Result<()> {
+        match self {
+            Experiment::Jobs(r) => r.validate(),
+            Experiment::Scan(r) => r.validate(),
+            Experiment::Scale(r) => r.validate(),
+            Experiment::Time(r) => r.validate(),
+            Experiment::App(r) => r.validate(),
+        }
+    }
+}
+
+/// What a run needs from its caller.
+pub struct Context<'a> {
+    pub stop: &'a Stop,
+    pub observer: &'a dyn Observer,
+    pub sys: SysRoot,
+}
+
+/// The result of an experiment.
+#[derive(Debug)]
+pub struct Outcome {
+    pub report: Report,
+    /// The signal (SIGINT/SIGTERM) that cut the run short: the report holds what finished.
+    pub interrupted: Option<i32>,
+}
+
+/// What one kind of experiment hands back to [`run`].
+pub(crate) struct Measured {
+    pub command: &'static str,
+    pub target: TargetInfo,
+    pub settings: Settings,
+    pub body: Body,
+    pub interrupted: Option<i32>,
+}
+
+/// Validate, run and summarise one experiment.
+pub fn run(exp: &Experiment, ctx: &Context) -> Result<Outcome> {
+    exp.validate()?;
+    let started_at = crate::units::now_rfc3339();
+    let m = match exp {
+        Experiment::Jobs(r) => jobs::run(r, ctx)?,
+        Experiment::Scan(r) => scan::run(r, ctx)?,
+        Experiment::Scale(r) => scale::run(r, ctx)?,
+        Experiment::Time(r) => time::run(r, ctx)?,
+        Experiment::App(r) => apps::run(r, ctx)?,
+    };
+    Ok(Outcome {
+        report: Report {
+            run_id: None,
+            iolab_version: env!("CARGO_PKG_VERSION").to_string(),
+            command: m.command.to_string(),
+            started_at,
+            host: host(),
+            target: m.target,
+            settings: m.settings,
+            body: m.body,
+            interrupted: m.interrupted.is_some(),
+        },
+        interrupted: m.interrupted,
+    })
+}
+
+/// Run `measure`, which stores what it finishes as it goes; a stop request
+/// ends it early. The one place where the `Interrupted` error that unwinds
+/// measuring code becomes a mark on the result.
+pub(crate) fn until_stopped(measure: impl FnOnce() -> Result<()>) -> Result<Option<i32>> {
+    match measure() {
+        Ok(()) => Ok(None),
+        Err(Error::Interrupted(sig)) => Ok(Some(sig)),
+        Err(e) => Err(e),
+    }
+}
+
+/// CPUs this process may use.
+pub fn cpus() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+fn host() -> Host {
+    let u = rustix::system::uname();
+    Host {
+        hostname: u.nodename().to_string_lossy().into_owned(),
+        kernel: u.release().to_string_lossy().into_owned(),
+        cpus: cpus(),
+    }
+}

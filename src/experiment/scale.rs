@@ -9,12 +9,18 @@
 
 use crate::judge::scale as verdict;
 
+use super::{Context, Measured, cpus, until_stopped};
 use crate::error::{Error, Result};
-use crate::measure::{Event, JobSamples, Observer, Quiet, Runner};
+use crate::measure::{JobSamples, Runner};
 use crate::plan::scale::*;
+use crate::progress::{Event, Level, Observer, Silent};
 use crate::signals::Stop;
+use crate::summary::scale::LayoutUsed;
+use crate::summary::{self, Body, Settings};
 use crate::target::Target;
+use crate::target::{self, Choice};
 use serde::{Deserialize, Serialize};
+use verdict::Layout;
 
 /// Which experiment a point belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,8 +52,6 @@ pub struct Point {
 #[derive(Debug, Default)]
 pub struct ScaleSamples {
     pub points: Vec<Point>,
-    /// The signal that stopped the experiment early, if any.
-    pub interrupted: Option<i32>,
 }
 
 /// The layout and copies a btrfs profile or md level stands for.
@@ -79,41 +83,129 @@ fn tag(i: usize, n: usize, kind: PointKind) -> String {
     }
 }
 
+/// A layout given on the command line, when iolab cannot read it.
+#[derive(Clone, Debug)]
+pub struct GivenLayout {
+    pub layout: Layout,
+    pub members: u32,
+    pub copies: Option<u32>,
+}
+
+/// `iolab scale` as the user asks for it.
+#[derive(Clone, Debug)]
+pub struct ScaleRequest {
+    pub targets: Vec<Choice>,
+    /// One member of the first target's layout (or an identical device), for the layout verdict.
+    pub member: Option<Choice>,
+    pub layout: Option<GivenLayout>,
+    /// With no sweep and no comparison, one target gets [`DEFAULT_QD_SWEEP`].
+    pub plan: ScalePlan,
+}
+
+impl ScaleRequest {
+    pub fn validate(&self) -> Result<()> {
+        self.plan.validate(self.targets.len())
+    }
+
+    /// The plan as run: the default depth sweep where nothing else was asked.
+    pub fn effective_plan(&self) -> ScalePlan {
+        let mut plan = self.plan.clone();
+        if plan.qd_sweep.is_empty() && plan.threads_sweep.is_empty() && self.targets.len() == 1 && self.member.is_none() {
+            plan.qd_sweep = DEFAULT_QD_SWEEP.to_vec();
+        }
+        plan
+    }
+}
+
+pub(super) fn run(r: &ScaleRequest, ctx: &Context) -> Result<Measured> {
+    let plan = r.effective_plan();
+    let open = |c: &Choice| -> Result<Target> {
+        let t = target::open(&c.request(plan.rw.writes(), plan.bs), &ctx.sys, ctx.stop, ctx.observer)?;
+        t.check_alignment([plan.bs])?;
+        Ok(t)
+    };
+    let targets = r.targets.iter().map(open).collect::<Result<Vec<_>>>()?;
+    let member = r.member.as_ref().map(open).transpose()?;
+    let layout = member.as_ref().and_then(|_| layout_used(r.layout.as_ref(), &targets[0]));
+    if member.is_some() && layout.is_none() {
+        ctx.observer.event(Event::Notice {
+            level: Level::Note,
+            text: &format!(
+                "no multi-device layout found under {}; give --layout and --members for a layout verdict",
+                r.targets[0].path.display()
+            ),
+        });
+    }
+    let mut samples = ScaleSamples::default();
+    let interrupted = until_stopped(|| measure(&targets, member.as_ref(), &plan, ctx, &mut samples))?;
+    let (scale, jobs) = summary::scale::scale_report(&plan, &samples, &targets, member.as_ref(), layout, cpus());
+    let info = targets[0].info.clone();
+    drop(targets);
+    drop(member);
+    Ok(Measured {
+        command: "scale",
+        target: info,
+        settings: Settings {
+            runs: plan.repeat.runs,
+            warmup_s: plan.repeat.warmup.as_secs_f64(),
+            interval_s: plan.repeat.interval.as_secs_f64(),
+            suite: None,
+            steady_state: plan.repeat.steady,
+        },
+        body: Body::Scale { scale, jobs },
+        interrupted,
+    })
+}
+
+/// The layout the verdict assumes: given, else read from sysfs (btrfs
+/// profile, md level) under the first target.
+fn layout_used(given: Option<&GivenLayout>, first: &Target) -> Option<LayoutUsed> {
+    if let Some(g) = given {
+        return Some(LayoutUsed {
+            layout: g.layout,
+            name: format!("{:?}", g.layout).to_lowercase(),
+            members: g.members,
+            copies: g.copies,
+            source: "given".into(),
+        });
+    }
+    let info = first.info.info.as_ref()?.layout.as_ref()?;
+    let (layout, copies) = layout_of(info);
+    Some(LayoutUsed {
+        layout,
+        name: format!("{} {}", info.by, info.profile),
+        members: info.members,
+        copies,
+        source: "detected".into(),
+    })
+}
+
 /// Run the experiments in order: per target its sweeps, then each target
 /// alone and all together (several targets), then the member alone (a
 /// layout check). A sweep point that is also the comparison job is not
-/// run twice.
-pub fn run(targets: &[Target], member: Option<&Target>, plan: &ScalePlan, stop: &Stop, observer: &dyn Observer) -> Result<ScaleSamples> {
+/// run twice. Each point lands in `out` as it finishes.
+pub fn measure(targets: &[Target], member: Option<&Target>, plan: &ScalePlan, ctx: &Context, out: &mut ScaleSamples) -> Result<()> {
     plan.validate(targets.len())?;
     let n = targets.len();
-    let mut out = ScaleSamples::default();
-    let sys = crate::device::SysRoot::default();
-    let one = |out: &mut ScaleSamples, t: &Target, i: usize, kind: PointKind, qd: u32, threads: u32| -> Result<bool> {
+    let observer = ctx.observer;
+    let one = |out: &mut ScaleSamples, t: &Target, i: usize, kind: PointKind, qd: u32, threads: u32| -> Result<()> {
         let runner = Runner {
             target: t,
-            stop,
+            stop: ctx.stop,
             observer,
-            sys: sys.clone(),
+            sys: ctx.sys.clone(),
         };
         let spec = plan.spec(qd, threads, &tag(i, n, kind));
-        match runner.run_job(&spec, &plan.repeat) {
-            Ok(j) => {
-                emit(observer, &spec.name, std::slice::from_ref(&j));
-                out.points.push(Point {
-                    kind,
-                    targets: vec![i],
-                    qd,
-                    threads,
-                    jobs: vec![j],
-                });
-                Ok(true)
-            }
-            Err(Error::Interrupted(sig)) => {
-                out.interrupted = Some(sig);
-                Ok(false)
-            }
-            Err(e) => Err(e),
-        }
+        let j = runner.run_job(&spec, &plan.repeat)?;
+        emit(observer, &spec.name, std::slice::from_ref(&j));
+        out.points.push(Point {
+            kind,
+            targets: vec![i],
+            qd,
+            threads,
+            jobs: vec![j],
+        });
+        Ok(())
     };
     let has = |out: &ScaleSamples, i: usize, qd: u32, threads: u32| {
         out.points
@@ -122,50 +214,36 @@ pub fn run(targets: &[Target], member: Option<&Target>, plan: &ScalePlan, stop: 
     };
     for (i, t) in targets.iter().enumerate() {
         for &qd in &plan.qd_sweep {
-            if !one(&mut out, t, i, PointKind::Depth, qd, plan.threads)? {
-                return Ok(out);
-            }
+            one(out, t, i, PointKind::Depth, qd, plan.threads)?;
         }
         for &th in &plan.threads_sweep {
-            if has(&out, i, 1, th) {
-                continue;
-            }
-            if !one(&mut out, t, i, PointKind::Threads, 1, th)? {
-                return Ok(out);
+            if !has(out, i, 1, th) {
+                one(out, t, i, PointKind::Threads, 1, th)?;
             }
         }
     }
-    let compare = n > 1 || member.is_some();
-    if compare {
+    if n > 1 || member.is_some() {
         for (i, t) in targets.iter().enumerate() {
-            if !has(&out, i, plan.qd, plan.threads) && !one(&mut out, t, i, PointKind::Alone, plan.qd, plan.threads)? {
-                return Ok(out);
+            if !has(out, i, plan.qd, plan.threads) {
+                one(out, t, i, PointKind::Alone, plan.qd, plan.threads)?;
             }
         }
     }
     if n > 1 {
-        match together(targets, plan, stop) {
-            Ok(jobs) => {
-                emit(observer, &format!("all {n} targets together"), &jobs);
-                out.points.push(Point {
-                    kind: PointKind::Together,
-                    targets: (0..n).collect(),
-                    qd: plan.qd,
-                    threads: plan.threads,
-                    jobs,
-                });
-            }
-            Err(Error::Interrupted(sig)) => {
-                out.interrupted = Some(sig);
-                return Ok(out);
-            }
-            Err(e) => return Err(e),
-        }
+        let jobs = together(targets, plan, ctx.stop)?;
+        emit(observer, &format!("all {n} targets together"), &jobs);
+        out.points.push(Point {
+            kind: PointKind::Together,
+            targets: (0..n).collect(),
+            qd: plan.qd,
+            threads: plan.threads,
+            jobs,
+        });
     }
     if let Some(m) = member {
-        one(&mut out, m, n, PointKind::Member, plan.qd, plan.threads)?;
+        one(out, m, n, PointKind::Member, plan.qd, plan.threads)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The same job on every target at once, one thread group per target.
@@ -180,7 +258,7 @@ fn together(targets: &[Target], plan: &ScalePlan, stop: &Stop) -> Result<Vec<Job
                     let runner = Runner {
                         target: t,
                         stop,
-                        observer: &Quiet,
+                        observer: &Silent,
                         sys: crate::device::SysRoot::default(),
                     };
                     let r = runner.run_job(&plan.spec(plan.qd, plan.threads, &tag(i, n, PointKind::Together)), &plan.repeat);

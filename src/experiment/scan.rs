@@ -13,70 +13,135 @@
 //! previous zone's threads were torn down, would otherwise flatter or
 //! penalise the first fraction of a second of a short window.
 
-use crate::error::{Error, Result};
-use crate::measure::{Event, JobSamples, Runner};
+use super::{Context, Measured, cpus, until_stopped};
+use crate::error::{Result, usage};
+use crate::measure::{JobSamples, Runner};
 use crate::plan::scan::*;
+use crate::plan::{EngineKind, limits};
+use crate::progress::{Event, Level};
+use crate::summary::{self, Body, Settings};
+use crate::target::{self, Choice};
+use std::time::Duration;
 
-/// What a scan measured.
-#[derive(Debug)]
+/// A surface scan as the user asks for it; the range is resolved against
+/// the target once it is open.
+#[derive(Clone, Debug)]
+pub struct ScanRequest {
+    pub target: Choice,
+    pub zones: u32,
+    pub amount: ZoneAmount,
+    pub bs: u64,
+    pub qd: u32,
+    pub from: Position,
+    pub to: Position,
+    pub write: bool,
+    pub access: u32,
+    pub zone_warmup: Duration,
+    pub burst: bool,
+    pub engine: EngineKind,
+}
+
+impl ScanRequest {
+    pub fn validate(&self) -> Result<()> {
+        limits::check_count("zones", self.zones, limits::MAX_ZONES).map_err(usage)?;
+        limits::check_bs(self.bs).map_err(usage)?;
+        limits::check_qd(self.qd).map_err(usage)?;
+        match self.amount {
+            ZoneAmount::Window(0) => Err(usage("the zone window must be greater than 0")),
+            ZoneAmount::Time(d) if d.is_zero() => Err(usage("the zone time must be greater than 0")),
+            _ => Ok(()),
+        }
+    }
+
+    /// The plan on a target of `span` bytes.
+    pub fn plan(&self, span: u64) -> ScanPlan {
+        ScanPlan {
+            zones: self.zones,
+            amount: self.amount,
+            bs: self.bs,
+            qd: self.qd,
+            from: self.from.resolve(span, self.bs),
+            to: self.to.resolve(span, self.bs),
+            write: self.write,
+            access: self.access,
+            zone_warmup: self.zone_warmup,
+            burst: self.burst,
+            direct: !self.target.buffered,
+            engine: self.engine,
+        }
+    }
+}
+
+pub(super) fn run(r: &ScanRequest, ctx: &Context) -> Result<Measured> {
+    let target = target::open(&r.target.request(r.write, r.bs), &ctx.sys, ctx.stop, ctx.observer)?;
+    target.check_alignment([r.bs, ACCESS_BS])?;
+    let plan = r.plan(target.span());
+    plan.validate()?;
+    if plan.access > 0 && !target.direct() {
+        ctx.observer.event(Event::Notice {
+            level: Level::Note,
+            text: "without O_DIRECT the access time includes the page cache's read-ahead",
+        });
+    }
+    let runner = Runner {
+        target: &target,
+        stop: ctx.stop,
+        observer: ctx.observer,
+        sys: ctx.sys.clone(),
+    };
+    let mut samples = ScanSamples::default();
+    let interrupted = until_stopped(|| measure(&runner, &plan, &mut samples))?;
+    let (scan, jobs) = summary::scan::scan_report(&plan, &samples, &target, cpus());
+    let info = target.info.clone();
+    drop(target);
+    Ok(Measured {
+        command: "scan",
+        target: info,
+        settings: Settings {
+            runs: 1,
+            warmup_s: plan.zone_warmup.as_secs_f64(),
+            interval_s: 0.0,
+            suite: None,
+            steady_state: None,
+        },
+        body: Body::Scan { scan, jobs },
+        interrupted,
+    })
+}
+
+/// What a scan measured (as far as it got).
+#[derive(Debug, Default)]
 pub struct ScanSamples {
     pub zones: Vec<(Zone, JobSamples)>,
     pub access: Option<JobSamples>,
     pub burst: Option<JobSamples>,
-    /// The signal that stopped the scan early, if any: what is above finished.
-    pub interrupted: Option<i32>,
 }
 
 /// Run the scan: zones outer to inner (reporting each as it completes),
-/// then the access time, then the burst rate.
-pub fn run(runner: &Runner, plan: &ScanPlan) -> Result<ScanSamples> {
+/// then the access time, then the burst rate; each part lands in `out`
+/// as it finishes.
+pub fn measure(runner: &Runner, plan: &ScanPlan, out: &mut ScanSamples) -> Result<()> {
     plan.validate()?;
-    let mut out = ScanSamples {
-        zones: Vec::new(),
-        access: None,
-        burst: None,
-        interrupted: None,
-    };
     let repeat = plan.repeat();
     let zones = plan.zone_list();
     let of = zones.len() as u32;
-    let stopped = |e: Error, out: &mut ScanSamples| match e {
-        Error::Interrupted(sig) => {
-            out.interrupted = Some(sig);
-            Ok(())
-        }
-        e => Err(e),
-    };
     for z in &zones {
-        match runner.run_job(&plan.zone_spec(z), &repeat) {
-            Ok(j) => {
-                let bw = zone_rate(&j);
-                runner.observer.event(Event::ZoneDone {
-                    index: z.index,
-                    of,
-                    offset: z.offset,
-                    bw_bytes: bw,
-                });
-                out.zones.push((*z, j));
-            }
-            Err(e) => {
-                stopped(e, &mut out)?;
-                return Ok(out);
-            }
-        }
+        let j = runner.run_job(&plan.zone_spec(z), &repeat)?;
+        runner.observer.event(Event::ZoneDone {
+            index: z.index,
+            of,
+            offset: z.offset,
+            bw_bytes: zone_rate(&j),
+        });
+        out.zones.push((*z, j));
     }
-    for (spec, slot) in [(plan.access_spec(), 0), (plan.burst_spec(), 1)] {
-        let Some(spec) = spec else { continue };
-        match runner.run_job(&spec, &repeat) {
-            Ok(j) if slot == 0 => out.access = Some(j),
-            Ok(j) => out.burst = Some(j),
-            Err(e) => {
-                stopped(e, &mut out)?;
-                return Ok(out);
-            }
-        }
+    if let Some(spec) = plan.access_spec() {
+        out.access = Some(runner.run_job(&spec, &repeat)?);
     }
-    Ok(out)
+    if let Some(spec) = plan.burst_spec() {
+        out.burst = Some(runner.run_job(&spec, &repeat)?);
+    }
+    Ok(())
 }
 
 /// Bytes per second of a zone's measured window.

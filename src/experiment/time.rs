@@ -9,17 +9,106 @@
 //! waiter thread stamps the end the moment `wait4` returns, so progress
 //! polling never adds to the wall time.
 
+use super::{Context, Measured, until_stopped};
 use crate::device::{self, DiskCounters, SysRoot};
 use crate::error::{Error, Result, failed, usage};
-use crate::measure::{Event, Observer};
+use crate::progress::{Event, Observer};
 use crate::samples::DiskDelta;
 use crate::signals::Stop;
+use crate::summary::{self, Body, Settings};
+use crate::target::TargetInfo;
 use std::collections::HashMap;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+/// `iolab time` as the user asks for it: the devices are found from the
+/// working directory unless one is named.
+#[derive(Clone, Debug)]
+pub struct TimeRequest {
+    pub command: Vec<String>,
+    pub cold: bool,
+    pub runs: u32,
+    pub warmup: u32,
+    pub prepare: Option<String>,
+    pub cleanup: Option<String>,
+    /// Where the command runs (default: the current directory).
+    pub cwd: Option<PathBuf>,
+    /// Measure this block device instead of the ones under `cwd`.
+    pub device: Option<PathBuf>,
+    pub show_output: bool,
+    pub ignore_failure: bool,
+}
+
+impl TimeRequest {
+    pub fn validate(&self) -> Result<()> {
+        if self.command.is_empty() {
+            return Err(usage("no command to time: give it after `--`"));
+        }
+        if self.runs == 0 {
+            return Err(usage("--runs must be at least 1"));
+        }
+        if self.cold && !crate::experiment::apps::can_drop_caches() {
+            return Err(usage(
+                "--cold needs root: emptying the caches writes /proc/sys/vm/drop_caches; run as root, or time warm runs without --cold",
+            ));
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn run(r: &TimeRequest, ctx: &Context) -> Result<Measured> {
+    let cwd = match &r.cwd {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().map_err(|e| failed(format!("cannot read the current directory: {e}")))?,
+    };
+    if !cwd.is_dir() {
+        return Err(usage(format!("{} is not a directory", cwd.display())));
+    }
+    let sys = &ctx.sys;
+    let devs = match &r.device {
+        Some(d) => {
+            use std::os::unix::fs::{FileTypeExt, MetadataExt};
+            let md = std::fs::metadata(d).map_err(|e| usage(format!("cannot access {}: {e}", d.display())))?;
+            if !md.file_type().is_block_device() {
+                return Err(usage(format!("{} is not a block device", d.display())));
+            }
+            device::chain_for_dev(sys, rustix::fs::major(md.rdev()), rustix::fs::minor(md.rdev()))
+        }
+        None => device::device_of_path(sys, &cwd)
+            .map(|(ma, mi)| device::chain_for_dev(sys, ma, mi))
+            .unwrap_or_default(),
+    };
+    let opts = TimeOpts {
+        command: r.command.clone(),
+        cold: r.cold,
+        runs: r.runs,
+        warmup: r.warmup,
+        prepare: r.prepare.clone(),
+        cleanup: r.cleanup.clone(),
+        cwd: cwd.clone(),
+        devices: devs.iter().map(|d| d.name.clone()).collect(),
+        show_output: r.show_output,
+        ignore_failure: r.ignore_failure,
+    };
+    let mut runs = Vec::new();
+    let interrupted = until_stopped(|| measure(&opts, sys, ctx, &mut runs))?;
+    Ok(Measured {
+        command: "time",
+        target: TargetInfo::directory(sys, &cwd, devs),
+        settings: Settings {
+            runs: r.runs,
+            warmup_s: 0.0,
+            interval_s: 0.0,
+            suite: None,
+            steady_state: None,
+        },
+        body: Body::Time(summary::apps::time_report(&opts, &runs)),
+        interrupted,
+    })
+}
 
 #[derive(Clone, Debug)]
 pub struct TimeOpts {
@@ -54,12 +143,6 @@ pub struct CommandRun {
     pub devices: Vec<DiskDelta>,
 }
 
-#[derive(Clone, Debug, Default)]
-pub struct TimeSamples {
-    pub runs: Vec<CommandRun>,
-    pub interrupted: Option<i32>,
-}
-
 /// How often the live view hears of the device's current rate.
 const TICK: Duration = Duration::from_millis(250);
 
@@ -85,28 +168,12 @@ fn total_bytes(c: &HashMap<String, DiskCounters>, names: &[String]) -> u64 {
         .map_or(0, |d| (d.read_sectors + d.write_sectors) * 512)
 }
 
-/// Run the warm-ups and the measured runs.
-pub fn run(opts: &TimeOpts, stop: &Stop, observer: &dyn Observer) -> Result<TimeSamples> {
-    if opts.command.is_empty() {
-        return Err(usage("no command to time: give it after `--`"));
-    }
-    if opts.runs == 0 {
-        return Err(usage("--runs must be at least 1"));
-    }
-    if opts.cold && !crate::experiment::apps::can_drop_caches() {
-        return Err(usage(
-            "--cold needs root: emptying the caches writes /proc/sys/vm/drop_caches; run as root, or time warm runs without --cold",
-        ));
-    }
-    let sys = SysRoot::default();
-    let mut out = TimeSamples::default();
+/// Run the warm-ups and the measured runs; each measured run lands in `out`.
+pub fn measure(opts: &TimeOpts, sys: &SysRoot, ctx: &Context, out: &mut Vec<CommandRun>) -> Result<()> {
     let total = opts.warmup + opts.runs;
     for k in 0..total {
         let warm = k < opts.warmup;
-        if let Some(sig) = stop.signal() {
-            out.interrupted = Some(sig);
-            return Ok(out);
-        }
+        ctx.stop.check()?;
         if let Some(p) = &opts.prepare {
             sh(p, opts, "prepare")?;
         }
@@ -118,30 +185,22 @@ pub fn run(opts: &TimeOpts, stop: &Stop, observer: &dyn Observer) -> Result<Time
         } else {
             format!("run {}/{}", k + 1 - opts.warmup, opts.runs)
         };
-        match one(opts, &sys, stop, observer, &label) {
-            Ok(r) => {
-                if r.exit_code != 0 && !opts.ignore_failure {
-                    return Err(failed(format!(
-                        "`{}` exited with status {} in {label}; use --ignore-failure to time it anyway",
-                        opts.command.join(" "),
-                        r.exit_code
-                    )));
-                }
-                if !warm {
-                    out.runs.push(r);
-                }
-            }
-            Err(Error::Interrupted(sig)) => {
-                out.interrupted = Some(sig);
-                return Ok(out);
-            }
-            Err(e) => return Err(e),
+        let r = one(opts, sys, ctx.stop, ctx.observer, &label)?;
+        if r.exit_code != 0 && !opts.ignore_failure {
+            return Err(failed(format!(
+                "`{}` exited with status {} in {label}; use --ignore-failure to time it anyway",
+                opts.command.join(" "),
+                r.exit_code
+            )));
+        }
+        if !warm {
+            out.push(r);
         }
         if let Some(c) = &opts.cleanup {
             sh(c, opts, "cleanup")?;
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// One timed run: spawn, wait (with live ticks), read the counters.

@@ -12,6 +12,7 @@ use crate::error::{Error, Result, failed};
 use crate::io::engine::{Clock, Engine, RealClock, psync::Psync, uring::Uring};
 use crate::io::worker::{self, WorkerPlan};
 use crate::plan::{EngineKind, JobSpec, Limit, Repeat};
+use crate::progress::{Event, Observer, Pass};
 pub use crate::samples::JobSamples;
 use crate::samples::{CpuTimes, RunSamples, SysCpu, WorkerSamples};
 use crate::signals::Stop;
@@ -19,78 +20,6 @@ use crate::target::Target;
 use std::collections::HashMap;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-/// Which pass of a job is running.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pass {
-    Warmup,
-    /// Measured run `n` of `of` (1-based).
-    Run {
-        n: u32,
-        of: u32,
-    },
-}
-
-/// Progress events, for a progress bar or a log.
-#[derive(Clone, Copy, Debug)]
-pub enum Event<'a> {
-    Prefill {
-        done: u64,
-        total: u64,
-    },
-    PassStart {
-        job: &'a str,
-        pass: Pass,
-        planned: Option<Duration>,
-    },
-    /// Time since the current pass started.
-    Tick {
-        elapsed: Duration,
-    },
-    Interval {
-        planned: Duration,
-    },
-    JobDone {
-        job: &'a str,
-    },
-    /// A point of `iolab scale` finished (see [`crate::experiment::scale`]): the
-    /// aggregate of the jobs that ran at once.
-    PointDone {
-        label: &'a str,
-        bw_bytes: f64,
-        iops: f64,
-    },
-    /// A timed command is running (see [`crate::experiment::time`]): time
-    /// since it started, and the device's current rate when known.
-    Command {
-        label: &'a str,
-        elapsed: Duration,
-        device_bps: Option<f64>,
-    },
-    /// A phase of a built-in workload is under way (see [`crate::experiment::apps`]).
-    Phase {
-        label: &'a str,
-        done: u64,
-        total: u64,
-    },
-    /// A surface-scan zone finished (see [`crate::experiment::scan`]).
-    ZoneDone {
-        index: u32,
-        of: u32,
-        offset: u64,
-        bw_bytes: f64,
-    },
-}
-
-pub trait Observer {
-    fn event(&self, ev: Event<'_>);
-}
-
-/// An observer that ignores everything.
-pub struct Quiet;
-impl Observer for Quiet {
-    fn event(&self, _: Event<'_>) {}
-}
 
 pub struct Runner<'a> {
     pub target: &'a Target,
@@ -222,7 +151,7 @@ impl Runner<'_> {
                         if i > 0 && !repeat.interval.is_zero() {
                             self.observer.event(Event::Interval { planned: repeat.interval });
                             self.stop.sleep(repeat.interval);
-                            self.check_stop()?;
+                            self.stop.check()?;
                         }
                         let mut got = match limit {
                             Limit::Time(d) => self.stream(spec, Windows::Time(&[(p, d)]), &pool)?,
@@ -262,14 +191,6 @@ impl Runner<'_> {
         Ok(runs)
     }
 
-    fn check_stop(&self) -> Result<()> {
-        match self.stop.signal() {
-            Some(sig) => Err(Error::Interrupted(sig)),
-            None if self.stop.requested() => Err(Error::Interrupted(libc::SIGINT)),
-            None => Ok(()),
-        }
-    }
-
     fn counters(&self) -> (CpuTimes, SysCpu, HashMap<String, DiskCounters>, Instant) {
         (cpu::process_now(), cpu::system_now(), device::diskstats(&self.sys), Instant::now())
     }
@@ -281,7 +202,7 @@ impl Runner<'_> {
     /// issuing, let what is in flight complete (counted for latency and the
     /// device cross-check, not for throughput) and flush.
     fn stream(&self, spec: &JobSpec, windows: Windows, pool: &Pool) -> Result<Vec<RunSamples>> {
-        self.check_stop()?;
+        self.stop.check()?;
         if spec.rw.reads() && !self.target.direct() {
             self.target.drop_cache()?;
         }
@@ -368,7 +289,7 @@ impl Runner<'_> {
         if let Some(e) = first_err {
             return Err(e);
         }
-        self.check_stop()?;
+        self.stop.check()?;
 
         let mut runs = Vec::with_capacity(nwin);
         for k in 0..nwin {

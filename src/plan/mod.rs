@@ -7,6 +7,7 @@
 use crate::units::{fmt_bs, fmt_duration};
 use serde::{Deserialize, Serialize};
 
+pub mod limits;
 pub mod scale;
 pub mod scan;
 mod suites;
@@ -110,6 +111,41 @@ pub struct JobSpec {
     pub engine: EngineKind,
 }
 
+impl JobSpec {
+    /// A custom job (`iolab job`), named as fio would describe it: `randread 4K Q32T1`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn custom(rw: Rw, bs: u64, qd: u32, threads: u32, mix_read: u8, limit: Limit, direct: bool, engine: EngineKind) -> JobSpec {
+        JobSpec {
+            name: format!("{} {} Q{qd}T{threads}", rw.as_str(), fmt_bs(bs)),
+            rw,
+            bs,
+            qd,
+            threads,
+            mix_read,
+            limit,
+            span: 0,
+            offset: 0,
+            direct,
+            engine,
+        }
+    }
+
+    /// Every rule on sizes, depths and thread counts ([`limits`]), so each
+    /// front end gets the same answer.
+    pub fn validate(&self) -> crate::error::Result<()> {
+        let bad = |e: String| crate::error::usage(format!("{}: {e}", self.name));
+        limits::check_bs(self.bs).map_err(bad)?;
+        limits::check_qd(self.qd).map_err(bad)?;
+        limits::check_threads(self.threads).map_err(bad)?;
+        limits::check_mix_read(self.mix_read).map_err(bad)?;
+        match self.limit {
+            Limit::Time(d) if d.is_zero() => Err(bad("the duration must be greater than 0".into())),
+            Limit::Bytes(0) => Err(bad("the byte limit must be greater than 0".into())),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// How each job is repeated.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct Repeat {
@@ -131,6 +167,21 @@ pub struct SteadyRule {
 }
 
 impl Repeat {
+    pub fn validate(&self) -> crate::error::Result<()> {
+        limits::check_count("runs", self.runs, limits::MAX_RUNS).map_err(crate::error::usage)?;
+        if let Some(st) = self.steady {
+            if st.window == 0 || st.max_rounds < st.window as u32 || st.max_rounds > limits::MAX_ROUNDS {
+                return Err(crate::error::usage(format!(
+                    "steady state needs between {} and {} rounds, got {}",
+                    st.window,
+                    limits::MAX_ROUNDS,
+                    st.max_rounds
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The rule that applies to `spec`: steady-state rounds are for jobs that write.
     pub fn steady_for(&self, spec: &JobSpec) -> Option<SteadyRule> {
         self.steady.filter(|_| spec.rw.writes())

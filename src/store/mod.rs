@@ -385,7 +385,7 @@ fn summary_from_row(r: &rusqlite::Row) -> rusqlite::Result<RunSummary> {
 }
 
 fn insert_jobs(tx: &rusqlite::Transaction, id: i64, report: &Report) -> rusqlite::Result<()> {
-    for (i, j) in report.jobs.iter().enumerate() {
+    for (i, j) in report.jobs().iter().enumerate() {
         tx.execute(
             "INSERT INTO jobs (run_id, idx, name, rw, bs, qd, threads, read_bw, read_iops, write_bw, write_iops, cpu_pct_per_100mbs)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
@@ -393,7 +393,7 @@ fn insert_jobs(tx: &rusqlite::Transaction, id: i64, report: &Report) -> rusqlite
                 id,
                 i as i64,
                 j.name,
-                j.rw,
+                j.rw.as_str(),
                 j.bs as i64,
                 j.qd,
                 j.threads,

@@ -12,18 +12,25 @@ use crate::target::{Target, TargetInfo};
 use serde::{Deserialize, Serialize};
 
 pub mod apps;
+mod document;
+mod named;
 pub mod scale;
 pub mod scan;
+
+pub use named::{EngineName, Named, Pattern};
 
 /// Above this coefficient of variation across runs, say the figure is noisy.
 pub const HIGH_CV: f64 = 0.10;
 /// The device cross-check tolerates this relative difference.
 pub const DEVICE_TOLERANCE: f64 = 0.10;
 
+/// A stored or printed run: metadata, then the figures of its kind of
+/// experiment. (De)serialised through [`document::Document`], which is the
+/// JSON shape every iolab version has written, so old documents load.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(from = "document::Document", into = "document::Document")]
 pub struct Report {
-    /// The id under which the run is kept in the results store (null when not stored).
-    #[serde(default)]
+    /// The id under which the run is kept in the results store (None when not stored).
     pub run_id: Option<i64>,
     pub iolab_version: String,
     pub command: String,
@@ -31,21 +38,66 @@ pub struct Report {
     pub host: Host,
     pub target: TargetInfo,
     pub settings: Settings,
-    pub jobs: Vec<JobReport>,
-    /// True when SIGINT/SIGTERM stopped the run: `jobs` holds the ones that finished.
+    pub body: Body,
+    /// True when SIGINT/SIGTERM stopped the run: the body holds what finished.
     pub interrupted: bool,
-    /// The surface scan's curve and figures (`iolab scan` only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scan: Option<scan::ScanReport>,
-    /// Sweeps, comparisons and verdicts (`iolab scale` only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scale: Option<scale::ScaleReport>,
-    /// A timed command (`iolab time` only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time: Option<apps::TimeReport>,
-    /// The phases of a built-in application workload (`--suite files|git`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub app: Option<apps::AppReport>,
+}
+
+/// The figures of one kind of experiment.
+#[derive(Clone, Debug)]
+pub enum Body {
+    /// `run`, `job` and imported fio runs: the jobs in the order they ran.
+    Jobs(Vec<JobReport>),
+    /// `scan`: the curve; its zones, access time and burst are also jobs.
+    Scan { scan: scan::ScanReport, jobs: Vec<JobReport> },
+    /// `scale`: sweep points and verdicts; every point's jobs are jobs too.
+    Scale { scale: scale::ScaleReport, jobs: Vec<JobReport> },
+    /// `time`: a timed command.
+    Time(apps::TimeReport),
+    /// `run --suite files|git`: the phases of an application workload.
+    App(apps::AppReport),
+}
+
+impl Report {
+    /// Every job of the run (none for `time` and the app suites).
+    pub fn jobs(&self) -> &[JobReport] {
+        match &self.body {
+            Body::Jobs(jobs) | Body::Scan { jobs, .. } | Body::Scale { jobs, .. } => jobs,
+            Body::Time(_) | Body::App(_) => &[],
+        }
+    }
+    pub fn scan(&self) -> Option<&scan::ScanReport> {
+        match &self.body {
+            Body::Scan { scan, .. } => Some(scan),
+            _ => None,
+        }
+    }
+    pub fn scale(&self) -> Option<&scale::ScaleReport> {
+        match &self.body {
+            Body::Scale { scale, .. } => Some(scale),
+            _ => None,
+        }
+    }
+    pub fn time(&self) -> Option<&apps::TimeReport> {
+        match &self.body {
+            Body::Time(t) => Some(t),
+            _ => None,
+        }
+    }
+    pub fn app(&self) -> Option<&apps::AppReport> {
+        match &self.body {
+            Body::App(a) => Some(a),
+            _ => None,
+        }
+    }
+    /// Whether anything was measured (an interrupted run may have nothing).
+    pub fn has_results(&self) -> bool {
+        match &self.body {
+            Body::Jobs(j) | Body::Scan { jobs: j, .. } | Body::Scale { jobs: j, .. } => !j.is_empty(),
+            Body::Time(t) => !t.runs.is_empty(),
+            Body::App(a) => a.runs > 0,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -171,13 +223,13 @@ pub struct RunReport {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct JobReport {
     pub name: String,
-    pub rw: String,
+    pub rw: Pattern,
     pub bs: u64,
     pub qd: u32,
     pub threads: u32,
     pub mix_read: Option<u8>,
     pub direct: bool,
-    pub engine: String,
+    pub engine: EngineName,
     /// Threads actually used (psync emulates queue depth with threads).
     pub workers: u32,
     pub duration_s: Option<f64>,
@@ -519,13 +571,13 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
 
     JobReport {
         name: spec.name.clone(),
-        rw: spec.rw.as_str().to_string(),
+        rw: Named::Known(spec.rw),
         bs: spec.bs,
         qd: spec.qd,
         threads: spec.threads,
         mix_read: matches!(spec.rw, crate::plan::Rw::Randrw | crate::plan::Rw::Rw).then_some(spec.mix_read),
         direct: job.direct,
-        engine: spec.engine.as_str().to_string(),
+        engine: Named::Known(spec.engine),
         workers: job.workers,
         duration_s: match spec.limit {
             Limit::Time(d) => Some(d.as_secs_f64()),

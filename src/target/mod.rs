@@ -18,6 +18,7 @@ pub mod safety;
 use crate::device::{self, BlockDev, FsInfo, SysRoot};
 use crate::error::{Error, Result, failed, usage};
 use crate::io::buffers::Buffers;
+use crate::progress::{Event, Level, Observer};
 use crate::signals::Stop;
 use crate::units::fmt_bytes;
 use serde::{Deserialize, Serialize};
@@ -53,6 +54,34 @@ pub struct OpenRequest {
     pub max_bs: u64,
 }
 
+/// The target as the user chose it, before an experiment knows whether it
+/// writes and how large its transfers are.
+#[derive(Clone, Debug)]
+pub struct Choice {
+    pub path: PathBuf,
+    /// Bytes to use (test file size, or a limit on an existing file/device).
+    pub size: Option<u64>,
+    /// The page cache instead of O_DIRECT.
+    pub buffered: bool,
+    pub allow_destroy: bool,
+    pub force: bool,
+}
+
+impl Choice {
+    /// What to open for jobs that write (or not) with transfers up to `max_bs`.
+    pub fn request(&self, write: bool, max_bs: u64) -> OpenRequest {
+        OpenRequest {
+            path: self.path.clone(),
+            size: self.size,
+            write,
+            allow_destroy: self.allow_destroy,
+            force: self.force,
+            buffered: self.buffered,
+            max_bs,
+        }
+    }
+}
+
 /// Description of the target, recorded in every result.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TargetInfo {
@@ -69,6 +98,23 @@ pub struct TargetInfo {
     /// What `iolab info` says about the target: the full chain, each physical
     /// device's facts, the throttles that apply, and the hints.
     pub info: Option<device::DeviceReport>,
+}
+
+impl TargetInfo {
+    /// A directory a workload runs in through its filesystem (no test file,
+    /// no span, no O_DIRECT): `time` and the application suites.
+    pub fn directory(sys: &SysRoot, dir: &Path, devices: Vec<BlockDev>) -> TargetInfo {
+        TargetInfo {
+            path: std::fs::canonicalize(dir).unwrap_or(dir.to_path_buf()).display().to_string(),
+            kind: Kind::Directory,
+            test_file: false,
+            span_bytes: 0,
+            direct: false,
+            filesystem: device::filesystem_of(sys, dir),
+            devices,
+            info: device::describe(sys, dir).ok(),
+        }
+    }
 }
 
 /// An open target, ready for jobs.
@@ -107,6 +153,26 @@ impl Target {
         self.direct()
     }
 
+    /// With O_DIRECT every transfer must be a multiple of the device's
+    /// logical block size.
+    pub fn check_alignment(&self, sizes: impl IntoIterator<Item = u64>) -> Result<()> {
+        if self.direct()
+            && let Some(d) = self.info.devices.first()
+        {
+            for bs in sizes {
+                if bs % d.logical_block_size as u64 != 0 {
+                    return Err(usage(format!(
+                        "block size {} is not a multiple of {}'s logical block size ({})",
+                        crate::units::fmt_bs(bs),
+                        d.name,
+                        d.logical_block_size
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Make written data durable, then drop the target's pages from the page
     /// cache, so a buffered read pass starts cold. (DONTNEED only drops clean
     /// pages, hence the sync first.)
@@ -126,11 +192,8 @@ impl Target {
     }
 }
 
-/// Progress callback for prefilling: (bytes done, total).
-pub type PrefillProgress<'a> = &'a dyn Fn(u64, u64);
-
 /// Open (and for a directory, create and prefill) the target.
-pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, progress: PrefillProgress) -> Result<Target> {
+pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Observer) -> Result<Target> {
     let path = &req.path;
     let md = std::fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => usage(format!("target {} does not exist", path.display())),
@@ -212,8 +275,17 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, progress: PrefillPro
         direct_fallback = !direct;
     }
 
+    if direct_fallback {
+        observer.event(Event::Notice {
+            level: Level::Warning,
+            text: &format!(
+                "{} does not support O_DIRECT; falling back to BUFFERED I/O. Results are labelled direct: false; the page cache is dropped before every read pass.",
+                path.display()
+            ),
+        });
+    }
     if test_file {
-        prefill(&file, span, direct, stop, progress)?;
+        prefill(&file, span, direct, stop, observer)?;
     }
 
     let dev = device::device_of_path(root, path);
@@ -356,7 +428,7 @@ fn named_unlinked(dir: &Path) -> Result<File> {
 
 /// Fill the file with incompressible, non-repeating data so no read hits a
 /// hole or an unwritten extent (which filesystems answer without the device).
-fn prefill(f: &File, size: u64, direct: bool, stop: &Stop, progress: PrefillProgress) -> Result<()> {
+fn prefill(f: &File, size: u64, direct: bool, stop: &Stop, observer: &dyn Observer) -> Result<()> {
     const CHUNK: u64 = 1 << 20;
     let chunk = CHUNK.min(size);
     let mut bufs = Buffers::new(chunk as usize, 1, 0x5eed_f111, false, true);
@@ -378,7 +450,7 @@ fn prefill(f: &File, size: u64, direct: bool, stop: &Stop, progress: PrefillProg
             return Err(failed(format!("prefilling the test file failed at offset {off}: {e}")));
         }
         off += r as u64;
-        progress(off, size);
+        observer.event(Event::Prefill { done: off, total: size });
     }
     // SAFETY: plain syscall.
     if unsafe { libc::fdatasync(f.as_raw_fd()) } != 0 {

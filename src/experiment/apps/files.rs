@@ -219,7 +219,7 @@ fn io_err(what: &str, path: &Path, e: std::io::Error) -> crate::error::Error {
 }
 
 /// Run the workload in a fresh directory under `dir`: phases `create`,
-/// `stat`, `read`, `rewrite`, `delete`, in that order. `progress(phase,
+/// `stat`, `read`, `rewrite`, `delete`, in that order. `meter.progress(phase,
 /// done, total)` is called at the start and end of each phase and every
 /// 1000 files in between.
 ///
@@ -235,7 +235,7 @@ fn io_err(what: &str, path: &Path, e: std::io::Error) -> crate::error::Error {
 ///
 /// `opts.cold` empties the caches before every phase but `create`, so
 /// stat and read go to the device for inodes, directories and data.
-pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> Result<Vec<PhaseSamples>> {
+pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter) -> Result<Vec<PhaseSamples>> {
     let n = opts.files;
     if n == 0 {
         return Err(usage("the files suite needs at least one file (--files)"));
@@ -254,10 +254,10 @@ pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter, progress: &dyn Fn(&str, 
     let total: u64 = sizes.iter().sum();
     let tick = |name: &str, i: u64, of: u64| -> Result<()> {
         if i.is_multiple_of(STOP_EVERY) {
-            meter.check_stop()?;
+            meter.stop.check()?;
         }
         if i.is_multiple_of(PROGRESS_EVERY) {
-            progress(name, i, of);
+            meter.progress(name, i, of);
         }
         Ok(())
     };
@@ -285,7 +285,7 @@ pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter, progress: &dyn Fn(&str, 
                 .map_err(|e| io_err("write", &p, e))?;
         }
         syncfs(&fsfd, &tree.dir.root)?;
-        progress("create", n, n);
+        meter.progress("create", n, n);
         Ok((n, total))
     })?);
 
@@ -303,7 +303,7 @@ pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter, progress: &dyn Fn(&str, 
                 )));
             }
         }
-        progress("stat", n, n);
+        meter.progress("stat", n, n);
         Ok((n, 0))
     })?);
 
@@ -332,7 +332,7 @@ pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter, progress: &dyn Fn(&str, 
             }
             bytes += got;
         }
-        progress("read", n, n);
+        meter.progress("read", n, n);
         Ok((n, bytes))
     })?);
 
@@ -349,7 +349,7 @@ pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter, progress: &dyn Fn(&str, 
             bytes += len;
         }
         syncfs(&fsfd, &tree.dir.root)?;
-        progress("rewrite", rewrites, rewrites);
+        meter.progress("rewrite", rewrites, rewrites);
         Ok((rewrites, bytes))
     })?);
 
@@ -371,7 +371,7 @@ pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter, progress: &dyn Fn(&str, 
         }
         std::fs::remove_dir(&tree.dir.root).map_err(|e| io_err("remove", &tree.dir.root, e))?;
         syncfs(&fsfd, dir)?;
-        progress("delete", n, n);
+        meter.progress("delete", n, n);
         Ok((n, 0))
     })?);
 

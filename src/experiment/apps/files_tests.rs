@@ -26,6 +26,20 @@ fn opts(files: u64) -> FilesOpts {
     }
 }
 
+/// The workload with its phase progress seen through a callback.
+fn run(dir: &Path, o: &FilesOpts, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> crate::error::Result<Vec<PhaseSamples>> {
+    let obs = |e: crate::progress::Event| {
+        if let crate::progress::Event::Phase { label, done, total } = e {
+            progress(label, done, total)
+        }
+    };
+    let m = Meter {
+        observer: &obs,
+        ..meter.clone()
+    };
+    super::run(dir, o, &m)
+}
+
 #[test]
 fn sizes_are_deterministic_and_follow_the_mix() {
     let a = sizes(100_000, 1);
@@ -68,7 +82,7 @@ fn file_data_never_repeats() {
 fn all_phases_in_order_then_nothing_left() {
     let tmp = scratch();
     let stop = Stop::default();
-    let meter = Meter::for_dir(tmp.path(), &stop);
+    let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
     let calls = RefCell::new(Vec::new());
     let n = 1000;
     let out = run(tmp.path(), &opts(n), &meter, &|p, d, t| {
@@ -96,7 +110,7 @@ fn all_phases_in_order_then_nothing_left() {
 fn layout_matches_the_description() {
     let tmp = scratch();
     let stop = Stop::default();
-    let meter = Meter::for_dir(tmp.path(), &stop);
+    let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
     let n = 64 * 64 + 100;
     let seen = RefCell::new(None);
     let err = run(tmp.path(), &opts(n), &meter, &|p, _, _| {
@@ -124,7 +138,7 @@ fn stop_mid_phase_cleans_up() {
     for phase in ["create", "stat", "read", "rewrite", "delete"] {
         let tmp = scratch();
         let stop = Stop::default();
-        let meter = Meter::for_dir(tmp.path(), &stop);
+        let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
         let err = run(tmp.path(), &opts(3000), &meter, &|p, d, _| {
             if p == phase && d == 0 {
                 stop.request();
@@ -140,7 +154,7 @@ fn stop_mid_phase_cleans_up() {
 fn refuses_nothing_and_too_much() {
     let tmp = scratch();
     let stop = Stop::default();
-    let meter = Meter::for_dir(tmp.path(), &stop);
+    let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
     let e = run(tmp.path(), &opts(0), &meter, &|_, _, _| {}).unwrap_err();
     assert!(matches!(e, crate::error::Error::Usage(_)), "{e}");
     let e = run(Path::new("/nonexistent/iolab"), &opts(10), &meter, &|_, _, _| {}).unwrap_err();

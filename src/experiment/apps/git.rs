@@ -416,13 +416,13 @@ impl Running {
                 Ok(Some(status)) => {
                     self.reaped = true;
                     // A signal may have reached git too: report the stop, not git's failure.
-                    meter.check_stop()?;
+                    meter.stop.check()?;
                     return Ok(status);
                 }
                 Ok(None) => {}
                 Err(e) => return Err(failed(format!("cannot wait for {}: {e}", self.what))),
             }
-            meter.check_stop()?; // dropping self kills git
+            meter.stop.check()?; // dropping self kills git
             match &pidfd {
                 Some(fd) => {
                     let mut p = libc::pollfd {
@@ -464,15 +464,15 @@ impl From<std::io::Error> for StreamError {
 /// Write the history as a `git fast-import` stream: one commit per entry
 /// of `h.ops`, blobs inline, a tag `old` at the old commit, and `done`
 /// (fast-import then rejects a stream cut short).
-fn write_stream(w: &mut impl Write, h: &History, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> std::result::Result<(), StreamError> {
+fn write_stream(w: &mut impl Write, h: &History, meter: &Meter) -> std::result::Result<(), StreamError> {
     let commits = h.ops.len() as u64;
     let every = (commits / 100).max(1);
     let mut buf = Vec::new();
     for (ci, ops) in h.ops.iter().enumerate() {
         let c = ci as u32 + 1;
-        meter.check_stop().map_err(StreamError::Stop)?;
+        meter.stop.check().map_err(StreamError::Stop)?;
         if (c as u64 - 1).is_multiple_of(every) {
-            progress("generate", c as u64 - 1, commits);
+            meter.progress("generate", c as u64 - 1, commits);
         }
         let ts = BASE_TIME + (c as u64 - 1) * 3600;
         let msg = format!("commit {c}\n");
@@ -506,13 +506,13 @@ fn write_stream(w: &mut impl Write, h: &History, meter: &Meter, progress: &dyn F
 }
 
 /// Generate the repository in `origin` (created) and check out its newest commit.
-fn generate(git: &Git, origin: &Path, h: &History, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> Result<()> {
+fn generate(git: &Git, origin: &Path, h: &History, meter: &Meter) -> Result<()> {
     let parent = origin.parent().expect("origin is inside the work directory");
     let name = origin.file_name().expect("origin has a name").to_string_lossy();
     git.run(parent, &["init", "-q", &name], meter)?;
     let mut r = git.spawn(origin, &["fast-import", "--quiet", "--done"], Stdio::piped())?;
     let stdin = r.child.stdin.take().expect("stdin is piped");
-    let written = write_stream(&mut BufWriter::with_capacity(1 << 20, stdin), h, meter, progress);
+    let written = write_stream(&mut BufWriter::with_capacity(1 << 20, stdin), h, meter);
     match written {
         Err(StreamError::Stop(e)) => return Err(e), // dropping r kills fast-import
         Err(StreamError::Io(e)) => {
@@ -526,7 +526,7 @@ fn generate(git: &Git, origin: &Path, h: &History, meter: &Meter, progress: &dyn
             git.check(&r, status)?;
         }
     }
-    progress("generate", h.ops.len() as u64, h.ops.len() as u64);
+    meter.progress("generate", h.ops.len() as u64, h.ops.len() as u64);
     // fast-import leaves the index and working tree empty: fill both from HEAD.
     git.run(origin, &["reset", "-q", "--hard"], meter)
 }
@@ -548,7 +548,7 @@ fn tree_bytes(dir: &Path) -> u64 {
 }
 
 /// Run the workload in a fresh directory under `dir`: phases `generate`,
-/// `clone`, `checkout-old`, `checkout-new`, in that order. `progress(phase,
+/// `clone`, `checkout-old`, `checkout-new`, in that order. `meter.progress(phase,
 /// done, total)` counts commits while generating, and is called at the
 /// start and end of each other phase.
 ///
@@ -568,7 +568,7 @@ fn tree_bytes(dir: &Path) -> u64 {
 ///   the content the checkout writes (the target versions of those files).
 ///
 /// `opts.cold` empties the caches before every phase but `generate`.
-pub fn run(dir: &Path, opts: &GitOpts, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> Result<Vec<PhaseSamples>> {
+pub fn run(dir: &Path, opts: &GitOpts, meter: &Meter) -> Result<Vec<PhaseSamples>> {
     if opts.commits < 2 {
         return Err(usage("the git suite needs at least 2 commits"));
     }
@@ -591,7 +591,7 @@ pub fn run(dir: &Path, opts: &GitOpts, meter: &Meter, progress: &dyn Fn(&str, u6
     let mut out = Vec::with_capacity(4);
 
     let mut s = meter.phase("generate", false, || {
-        generate(&git, &origin, &h, meter, progress)?;
+        generate(&git, &origin, &h, meter)?;
         syncfs(&fsfd, &origin)?;
         Ok((p.head_files, p.head_bytes))
     })?;
@@ -599,10 +599,10 @@ pub fn run(dir: &Path, opts: &GitOpts, meter: &Meter, progress: &dyn Fn(&str, u6
     out.push(s);
 
     let mut s = meter.phase("clone", opts.cold, || {
-        progress("clone", 0, 1);
+        meter.progress("clone", 0, 1);
         git.run(&work.root, &["clone", "-q", "--no-hardlinks", "origin", "clone"], meter)?;
         syncfs(&fsfd, &clone)?;
-        progress("clone", 1, 1);
+        meter.progress("clone", 1, 1);
         Ok((p.head_files, p.head_bytes))
     })?;
     s.bytes += tree_bytes(&clone.join(".git/objects"));
@@ -610,10 +610,10 @@ pub fn run(dir: &Path, opts: &GitOpts, meter: &Meter, progress: &dyn Fn(&str, u6
 
     for (name, rev, bytes) in [("checkout-old", "old", p.to_old_bytes), ("checkout-new", "main", p.to_new_bytes)] {
         out.push(meter.phase(name, opts.cold, || {
-            progress(name, 0, 1);
+            meter.progress(name, 0, 1);
             git.run(&clone, &["checkout", "-q", rev], meter)?;
             syncfs(&fsfd, &clone)?;
-            progress(name, 1, 1);
+            meter.progress(name, 1, 1);
             Ok((p.changed_files, bytes))
         })?);
     }

@@ -39,6 +39,20 @@ fn worktree(dir: &Path) -> (u64, u64) {
     (files, bytes)
 }
 
+/// The workload with its phase progress seen through a callback.
+fn run(dir: &Path, o: &GitOpts, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> crate::error::Result<Vec<PhaseSamples>> {
+    let obs = |e: crate::progress::Event| {
+        if let crate::progress::Event::Phase { label, done, total } = e {
+            progress(label, done, total)
+        }
+    };
+    let m = Meter {
+        observer: &obs,
+        ..meter.clone()
+    };
+    super::run(dir, o, &m)
+}
+
 #[test]
 fn plan_of_the_defaults() {
     let p = plan(&opts(300, 3000));
@@ -82,7 +96,7 @@ fn all_phases_in_order_then_nothing_left() {
     }
     let tmp = scratch();
     let stop = Stop::default();
-    let meter = Meter::for_dir(tmp.path(), &stop);
+    let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
     let o = opts(40, 300);
     let p = plan(&o);
     let trees = RefCell::new(Vec::new());
@@ -118,12 +132,12 @@ fn repository_is_deterministic() {
     }
     let tmp = scratch();
     let stop = Stop::default();
-    let meter = Meter::for_dir(tmp.path(), &stop);
+    let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
     let git = Git::new(find_git().unwrap(), &tmp.path().join("home")).unwrap();
     let ids = |name: &str, seed: u64| {
         let h = History::new(&GitOpts { seed, ..opts(15, 80) });
         let repo = tmp.path().join(name);
-        generate(&git, &repo, &h, &meter, &|_, _, _| {}).unwrap();
+        generate(&git, &repo, &h, &meter).unwrap();
         let out = Command::new(&git.exe)
             .args(["rev-parse", "main", "old"])
             .current_dir(&repo)
@@ -150,7 +164,7 @@ fn stop_mid_phase_cleans_up() {
     for phase in ["generate", "clone", "checkout-old", "checkout-new"] {
         let tmp = scratch();
         let stop = Stop::default();
-        let meter = Meter::for_dir(tmp.path(), &stop);
+        let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
         let err = run(tmp.path(), &opts(30, 200), &meter, &|p, d, _| {
             if p == phase && d == 0 {
                 stop.request();
@@ -166,7 +180,7 @@ fn stop_mid_phase_cleans_up() {
 fn refuses_too_short_a_history() {
     let tmp = scratch();
     let stop = Stop::default();
-    let meter = Meter::for_dir(tmp.path(), &stop);
+    let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
     for o in [opts(1, 100), opts(10, 0)] {
         let e = run(tmp.path(), &o, &meter, &|_, _, _| {}).unwrap_err();
         assert!(matches!(e, crate::error::Error::Usage(_)), "{e}");

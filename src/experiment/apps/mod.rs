@@ -14,12 +14,133 @@
 pub mod files;
 pub mod git;
 
+use super::{Context, Measured, until_stopped};
 use crate::device::{self, DiskCounters, SysRoot};
-use crate::error::{Error, Result, failed, usage};
+use crate::error::{Result, failed, usage};
+use crate::plan::SuiteName;
+use crate::progress::Level;
+use crate::progress::{Event, Observer};
 use crate::samples::{CpuTimes, DiskDelta, SysCpu};
 use crate::signals::Stop;
+use crate::summary::{self, Body, Settings};
+use crate::target::TargetInfo;
 use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
 use std::time::Instant;
+
+/// The built-in application workloads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workload {
+    /// A tree of `files` small files.
+    Files { files: u64 },
+    /// A generated git history of `commits` commits.
+    Git { commits: u32 },
+}
+
+/// Files in the generated repository's tree (a mid-size source tree).
+pub const GIT_FILES: u32 = 3000;
+/// Seeds of the generated data: the same tree and history on every run and machine.
+const FILES_SEED: u64 = 0x0f11_e5ed;
+const GIT_SEED: u64 = 0x6177_5eed;
+
+impl Workload {
+    pub fn suite(self) -> SuiteName {
+        match self {
+            Workload::Files { .. } => SuiteName::Files,
+            Workload::Git { .. } => SuiteName::Git,
+        }
+    }
+    /// The parameters, for the record.
+    fn params(self) -> Vec<(String, u64)> {
+        match self {
+            Workload::Files { files } => vec![("files".into(), files)],
+            Workload::Git { commits } => vec![("commits".into(), commits as u64), ("files".into(), GIT_FILES as u64)],
+        }
+    }
+}
+
+/// `run --suite files|git`: a workload run `runs` times in `dir`.
+#[derive(Clone, Debug)]
+pub struct AppRequest {
+    pub workload: Workload,
+    pub dir: PathBuf,
+    pub runs: u32,
+    /// Pause between runs.
+    pub interval: Duration,
+}
+
+impl AppRequest {
+    pub fn validate(&self) -> Result<()> {
+        crate::plan::limits::check_count("runs", self.runs, crate::plan::limits::MAX_RUNS).map_err(usage)?;
+        if !self.dir.is_dir() {
+            return Err(usage(format!(
+                "the {} suite needs a directory to work in; {} is not one",
+                self.workload.suite().as_str(),
+                self.dir.display()
+            )));
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
+    let cold = can_drop_caches();
+    if !cold {
+        ctx.observer.event(Event::Notice {
+            level: Level::Warning,
+            text: "not root, so the caches cannot be emptied between phases: every phase is measured WARM (labelled warm); run as root for cold figures",
+        });
+    }
+    let meter = Meter::for_dir(&r.dir, ctx.stop, ctx.observer);
+    let mut runs: Vec<Vec<PhaseSamples>> = Vec::new();
+    let interrupted = until_stopped(|| {
+        for k in 0..r.runs {
+            if k > 0 && !r.interval.is_zero() {
+                ctx.stop.sleep(r.interval);
+            }
+            runs.push(match r.workload {
+                Workload::Files { files } => files::run(
+                    &r.dir,
+                    &files::FilesOpts {
+                        files,
+                        seed: FILES_SEED,
+                        cold,
+                    },
+                    &meter,
+                )?,
+                Workload::Git { commits } => git::run(
+                    &r.dir,
+                    &git::GitOpts {
+                        commits,
+                        files: GIT_FILES,
+                        seed: GIT_SEED,
+                        cold,
+                    },
+                    &meter,
+                )?,
+            });
+        }
+        Ok(())
+    })?;
+    let suite = r.workload.suite();
+    let devices = device::device_of_path(&ctx.sys, &r.dir)
+        .map(|(ma, mi)| device::chain_for_dev(&ctx.sys, ma, mi))
+        .unwrap_or_default();
+    Ok(Measured {
+        command: "run",
+        target: TargetInfo::directory(&ctx.sys, &r.dir, devices),
+        settings: Settings {
+            runs: r.runs,
+            warmup_s: 0.0,
+            interval_s: r.interval.as_secs_f64(),
+            suite: Some(suite.as_str().into()),
+            steady_state: None,
+        },
+        body: Body::App(summary::apps::app_report(suite.as_str(), cold, r.workload.params(), &runs)),
+        interrupted,
+    })
+}
 
 /// What one phase of a workload did and cost.
 #[derive(Clone, Debug, Default)]
@@ -40,11 +161,13 @@ pub struct PhaseSamples {
 }
 
 /// Measures phases of a workload on the devices that serve a directory.
+#[derive(Clone)]
 pub struct Meter<'a> {
     pub sys: SysRoot,
     /// diskstats names to read, top first.
     pub devices: Vec<String>,
     pub stop: &'a Stop,
+    pub observer: &'a dyn Observer,
 }
 
 /// CPU of this process and of its waited-for children.
@@ -77,7 +200,7 @@ pub fn drop_caches() -> Result<()> {
 impl<'a> Meter<'a> {
     /// A meter for the devices under `dir` (all of them: a loop device and
     /// the device under its file, each member of a multi-device filesystem).
-    pub fn for_dir(dir: &std::path::Path, stop: &'a Stop) -> Meter<'a> {
+    pub fn for_dir(dir: &std::path::Path, stop: &'a Stop, observer: &'a dyn Observer) -> Meter<'a> {
         let sys = SysRoot::default();
         let devices = device::device_of_path(&sys, dir)
             .map(|(ma, mi)| device::chain_for_dev(&sys, ma, mi))
@@ -85,15 +208,17 @@ impl<'a> Meter<'a> {
             .into_iter()
             .map(|d| d.name)
             .collect();
-        Meter { sys, devices, stop }
+        Meter {
+            sys,
+            devices,
+            stop,
+            observer,
+        }
     }
 
-    pub fn check_stop(&self) -> Result<()> {
-        match self.stop.signal() {
-            Some(sig) => Err(Error::Interrupted(sig)),
-            None if self.stop.requested() => Err(Error::Interrupted(libc::SIGINT)),
-            None => Ok(()),
-        }
+    /// Tell the observer how far a phase is (`done` of `total` units).
+    pub fn progress(&self, label: &str, done: u64, total: u64) {
+        self.observer.event(Event::Phase { label, done, total });
     }
 
     fn snap(&self) -> (Instant, CpuTimes, SysCpu, HashMap<String, DiskCounters>) {
@@ -108,7 +233,7 @@ impl<'a> Meter<'a> {
     /// Run `f` as one measured phase; `f` returns the files and bytes it
     /// handled. With `cold`, the caches are emptied first (not timed).
     pub fn phase(&self, name: &str, cold: bool, f: impl FnOnce() -> Result<(u64, u64)>) -> Result<PhaseSamples> {
-        self.check_stop()?;
+        self.stop.check()?;
         if cold {
             drop_caches()?;
         }

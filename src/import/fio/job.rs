@@ -6,7 +6,7 @@ use super::options::{Opts, is_sync_engine, normalize_rw, parse_fio_size, parse_s
 use super::stats::dir_report;
 use super::{as_u64, warn};
 use crate::samples::DiskDelta;
-use crate::summary::{JobReport, RunReport, Samples, cross_check};
+use crate::summary::{JobReport, Named, RunReport, Samples, cross_check};
 use serde_json::{Map, Value};
 
 pub(super) struct JobCtx<'a> {
@@ -158,13 +158,13 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
 
     Ok(JobReport {
         name: ctx.name.clone(),
-        rw,
+        rw: Named::parse(&rw),
         bs,
         qd,
         threads,
         mix_read,
         direct,
-        engine,
+        engine: Named::parse(&engine),
         workers,
         duration_s: o.get("runtime").and_then(parse_secs),
         limit_bytes: o.get("io_size").or(o.get("io_limit")).and_then(parse_fio_size),

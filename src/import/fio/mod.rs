@@ -49,7 +49,7 @@ mod stats;
 #[cfg(test)]
 mod tests;
 
-use crate::summary::{Host, Report, Settings, Warning};
+use crate::summary::{Body, Host, Report, Settings, Warning};
 pub(super) use crate::units::rfc3339;
 use job::{JobCtx, job_report};
 use options::{Opts, parse_secs, target_info};
@@ -115,12 +115,8 @@ pub fn parse_fio_json(text: &str) -> Result<Report, String> {
             suite: None,
             steady_state: None,
         },
-        jobs: out,
+        body: Body::Jobs(out),
         interrupted: false,
-        scan: None,
-        scale: None,
-        time: None,
-        app: None,
     })
 }
 

@@ -26,10 +26,10 @@ fn check_against_raw(name: &str) {
     let r = parse_fio_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
     let raw = raw(name);
     let raw_jobs = raw["jobs"].as_array().unwrap();
-    assert_eq!(r.jobs.len(), raw_jobs.len(), "{name}");
+    assert_eq!(r.jobs().len(), raw_jobs.len(), "{name}");
     assert_eq!(r.command, "import:fio");
     assert_eq!(r.iolab_version, raw["fio version"].as_str().unwrap());
-    for (j, rj) in r.jobs.iter().zip(raw_jobs) {
+    for (j, rj) in r.jobs().iter().zip(raw_jobs) {
         assert_eq!(j.name, rj["jobname"].as_str().unwrap());
         for (dir, ours) in [("read", &j.read), ("write", &j.write)] {
             let f = &rj[dir];
@@ -79,7 +79,7 @@ fn two_jobs_options_and_document() {
     assert!(!r.target.test_file && r.target.direct);
     assert_eq!(r.target.span_bytes, 64 << 20);
     assert_eq!(r.settings.runs, 1);
-    let (a, b) = (&r.jobs[0], &r.jobs[1]);
+    let (a, b) = (&r.jobs()[0], &r.jobs()[1]);
     assert_eq!(
         (a.name.as_str(), a.rw.as_str(), a.bs, a.qd),
         ("randread-4k-qd32", "randread", 4096, 32)
@@ -107,7 +107,7 @@ fn two_jobs_options_and_document() {
 #[test]
 fn randrw_group_has_mix_threads_and_both_directions() {
     let r = parse_fio_json(&fixture("randrw_grouped.json")).unwrap();
-    let j = &r.jobs[0];
+    let j = &r.jobs()[0];
     assert_eq!(
         (j.rw.as_str(), j.mix_read, j.threads, j.workers, j.qd),
         ("randrw", Some(70), 2, 2, 16)
@@ -125,12 +125,12 @@ fn json_plus_parses_with_bins() {
     let text = fixture("jsonplus_randwrite.json");
     assert!(text.contains("\"bins\""));
     let r = parse_fio_json(&text).unwrap();
-    let w = r.jobs[0].write.as_ref().unwrap();
+    let w = r.jobs()[0].write.as_ref().unwrap();
     assert_eq!(
         w.ios,
         raw("jsonplus_randwrite.json")["jobs"][0]["write"]["total_ios"].as_u64().unwrap()
     );
-    assert_eq!(r.jobs[0].rw, "randwrite");
+    assert_eq!(r.jobs()[0].rw, "randwrite");
 }
 
 #[test]
@@ -138,7 +138,7 @@ fn leading_note_is_skipped_and_sync_iodepth_flagged() {
     let text = fixture("psync_note_prefix.txt");
     assert!(text.starts_with("note: both iodepth"));
     let r = parse_fio_json(&text).unwrap();
-    let j = &r.jobs[0];
+    let j = &r.jobs()[0];
     assert_eq!((j.engine.as_str(), j.qd, j.bs, j.rw.as_str()), ("psync", 4, 128 << 10, "read"));
     assert!(j.warnings.iter().any(|w| w.code == "fio_sync_iodepth"));
 }
@@ -149,7 +149,7 @@ fn block_device_target() {
     assert_eq!(r.target.path, "/dev/loop0");
     assert_eq!(r.target.kind, Kind::BlockDevice);
     assert_eq!(r.target.span_bytes, 0);
-    let j = &r.jobs[0];
+    let j = &r.jobs()[0];
     assert!(j.device.is_none());
     assert!(j.warnings.iter().any(|w| w.code == "fio_disk_util" && w.message.contains("loop0")));
     assert!(j.warnings.iter().any(|w| w.message.contains("no byte counts")));
@@ -164,7 +164,7 @@ fn disk_util_with_sectors_becomes_the_device() {
     du.insert("read_sectors".into(), 0.into());
     du.insert("write_sectors".into(), (bytes / 512).into());
     let r = parse_fio_json(&serde_json::to_string(&doc).unwrap()).unwrap();
-    let j = &r.jobs[0];
+    let j = &r.jobs()[0];
     let d = j.device.as_ref().expect("device");
     assert_eq!((d.name.as_str(), d.write_bytes, d.job_write_bytes), ("loop0", bytes, bytes));
     assert_eq!(d.write_ios, doc["disk_util"][0]["write_ios"].as_u64().unwrap());
@@ -175,13 +175,13 @@ fn disk_util_with_sectors_becomes_the_device() {
     // Far fewer bytes at the device than the job moved: a cache answered.
     doc["disk_util"][0]["write_sectors"] = (bytes / 512 / 10).into();
     let r = parse_fio_json(&serde_json::to_string(&doc).unwrap()).unwrap();
-    assert!(r.jobs[0].warnings.iter().any(|w| w.code == "cache_answered"));
+    assert!(r.jobs()[0].warnings.iter().any(|w| w.code == "cache_answered"));
 }
 
 #[test]
 fn trailing_text_is_ignored() {
     let text = fixture("two_jobs_randread_write.json") + "\nfio: file hash not empty on exit\n";
-    assert_eq!(parse_fio_json(&text).unwrap().jobs.len(), 2);
+    assert_eq!(parse_fio_json(&text).unwrap().jobs().len(), 2);
 }
 
 #[test]
@@ -220,7 +220,7 @@ fn nearest_percentile_is_used_and_named() {
     let p9995 = pct["99.950000"].as_u64().unwrap();
     pct.remove("99.990000");
     let r = parse_fio_json(&serde_json::to_string(&doc).unwrap()).unwrap();
-    let j = &r.jobs[0];
+    let j = &r.jobs()[0];
     assert_eq!(j.write.as_ref().unwrap().lat_ns.p99_99, p9995);
     let w = j.warnings.iter().find(|w| w.code == "fio_percentile_nearest").unwrap();
     assert!(w.message.contains("p99_99 from fio's 99.95th"), "{}", w.message);

@@ -1,0 +1,426 @@
+//! The command line's arguments: every command and option, each defined
+//! once (shared ones in [`CommonArgs`], [`TargetArgs`], [`OutputArgs`]),
+//! with the limits of [`crate::plan::limits`] as their parsers.
+
+use crate::plan::limits::parse as limit;
+use crate::plan::scan::Position;
+use crate::plan::{EngineKind, Repeat, Rw, SteadyRule, SuiteName};
+use crate::store;
+use crate::units;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "iolab",
+    version,
+    about = "A storage test lab: truthful, safe and fast benchmarks of files, filesystems and block devices"
+)]
+pub struct Cli {
+    /// Results store (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db)
+    #[arg(long, global = true, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Run a CrystalDiskMark-style battery of tests
+    Run(RunArgs),
+    /// Run one custom job (the fio one-liner)
+    Job(JobArgs),
+    /// Surface scan: transfer rate from the first byte to the last, access time, burst rate
+    Scan(ScanArgs),
+    /// Concurrency: queue-depth and thread sweeps, several targets alone and together, a layout against a member; with verdicts
+    Scale(Box<ScaleArgs>),
+    /// Time a real command (hyperfine-style) with cold caches and the device's I/O
+    Time(TimeArgs),
+    /// List the suites and their tests
+    Suites,
+    /// Describe a target: filesystem, device chain, physical devices, throttles, hints
+    Info(InfoArgs),
+    /// List stored runs
+    List(ListArgs),
+    /// Show a stored run (the same table or JSON document the run printed)
+    Show(ShowArgs),
+    /// Delete a stored run
+    Delete { id: i64 },
+    /// Set a stored run's label
+    Label { id: i64, text: String },
+    /// Compare stored runs side by side, with ratios and noise
+    Compare(CompareArgs),
+    /// Import fio's JSON output (--output-format=json or json+) as a stored run
+    Import(ImportArgs),
+    /// Set a tag (key=value) on a stored run
+    Tag {
+        id: i64,
+        #[arg(value_parser = store::parse_tag)]
+        tag: (String, String),
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// Only runs whose label contains TEXT
+    #[arg(long, value_name = "TEXT")]
+    pub label: Option<String>,
+    /// Only runs with this tag (repeatable: all must match)
+    #[arg(long, value_name = "KEY=VALUE", value_parser = store::parse_tag)]
+    pub tag: Vec<(String, String)>,
+    /// Print JSON: [{"id", "label", "tags", "started_at", "kind", "target"}]
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Stored run ids (two or more)
+    #[arg(required = true, num_args = 2..)]
+    pub ids: Vec<i64>,
+    /// The run the others are measured against (default: the first)
+    #[arg(long)]
+    pub baseline: Option<i64>,
+    /// Output format
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: CompareFormat,
+    /// Price of a run's device, e.g. --price 3=59.99 (repeatable; stored with the run)
+    #[arg(long, value_name = "ID=PRICE", value_parser = parse_price)]
+    pub price: Vec<(i64, f64)>,
+    /// Capacity of a run's device for $/GB, e.g. --capacity 3=1TB (repeatable; stored with the run;
+    /// default: the size of the device iolab found under the target)
+    #[arg(long, value_name = "ID=SIZE", value_parser = parse_capacity)]
+    pub capacity: Vec<(i64, u64)>,
+}
+
+fn parse_capacity(s: &str) -> std::result::Result<(i64, u64), String> {
+    let (id, c) = s
+        .split_once('=')
+        .ok_or_else(|| format!("capacity '{s}' is not of the form ID=SIZE"))?;
+    let id = id.trim().parse().map_err(|_| format!("'{id}' is not a run id"))?;
+    Ok((id, parse_nonzero_size(c)?))
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum CompareFormat {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}
+
+fn parse_price(s: &str) -> std::result::Result<(i64, f64), String> {
+    let (id, p) = s
+        .split_once('=')
+        .ok_or_else(|| format!("price '{s}' is not of the form ID=PRICE"))?;
+    let id = id.trim().parse().map_err(|_| format!("'{id}' is not a run id"))?;
+    let p: f64 = p
+        .trim()
+        .trim_start_matches('$')
+        .parse()
+        .map_err(|_| format!("'{p}' is not a price"))?;
+    if !(p.is_finite() && p > 0.0) {
+        return Err(format!("price must be positive, got {p}"));
+    }
+    Ok((id, p))
+}
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// fio's JSON output file (text before the JSON, such as fio's notes, is skipped)
+    pub file: PathBuf,
+    /// A label for the stored run
+    #[arg(long, value_name = "TEXT")]
+    pub label: Option<String>,
+    /// A tag for the stored run (repeatable)
+    #[arg(long, value_name = "KEY=VALUE", value_parser = store::parse_tag)]
+    pub tag: Vec<(String, String)>,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    pub id: i64,
+    /// Print the run's JSON document
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// A file, directory, mount point, partition, disk or stacked device
+    pub target: PathBuf,
+    /// Print the JSON document instead of the terminal view
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// A directory (a test file is made there), a file, or a block device
+    #[arg(default_value = ".")]
+    pub target: PathBuf,
+    /// Which battery to run (see `iolab suites`)
+    #[arg(long, value_enum, default_value = "default")]
+    pub suite: SuiteName,
+    /// Files in the tree of the files suite
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub files: u64,
+    /// Commits in the history of the git suite
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(2..=1_000_000))]
+    pub commits: u32,
+    /// Transfer sizes of the sustained suite (default 8K,64K,128K) or the dd suite
+    /// (default 128K; 512 is dd's own default), comma-separated
+    #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = limit::bs)]
+    pub bs: Vec<u64>,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct JobArgs {
+    /// A directory (a test file is made there), a file, or a block device
+    pub target: PathBuf,
+    /// Access pattern
+    #[arg(long, value_enum, default_value = "randread")]
+    pub rw: Rw,
+    /// Block size per I/O (e.g. 4k, 128k, 1M; a multiple of 512)
+    #[arg(long, default_value = "4k", value_parser = limit::bs)]
+    pub bs: u64,
+    /// I/Os in flight per thread
+    #[arg(long, default_value_t = 1, value_parser = limit::qd)]
+    pub qd: u32,
+    /// Threads, each with its own queue
+    #[arg(long, default_value_t = 1, value_parser = limit::threads)]
+    pub threads: u32,
+    /// Stop each run after this many bytes instead of after --duration
+    #[arg(long, value_parser = parse_nonzero_size, conflicts_with = "duration")]
+    pub bytes: Option<u64>,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// Options shared by `run` and `job`.
+#[derive(Args, Debug)]
+pub struct CommonArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Measured runs per test (after one discarded warm-up)
+    #[arg(long, default_value_t = 3, value_parser = limit::runs)]
+    pub runs: u32,
+    /// Length of each measured run
+    #[arg(long, default_value = "5s", value_parser = parse_nonzero_duration)]
+    pub duration: Duration,
+    /// Pause between runs and tests, letting the device settle
+    #[arg(long, default_value = "5s", value_parser = units::parse_duration)]
+    pub interval: Duration,
+    /// Length of the discarded warm-up pass before each test (0 to skip)
+    #[arg(long, default_value = "1s", value_parser = units::parse_duration)]
+    pub warmup: Duration,
+    /// Percentage of reads in mixed patterns (randrw, rw, the mix suite)
+    #[arg(long, default_value_t = 70, value_parser = limit::mix_read)]
+    pub mix_read: u8,
+    /// Jobs that write: repeat back-to-back rounds of --duration until the SNIA steady-state
+    /// rule holds over 5 rounds (range within 20% of the mean, slope excursion within 10%),
+    /// and report the steady value instead of --runs runs
+    #[arg(long)]
+    pub steady_state: bool,
+    /// With --steady-state: give up after this many rounds (and say so)
+    #[arg(long, default_value_t = 25, requires = "steady_state", value_parser = clap::value_parser!(u32).range(5..=1000))]
+    pub max_rounds: u32,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+impl CommonArgs {
+    /// How each job is repeated, from `--runs`, `--warmup`, `--interval`
+    /// and `--steady-state`/`--max-rounds`.
+    pub fn repeat(&self) -> Repeat {
+        Repeat {
+            runs: self.runs,
+            warmup: self.warmup,
+            interval: self.interval,
+            steady: self.steady_state.then_some(SteadyRule {
+                window: crate::judge::steady::DEFAULT_WINDOW,
+                max_rounds: self.max_rounds,
+            }),
+        }
+    }
+}
+
+/// How the target is opened: shared by every command that measures.
+#[derive(Args, Debug)]
+pub struct TargetArgs {
+    /// Span to test: the test file's size in a directory (default 1GiB), or a limit on a file/device
+    #[arg(long, value_parser = parse_nonzero_size)]
+    pub size: Option<u64>,
+    /// I/O engine
+    #[arg(long, value_enum, default_value = "io_uring")]
+    pub engine: EngineKind,
+    /// Use the page cache instead of O_DIRECT (reads start cold; writes timed to fdatasync)
+    #[arg(long)]
+    pub buffered: bool,
+    /// Allow writing to an existing file or a block device (destroys its contents)
+    #[arg(long)]
+    pub allow_destroy: bool,
+    /// With --allow-destroy: write even over a partition table or filesystem signature (never over a mounted, swap or in-use device)
+    #[arg(long, requires = "allow_destroy")]
+    pub force: bool,
+}
+
+/// What happens to a result: shared by every command that measures.
+#[derive(Args, Debug)]
+pub struct OutputArgs {
+    /// Write the JSON document to PATH, or to stdout with `-` (then only JSON goes to stdout)
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<String>,
+    /// Do not keep this run in the results store
+    #[arg(long)]
+    pub no_store: bool,
+    /// A label for the stored run, e.g. "ZFS mirror over USB"
+    #[arg(long, value_name = "TEXT")]
+    pub label: Option<String>,
+    /// A tag for the stored run (repeatable), e.g. --tag bus=usb --tag fs=zfs
+    #[arg(long, value_name = "KEY=VALUE", value_parser = store::parse_tag)]
+    pub tag: Vec<(String, String)>,
+}
+
+fn parse_nonzero_size(s: &str) -> std::result::Result<u64, String> {
+    match units::parse_size(s)? {
+        0 => Err("size must be greater than 0".into()),
+        v => Ok(v),
+    }
+}
+
+fn parse_nonzero_duration(s: &str) -> std::result::Result<Duration, String> {
+    match units::parse_duration(s)? {
+        d if d.is_zero() => Err("duration must be greater than 0".into()),
+        d => Ok(d),
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ScanArgs {
+    /// A block device (read-only by default: safe even while mounted), a file, or a directory (a test file is made there)
+    pub target: PathBuf,
+    /// Zones from the first byte to the last
+    #[arg(long, default_value_t = 100, value_parser = limit::zones)]
+    pub zones: u32,
+    /// Bytes measured at the start of each zone
+    #[arg(long, default_value = "64MiB", value_parser = parse_nonzero_size)]
+    pub window: u64,
+    /// Measure each zone for this long instead of --window bytes
+    #[arg(long, value_parser = parse_nonzero_duration, conflicts_with = "window")]
+    pub zone_time: Option<Duration>,
+    /// Random 4K reads at QD1 over the range for the access time (0 to skip)
+    #[arg(long, default_value_t = 1000)]
+    pub access: u32,
+    /// Transfer size of the zone reads (or writes)
+    #[arg(long, default_value = "1M", value_parser = limit::bs)]
+    pub bs: u64,
+    /// Transfers in flight during the zone reads
+    #[arg(long, default_value_t = 4, value_parser = limit::qd)]
+    pub qd: u32,
+    /// Start of the scanned range: a percentage (10%) or an offset (100GiB)
+    #[arg(long, default_value = "0%", value_parser = Position::parse)]
+    pub from: Position,
+    /// End of the scanned range: a percentage (50%) or an offset
+    #[arg(long, default_value = "100%", value_parser = Position::parse)]
+    pub to: Position,
+    /// Discarded lead-in at each zone (the seek there, a throttle's banked credit)
+    #[arg(long, default_value = "200ms", value_parser = units::parse_duration)]
+    pub zone_warmup: Duration,
+    /// Skip the burst-rate measurement
+    #[arg(long)]
+    pub no_burst: bool,
+    /// Write the zones instead of reading them: destroys the data (needs --allow-destroy on a file or device)
+    #[arg(long)]
+    pub write: bool,
+    #[command(flatten)]
+    pub target_args: TargetArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ScaleArgs {
+    /// Targets: directories (a test file in each), files, or block devices (read-only unless --rw writes)
+    #[arg(required = true, num_args = 1..)]
+    pub targets: Vec<PathBuf>,
+    /// Access pattern of every point
+    #[arg(long, value_enum, default_value = "randread")]
+    pub rw: Rw,
+    /// Block size per I/O
+    #[arg(long, default_value = "4k", value_parser = limit::bs)]
+    pub bs: u64,
+    /// Queue depths to sweep on each target (default with one target and no --threads-sweep: 1,2,4,8,16,32,64)
+    #[arg(long, value_name = "QD,...", value_delimiter = ',', value_parser = limit::qd)]
+    pub qd_sweep: Vec<u32>,
+    /// Thread counts to sweep on each target, each thread one I/O at a time (ThreadMark's concurrent transfers)
+    #[arg(long, value_name = "N,...", value_delimiter = ',', value_parser = limit::threads)]
+    pub threads_sweep: Vec<u32>,
+    /// Queue depth of the comparison job: each target alone, all together, the --vs member
+    #[arg(long, default_value_t = 8, value_parser = limit::qd)]
+    pub qd: u32,
+    /// Threads of the comparison job (and of the depth sweep)
+    #[arg(long, default_value_t = 1, value_parser = limit::threads)]
+    pub threads: u32,
+    /// One member of the (first) target's layout, or a target on an identical device: measured alone with the comparison job, for the layout verdict
+    #[arg(long, value_name = "TARGET")]
+    pub vs: Option<PathBuf>,
+    /// The first target's layout, when iolab cannot read it (btrfs profiles and md levels are read from sysfs)
+    #[arg(long, value_enum, requires = "vs")]
+    pub layout: Option<LayoutArg>,
+    /// With --layout: number of member devices
+    #[arg(long, requires = "layout", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub members: Option<u32>,
+    /// With --layout raid1/raid10: copies of each block (default 2)
+    #[arg(long, requires = "layout", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub copies: Option<u32>,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum LayoutArg {
+    Single,
+    Raid0,
+    Raid1,
+    Raid10,
+}
+
+#[derive(Args, Debug)]
+pub struct TimeArgs {
+    /// Empty the caches before each run (sync, then drop_caches; needs root)
+    #[arg(long)]
+    pub cold: bool,
+    /// Measured runs
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub runs: u32,
+    /// Runs before the measured ones, not counted
+    #[arg(long, default_value_t = 0)]
+    pub warmup: u32,
+    /// Shell command run before each run, untimed (e.g. `git reset --hard X`, a snapshot rollback)
+    #[arg(long, value_name = "CMD")]
+    pub prepare: Option<String>,
+    /// Shell command run after each run, untimed
+    #[arg(long, value_name = "CMD")]
+    pub cleanup: Option<String>,
+    /// Directory the command runs in (default: the current one); its devices are measured
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Measure this block device instead of the ones under the working directory
+    #[arg(long, value_name = "DEV")]
+    pub device: Option<PathBuf>,
+    /// Let the command's stdout and stderr through (default: discarded)
+    #[arg(long)]
+    pub show_output: bool,
+    /// Keep timing when the command exits non-zero
+    #[arg(long)]
+    pub ignore_failure: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
+    /// The command and its arguments, after `--`
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}

@@ -1,0 +1,120 @@
+//! `run` and `job`: a list of jobs, in order, on one target.
+
+use super::{Context, Measured, cpus, until_stopped};
+use crate::error::{Result, usage};
+use crate::measure::Runner;
+use crate::plan::{JobSpec, Repeat, SuiteName};
+use crate::progress::Event;
+use crate::summary::{self, Body, Settings};
+use crate::target::{self, Choice};
+use std::time::Duration;
+
+/// Jobs on one target: a suite (`run`) or a custom job (`job`).
+#[derive(Clone, Debug)]
+pub struct JobsRequest {
+    /// The suite the jobs come from; `None` for a custom job.
+    pub suite: Option<SuiteName>,
+    pub target: Choice,
+    pub jobs: Vec<JobSpec>,
+    pub repeat: Repeat,
+}
+
+impl JobsRequest {
+    /// The jobs of a built-in suite (not the application workloads, see
+    /// [`super::apps`]) with `transfers` replacing the sustained and dd
+    /// suites' transfer sizes.
+    pub fn suite(suite: SuiteName, common: &crate::plan::Common, target: Choice, repeat: Repeat) -> Result<JobsRequest> {
+        if suite.is_app() {
+            return Err(usage(format!(
+                "the {} suite is an application workload, not a list of jobs",
+                suite.as_str()
+            )));
+        }
+        if !common.transfers.is_empty() && !matches!(suite, SuiteName::Sustained | SuiteName::Dd) {
+            return Err(usage(format!(
+                "--bs applies to the sustained and dd suites; suite {} uses CrystalDiskMark's sizes (use `iolab job` for a custom test)",
+                suite.as_str()
+            )));
+        }
+        for &bs in &common.transfers {
+            crate::plan::limits::check_bs(bs).map_err(usage)?;
+        }
+        Ok(JobsRequest {
+            suite: Some(suite),
+            target,
+            jobs: suite.jobs(common),
+            repeat,
+        })
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if self.jobs.is_empty() {
+            return Err(usage("nothing to run: no jobs"));
+        }
+        self.repeat.validate()?;
+        self.jobs.iter().try_for_each(JobSpec::validate)
+    }
+
+    /// The measured time ahead, as planned (size-limited passes count a second).
+    pub fn planned(&self) -> Duration {
+        let r = &self.repeat;
+        let per_run = |s: &JobSpec| match s.limit {
+            crate::plan::Limit::Time(d) => d,
+            crate::plan::Limit::Bytes(_) | crate::plan::Limit::Span => Duration::from_secs(1),
+        };
+        self.jobs
+            .iter()
+            .map(|s| r.warmup + per_run(s) * r.runs + r.interval * r.runs.saturating_sub(1))
+            .sum::<Duration>()
+            + r.interval * (self.jobs.len() as u32).saturating_sub(1)
+    }
+}
+
+pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
+    let max_bs = r.jobs.iter().map(|s| s.bs).max().unwrap_or(4096);
+    let writes = r.jobs.iter().any(|s| s.rw.writes());
+    let target = target::open(&r.target.request(writes, max_bs), &ctx.sys, ctx.stop, ctx.observer)?;
+    target.check_alignment(r.jobs.iter().map(|s| s.bs))?;
+    let mut specs = r.jobs.clone();
+    for s in &mut specs {
+        s.span = target.span();
+    }
+    ctx.observer.event(Event::Planned { total: r.planned() });
+    let runner = Runner {
+        target: &target,
+        stop: ctx.stop,
+        observer: ctx.observer,
+        sys: ctx.sys.clone(),
+    };
+    let cpus = cpus();
+    let mut jobs = Vec::new();
+    let interrupted = until_stopped(|| {
+        for (i, spec) in specs.iter().enumerate() {
+            if i > 0 && !r.repeat.interval.is_zero() {
+                ctx.observer.event(Event::Interval {
+                    planned: r.repeat.interval,
+                });
+                ctx.stop.sleep(r.repeat.interval);
+            }
+            let samples = runner.run_job(spec, &r.repeat)?;
+            jobs.push(summary::job_report(&samples, &target, cpus));
+            ctx.stop.check()?;
+        }
+        Ok(())
+    })?;
+    let info = target.info.clone();
+    drop(target); // closes (and so removes) the test file before the result is handed on
+    Ok(Measured {
+        command: if r.suite.is_some() { "run" } else { "job" },
+        target: info,
+        settings: Settings {
+            runs: r.repeat.runs,
+            warmup_s: r.repeat.warmup.as_secs_f64(),
+            interval_s: r.repeat.interval.as_secs_f64(),
+            suite: r.suite.map(|s| s.as_str().to_string()),
+            steady_state: r.repeat.steady,
+        },
+        body: Body::Jobs(jobs),
+        interrupted,
+    })
+}

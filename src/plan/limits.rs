@@ -1,0 +1,115 @@
+//! Every rule on what a plan may ask for, defined once. The command line's
+//! parsers, [`super::JobSpec::validate`] and the other plans' `validate`
+//! all call these, so a flag, a config file and a remote host get the same
+//! answer in the same words.
+
+use crate::units::fmt_bs;
+
+/// Smallest transfer and its granule: O_DIRECT needs whole sectors.
+pub const BS_GRANULE: u64 = 512;
+/// Largest transfer: each worker holds `queue depth` buffers of it.
+pub const MAX_BS: u64 = 64 << 20;
+/// I/Os in flight per thread (io_uring's ring; psync emulates it with threads).
+pub const MAX_QD: u32 = 4096;
+/// Threads of one job, each with its own queue.
+pub const MAX_THREADS: u32 = 256;
+/// Measured runs per test.
+pub const MAX_RUNS: u32 = 1000;
+/// Steady-state rounds at the most.
+pub const MAX_ROUNDS: u32 = 1000;
+/// Surface-scan zones at the most.
+pub const MAX_ZONES: u32 = 100_000;
+
+/// A transfer size: a positive multiple of [`BS_GRANULE`], at most [`MAX_BS`].
+pub fn check_bs(v: u64) -> Result<u64, String> {
+    if v == 0 {
+        return Err("block size must be greater than 0".into());
+    }
+    if v % BS_GRANULE != 0 {
+        return Err(format!("block size must be a multiple of {BS_GRANULE} bytes, got {v}"));
+    }
+    if v > MAX_BS {
+        return Err(format!("block size above {} is not supported", fmt_bs(MAX_BS)));
+    }
+    Ok(v)
+}
+
+/// A count between 1 and `max`, named for the message (`queue depth`, `threads`).
+pub fn check_count(what: &str, v: u32, max: u32) -> Result<u32, String> {
+    if v == 0 || v > max {
+        return Err(format!("{what} must be between 1 and {max}, got {v}"));
+    }
+    Ok(v)
+}
+
+pub fn check_qd(v: u32) -> Result<u32, String> {
+    check_count("queue depth", v, MAX_QD)
+}
+
+pub fn check_threads(v: u32) -> Result<u32, String> {
+    check_count("threads", v, MAX_THREADS)
+}
+
+/// A percentage of reads.
+pub fn check_mix_read(v: u8) -> Result<u8, String> {
+    if v > 100 {
+        return Err(format!("the read percentage must be between 0 and 100, got {v}"));
+    }
+    Ok(v)
+}
+
+/// Parse-and-check helpers for front ends that read text (the command line).
+pub mod parse {
+    use super::*;
+
+    pub fn bs(s: &str) -> Result<u64, String> {
+        check_bs(crate::units::parse_size(s)?)
+    }
+    fn count(s: &str) -> Result<u32, String> {
+        s.trim().parse::<u32>().map_err(|_| format!("'{s}' is not a whole number"))
+    }
+    pub fn qd(s: &str) -> Result<u32, String> {
+        check_qd(count(s)?)
+    }
+    pub fn threads(s: &str) -> Result<u32, String> {
+        check_threads(count(s)?)
+    }
+    pub fn runs(s: &str) -> Result<u32, String> {
+        check_count("runs", count(s)?, MAX_RUNS)
+    }
+    pub fn zones(s: &str) -> Result<u32, String> {
+        check_count("zones", count(s)?, MAX_ZONES)
+    }
+    pub fn mix_read(s: &str) -> Result<u8, String> {
+        let v = s
+            .trim()
+            .parse::<u8>()
+            .map_err(|_| format!("'{s}' is not a percentage from 0 to 100"))?;
+        check_mix_read(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_sizes() {
+        assert!(check_bs(0).is_err());
+        assert!(check_bs(1000).is_err());
+        assert!(check_bs(MAX_BS + BS_GRANULE).is_err());
+        assert_eq!(check_bs(MAX_BS), Ok(MAX_BS));
+        assert_eq!(parse::bs("4k"), Ok(4096));
+    }
+
+    #[test]
+    fn depths_and_threads_have_one_limit_each() {
+        assert!(parse::qd("0").is_err());
+        assert_eq!(parse::qd("4096"), Ok(4096));
+        assert_eq!(parse::qd("4097").unwrap_err(), "queue depth must be between 1 and 4096, got 4097");
+        assert_eq!(parse::threads("256"), Ok(256));
+        assert!(parse::threads("257").is_err());
+        assert!(parse::mix_read("101").is_err());
+        assert_eq!(parse::mix_read("0"), Ok(0));
+    }
+}

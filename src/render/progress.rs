@@ -1,0 +1,166 @@
+//! The live view on stderr: one [`Observer`] for every kind of experiment.
+//!
+//! - prefill: a byte bar;
+//! - jobs: one bar over the planned time, labelled with the job and its pass;
+//! - scan: a line per finished zone, so the curve grows sideways;
+//! - scale: a line per finished point;
+//! - `time`: a spinner with the elapsed time and the device's current rate;
+//! - application suites: a bar per phase;
+//! - notices: `iolab: WARNING: …` / `iolab: note: …` lines, always shown.
+//!
+//! Bars draw only on a terminal (indicatif hides them otherwise); the zone
+//! and point lines are the result as it grows and are printed unless the
+//! view is quiet.
+
+use crate::progress::{Event, Level, Observer, Pass};
+use crate::units::fmt_duration;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::cell::Cell;
+
+pub struct Terminal {
+    prefill: ProgressBar,
+    bar: ProgressBar,
+    spinner: ProgressBar,
+    phase: ProgressBar,
+    /// Planned milliseconds completed before the current step.
+    done_ms: Cell<u64>,
+    /// Planned milliseconds of the current step.
+    step_ms: Cell<u64>,
+    /// The live curve's full scale (bytes/s): set by the first zone.
+    zone_full: Cell<f64>,
+    /// Device names for the `time` view (its rate is the top device's).
+    device: Option<String>,
+    /// No lines but notices.
+    quiet: bool,
+}
+
+fn bar(template: &str, len: Option<u64>) -> ProgressBar {
+    let b = ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr());
+    b.set_style(
+        ProgressStyle::with_template(template)
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    b
+}
+
+impl Terminal {
+    /// `device`: the device whose rate the `time` view shows.
+    pub fn new(device: Option<String>, quiet: bool) -> Terminal {
+        let prefill = bar("{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}", Some(0));
+        prefill.set_message("prefilling test file");
+        let hidden = |b: ProgressBar| {
+            if quiet {
+                b.set_draw_target(ProgressDrawTarget::hidden());
+            }
+            b
+        };
+        Terminal {
+            prefill: hidden(prefill),
+            bar: hidden(bar("[{elapsed_precise}] [{bar:30}] {percent}% ETA {eta} {msg}", Some(0))),
+            spinner: hidden(bar("{spinner} {msg}", None)),
+            phase: hidden(bar("{msg} [{bar:30}] {pos}/{len}", Some(0))),
+            done_ms: Cell::new(0),
+            step_ms: Cell::new(0),
+            zone_full: Cell::new(0.0),
+            device,
+            quiet,
+        }
+    }
+
+    fn advance(&self, next_ms: u64) {
+        self.done_ms.set(self.done_ms.get() + self.step_ms.get());
+        self.step_ms.set(next_ms);
+        self.bar.set_position(self.done_ms.get());
+    }
+
+    /// Clear every bar (before the result is printed).
+    pub fn finish(&self) {
+        for b in [&self.prefill, &self.bar, &self.spinner, &self.phase] {
+            b.finish_and_clear();
+        }
+    }
+
+    /// A line that must not be torn by a bar being drawn.
+    fn line(&self, text: &str) {
+        self.bar.suspend(|| eprintln!("{text}"));
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+impl Observer for Terminal {
+    fn event(&self, ev: Event<'_>) {
+        match ev {
+            Event::Prefill { done, total } => {
+                self.prefill.set_length(total);
+                self.prefill.set_position(done);
+                if done >= total {
+                    self.prefill.finish_and_clear();
+                }
+            }
+            Event::Planned { total } => self.bar.set_length(total.as_millis() as u64),
+            Event::PassStart { job, pass, planned } => {
+                self.advance(planned.map(|d| d.as_millis() as u64).unwrap_or(1000));
+                let what = match pass {
+                    Pass::Warmup => "warm-up".to_string(),
+                    Pass::Run { n, of } => format!("run {n}/{of}"),
+                };
+                self.bar.set_message(format!("{job} · {what}"));
+            }
+            Event::Tick { elapsed } => {
+                let e = (elapsed.as_millis() as u64).min(self.step_ms.get());
+                self.bar.set_position(self.done_ms.get() + e);
+            }
+            Event::Interval { planned } => {
+                self.advance(planned.as_millis() as u64);
+                self.bar.set_message(format!("pause {}", fmt_duration(planned)));
+            }
+            Event::JobDone { .. } => {}
+            Event::ZoneDone {
+                index,
+                of,
+                offset,
+                bw_bytes,
+            } => {
+                if self.zone_full.get() <= 0.0 {
+                    // Scaled to the first (usually the fastest, outer) zone, so every line shares one scale.
+                    self.zone_full.set(bw_bytes * 1.25);
+                }
+                if !self.quiet {
+                    self.line(&super::chart::zone_line(index, of, offset, bw_bytes, self.zone_full.get()));
+                }
+            }
+            Event::PointDone { label, bw_bytes, iops } => {
+                if !self.quiet {
+                    self.line(&format!("{label:<40} {:>10.1} MB/s {:>10.0} IOPS", bw_bytes / 1e6, iops));
+                }
+            }
+            Event::Command {
+                label,
+                elapsed,
+                device_bps,
+            } => {
+                let dev = match (&self.device, device_bps) {
+                    (Some(d), Some(b)) => format!(" · {d} {:.1} MB/s", b / 1e6),
+                    _ => String::new(),
+                };
+                self.spinner.set_message(format!("{label} · {:.1} s{dev}", elapsed.as_secs_f64()));
+                self.spinner.tick();
+            }
+            Event::Phase { label, done, total } => {
+                self.phase.set_length(total);
+                self.phase.set_position(done);
+                self.phase.set_message(label.to_string());
+            }
+            Event::Notice { level, text } => match level {
+                Level::Warning => self.line(&format!("iolab: WARNING: {text}")),
+                Level::Note => self.line(&format!("iolab: note: {text}")),
+            },
+        }
+    }
+}

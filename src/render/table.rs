@@ -1,0 +1,347 @@
+//! The terminal views of a run: the result table (CrystalDiskMark's units,
+//! MB = 10^6 bytes) with its footer, the list of stored runs, and the line
+//! above a stored run. Formats only.
+
+use super::{apps, chart};
+use crate::summary::{JobReport, Report};
+use crate::units::fmt_ns;
+use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+
+fn mbs(bw: f64) -> String {
+    format!("{:.2}", bw / 1e6)
+}
+
+/// The result table: one row per job, CrystalDiskMark's units (MB = 10^6 bytes).
+pub fn table(report: &Report) -> String {
+    if let Some(t) = report.time() {
+        let mut s = apps::time_table(t);
+        s.push_str(&footer(report));
+        return s;
+    }
+    if let Some(a) = report.app() {
+        let mut s = apps::app_table(a);
+        s.push_str(&footer(report));
+        return s;
+    }
+    if let Some(sc) = report.scale() {
+        let mut s = scale_table(sc);
+        s.push_str(&footer(report));
+        return s;
+    }
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    t.set_header(vec![
+        "Test",
+        "Read MB/s",
+        "Write MB/s",
+        "IOPS",
+        "p99 latency",
+        "CPU %",
+        "Spread (min–max, CV)",
+    ]);
+    for j in report.jobs() {
+        let iops = j.read.as_ref().map(|r| r.iops).unwrap_or(0.0) + j.write.as_ref().map(|w| w.iops).unwrap_or(0.0);
+        let p99 = [&j.read, &j.write].iter().filter_map(|d| d.as_ref().map(|d| d.lat_ns.p99)).max();
+        t.add_row(vec![
+            Cell::new(&j.name),
+            Cell::new(j.read.as_ref().map(|r| mbs(r.bw_bytes)).unwrap_or_default()).set_alignment(CellAlignment::Right),
+            Cell::new(j.write.as_ref().map(|w| mbs(w.bw_bytes)).unwrap_or_default()).set_alignment(CellAlignment::Right),
+            Cell::new(format!("{iops:.0}")).set_alignment(CellAlignment::Right),
+            Cell::new(p99.map(|p| fmt_ns(p as f64)).unwrap_or_default()).set_alignment(CellAlignment::Right),
+            Cell::new(format!("{:.1}", j.cpu.usr_pct + j.cpu.sys_pct)).set_alignment(CellAlignment::Right),
+            Cell::new(spread(j)),
+        ]);
+    }
+    let mut s = format!("{t}\n");
+    if let Some(scan) = report.scan() {
+        s.push_str(&scan_section(scan));
+    }
+    s.push_str(&footer(report));
+    s
+}
+
+/// `iolab scale`: one row per point (the jobs that ran at once), then the verdicts.
+fn scale_table(sc: &crate::summary::scale::ScaleReport) -> String {
+    use crate::experiment::scale::PointKind;
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    t.set_header(vec![
+        "Point",
+        "Target",
+        "QD",
+        "Threads",
+        "MB/s",
+        "IOPS",
+        "Mean latency",
+        "iolab CPU busy %",
+    ]);
+    let short = |p: &str| -> String {
+        match sc.targets.iter().position(|t| t == p) {
+            Some(i) if sc.targets.len() > 1 => format!("t{} {p}", i + 1),
+            _ => p.to_string(),
+        }
+    };
+    for p in &sc.points {
+        let kind = match p.kind {
+            PointKind::Depth => "depth",
+            PointKind::Threads => "threads",
+            PointKind::Alone => "alone",
+            PointKind::Together => "together",
+            PointKind::Member => "member",
+        };
+        let target = if p.kind == PointKind::Together {
+            format!("all {}", p.targets.len())
+        } else {
+            p.targets.first().map(|t| short(t)).unwrap_or_default()
+        };
+        let right = |v: String| Cell::new(v).set_alignment(CellAlignment::Right);
+        t.add_row(vec![
+            Cell::new(kind),
+            Cell::new(target),
+            right(p.qd.to_string()),
+            right(p.threads.to_string()),
+            right(mbs(p.bw_bytes)),
+            right(format!("{:.0}", p.iops)),
+            right(fmt_ns(p.lat_ns)),
+            right(format!("{:.0}", p.cpu_busy * 100.0)),
+        ]);
+    }
+    let mut s = format!(
+        "{} {} · {}\n{t}\n",
+        sc.rw,
+        crate::units::fmt_bs(sc.bs),
+        if sc.targets.len() > 1 {
+            sc.targets
+                .iter()
+                .enumerate()
+                .map(|(i, p)| format!("t{} = {p}", i + 1))
+                .collect::<Vec<_>>()
+                .join(", ")
+        } else {
+            sc.targets.join("")
+        }
+    );
+    if let Some(l) = &sc.layout {
+        s.push_str(&format!(
+            "Layout: {} over {} devices ({}){}\n",
+            l.name,
+            l.members,
+            l.source,
+            sc.member
+                .as_ref()
+                .map(|m| format!("; member measured alone: {m}"))
+                .unwrap_or_default()
+        ));
+    }
+    if !sc.verdicts.is_empty() {
+        s.push_str("Verdicts:\n");
+        for v in &sc.verdicts {
+            s.push_str(&format!("  - {}: {}\n", v.subject(), v.text()));
+        }
+    }
+    s
+}
+
+/// The surface scan under the table: the curve, then its figures.
+fn scan_section(sc: &crate::summary::scan::ScanReport) -> String {
+    use crate::units::{fmt_bs, fmt_bytes};
+    let mut s = String::new();
+    let amount = match (sc.window_bytes, sc.zone_time_s) {
+        (Some(b), _) => format!("{} per zone", fmt_bytes(b.min(sc.zone_bytes))),
+        (None, Some(t)) => format!("{t}s per zone"),
+        _ => String::new(),
+    };
+    s.push_str(&format!(
+        "\nSurface scan ({}, {} zones of {}, {amount}, {} Q{}):\n",
+        sc.direction,
+        sc.zones.len(),
+        fmt_bytes(sc.zone_bytes),
+        fmt_bs(sc.bs),
+        sc.qd
+    ));
+    s.push_str(&chart::curve(sc, 72, 12));
+    s.push_str(&format!(
+        "Transfer rate: min {} MB/s (at {}), max {} MB/s (at {}), average {} MB/s; last zone {:.1}% {} than the first\n",
+        mbs(sc.min),
+        fmt_bytes(sc.min_offset),
+        mbs(sc.max),
+        fmt_bytes(sc.max_offset),
+        mbs(sc.avg),
+        sc.drop_pct.abs(),
+        if sc.drop_pct >= 0.0 { "slower" } else { "faster" }
+    ));
+    if let Some(a) = &sc.access_ns {
+        s.push_str(&format!(
+            "Access time (random 4K reads at QD1 over the range, {} reads): mean {}, median {}, p99 {}, max {}\n",
+            a.ios,
+            fmt_ns(a.mean),
+            fmt_ns(a.p50 as f64),
+            fmt_ns(a.p99 as f64),
+            fmt_ns(a.max as f64)
+        ));
+    }
+    if let Some(b) = sc.burst_bw_bytes {
+        s.push_str(&format!("Burst rate (1 MiB read again and again): {} MB/s\n", mbs(b)));
+    }
+    s
+}
+
+fn spread(j: &JobReport) -> String {
+    let parts: Vec<String> = [&j.read, &j.write]
+        .iter()
+        .filter_map(|d| d.as_ref())
+        .map(|d| match (d.bw_min, d.bw_max, d.bw_cv) {
+            (Some(lo), Some(hi), Some(cv)) if j.runs.len() > 1 => format!("{}–{}, {:.1}%", mbs(lo), mbs(hi), cv * 100.0),
+            _ => "1 run".to_string(),
+        })
+        .collect();
+    parts.join(" / ")
+}
+
+fn footer(r: &Report) -> String {
+    let mut s = String::new();
+    let t = &r.target;
+    let dev = t.devices.first().map(|d| format!(", device {}", d.name)).unwrap_or_default();
+    let fs = t.filesystem.as_ref().map(|f| format!(", {}", f.fstype)).unwrap_or_default();
+    if r.time().is_some() || r.app().is_some() {
+        // Application workloads work through the filesystem: no span, no O_DIRECT.
+        s.push_str(&format!("Target: {}{}{}\n", t.path, fs, dev));
+        s.push_str("MB/s = 10^6 bytes/s. Device figures are the top device under the directory (/proc/diskstats).\n");
+        for w in r
+            .time()
+            .into_iter()
+            .flat_map(|t| &t.warnings)
+            .chain(r.app().into_iter().flat_map(|a| &a.warnings))
+        {
+            s.push_str(&format!("warning [{}]: {}\n", w.code, w.message));
+        }
+        if r.interrupted {
+            s.push_str("interrupted: only the runs above finished\n");
+        }
+        return s;
+    }
+    s.push_str(&format!(
+        "Target: {}{}{} · span {} · {} · {} run(s) per test\n",
+        t.path,
+        fs,
+        dev,
+        crate::units::fmt_bytes(t.span_bytes),
+        match (r.jobs().iter().all(|j| j.direct), r.jobs().iter().any(|j| j.direct)) {
+            _ if r.jobs().is_empty() =>
+                if t.direct {
+                    "O_DIRECT"
+                } else {
+                    "BUFFERED"
+                },
+            (true, _) => "O_DIRECT",
+            (false, true) => "O_DIRECT and BUFFERED jobs",
+            (false, false) => "BUFFERED",
+        },
+        r.settings.runs
+    ));
+    s.push_str("MB/s = 10^6 bytes/s. CPU % = iolab's user+sys time (all threads) per wall time.\n");
+    for j in r.jobs().iter().filter(|j| j.duration_s.is_none() && r.scan().is_none()) {
+        let c = &j.cpu;
+        s.push_str(&format!(
+            "{}: {} in {:.2} s real, {:.2} s user, {:.2} s sys (iolab); system CPU {:.0}% idle, {:.0}% sys, {:.0}% iowait\n",
+            j.name,
+            crate::units::fmt_bytes(j.limit_bytes.unwrap_or(0)),
+            c.real_s,
+            c.usr_s,
+            c.sys_s,
+            c.system_idle_pct,
+            c.system_sys_pct,
+            c.system_iowait_pct
+        ));
+    }
+    for j in r.jobs() {
+        if let Some(st) = &j.steady {
+            let rounds: Vec<String> = st.round_bw_bytes.iter().map(|b| format!("{:.1}", b / 1e6)).collect();
+            s.push_str(&format!(
+                "{}: {} after {} round(s) (SNIA rule over the last {}: range {:.1}%, slope excursion {:.1}%); figures are those {} rounds. Rounds, MB/s: {}\n",
+                j.name,
+                if st.reached {
+                    format!("steady state at {} MB/s", mbs(st.value_bw_bytes.unwrap_or(0.0)))
+                } else {
+                    "NOT steady".to_string()
+                },
+                st.rounds,
+                st.window,
+                st.range_pct.unwrap_or(f64::NAN),
+                st.slope_excursion_pct.unwrap_or(f64::NAN),
+                st.window,
+                rounds.join(" ")
+            ));
+        }
+    }
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for j in r.jobs() {
+        for w in &j.warnings {
+            if !seen.iter().any(|(c, m)| *c == w.code && *m == w.message) {
+                seen.push((&w.code, &w.message));
+            }
+        }
+    }
+    for (code, msg) in seen {
+        let jobs: Vec<&str> = r
+            .jobs()
+            .iter()
+            .filter(|j| j.warnings.iter().any(|w| w.code == code && w.message == msg))
+            .map(|j| j.name.as_str())
+            .collect();
+        let scope = if jobs.len() == r.jobs().len() {
+            "all tests".to_string()
+        } else {
+            jobs.join(", ")
+        };
+        s.push_str(&format!("warning [{code}] ({scope}): {msg}\n"));
+    }
+    if r.interrupted {
+        s.push_str("interrupted: only the tests above finished\n");
+    }
+    s
+}
+
+/// `iolab list`: one line per stored run.
+pub fn run_list(runs: &[crate::store::RunSummary]) -> String {
+    if runs.is_empty() {
+        return "no stored runs\n".to_string();
+    }
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    t.set_header(vec!["ID", "Started (UTC)", "Kind", "Label", "Tags", "Target"]);
+    for r in runs {
+        let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let label = r.label.clone().unwrap_or_default() + if r.complete { "" } else { " (incomplete)" };
+        t.add_row(vec![
+            r.id.to_string(),
+            r.started_at.clone(),
+            r.kind.clone(),
+            label,
+            tags.join(" "),
+            r.target.clone(),
+        ]);
+    }
+    format!("{t}\n")
+}
+
+/// The lines above a stored run's table.
+pub fn run_header(r: &crate::store::RunSummary) -> String {
+    let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!(
+        "Run {} · {} · {}{}{}{}\n",
+        r.id,
+        r.started_at,
+        r.kind,
+        r.label.as_ref().map(|l| format!(" · \"{l}\"")).unwrap_or_default(),
+        if tags.is_empty() {
+            String::new()
+        } else {
+            format!(" · {}", tags.join(" "))
+        },
+        if r.complete { "" } else { " · INCOMPLETE (interrupted)" }
+    )
+}
