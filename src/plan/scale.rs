@@ -50,9 +50,14 @@ impl ScalePlan {
         if targets == 0 {
             return Err(usage("give at least one target"));
         }
-        if self.qd_sweep.contains(&0) || self.threads_sweep.contains(&0) {
-            return Err(usage("sweep values must be at least 1"));
+        // Every point is a job: the job rules apply to each.
+        for &qd in &self.qd_sweep {
+            self.spec(qd, self.threads, "").validate()?;
         }
-        Ok(())
+        for &t in &self.threads_sweep {
+            self.spec(1, t, "").validate()?;
+        }
+        self.spec(self.qd, self.threads, "").validate()?;
+        self.repeat.validate()
     }
 }
