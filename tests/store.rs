@@ -314,3 +314,37 @@ fn import_fio_and_compare_from_the_command_line() {
     let missing = e.cmd().args(["compare", "2", "99"]).output().unwrap();
     assert_eq!(missing.status.code(), Some(2));
 }
+
+/// The store and documents iolab 0.1.0 wrote before the redesign of issue 11
+/// (made by `tests/fixtures/legacy/make.sh` with the binary of commit
+/// d599a70): every run shows the same table and the same JSON document,
+/// and the documents it wrote with `--json` load and print unchanged.
+#[test]
+fn a_store_and_documents_of_iolab_0_1_0_load_with_the_same_figures() {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/legacy/0.1.0");
+    let e = Env::new();
+    std::fs::create_dir_all(e.db().parent().unwrap()).unwrap();
+    std::fs::copy(fx.join("results.db"), e.db()).unwrap();
+    let mut shown = 0;
+    for entry in std::fs::read_dir(&fx).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let Some(id) = name.strip_prefix("show-").and_then(|n| n.strip_suffix(".txt")) else {
+            continue;
+        };
+        let table = e.cmd().args(["show", id]).output().unwrap();
+        assert!(table.status.success(), "show {id}: {}", String::from_utf8_lossy(&table.stderr));
+        let want = std::fs::read_to_string(fx.join(&name)).unwrap();
+        assert_eq!(String::from_utf8_lossy(&table.stdout), want, "run {id}'s table changed");
+        let doc = json_of(&e.cmd().args(["show", id, "--json"]).output().unwrap());
+        let want: Value = serde_json::from_str(&std::fs::read_to_string(fx.join(format!("show-{id}.json"))).unwrap()).unwrap();
+        assert_eq!(doc, want, "run {id}'s document changed");
+        shown += 1;
+    }
+    assert!(shown >= 8, "the fixture holds every kind of run ({shown} shown)");
+    for doc in ["doc-1.json", "doc-3.json"] {
+        let text = std::fs::read_to_string(fx.join(doc)).unwrap();
+        let report: iolab::summary::Report = serde_json::from_str(&text).expect("a 0.1.0 document loads");
+        let again = serde_json::to_value(&report).unwrap();
+        assert_eq!(again, serde_json::from_str::<Value>(&text).unwrap(), "{doc} round-trips unchanged");
+    }
+}
