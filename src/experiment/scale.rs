@@ -14,45 +14,13 @@ use crate::error::{Error, Result};
 use crate::measure::{JobSamples, Runner};
 use crate::plan::scale::*;
 use crate::progress::{Event, Level, Observer, Silent};
+pub use crate::samples::{Point, PointKind, ScaleSamples};
 use crate::signals::Stop;
 use crate::summary::scale::LayoutUsed;
 use crate::summary::{self, Body, Settings};
 use crate::target::Target;
 use crate::target::{self, Choice};
-use serde::{Deserialize, Serialize};
 use verdict::Layout;
-
-/// Which experiment a point belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PointKind {
-    /// A queue-depth sweep point on one target.
-    Depth,
-    /// A thread sweep point on one target.
-    Threads,
-    /// One target alone with the comparison job.
-    Alone,
-    /// All targets at once with the comparison job (one job per target).
-    Together,
-    /// The layout's member alone with the comparison job.
-    Member,
-}
-
-/// One measured point: the jobs that ran at the same time (one per target).
-#[derive(Debug)]
-pub struct Point {
-    pub kind: PointKind,
-    /// Indices into the targets (the member is index `targets.len()`).
-    pub targets: Vec<usize>,
-    pub qd: u32,
-    pub threads: u32,
-    pub jobs: Vec<JobSamples>,
-}
-
-#[derive(Debug, Default)]
-pub struct ScaleSamples {
-    pub points: Vec<Point>,
-}
 
 /// The layout and copies a btrfs profile or md level stands for.
 /// btrfs `single` over several devices allocates whole chunks to one

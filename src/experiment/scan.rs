@@ -15,10 +15,12 @@
 
 use super::{Context, Measured, cpus, until_stopped};
 use crate::error::{Result, usage};
-use crate::measure::{JobSamples, Runner};
+use crate::measure::Runner;
 use crate::plan::scan::*;
 use crate::plan::{EngineKind, limits};
 use crate::progress::{Event, Level};
+pub use crate::samples::ScanSamples;
+use crate::summary::scan::zone_rate;
 use crate::summary::{self, Body, Settings};
 use crate::target::{self, Choice};
 use std::time::Duration;
@@ -109,14 +111,6 @@ pub(super) fn run(r: &ScanRequest, ctx: &Context) -> Result<Measured> {
     })
 }
 
-/// What a scan measured (as far as it got).
-#[derive(Debug, Default)]
-pub struct ScanSamples {
-    pub zones: Vec<(Zone, JobSamples)>,
-    pub access: Option<JobSamples>,
-    pub burst: Option<JobSamples>,
-}
-
 /// Run the scan: zones outer to inner (reporting each as it completes),
 /// then the access time, then the burst rate; each part lands in `out`
 /// as it finishes.
@@ -142,12 +136,4 @@ pub fn measure(runner: &Runner, plan: &ScanPlan, out: &mut ScanSamples) -> Resul
         out.burst = Some(runner.run_job(&spec, &repeat)?);
     }
     Ok(())
-}
-
-/// Bytes per second of a zone's measured window.
-pub fn zone_rate(j: &JobSamples) -> f64 {
-    j.runs
-        .first()
-        .map(|r| (r.read.bytes + r.write.bytes) as f64 / (r.wall_ns.max(1) as f64 / 1e9))
-        .unwrap_or(0.0)
 }

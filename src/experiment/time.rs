@@ -12,8 +12,9 @@
 use super::{Context, Measured, until_stopped};
 use crate::device::{self, DiskCounters, SysRoot};
 use crate::error::{Error, Result, failed, usage};
+pub use crate::plan::time::TimeOpts;
 use crate::progress::{Event, Observer};
-use crate::samples::DiskDelta;
+use crate::samples::CommandRun;
 use crate::signals::Stop;
 use crate::summary::{self, Body, Settings};
 use crate::target::TargetInfo;
@@ -108,39 +109,6 @@ pub(super) fn run(r: &TimeRequest, ctx: &Context) -> Result<Measured> {
         body: Body::Time(summary::apps::time_report(&opts, &runs)),
         interrupted,
     })
-}
-
-#[derive(Clone, Debug)]
-pub struct TimeOpts {
-    /// The program and its arguments.
-    pub command: Vec<String>,
-    pub cold: bool,
-    pub runs: u32,
-    /// Runs before the measured ones, not counted (after their own prepare/cold step).
-    pub warmup: u32,
-    /// Run with `sh -c` before each run (and warm-up), untimed.
-    pub prepare: Option<String>,
-    /// Run with `sh -c` after each run, untimed.
-    pub cleanup: Option<String>,
-    /// Where the command runs; its devices are the ones measured.
-    pub cwd: PathBuf,
-    /// diskstats names of the devices to measure, top first.
-    pub devices: Vec<String>,
-    /// Let the command's output through (default: discarded, as hyperfine does).
-    pub show_output: bool,
-    /// Keep going when the command exits non-zero.
-    pub ignore_failure: bool,
-}
-
-/// One run of the command.
-#[derive(Clone, Debug, Default)]
-pub struct CommandRun {
-    pub wall_ns: u64,
-    pub usr_ns: u64,
-    pub sys_ns: u64,
-    /// Exit code, or 128 + signal.
-    pub exit_code: i32,
-    pub devices: Vec<DiskDelta>,
 }
 
 /// How often the live view hears of the device's current rate.

@@ -11,6 +11,7 @@ pub mod limits;
 pub mod scale;
 pub mod scan;
 mod suites;
+pub mod time;
 
 use std::time::Duration;
 pub use suites::{Common, SuiteName, SuiteTest};

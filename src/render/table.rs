@@ -63,7 +63,7 @@ pub fn table(report: &Report) -> String {
 
 /// `iolab scale`: one row per point (the jobs that ran at once), then the verdicts.
 fn scale_table(sc: &crate::summary::scale::ScaleReport) -> String {
-    use crate::experiment::scale::PointKind;
+    use crate::samples::PointKind;
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic);

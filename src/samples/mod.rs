@@ -186,3 +186,72 @@ pub struct JobSamples {
     /// Set when the runs are steady-state rounds.
     pub steady: Option<crate::plan::SteadyRule>,
 }
+
+/// What one phase of a workload did and cost.
+#[derive(Clone, Debug, Default)]
+pub struct PhaseSamples {
+    pub name: String,
+    /// Files (or other units the phase counts: commits, checkouts) handled.
+    pub files: u64,
+    /// Bytes of file data the phase read or wrote (as the application sees them).
+    pub bytes: u64,
+    pub wall_ns: u64,
+    /// iolab's own CPU plus that of the children it waited for.
+    pub cpu: CpuTimes,
+    pub sys: SysCpu,
+    /// What reached the devices under the working directory.
+    pub devices: Vec<DiskDelta>,
+    /// Whether the caches were emptied right before the phase.
+    pub cold: bool,
+}
+
+/// One run of the command.
+#[derive(Clone, Debug, Default)]
+pub struct CommandRun {
+    pub wall_ns: u64,
+    pub usr_ns: u64,
+    pub sys_ns: u64,
+    /// Exit code, or 128 + signal.
+    pub exit_code: i32,
+    pub devices: Vec<DiskDelta>,
+}
+
+/// What a scan measured (as far as it got).
+#[derive(Debug, Default)]
+pub struct ScanSamples {
+    pub zones: Vec<(crate::plan::scan::Zone, JobSamples)>,
+    pub access: Option<JobSamples>,
+    pub burst: Option<JobSamples>,
+}
+
+/// Which experiment a point belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PointKind {
+    /// A queue-depth sweep point on one target.
+    Depth,
+    /// A thread sweep point on one target.
+    Threads,
+    /// One target alone with the comparison job.
+    Alone,
+    /// All targets at once with the comparison job (one job per target).
+    Together,
+    /// The layout's member alone with the comparison job.
+    Member,
+}
+
+/// One measured point: the jobs that ran at the same time (one per target).
+#[derive(Debug)]
+pub struct Point {
+    pub kind: PointKind,
+    /// Indices into the targets (the member is index `targets.len()`).
+    pub targets: Vec<usize>,
+    pub qd: u32,
+    pub threads: u32,
+    pub jobs: Vec<JobSamples>,
+}
+
+#[derive(Debug, Default)]
+pub struct ScaleSamples {
+    pub points: Vec<Point>,
+}

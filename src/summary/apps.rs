@@ -3,8 +3,9 @@
 //! about outliers and a first run slower than the rest.
 
 use super::Warning;
-use crate::experiment::apps::PhaseSamples;
-use crate::experiment::time::{CommandRun, TimeOpts};
+use crate::plan::time::TimeOpts;
+use crate::samples::CommandRun;
+use crate::samples::PhaseSamples;
 use serde::{Deserialize, Serialize};
 
 /// Mean, median, standard deviation, min and max of a list of seconds.

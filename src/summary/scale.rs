@@ -2,12 +2,12 @@
 //! verdicts of [`crate::judge::scale`] on them.
 
 use super::{JobReport, job_report};
-use crate::experiment::scale::{PointKind, ScaleSamples};
 use crate::judge::scale::{
     Dimension, Layout, LayoutRun, LayoutVerdict, SweepPoint, SweepVerdict, TargetRate, TogetherVerdict, layout_verdict, sweep_verdict,
     together_verdict,
 };
 use crate::plan::scale::ScalePlan;
+use crate::samples::{PointKind, ScaleSamples};
 use crate::target::Target;
 use serde::{Deserialize, Serialize};
 

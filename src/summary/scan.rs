@@ -2,8 +2,8 @@
 //! drop from the first zone to the last, the access time and the burst rate.
 
 use super::{JobReport, Warning, job_report};
-use crate::experiment::scan::{ScanSamples, zone_rate};
 use crate::plan::scan::ScanPlan;
+use crate::samples::{JobSamples, ScanSamples};
 use crate::target::Target;
 use serde::{Deserialize, Serialize};
 
@@ -182,4 +182,12 @@ pub fn scan_report(plan: &ScanPlan, s: &ScanSamples, target: &Target, cpus: usiz
         burst_bw_bytes,
     };
     (report, jobs)
+}
+
+/// Bytes per second of a zone's measured window.
+pub fn zone_rate(j: &JobSamples) -> f64 {
+    j.runs
+        .first()
+        .map(|r| (r.read.bytes + r.write.bytes) as f64 / (r.wall_ns.max(1) as f64 / 1e9))
+        .unwrap_or(0.0)
 }

@@ -20,7 +20,8 @@ use crate::error::{Result, failed, usage};
 use crate::plan::SuiteName;
 use crate::progress::Level;
 use crate::progress::{Event, Observer};
-use crate::samples::{CpuTimes, DiskDelta, SysCpu};
+pub use crate::samples::PhaseSamples;
+use crate::samples::{CpuTimes, SysCpu};
 use crate::signals::Stop;
 use crate::summary::{self, Body, Settings};
 use crate::target::TargetInfo;
@@ -140,24 +141,6 @@ pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
         body: Body::App(summary::apps::app_report(suite.as_str(), cold, r.workload.params(), &runs)),
         interrupted,
     })
-}
-
-/// What one phase of a workload did and cost.
-#[derive(Clone, Debug, Default)]
-pub struct PhaseSamples {
-    pub name: String,
-    /// Files (or other units the phase counts: commits, checkouts) handled.
-    pub files: u64,
-    /// Bytes of file data the phase read or wrote (as the application sees them).
-    pub bytes: u64,
-    pub wall_ns: u64,
-    /// iolab's own CPU plus that of the children it waited for.
-    pub cpu: CpuTimes,
-    pub sys: SysCpu,
-    /// What reached the devices under the working directory.
-    pub devices: Vec<DiskDelta>,
-    /// Whether the caches were emptied right before the phase.
-    pub cold: bool,
 }
 
 /// Measures phases of a workload on the devices that serve a directory.
