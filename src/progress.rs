@@ -50,7 +50,8 @@ pub enum Event<'a> {
     Command {
         label: &'a str,
         elapsed: Duration,
-        device_bps: Option<f64>,
+        /// The top device under the working directory and its current bytes/s.
+        device: Option<(&'a str, f64)>,
     },
     /// A phase of a built-in workload is under way (see [`crate::experiment::apps`]).
     Phase {

@@ -85,7 +85,7 @@ fn dispatch(cli: Cli) -> Result<()> {
                 };
                 Experiment::Jobs(JobsRequest::suite(a.suite, &common, choice(&a.target, &c.target), c.repeat())?)
             };
-            measure(exp, &c.out, &db, None)
+            measure(exp, &c.out, &db)
         }
         Cmd::Job(a) => {
             let c = &a.common;
@@ -97,7 +97,7 @@ fn dispatch(cli: Cli) -> Result<()> {
                 jobs: vec![spec],
                 repeat: c.repeat(),
             });
-            measure(exp, &c.out, &db, None)
+            measure(exp, &c.out, &db)
         }
         Cmd::Scan(a) => {
             let exp = Experiment::Scan(ScanRequest {
@@ -117,7 +117,7 @@ fn dispatch(cli: Cli) -> Result<()> {
                 burst: !a.no_burst,
                 engine: a.target_args.engine,
             });
-            measure(exp, &a.out, &db, None)
+            measure(exp, &a.out, &db)
         }
         Cmd::Scale(a) => {
             let c = &a.common;
@@ -148,7 +148,7 @@ fn dispatch(cli: Cli) -> Result<()> {
                     engine: c.target.engine,
                 },
             });
-            measure(exp, &c.out, &db, None)
+            measure(exp, &c.out, &db)
         }
         Cmd::Time(a) => {
             let exp = Experiment::Time(TimeRequest {
@@ -243,10 +243,10 @@ fn export(format: Format, doc: Document) -> Result<()> {
 }
 
 /// Run an experiment with the live view on stderr, then keep and print its result.
-fn measure(exp: Experiment, out: &OutputArgs, db: &Path, device: Option<String>) -> Result<()> {
+fn measure(exp: Experiment, out: &OutputArgs, db: &Path) -> Result<()> {
     check_json_path(out)?;
     let stop = Stop::install();
-    let view = render::progress::Terminal::new(device, false);
+    let view = render::progress::Terminal::new(false);
     let ctx = Context {
         stop: &stop,
         observer: &view,

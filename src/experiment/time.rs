@@ -216,7 +216,7 @@ fn one(opts: &TimeOpts, sys: &SysRoot, stop: &Stop, observer: &dyn Observer, lab
                 observer.event(Event::Command {
                     label,
                     elapsed: now - start,
-                    device_bps: (!opts.devices.is_empty()).then_some(rate),
+                    device: opts.devices.first().map(|d| (d.as_str(), rate)),
                 });
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => return Err(failed("the waiter thread died")),

@@ -28,8 +28,6 @@ pub struct Terminal {
     step_ms: Cell<u64>,
     /// The live curve's full scale (bytes/s): set by the first zone.
     zone_full: Cell<f64>,
-    /// Device names for the `time` view (its rate is the top device's).
-    device: Option<String>,
     /// No lines but notices.
     quiet: bool,
 }
@@ -45,8 +43,8 @@ fn bar(template: &str, len: Option<u64>) -> ProgressBar {
 }
 
 impl Terminal {
-    /// `device`: the device whose rate the `time` view shows.
-    pub fn new(device: Option<String>, quiet: bool) -> Terminal {
+    /// `quiet`: no bars and no zone or point lines, only notices.
+    pub fn new(quiet: bool) -> Terminal {
         let prefill = bar("{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}", Some(0));
         prefill.set_message("prefilling test file");
         let hidden = |b: ProgressBar| {
@@ -63,7 +61,6 @@ impl Terminal {
             done_ms: Cell::new(0),
             step_ms: Cell::new(0),
             zone_full: Cell::new(0.0),
-            device,
             quiet,
         }
     }
@@ -140,15 +137,8 @@ impl Observer for Terminal {
                     self.line(&format!("{label:<40} {:>10.1} MB/s {:>10.0} IOPS", bw_bytes / 1e6, iops));
                 }
             }
-            Event::Command {
-                label,
-                elapsed,
-                device_bps,
-            } => {
-                let dev = match (&self.device, device_bps) {
-                    (Some(d), Some(b)) => format!(" · {d} {:.1} MB/s", b / 1e6),
-                    _ => String::new(),
-                };
+            Event::Command { label, elapsed, device } => {
+                let dev = device.map(|(d, b)| format!(" · {d} {:.1} MB/s", b / 1e6)).unwrap_or_default();
                 self.spinner.set_message(format!("{label} · {:.1} s{dev}", elapsed.as_secs_f64()));
                 self.spinner.tick();
             }
