@@ -163,12 +163,7 @@ fn dispatch(cli: Cli) -> Result<()> {
                 show_output: a.show_output,
                 ignore_failure: a.ignore_failure,
             });
-            let device = a
-                .device
-                .as_ref()
-                .and_then(|d| d.file_name())
-                .map(|n| n.to_string_lossy().into_owned());
-            measure(exp, &a.out, &db, device)
+            measure(exp, &a.out, &db)
         }
         Cmd::Suites => print(&suites_listing()),
         Cmd::Info(a) => {
