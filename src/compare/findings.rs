@@ -2,41 +2,19 @@
 //!
 //! A difference counts as a win or a loss only when it is known to be
 //! outside the noise (its interval excludes 1.0); differences with unknown
-//! noise are reported separately, with that caveat.
+//! noise are reported separately, with that caveat. Each finding is a
+//! [`Diagnostic`] whose code is the rule that made it, whose `run` is the
+//! run it is about (never the baseline, except for `untrustworthy`) and
+//! whose subject is the test it is about, when it is about one.
 
 use super::{Comparison, Direction, RunInfo, TestComparison};
+use crate::judge::thresholds::{CPU_NOTABLE, MIN_RUNS_FOR_NOISE};
+use crate::judge::{Code, Diagnostic};
 use crate::summary::median;
 use crate::units::{fmt_value, signed_diff};
-use serde::Serialize;
-
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Finding {
-    /// The rule that made it: `no_common_tests`, `direction_summary`,
-    /// `biggest_win`, `biggest_loss`, `all_within_noise`, `noise_unknown`,
-    /// `cpu_cost`, `untrustworthy`.
-    pub rule: &'static str,
-    /// The run it is about (never the baseline, except for `untrustworthy`).
-    pub run: Option<i64>,
-    /// The test it is about, when it is about one.
-    pub test: Option<String>,
-    pub text: String,
-}
-
-/// Warning codes that make a figure untrustworthy as the device's speed, and why.
-pub const UNTRUSTWORTHY: [(&str, &str); 6] = [
-    ("cache_answered", "a cache answered instead of the device"),
-    ("buffered_fallback", "O_DIRECT was refused, so the page cache was in the path"),
-    ("no_block_device", "no block device serves the target: memory or cache speed"),
-    ("memory_device", "the device is memory-backed: memory speed"),
-    ("high_cv", "the runs varied by more than 10%"),
-    ("cpu_bound", "iolab's CPU, not the device, may have been the limit"),
-];
-
-/// A median CPU-per-MB/s ratio at least this far from 1 (either way) is reported.
-pub const CPU_NOTABLE: f64 = 1.25;
 
 /// Every rule, in the order the findings are shown.
-pub fn all(c: &Comparison) -> Vec<Finding> {
+pub fn all(c: &Comparison) -> Vec<Diagnostic> {
     let mut f = no_common_tests(c);
     f.extend(direction_summary(c));
     f.extend(biggest(c, true));
@@ -73,12 +51,26 @@ fn n_tests(n: usize) -> String {
     if n == 1 { "1 test".into() } else { format!("{n} tests") }
 }
 
-fn untrusted_codes(t: &TestComparison, i: usize) -> Vec<&str> {
-    UNTRUSTWORTHY
-        .iter()
-        .map(|(code, _)| *code)
+/// The codes that make a figure untrustworthy as the device's speed, with
+/// why, in the order findings name them.
+fn untrustworthy_codes() -> impl Iterator<Item = (&'static Code, String)> {
+    Code::ALL.iter().filter_map(|code| code.untrustworthy().map(|why| (code, why)))
+}
+
+fn untrusted_codes(t: &TestComparison, i: usize) -> Vec<&'static str> {
+    untrustworthy_codes()
+        .map(|(code, _)| code.as_str())
         .filter(|code| t.warnings[i].iter().any(|w| w == code))
         .collect()
+}
+
+/// A finding made by rule `code` about `run` and, when about one, `test`.
+fn finding(code: Code, run: Option<i64>, test: Option<String>, text: impl Into<String>) -> Diagnostic {
+    Diagnostic {
+        subject: test,
+        run,
+        ..Diagnostic::new(code, text)
+    }
 }
 
 /// " Caveat: ..." when either side of a difference carries an untrustworthy warning.
@@ -99,21 +91,21 @@ fn caveat(c: &Comparison, t: &TestComparison, i: usize) -> String {
 }
 
 /// The runs share no test at all.
-pub fn no_common_tests(c: &Comparison) -> Vec<Finding> {
+pub fn no_common_tests(c: &Comparison) -> Vec<Diagnostic> {
     if !c.tests.is_empty() {
         return Vec::new();
     }
-    vec![Finding {
-        rule: "no_common_tests",
-        run: None,
-        test: None,
-        text: "The runs share no test (same job name and direction): nothing to compare.".into(),
-    }]
+    vec![finding(
+        Code::NoCommonTests,
+        None,
+        None,
+        "The runs share no test (same job name and direction): nothing to compare.",
+    )]
 }
 
 /// Per run: the median ratio of each direction's tests that are outside the
 /// noise ("writes 50% slower, reads 21% slower").
-pub fn direction_summary(c: &Comparison) -> Vec<Finding> {
+pub fn direction_summary(c: &Comparison) -> Vec<Diagnostic> {
     let (_, b) = base(c);
     let mut out = Vec::new();
     for (i, r) in others(c) {
@@ -154,18 +146,18 @@ pub fn direction_summary(c: &Comparison) -> Vec<Finding> {
         if parts.is_empty() {
             continue;
         }
-        out.push(Finding {
-            rule: "direction_summary",
-            run: Some(r.id),
-            test: None,
-            text: format!("{} vs {}: {}.", r.name(), b.name(), parts.join(", ")),
-        });
+        out.push(finding(
+            Code::DirectionSummary,
+            Some(r.id),
+            None,
+            format!("{} vs {}: {}.", r.name(), b.name(), parts.join(", ")),
+        ));
     }
     out
 }
 
 /// The largest (`win`) or smallest ratio outside the noise, over all tests and runs.
-pub fn biggest(c: &Comparison, win: bool) -> Vec<Finding> {
+pub fn biggest(c: &Comparison, win: bool) -> Vec<Diagnostic> {
     let (b, base_run) = base(c);
     let mut best: Option<(f64, &TestComparison, usize)> = None;
     for t in &c.tests {
@@ -181,11 +173,11 @@ pub fn biggest(c: &Comparison, win: bool) -> Vec<Finding> {
     }
     let Some((r, t, i)) = best else { return Vec::new() };
     let run = &c.runs[i];
-    vec![Finding {
-        rule: if win { "biggest_win" } else { "biggest_loss" },
-        run: Some(run.id),
-        test: Some(t.test.clone()),
-        text: format!(
+    vec![finding(
+        if win { Code::BiggestWin } else { Code::BiggestLoss },
+        Some(run.id),
+        Some(t.test.clone()),
+        format!(
             "Biggest {}: {} on {}, {} than {} ({} vs {}).{}",
             if win { "win" } else { "loss" },
             run.name(),
@@ -196,11 +188,11 @@ pub fn biggest(c: &Comparison, win: bool) -> Vec<Finding> {
             fmt_value(t.values[b], t.unit),
             caveat(c, t, i)
         ),
-    }]
+    )]
 }
 
 /// Per run: no difference is known to be outside the noise.
-pub fn all_within_noise(c: &Comparison) -> Vec<Finding> {
+pub fn all_within_noise(c: &Comparison) -> Vec<Diagnostic> {
     let (_, b) = base(c);
     let mut out = Vec::new();
     for (i, r) in others(c) {
@@ -209,11 +201,11 @@ pub fn all_within_noise(c: &Comparison) -> Vec<Finding> {
             continue;
         }
         let unknown = c.tests.len() - known;
-        out.push(Finding {
-            rule: "all_within_noise",
-            run: Some(r.id),
-            test: None,
-            text: format!(
+        out.push(finding(
+            Code::AllWithinNoise,
+            Some(r.id),
+            None,
+            format!(
                 "{} and {} differ by no more than the noise on {}{}.",
                 r.name(),
                 b.name(),
@@ -228,13 +220,13 @@ pub fn all_within_noise(c: &Comparison) -> Vec<Finding> {
                     String::new()
                 }
             ),
-        });
+        ));
     }
     out
 }
 
 /// Per run: differences whose noise is unknown (fewer than 2 runs on a side).
-pub fn noise_unknown(c: &Comparison) -> Vec<Finding> {
+pub fn noise_unknown(c: &Comparison) -> Vec<Diagnostic> {
     let (_, b) = base(c);
     let mut out = Vec::new();
     for (i, r) in others(c) {
@@ -247,26 +239,26 @@ pub fn noise_unknown(c: &Comparison) -> Vec<Finding> {
         let Some((t, x)) = unknown.iter().copied().max_by(|a, b| a.1.ln().abs().total_cmp(&b.1.ln().abs())) else {
             continue;
         };
-        out.push(Finding {
-            rule: "noise_unknown",
-            run: Some(r.id),
-            test: (unknown.len() == 1).then(|| t.test.clone()),
-            text: format!(
-                "{} vs {}: noise unknown on {} (fewer than 2 measured runs on a side), so a difference there may not be real (largest: {} on {}); measure with --runs 3 or more.",
+        out.push(finding(
+            Code::NoiseUnknown,
+            Some(r.id),
+            (unknown.len() == 1).then(|| t.test.clone()),
+            format!(
+                "{} vs {}: noise unknown on {} (fewer than {MIN_RUNS_FOR_NOISE} measured runs on a side), so a difference there may not be real (largest: {} on {}); measure with --runs 3 or more.",
                 r.name(),
                 b.name(),
                 n_tests(unknown.len()),
                 signed_diff(x),
                 t.test
             ),
-        });
+        ));
     }
     out
 }
 
 /// Per run: the median over jobs of its CPU % per 100 MB/s relative to the
 /// baseline's, when at least [`CPU_NOTABLE`] apart.
-pub fn cpu_cost(c: &Comparison) -> Vec<Finding> {
+pub fn cpu_cost(c: &Comparison) -> Vec<Diagnostic> {
     let (b, base_run) = base(c);
     let mut out = Vec::new();
     for (i, r) in others(c) {
@@ -295,28 +287,28 @@ pub fn cpu_cost(c: &Comparison) -> Vec<Finding> {
         } else {
             continue;
         };
-        out.push(Finding {
-            rule: "cpu_cost",
-            run: Some(r.id),
-            test: None,
-            text: format!(
+        out.push(finding(
+            Code::CpuCost,
+            Some(r.id),
+            None,
+            format!(
                 "{more} uses {factor:.1}x the CPU per MB/s of {less} (median over {} job(s)).",
                 ratios.len()
             ),
-        });
+        ));
     }
     out
 }
 
 /// Per run and warning code: the tests whose figures cannot be trusted as the device's speed.
-pub fn untrustworthy(c: &Comparison) -> Vec<Finding> {
+pub fn untrustworthy(c: &Comparison) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for (i, r) in c.runs.iter().enumerate() {
-        for (code, why) in UNTRUSTWORTHY {
+        for (code, why) in untrustworthy_codes() {
             let tests: Vec<&str> = c
                 .tests
                 .iter()
-                .filter(|t| t.warnings[i].iter().any(|w| w == code))
+                .filter(|t| t.warnings[i].iter().any(|w| w == code.as_str()))
                 .map(|t| t.test.as_str())
                 .collect();
             if tests.is_empty() {
@@ -327,15 +319,15 @@ pub fn untrustworthy(c: &Comparison) -> Vec<Finding> {
             } else {
                 tests.join(", ")
             };
-            out.push(Finding {
-                rule: "untrustworthy",
-                run: Some(r.id),
-                test: (tests.len() == 1).then(|| tests[0].to_string()),
-                text: format!(
+            out.push(finding(
+                Code::Untrustworthy,
+                Some(r.id),
+                (tests.len() == 1).then(|| tests[0].to_string()),
+                format!(
                     "{}: {which} carries {code} ({why}); those figures are not trustworthy as the device's speed.",
                     r.name()
                 ),
-            });
+            ));
         }
     }
     out
@@ -351,8 +343,8 @@ mod tests {
         compare(runs, runs[0].id).unwrap()
     }
 
-    fn rules<'a>(c: &'a Comparison, rule: &str) -> Vec<&'a Finding> {
-        c.findings.iter().filter(|f| f.rule == rule).collect()
+    fn rules<'a>(c: &'a Comparison, rule: &str) -> Vec<&'a Diagnostic> {
+        c.findings.iter().filter(|f| f.code == rule).collect()
     }
 
     #[test]
@@ -387,7 +379,7 @@ mod tests {
         let f = rules(&c, "direction_summary");
         assert_eq!(f.len(), 1);
         // read ratios 0.8 and 0.7 -> median 0.75
-        assert_eq!(f[0].text, "B vs A: reads 25% slower, writes 50% slower.");
+        assert_eq!(f[0].message, "B vs A: reads 25% slower, writes 50% slower.");
     }
 
     #[test]
@@ -413,7 +405,7 @@ mod tests {
         let c = cmp(&[a, b]);
         let f = rules(&c, "direction_summary");
         assert_eq!(
-            f[0].text,
+            f[0].message,
             "B vs A: reads 50% faster (1 of 2 tests; the rest within noise), writes within noise."
         );
     }
@@ -441,14 +433,14 @@ mod tests {
         let c = cmp(&[a, b]);
         let w = rules(&c, "biggest_win");
         assert_eq!(w.len(), 1);
-        assert_eq!(w[0].test.as_deref(), Some("S2 read"));
+        assert_eq!(w[0].subject.as_deref(), Some("S2 read"));
         assert_eq!(
-            w[0].text,
+            w[0].message,
             "Biggest win: B on S2 read, 30% faster than A (130.0 MB/s vs 100.0 MB/s)."
         );
         let l = rules(&c, "biggest_loss");
-        assert_eq!(l[0].test.as_deref(), Some("S3 read"));
-        assert!(l[0].text.contains("40% slower"), "{}", l[0].text);
+        assert_eq!(l[0].subject.as_deref(), Some("S3 read"));
+        assert!(l[0].message.contains("40% slower"), "{}", l[0].message);
     }
 
     #[test]
@@ -457,12 +449,12 @@ mod tests {
         let b = run(2, "B", vec![seq("S1 read", &[300.0, 301.0, 299.0]).warn("cache_answered")]);
         let c = cmp(&[a, b]);
         let w = rules(&c, "biggest_win");
-        assert!(w[0].text.ends_with("Caveat: B carries cache_answered here."), "{}", w[0].text);
+        assert!(w[0].message.ends_with("Caveat: B carries cache_answered here."), "{}", w[0].message);
         let u = rules(&c, "untrustworthy");
         assert_eq!(u.len(), 1);
         assert_eq!(u[0].run, Some(2));
-        assert_eq!(u[0].test.as_deref(), Some("S1 read"));
-        assert!(u[0].text.starts_with("B: S1 read carries cache_answered"), "{}", u[0].text);
+        assert_eq!(u[0].subject.as_deref(), Some("S1 read"));
+        assert!(u[0].message.starts_with("B: S1 read carries cache_answered"), "{}", u[0].message);
     }
 
     #[test]
@@ -489,7 +481,7 @@ mod tests {
         let u = rules(&c, "untrustworthy");
         assert_eq!(u.len(), 1, "{u:?}");
         assert_eq!(u[0].run, Some(1));
-        assert!(u[0].text.starts_with("A: S1 read, S2 read carries high_cv"), "{}", u[0].text);
+        assert!(u[0].message.starts_with("A: S1 read, S2 read carries high_cv"), "{}", u[0].message);
     }
 
     #[test]
@@ -506,7 +498,7 @@ mod tests {
         };
         let c = cmp(&[mk(1, "A", 1.0), mk(2, "B", 2.1), mk(3, "C", 0.5), mk(4, "D", 1.1)]);
         let f = rules(&c, "cpu_cost");
-        let texts: Vec<&str> = f.iter().map(|f| f.text.as_str()).collect();
+        let texts: Vec<&str> = f.iter().map(|f| f.message.as_str()).collect();
         assert_eq!(
             texts,
             [
@@ -523,12 +515,12 @@ mod tests {
         let c = cmp(&[a, b]);
         let f = rules(&c, "all_within_noise");
         assert_eq!(
-            f[0].text,
+            f[0].message,
             "B and A differ by no more than the noise on 1 test (1 more with noise unknown)."
         );
         let u = rules(&c, "noise_unknown");
         assert_eq!(u.len(), 1);
-        assert!(u[0].text.contains("(largest: +40% on S2 read)"), "{}", u[0].text);
+        assert!(u[0].message.contains("(largest: +40% on S2 read)"), "{}", u[0].message);
         assert!(rules(&c, "biggest_win").is_empty());
     }
 

@@ -27,8 +27,6 @@ mod fixtures;
 #[cfg(test)]
 mod tests;
 
-pub use findings::Finding;
-
 use crate::summary::{DirReport, JobReport, Report};
 use serde::Serialize;
 
@@ -53,7 +51,9 @@ pub struct Comparison {
     pub runs: Vec<RunInfo>,
     /// One entry per test all runs share, in the first run's job order.
     pub tests: Vec<TestComparison>,
-    pub findings: Vec<Finding>,
+    /// `{"rule", "run", "test", "text"}` each.
+    #[serde(with = "crate::judge::diagnostic::finding_shape")]
+    pub findings: Vec<crate::judge::Diagnostic>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -358,8 +358,8 @@ fn test_comparison(
             .map(|j| {
                 let mut codes: Vec<String> = Vec::new();
                 for w in &j.warnings {
-                    if !codes.contains(&w.code) {
-                        codes.push(w.code.clone());
+                    if !codes.iter().any(|c| w.code == c.as_str()) {
+                        codes.push(w.code.to_string());
                     }
                 }
                 codes

@@ -3,22 +3,22 @@
 //! Each side's measured runs are resampled with replacement
 //! ([`RESAMPLES`] times, from a fixed seed, so the same data always gives
 //! the same interval), the ratio `median(other*) / median(baseline*)` is taken
-//! for every resample, and the central [`CONFIDENCE`] of those ratios is the
-//! interval. A difference whose interval contains 1.0 is within the noise.
+//! for every resample, and the central [`NOISE_CONFIDENCE`] of those ratios
+//! is the interval. A difference whose interval contains 1.0 is within the noise.
 //!
 //! With 2 or 3 runs a side the resampled median can only take a few values,
 //! and the 95% interval is then exactly
 //! `[min(other) / max(baseline), max(other) / min(baseline)]`: "within noise"
 //! means the two runs' ranges overlap, which is conservative. From 5 runs on
-//! the interval is narrower than the ranges. With fewer than 2 runs on either
-//! side there is nothing to resample: the interval is unknown (`None`).
+//! the interval is narrower than the ranges. With fewer than
+//! [`MIN_RUNS_FOR_NOISE`] (2) runs on either side there is nothing to
+//! resample: the interval is unknown (`None`).
 
 use crate::io::rng::Rng;
+use crate::judge::thresholds::{MIN_RUNS_FOR_NOISE, NOISE_CONFIDENCE};
 
 /// Bootstrap resamples per interval.
 pub const RESAMPLES: usize = 10_000;
-/// Two-sided confidence of the interval.
-pub const CONFIDENCE: f64 = 0.95;
 /// Every interval starts from this seed, so it depends on the data alone.
 pub const SEED: u64 = 0x696f_6c61_6221; // "iolab!"
 
@@ -36,11 +36,11 @@ fn resampled_median(v: &[f64], buf: &mut [f64], rng: &mut Rng) -> f64 {
     }
 }
 
-/// The [`CONFIDENCE`] bootstrap interval of `median(other) / median(base)`
+/// The [`NOISE_CONFIDENCE`] bootstrap interval of `median(other) / median(base)`
 /// from each side's per-run figures; `None` when either side has fewer than
-/// two runs, or a figure is not finite, or a baseline figure is not positive.
+/// [`MIN_RUNS_FOR_NOISE`] runs, or a figure is not finite, or a baseline figure is not positive.
 pub fn ratio_ci(base: &[f64], other: &[f64]) -> Option<(f64, f64)> {
-    if base.len() < 2 || other.len() < 2 {
+    if base.len() < MIN_RUNS_FOR_NOISE || other.len() < MIN_RUNS_FOR_NOISE {
         return None;
     }
     if !base.iter().all(|x| x.is_finite() && *x > 0.0) || !other.iter().all(|x| x.is_finite()) {
@@ -57,7 +57,7 @@ pub fn ratio_ci(base: &[f64], other: &[f64]) -> Option<(f64, f64)> {
         })
         .collect();
     ratios.sort_unstable_by(f64::total_cmp);
-    let tail = ((1.0 - CONFIDENCE) / 2.0 * RESAMPLES as f64).round() as usize;
+    let tail = ((1.0 - NOISE_CONFIDENCE) / 2.0 * RESAMPLES as f64).round() as usize;
     Some((ratios[tail], ratios[RESAMPLES - 1 - tail]))
 }
 

@@ -40,12 +40,12 @@ fn a_known_2x_difference_is_a_win() {
     let [lo, hi] = t.ci[1].unwrap();
     assert!(lo > 1.0 && hi > lo, "{lo}..{hi}");
     assert_eq!(c.tests[1].unit, Unit::Iops);
-    let win = c.findings.iter().find(|f| f.rule == "biggest_win").expect("a win");
+    let win = c.findings.iter().find(|f| f.code == "biggest_win").expect("a win");
     assert_eq!(
-        win.text,
+        win.message,
         "Biggest win: Samsung 990 on SEQ1M Q8T1 read, 2.0x faster than WD Blue (200.0 MB/s vs 100.0 MB/s)."
     );
-    assert!(!c.findings.iter().any(|f| f.rule == "biggest_loss"));
+    assert!(!c.findings.iter().any(|f| f.code == "biggest_loss"));
 }
 
 #[test]
@@ -54,7 +54,7 @@ fn a_difference_inside_the_noise_is_no_win() {
     let t = &c.tests[1]; // IOPS [1000,1010,990] vs [1005,995,1002]
     assert_eq!(t.within_noise[1], Some(true));
     assert!((t.ratios[1].unwrap() - 1.002).abs() < 1e-9);
-    assert!(c.findings.iter().all(|f| f.test.as_deref() != Some("RND4K Q1T1 read")));
+    assert!(c.findings.iter().all(|f| f.subject.as_deref() != Some("RND4K Q1T1 read")));
 
     let runs = vec![
         run(1, "A", vec![seq("S read", &[100.0, 110.0, 90.0])]),
@@ -62,8 +62,8 @@ fn a_difference_inside_the_noise_is_no_win() {
     ];
     let c = compare(&runs, 1).unwrap();
     assert_eq!(c.tests[0].within_noise, vec![Some(true), Some(true)]);
-    assert!(!c.findings.iter().any(|f| f.rule == "biggest_win" || f.rule == "biggest_loss"));
-    assert!(c.findings.iter().any(|f| f.rule == "all_within_noise"));
+    assert!(!c.findings.iter().any(|f| f.code == "biggest_win" || f.code == "biggest_loss"));
+    assert!(c.findings.iter().any(|f| f.code == "all_within_noise"));
     assert!(render_table(&c).contains("≈ +2% (noise)"));
 }
 
@@ -83,9 +83,9 @@ fn three_runs_and_another_baseline() {
     assert_eq!(t.ratios, vec![Some(0.5), Some(1.0), Some(0.25)]);
     assert_eq!(t.within_noise, vec![Some(false), Some(true), Some(false)]);
     assert_eq!(c.runs[2].name(), "run 3");
-    let loss = c.findings.iter().find(|f| f.rule == "biggest_loss").unwrap();
+    let loss = c.findings.iter().find(|f| f.code == "biggest_loss").unwrap();
     assert_eq!(loss.run, Some(3));
-    assert!(loss.text.contains("75% slower than Samsung 990"), "{}", loss.text);
+    assert!(loss.message.contains("75% slower than Samsung 990"), "{}", loss.message);
 }
 
 #[test]
@@ -100,9 +100,9 @@ fn single_run_sides_have_unknown_noise() {
     assert_eq!(t.within_noise[1], None);
     assert_eq!(t.ci[1], None);
     assert_eq!(t.measured_runs, vec![1, 3]);
-    assert!(!c.findings.iter().any(|f| f.rule == "biggest_win"));
-    let u = c.findings.iter().find(|f| f.rule == "noise_unknown").unwrap();
-    assert!(u.text.contains("noise unknown on 1 test"), "{}", u.text);
+    assert!(!c.findings.iter().any(|f| f.code == "biggest_win"));
+    let u = c.findings.iter().find(|f| f.code == "noise_unknown").unwrap();
+    assert!(u.message.contains("noise unknown on 1 test"), "{}", u.message);
     assert!(render_table(&c).contains("2.00x (?)"));
     let json = serde_json::to_value(&c).unwrap();
     assert_eq!(json["tests"][0]["within_noise"], serde_json::json!([true, null]));

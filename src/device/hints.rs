@@ -3,33 +3,21 @@
 
 use super::facts::{DeviceFacts, Transport};
 use super::report::{ChainNode, DeviceReport, Throttle};
-use serde::{Deserialize, Serialize};
+use crate::judge::{Code, Diagnostic};
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Hint {
-    /// Stable identifier (`usb-no-uas`, `queue-depth-1`, ...).
-    pub code: String,
-    /// The device (or mount point) the hint is about.
-    pub subject: String,
-    pub text: String,
-}
-
-fn hint(code: &'static str, subject: &str, text: String) -> Hint {
-    Hint {
-        code: code.to_string(),
-        subject: subject.to_string(),
-        text,
-    }
+/// A hint: `code`, the device (or mount point) it is about, the sentence.
+fn hint(code: Code, subject: &str, text: String) -> Diagnostic {
+    Diagnostic::new(code, text).about(subject)
 }
 
 /// Every hint for a report, in a fixed order: filesystem, devices, loop devices, throttles.
-pub fn hints(r: &DeviceReport) -> Vec<Hint> {
+pub fn hints(r: &DeviceReport) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if let Some(fs) = &r.filesystem {
         let subject = fs.mount_point.as_str();
         if fs.memory {
             out.push(hint(
-                "memory-backed",
+                Code::MemoryBacked,
                 subject,
                 format!(
                     "{subject} is {}: the data lives in RAM, so figures measure memory and CPU, not storage.",
@@ -39,7 +27,7 @@ pub fn hints(r: &DeviceReport) -> Vec<Hint> {
         }
         if let Some(c) = &fs.compression {
             out.push(hint(
-                "fs-compresses",
+                Code::FsCompresses,
                 subject,
                 format!(
                     "{} compresses what it writes ({c}): measure with random data only. iolab always writes random, incompressible data, so its figures are for data that does not compress.",
@@ -49,7 +37,7 @@ pub fn hints(r: &DeviceReport) -> Vec<Hint> {
         }
         if fs.cow {
             out.push(hint(
-                "fs-cow",
+                Code::FsCow,
                 subject,
                 format!(
                     "{} is copy-on-write: rewrites fragment the test file, so later runs can be slower than the first.",
@@ -59,7 +47,7 @@ pub fn hints(r: &DeviceReport) -> Vec<Hint> {
         }
         if fs.sync {
             out.push(hint(
-                "fs-sync",
+                Code::FsSync,
                 subject,
                 format!("{subject} is mounted with sync: every write waits for the device."),
             ));
@@ -84,10 +72,10 @@ fn walk(nodes: &[ChainNode], f: &mut impl FnMut(&ChainNode)) {
     }
 }
 
-fn usb_no_uas(d: &DeviceFacts) -> Option<Hint> {
+fn usb_no_uas(d: &DeviceFacts) -> Option<Diagnostic> {
     (d.transport == Transport::UsbStorage).then(|| {
         hint(
-            "usb-no-uas",
+            Code::UsbNoUas,
             &d.name,
             format!(
                 "{} is USB mass storage without UAS (driver usb-storage): one command at a time; queue depth and several disks on this bridge will not add speed.",
@@ -98,10 +86,10 @@ fn usb_no_uas(d: &DeviceFacts) -> Option<Hint> {
 }
 
 /// Queue depth 1 on anything but usb-storage (whose hint already says so).
-fn queue_depth_1(d: &DeviceFacts) -> Option<Hint> {
+fn queue_depth_1(d: &DeviceFacts) -> Option<Diagnostic> {
     (d.queue_depth == Some(1) && d.transport != Transport::UsbStorage).then(|| {
         hint(
-            "queue-depth-1",
+            Code::QueueDepth1,
             &d.name,
             format!(
                 "{} has queue depth 1: no command queueing, so deeper queues will not add speed.",
@@ -111,7 +99,7 @@ fn queue_depth_1(d: &DeviceFacts) -> Option<Hint> {
     })
 }
 
-fn rotational(d: &DeviceFacts) -> Option<Hint> {
+fn rotational(d: &DeviceFacts) -> Option<Diagnostic> {
     (d.rotational == Some(true) && !d.memory_backed).then(|| {
         let virt = if matches!(d.transport, Transport::Virtio | Transport::VirtioScsi) {
             " (virtual disks often report this whatever backs them)"
@@ -119,27 +107,27 @@ fn rotational(d: &DeviceFacts) -> Option<Hint> {
             ""
         };
         hint(
-            "rotational",
+            Code::Rotational,
             &d.name,
             format!("{} reports a rotating disk{virt}: random 4K is seek-bound.", d.name),
         )
     })
 }
 
-fn memory_device(d: &DeviceFacts) -> Option<Hint> {
+fn memory_device(d: &DeviceFacts) -> Option<Diagnostic> {
     d.memory_backed.then(|| {
         hint(
-            "memory-backed",
+            Code::MemoryBacked,
             &d.name,
             format!("{} is backed by RAM: figures measure memory and CPU, not storage.", d.name),
         )
     })
 }
 
-fn volatile_cache(d: &DeviceFacts) -> Option<Hint> {
+fn volatile_cache(d: &DeviceFacts) -> Option<Diagnostic> {
     (d.volatile_write_cache == Some(true) && !d.memory_backed).then(|| {
         hint(
-            "volatile-write-cache",
+            Code::VolatileWriteCache,
             &d.name,
             format!(
                 "{} has a volatile write cache on (write back): flush before trusting write figures. iolab flushes (fdatasync) at the end of every measured window and counts the time.",
@@ -149,11 +137,11 @@ fn volatile_cache(d: &DeviceFacts) -> Option<Hint> {
     })
 }
 
-fn loop_buffered(n: &ChainNode) -> Option<Hint> {
+fn loop_buffered(n: &ChainNode) -> Option<Diagnostic> {
     let l = n.loop_info.as_ref()?;
     (l.dio == Some(false)).then(|| {
         hint(
-            "loop-buffered",
+            Code::LoopBuffered,
             &n.name,
             format!(
                 "{} does not use direct I/O on {}: the backing file's page cache sits underneath, so reads can come from RAM and writes are absorbed before they reach the disk.",
@@ -163,7 +151,7 @@ fn loop_buffered(n: &ChainNode) -> Option<Hint> {
     })
 }
 
-fn throttled(t: &Throttle) -> Hint {
+fn throttled(t: &Throttle) -> Diagnostic {
     let mb = |v: u64| format!("{:.1} MB/s", v as f64 / 1e6);
     let part = |what: &str, bps: Option<u64>, iops: Option<u64>| {
         let v: Vec<String> = [bps.map(mb), iops.map(|i| format!("{i} IOPS"))].into_iter().flatten().collect();
@@ -174,7 +162,7 @@ fn throttled(t: &Throttle) -> Hint {
         .flatten()
         .collect();
     hint(
-        "cgroup-throttle",
+        Code::CgroupThrottle,
         &t.device,
         format!(
             "{} is throttled for this process by blkio cgroup {}: {}.",
@@ -234,7 +222,7 @@ mod tests {
     }
 
     fn codes(r: &DeviceReport) -> Vec<String> {
-        hints(r).iter().map(|h| h.code.clone()).collect()
+        hints(r).iter().map(|h| h.code.to_string()).collect()
     }
 
     #[test]
@@ -249,7 +237,7 @@ mod tests {
         d.queue_depth = Some(1);
         let h = hints(&report(vec![d]));
         assert_eq!(h.iter().map(|h| h.code.as_str()).collect::<Vec<_>>(), ["usb-no-uas"]);
-        assert!(h[0].text.contains("one command at a time"));
+        assert!(h[0].message.contains("one command at a time"));
     }
 
     #[test]
@@ -265,7 +253,7 @@ mod tests {
         d.queue_depth = Some(1);
         let h = hints(&report(vec![d]));
         assert_eq!(h[0].code, "queue-depth-1");
-        assert!(h[0].text.contains("no command queueing"));
+        assert!(h[0].message.contains("no command queueing"));
     }
 
     #[test]
@@ -274,9 +262,9 @@ mod tests {
         d.rotational = Some(true);
         let h = hints(&report(vec![d.clone()]));
         assert_eq!(h[0].code, "rotational");
-        assert!(h[0].text.contains("seek-bound") && !h[0].text.contains("virtual"));
+        assert!(h[0].message.contains("seek-bound") && !h[0].message.contains("virtual"));
         d.transport = Transport::Virtio;
-        assert!(hints(&report(vec![d]))[0].text.contains("virtual disks"));
+        assert!(hints(&report(vec![d]))[0].message.contains("virtual disks"));
     }
 
     #[test]
@@ -285,7 +273,7 @@ mod tests {
         d.volatile_write_cache = Some(true);
         let h = hints(&report(vec![d.clone()]));
         assert_eq!(h[0].code, "volatile-write-cache");
-        assert!(h[0].text.contains("iolab flushes"));
+        assert!(h[0].message.contains("iolab flushes"));
         d.memory_backed = true;
         assert_eq!(codes(&report(vec![d])), ["memory-backed"]);
     }
@@ -303,8 +291,8 @@ mod tests {
         };
         r.filesystem = Some(FsFacts::from_mount(&m));
         assert_eq!(codes(&r), ["fs-compresses", "fs-cow", "fs-sync"]);
-        assert!(hints(&r)[0].text.contains("iolab always writes random"));
-        assert!(hints(&r)[1].text.contains("rewrites fragment"));
+        assert!(hints(&r)[0].message.contains("iolab always writes random"));
+        assert!(hints(&r)[1].message.contains("rewrites fragment"));
     }
 
     #[test]
@@ -330,7 +318,7 @@ mod tests {
         };
         r.chain = vec![node.clone()];
         assert_eq!(codes(&r), ["loop-buffered"]);
-        assert!(hints(&r)[0].text.contains("page cache sits underneath"));
+        assert!(hints(&r)[0].message.contains("page cache sits underneath"));
         r.chain[0].loop_info.as_mut().unwrap().dio = Some(true);
         assert!(codes(&r).is_empty());
     }
@@ -349,7 +337,7 @@ mod tests {
         let h = throttled(&t);
         assert_eq!(h.code, "cgroup-throttle");
         assert_eq!(
-            h.text,
+            h.message,
             "loop3 is throttled for this process by blkio cgroup /lab: reads to 30.0 MB/s, writes to 500 IOPS."
         );
     }

@@ -18,7 +18,7 @@ mod sysfs;
 
 pub use diskstats::{DiskCounters, delta, diskstats, parse_diskstats};
 pub use facts::{DeviceFacts, Transport};
-pub use hints::{Hint, hints};
+pub use hints::hints;
 pub use report::{ChainNode, DeviceReport, FsFacts, LayoutInfo, LoopInfo, NodeKind, TargetKind, Throttle, describe};
 
 use serde::{Deserialize, Serialize};

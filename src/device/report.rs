@@ -2,7 +2,7 @@
 //! devices down to the physical ones, their facts, throttle limits and hints.
 
 use super::facts::{DeviceFacts, device_facts};
-use super::hints::{Hint, hints};
+use super::hints::hints;
 use super::sysfs::{self, Blk};
 use super::{FsInfo, SysRoot, cgroup, mount_for, mounts};
 use serde::{Deserialize, Serialize};
@@ -155,7 +155,9 @@ pub struct DeviceReport {
     pub devices: Vec<DeviceFacts>,
     /// Throttle limits on any device of the chain.
     pub throttles: Vec<Throttle>,
-    pub hints: Vec<Hint>,
+    /// `{"code", "subject", "text"}` each.
+    #[serde(with = "crate::judge::diagnostic::hint_shape")]
+    pub hints: Vec<crate::judge::Diagnostic>,
     /// How the data is spread over several devices (btrfs profile, md level).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<LayoutInfo>,

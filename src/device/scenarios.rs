@@ -11,7 +11,7 @@ fn file(fx: &Fx, path: &str, dev: (u32, u32)) -> DeviceReport {
 }
 
 fn codes(r: &DeviceReport) -> Vec<String> {
-    r.hints.iter().map(|h| h.code.clone()).collect()
+    r.hints.iter().map(|h| h.code.to_string()).collect()
 }
 
 #[test]
@@ -91,7 +91,7 @@ fn usb_storage_stick_is_throttled() {
         ("sdc", Some(30_000_000), Some(200))
     );
     assert_eq!(codes(&r), ["usb-no-uas", "rotational", "cgroup-throttle"]);
-    assert!(r.hints[2].text.contains("reads to 30.0 MB/s, writes to 200 IOPS"));
+    assert!(r.hints[2].message.contains("reads to 30.0 MB/s, writes to 200 IOPS"));
 }
 
 #[test]

@@ -1,5 +1,31 @@
 //! Judgement: every rule that turns figures into a verdict or a warning,
-//! and every threshold those rules use. Pure functions over figures; no I/O.
+//! and every threshold those rules use ([`thresholds`], each defined once).
+//! Pure functions over figures; no I/O.
+//!
+//! - [`diagnostic`]: the one type of warnings, hints and findings.
+//! - [`job`]: a measured job's warnings, one small rule each.
+//! - [`apps`]: warnings on timed commands and app-suite phases.
+//! - [`scan`]: the scan curve note.
+//! - [`steady`] and [`cliff`]: steady state across rounds, the write cliff in a run.
+//! - [`scale`]: depth, thread, together and layout verdicts.
+//! - [`stats`]: median and coefficient of variation, shared with `summary`.
 
+pub mod apps;
+pub mod cliff;
+pub mod diagnostic;
+pub mod job;
 pub mod scale;
+pub mod scan;
+pub mod stats;
 pub mod steady;
+pub mod thresholds;
+
+pub use diagnostic::{Code, Diagnostic, Severity};
+
+#[cfg(test)]
+mod test_support {
+    /// Equal up to a relative 1e-9 (an absolute one near zero).
+    pub fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+    }
+}

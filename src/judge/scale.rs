@@ -19,61 +19,17 @@
 //! Every verdict carries its figures and one sentence for the user. Every
 //! `f64` in a verdict is finite: a figure that cannot be computed (a zero
 //! or missing baseline) is `None`, because JSON has no NaN and a stored
-//! run document must read back. The thresholds are constants below, each
-//! with the reason for its value; all of them sit above the run-to-run
-//! noise of the devices iolab is tested on (emulated throttled devices and
-//! real disks both show ±5–10% between runs), so a verdict does not flip
-//! with the noise.
+//! run document must read back. The thresholds are in
+//! [`super::thresholds`], each with the reason for its value; all of them
+//! sit above the run-to-run noise of the devices iolab is tested on
+//! (emulated throttled devices and real disks both show ±5–10% between
+//! runs), so a verdict does not flip with the noise.
 
 use crate::plan::Rw;
 use crate::units::{fmt_mbs, fmt_pct, fmt_ratio};
 use serde::{Deserialize, Serialize};
 
-// ---------------------------------------------------------------- thresholds
-
-/// Smallest gain (best throughput ÷ throughput at the smallest depth or
-/// thread count) that counts as "more helps". Both figures carry ±5–10% of
-/// run-to-run noise, so two measurements of the same rate can differ by
-/// about 10%; 15% is beyond that. The same value places the knee (see
-/// [`SweepVerdict::knee_x`]), so "does not help" is exactly "the knee is at
-/// the first point".
-pub const MIN_GAIN: f64 = 1.15;
-
-/// A figure at most this fraction of a reference is "clearly lower": the
-/// mirror image of [`MIN_GAIN`]. Used for "more depth hurts" (the last
-/// point against the first) and for a fall after the best point.
-pub const FALL_RATIO: f64 = 0.85;
-
-/// CPU busy fraction from which the CPU counts as saturated. Accounting of
-/// interrupts, io_uring workers and sampling intervals is never exact, and
-/// a machine that is 90% busy has no headroom left for more I/O; this is
-/// the rule of the `cpu_bound` warning in `summary`.
-pub const CPU_SATURATED: f64 = 0.90;
-
-/// Several targets "scale" when together they deliver at least this
-/// fraction of the sum of their solo rates. The ground truth (independent
-/// throttled devices) lands within ±5% of the sum; 85% leaves room for
-/// that noise on each solo figure and on the aggregate, and for the small
-/// real cost of running several jobs at once (shared interrupts, memory).
-pub const SCALES_MIN_EFFICIENCY: f64 = 0.85;
-
-/// An aggregate at most this many times the mean solo rate is "no better
-/// than one device" (seed `004`: a USB bridge passing one command at a
-/// time). Only the wording depends on it; the kind is
-/// [`TogetherKind::SharedPath`] either way.
-pub const ONE_DEVICE_MAX: f64 = 1.25;
-
-/// In a run together, a target that keeps at least this fraction of its
-/// solo rate was not slowed (same reasoning as [`SCALES_MIN_EFFICIENCY`]).
-pub const KEPT_MIN: f64 = 0.85;
-
-/// A layout is "as expected" when its multiple of one member lies within
-/// this fraction below the expected low and above the expected high. The
-/// two figures compared each carry ±5–10% of noise, and a real layout pays
-/// for checksums, metadata and chunk allocation; 15% covers both without
-/// accepting a stripe that delivers one member's rate less than 2× (a
-/// raid0 of two members must reach 1.7×).
-pub const LAYOUT_TOLERANCE: f64 = 0.15;
+use super::thresholds::{CPU_SATURATED, FALL_RATIO, KEPT_MIN, LAYOUT_TOLERANCE, MIN_GAIN, ONE_DEVICE_MAX, SCALES_MIN_EFFICIENCY};
 
 /// Copies of each block when a layout does not say: btrfs raid1 and
 /// raid10, and md raid10's default "near 2", all keep two copies however

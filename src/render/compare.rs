@@ -148,7 +148,7 @@ pub fn render_table(c: &Comparison) -> String {
     if !c.findings.is_empty() {
         s.push_str("\nFindings:\n");
         for f in &c.findings {
-            s.push_str(&format!("- {}\n", f.text));
+            s.push_str(&format!("- {}\n", f.message));
         }
     }
     s
@@ -176,7 +176,7 @@ pub fn render_markdown(c: &Comparison) -> String {
     if !c.findings.is_empty() {
         s.push_str("\n**Findings**\n\n");
         for f in &c.findings {
-            s.push_str(&format!("- {}\n", md_cell(&f.text)));
+            s.push_str(&format!("- {}\n", md_cell(&f.message)));
         }
     }
     s

@@ -77,7 +77,7 @@ pub fn render_info(r: &DeviceReport) -> String {
     if !r.hints.is_empty() {
         s.push_str("\nHints:\n");
         for h in &r.hints {
-            let _ = writeln!(s, "  - {} [{}]", h.text, h.code);
+            let _ = writeln!(s, "  - {} [{}]", h.message, h.code);
         }
     }
     s

@@ -279,8 +279,8 @@ fn footer(r: &Report) -> String {
     let mut seen: Vec<(&str, &str)> = Vec::new();
     for j in r.jobs() {
         for w in &j.warnings {
-            if !seen.iter().any(|(c, m)| *c == w.code && *m == w.message) {
-                seen.push((&w.code, &w.message));
+            if !seen.iter().any(|(c, m)| w.code == *c && *m == w.message) {
+                seen.push((w.code.as_str(), &w.message));
             }
         }
     }

@@ -2,7 +2,8 @@
 //! built-in `files` and `git` suites (phases), with hyperfine's warnings
 //! about outliers and a first run slower than the rest.
 
-use super::Warning;
+use crate::judge::Diagnostic;
+use crate::judge::apps as rules;
 use crate::plan::time::TimeOpts;
 use crate::samples::CommandRun;
 use crate::samples::PhaseSamples;
@@ -47,72 +48,13 @@ impl Stats {
     }
 }
 
-/// Modified z-score (Iglewicz and Hoaglin) above which a run is an
-/// outlier: robust to the outlier itself, unlike a z-score on the mean.
-pub const OUTLIER_Z: f64 = 3.5;
-
-/// The first run is "slower" when it took this many times the median of
-/// the others: caches it filled served the rest (a page cache, a drive's
-/// cache), so the runs do not measure the same thing.
-pub const FIRST_RUN_SLOWER: f64 = 1.5;
-
-/// Fewest runs for outlier detection.
-pub const MIN_FOR_OUTLIERS: usize = 5;
-
-/// Indices of outliers by the modified z-score 0.6745 (x − median) / MAD.
-pub fn outliers(v: &[f64]) -> Vec<usize> {
-    // With fewer than 5 values the median absolute deviation is too coarse
-    // to call anything an outlier (of 3 runs, one always looks like one).
-    if v.len() < MIN_FOR_OUTLIERS {
-        return Vec::new();
-    }
-    let med = super::median(v);
-    let dev: Vec<f64> = v.iter().map(|x| (x - med).abs()).collect();
-    let mad = super::median(&dev);
-    if mad <= 0.0 {
-        return Vec::new();
-    }
-    v.iter()
-        .enumerate()
-        .filter(|(_, x)| (0.6745 * (*x - med) / mad).abs() > OUTLIER_Z)
-        .map(|(i, _)| i)
+/// Warnings on a series of wall times (oldest first): a first run slower
+/// than the rest, then outliers.
+pub fn timing_warnings(walls: &[f64], cold: bool) -> Vec<Diagnostic> {
+    [rules::first_run_slower(walls, cold), rules::outlier_runs(walls)]
+        .into_iter()
+        .flatten()
         .collect()
-}
-
-/// Warnings on a series of wall times (oldest first).
-pub fn timing_warnings(walls: &[f64], cold: bool) -> Vec<Warning> {
-    let mut w = Vec::new();
-    if walls.len() >= 2 {
-        let rest = super::median(&walls[1..]);
-        if rest > 0.0 && walls[0] > FIRST_RUN_SLOWER * rest {
-            w.push(Warning {
-                code: "first_run_slower".into(),
-                message: format!(
-                    "the first run took {:.3} s, {:.1}× the others' median ({:.3} s): it filled caches the later runs used{}",
-                    walls[0],
-                    walls[0] / rest,
-                    rest,
-                    if cold {
-                        " even with the caches emptied before each run (a device's own cache?)"
-                    } else {
-                        "; time with --cold (as root) to measure the device every run, or add --warmup runs to measure it warm"
-                    }
-                ),
-            });
-        }
-    }
-    let o = outliers(walls);
-    if !o.is_empty() {
-        let which: Vec<String> = o.iter().map(|i| format!("run {} ({:.3} s)", i + 1, walls[*i])).collect();
-        w.push(Warning {
-            code: "outliers".into(),
-            message: format!(
-                "statistical outliers: {}; other programs or background I/O may have interfered; use more --runs",
-                which.join(", ")
-            ),
-        });
-    }
-    w
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -142,7 +84,7 @@ pub struct TimeReport {
     pub wall_s: Stats,
     pub user_s: Stats,
     pub sys_s: Stats,
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Shell-like quoting for showing a command line.
@@ -177,21 +119,8 @@ pub fn time_report(opts: &TimeOpts, runs: &[CommandRun]) -> TimeReport {
     let col = |f: fn(&TimeRun) -> f64| runs.iter().map(f).collect::<Vec<f64>>();
     let walls = col(|r| r.wall_s);
     let mut warnings = timing_warnings(&walls, opts.cold);
-    if opts.devices.is_empty() {
-        warnings.push(Warning {
-            code: "no_block_device".into(),
-            message: format!(
-                "no block device serves {}: device bytes and busy time are not measured",
-                opts.cwd.display()
-            ),
-        });
-    }
-    if runs.iter().any(|r| r.exit_code != 0) {
-        warnings.push(Warning {
-            code: "command_failed".into(),
-            message: "the command exited non-zero in some runs (--ignore-failure): those times may not be a complete job".into(),
-        });
-    }
+    warnings.extend(rules::no_device_measured(&opts.cwd.display().to_string(), !opts.devices.is_empty()));
+    warnings.extend(rules::command_failed(runs.iter().map(|r| r.exit_code)));
     TimeReport {
         command: quote(&opts.command),
         cwd: opts.cwd.display().to_string(),
@@ -238,7 +167,7 @@ pub struct AppReport {
     /// Workload parameters (file count, commits...), for the record.
     pub params: Vec<(String, u64)>,
     pub phases: Vec<PhaseReport>,
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Phases of several runs of a workload (each run: the same phases in order).
@@ -308,14 +237,6 @@ mod tests {
         assert!(w.iter().any(|w| w.code == "first_run_slower"), "{w:?}");
         assert!(w[0].message.contains("--cold"));
         assert!(timing_warnings(&[1.0, 1.02, 0.98, 1.01, 0.99], false).is_empty());
-    }
-
-    #[test]
-    fn outliers_use_the_median_absolute_deviation() {
-        assert_eq!(outliers(&[1.0, 1.01, 0.99, 1.02, 0.98, 5.0]), vec![5]);
-        assert!(outliers(&[1.0, 1.0, 1.0, 1.0, 1.0]).is_empty());
-        assert!(outliers(&[0.31, 0.39, 0.40]).is_empty(), "too few runs to judge");
-        assert!(outliers(&[1.0, 2.0]).is_empty());
     }
 
     #[test]

@@ -5,6 +5,8 @@
 //!
 //! These types are the JSON document; renderers only format them.
 
+use crate::judge::Diagnostic;
+use crate::judge::job as rules;
 use crate::measure::JobSamples;
 use crate::plan::Limit;
 use crate::samples::{DirSamples, RunSamples};
@@ -17,12 +19,9 @@ mod named;
 pub mod scale;
 pub mod scan;
 
+/// The statistics of figures live with the rules that use them too.
+pub use crate::judge::stats::{cv, median};
 pub use named::{EngineName, Named, Pattern};
-
-/// Above this coefficient of variation across runs, say the figure is noisy.
-pub const HIGH_CV: f64 = 0.10;
-/// The device cross-check tolerates this relative difference.
-pub const DEVICE_TOLERANCE: f64 = 0.10;
 
 /// A stored or printed run: metadata, then the figures of its kind of
 /// experiment. (De)serialised through [`document::Document`], which is the
@@ -119,12 +118,6 @@ pub struct Settings {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Warning {
-    pub code: String,
-    pub message: String,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Latency {
     pub mean: f64,
     pub min: u64,
@@ -217,7 +210,7 @@ pub struct RunReport {
     /// Where write throughput fell and stayed lower (an SLC or host cache
     /// filling up), found in the run's complete seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub write_cliff: Option<crate::judge::steady::Cliff>,
+    pub write_cliff: Option<crate::judge::cliff::Cliff>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -243,7 +236,7 @@ pub struct JobReport {
     pub write: Option<DirReport>,
     pub cpu: CpuReport,
     pub device: Option<DeviceReport>,
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<Diagnostic>,
     /// `--steady-state`: the rounds and the verdict. The job's figures then
     /// describe the last `window` rounds, not the burst before them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -341,35 +334,10 @@ pub fn run_report(r: &RunSamples) -> RunReport {
 
 /// The write cliff in a run's complete seconds (a last partial second would
 /// look like a drop).
-fn write_cliff(r: &RunSamples) -> Option<crate::judge::steady::Cliff> {
+fn write_cliff(r: &RunSamples) -> Option<crate::judge::cliff::Cliff> {
     let full = ((r.wall_ns / 1_000_000_000) as usize).min(r.write.per_sec_bytes.len());
     let series: Vec<f64> = r.write.per_sec_bytes[..full].iter().map(|&b| b as f64).collect();
-    crate::judge::steady::write_cliff(&series)
-}
-
-/// Median of a non-empty list (mean of the middle two for an even count).
-pub fn median(v: &[f64]) -> f64 {
-    let mut s: Vec<f64> = v.to_vec();
-    s.sort_by(|a, b| a.total_cmp(b));
-    let n = s.len();
-    if n == 0 {
-        return f64::NAN;
-    }
-    if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 }
-}
-
-/// Sample coefficient of variation (0 for fewer than two values).
-pub fn cv(v: &[f64]) -> f64 {
-    let n = v.len() as f64;
-    if v.len() < 2 {
-        return 0.0;
-    }
-    let mean = v.iter().sum::<f64>() / n;
-    if mean == 0.0 {
-        return 0.0;
-    }
-    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    var.sqrt() / mean
+    crate::judge::cliff::write_cliff(&series)
 }
 
 fn med_u64(v: impl Iterator<Item = u64>) -> u64 {
@@ -427,10 +395,10 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
     let spec = &job.spec;
     let (_, span) = crate::measure::extent(spec, target.span());
     let runs: Vec<RunReport> = job.runs.iter().map(run_report).collect();
-    let steady = job.steady.map(|rule| {
+    let judged = job.steady.map(|rule| {
         let values: Vec<f64> = job.runs.iter().map(crate::measure::round_value).collect();
         let st = crate::judge::steady::steady_state(&values, rule.window);
-        SteadyReport {
+        let report = SteadyReport {
             reached: st.reached,
             rounds: values.len(),
             window: rule.window,
@@ -440,134 +408,51 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
             range_pct: st.range_pct,
             slope_excursion_pct: st.slope_excursion_pct,
             round_bw_bytes: values,
-        }
+        };
+        (st, report)
     });
     // With steady-state rounds the figures describe the last window only.
-    let figured = match &steady {
-        Some(s) => &runs[runs.len().saturating_sub(s.window)..],
+    let figured = match &judged {
+        Some((_, s)) => &runs[runs.len().saturating_sub(s.window)..],
         None => &runs[..],
     };
     let read = dir_median(&figured.iter().filter_map(|r| r.read.as_ref()).collect::<Vec<_>>());
     let write = dir_median(&figured.iter().filter_map(|r| r.write.as_ref()).collect::<Vec<_>>());
     let cpu = cpu_median(figured);
     let device = device_report(&job.runs);
-    let mut warnings = Vec::new();
     let tinfo = &target.info;
 
-    if !job.direct {
-        if target.direct_fallback {
-            warnings.push(Warning {
-                code: "buffered_fallback".into(),
-                message: format!(
-                    "{} refused O_DIRECT: measured with BUFFERED I/O through the page cache (cache dropped before each read pass; writes timed to fdatasync)",
-                    tinfo.path
-                ),
-            });
-        } else {
-            warnings.push(Warning {
-                code: "buffered".into(),
-                message:
-                    "buffered I/O: the page cache is in the path, as for an application; reads start cold, writes are timed to fdatasync"
-                        .into(),
-            });
-        }
-    }
-    if tinfo.devices.is_empty() {
-        let fs = tinfo.filesystem.as_ref().map(|f| f.fstype.as_str()).unwrap_or("unknown");
-        warnings.push(Warning {
-            code: "no_block_device".into(),
-            message: format!(
-                "no block device serves {} (filesystem {fs}): the device cross-check could not run, and the figures may be memory or cache speed rather than a storage device's{}",
-                tinfo.path,
-                if matches!(fs, "tmpfs" | "ramfs") { " (here: memory)" } else { "" }
-            ),
-        });
-    } else if tinfo.devices[0].memory {
-        warnings.push(Warning {
-            code: "memory_device".into(),
-            message: format!(
-                "{} is a memory-backed block device: figures are memory speed",
-                tinfo.devices[0].name
-            ),
-        });
-    }
-    if let Some(d) = &device {
-        warnings.extend(cross_check(d));
-    }
-    for (dir, r) in [("read", &read), ("write", &write)] {
-        if let Some(r) = r
-            && let Some(c) = r.bw_cv
-            && c > HIGH_CV
-        {
-            warnings.push(Warning {
-                code: "high_cv".into(),
-                message: format!(
-                    "{dir} bandwidth varied {:.0}% between runs: use more --runs or a longer --duration",
-                    c * 100.0
-                ),
-            });
-        }
-    }
-    let busy = (cpu.usr_pct + cpu.sys_pct) / 100.0;
-    let usable = (job.workers as f64).min(cpus as f64);
-    if busy >= 0.9 * usable {
-        warnings.push(Warning {
-            code: "cpu_bound".into(),
-            message: format!(
-                "iolab kept {busy:.2} CPUs busy with {} worker thread(s): the figure may be limited by the CPU, not the device",
-                job.workers
-            ),
-        });
-    }
-    if let Some((n, c)) = runs
-        .iter()
-        .enumerate()
-        .find_map(|(i, r)| r.write_cliff.as_ref().map(|c| (i + 1, c)))
-    {
-        warnings.push(Warning {
-            code: "write_cliff".into(),
-            message: format!(
-                "write throughput fell {:.0}% after {} s in run {n} ({:.1} → {:.1} MB/s) and stayed lower: a cache filled up; the sustained rate is the lower one",
-                c.drop_pct,
-                c.at_second,
-                c.before_bps / 1e6,
-                c.after_bps / 1e6
-            ),
-        });
-    }
-    if let Some(s) = steady.as_ref().filter(|s| !s.reached) {
-        warnings.push(Warning {
-            code: "not_steady".into(),
-            message: format!(
-                "no steady state after {} rounds (last {}: range {:.0}% of the mean, slope excursion {:.0}%; the rule asks ≤20% and ≤10%): the figures are the last {} rounds, still moving; use more --max-rounds or a longer --duration",
-                s.rounds,
-                s.window,
-                s.range_pct.unwrap_or(f64::NAN),
-                s.slope_excursion_pct.unwrap_or(f64::NAN),
-                s.window
-            ),
-        });
-    }
-    if spec.engine == crate::plan::EngineKind::Psync && spec.qd > 1 {
-        warnings.push(Warning {
-            code: "psync_threads".into(),
-            message: format!("psync has no queue: QD{} emulated with {} threads", spec.qd, job.workers),
-        });
-    }
-    if let Some(r) = job
-        .runs
-        .iter()
-        .find(|r| r.workers > 1 && r.last_done_ns > 0 && (r.last_done_ns - r.first_done_ns) as f64 > 0.1 * r.last_done_ns as f64)
-    {
-        warnings.push(Warning {
-            code: "uneven_threads".into(),
-            message: format!(
-                "threads finished unevenly (first at {:.2}s, last at {:.2}s): figures use the last-done time",
-                r.first_done_ns as f64 / 1e9,
-                r.last_done_ns as f64 / 1e9
-            ),
-        });
-    }
+    // The rules, in the order their warnings are shown.
+    let mut warnings: Vec<Diagnostic> = [
+        rules::buffered(job.direct, target.direct_fallback, &tinfo.path),
+        rules::no_block_device(
+            &tinfo.path,
+            !tinfo.devices.is_empty(),
+            tinfo.filesystem.as_ref().map(|f| f.fstype.as_str()),
+        ),
+        tinfo.devices.first().and_then(|d| rules::memory_device(&d.name, d.memory)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    warnings.extend(device.iter().flat_map(cross_check));
+    warnings.extend(
+        [
+            rules::high_cv("read", read.as_ref().and_then(|r| r.bw_cv)),
+            rules::high_cv("write", write.as_ref().and_then(|r| r.bw_cv)),
+            rules::cpu_bound((cpu.usr_pct + cpu.sys_pct) / 100.0, job.workers, cpus),
+            runs.iter()
+                .enumerate()
+                .find_map(|(i, r)| rules::write_cliff(i + 1, r.write_cliff.as_ref())),
+            judged.as_ref().and_then(|(st, s)| rules::not_steady(st, s.window)),
+            rules::psync_threads(spec.engine, spec.qd, job.workers),
+            job.runs
+                .iter()
+                .find_map(|r| rules::uneven_threads(r.workers, r.first_done_ns, r.last_done_ns)),
+        ]
+        .into_iter()
+        .flatten(),
+    );
 
     JobReport {
         name: spec.name.clone(),
@@ -596,7 +481,7 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
         cpu,
         device,
         warnings,
-        steady,
+        steady: judged.map(|(_, s)| s),
     }
 }
 
@@ -639,38 +524,15 @@ fn device_report(runs: &[RunSamples]) -> Option<DeviceReport> {
     Some(d)
 }
 
-/// Compare what reached the device with what the job did.
-pub fn cross_check(d: &DeviceReport) -> Vec<Warning> {
-    let mut w = Vec::new();
-    for (dir, job, dev) in [
-        ("read", d.job_read_bytes, d.read_bytes),
-        ("written", d.job_write_bytes, d.write_bytes),
-    ] {
-        if job == 0 {
-            continue;
-        }
-        let ratio = dev as f64 / job as f64;
-        if ratio < 1.0 - DEVICE_TOLERANCE {
-            w.push(Warning {
-                code: "cache_answered".into(),
-                message: format!(
-                    "{} saw only {:.0}% of the bytes the job {dir}: a cache answered (page cache, filesystem or device cache) or the filesystem compressed; this is not the device's speed",
-                    d.name,
-                    ratio * 100.0
-                ),
-            });
-        } else if ratio > 1.0 + DEVICE_TOLERANCE && dev - job > 1 << 20 {
-            w.push(Warning {
-                code: "device_extra".into(),
-                message: format!(
-                    "{} saw {:.0}% of the bytes the job {dir}: other I/O on the device, read-ahead, journaling or write amplification",
-                    d.name,
-                    ratio * 100.0
-                ),
-            });
-        }
-    }
-    w
+/// Compare what reached the device with what the job did, reads then writes.
+pub fn cross_check(d: &DeviceReport) -> Vec<Diagnostic> {
+    [
+        rules::cross_check(&d.name, "read", d.job_read_bytes, d.read_bytes),
+        rules::cross_check(&d.name, "written", d.job_write_bytes, d.write_bytes),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 #[cfg(test)]

@@ -1,17 +1,12 @@
 //! A surface scan's figures: the rate per zone, min / max / average, the
 //! drop from the first zone to the last, the access time and the burst rate.
 
-use super::{JobReport, Warning, job_report};
+use super::{JobReport, job_report};
+use crate::judge::Code;
 use crate::plan::scan::ScanPlan;
 use crate::samples::{JobSamples, ScanSamples};
 use crate::target::Target;
 use serde::{Deserialize, Serialize};
-
-/// An outer-to-inner change (first tenth of the zones against the last)
-/// larger than this gets a `scan_curve` note: the
-/// job's median then hides a real difference (a hard disk's inner zones are
-/// 30–45% slower), while smaller changes are within run-to-run noise.
-pub const CURVE_NOTE_PCT: f64 = 10.0;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ScanReport {
@@ -114,25 +109,8 @@ pub fn scan_report(plan: &ScanPlan, s: &ScanSamples, target: &Target, cpus: usiz
         all.runs = s.zones.iter().flat_map(|(_, j)| j.runs.iter().cloned()).collect();
         let mut j = job_report(&all, target, cpus);
         // The zones differ by design: spread across them is the curve, not noise.
-        j.warnings.retain(|w| w.code != "high_cv");
-        // Judged on the outer and inner tenths (at least one zone each), so
-        // one noisy zone at either end does not make a curve.
-        let tenth = rates.len().div_ceil(10);
-        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-        let (outer, inner) = (mean(&rates[..tenth]), mean(&rates[rates.len() - tenth..]));
-        let change = if outer > 0.0 { (outer - inner) / outer * 100.0 } else { 0.0 };
-        if rates.len() >= 2 && change.abs() >= CURVE_NOTE_PCT {
-            j.warnings.push(Warning {
-                code: "scan_curve".into(),
-                message: format!(
-                    "the rate changes across the target: {:.1} MB/s over the first {tenth} zone(s), {:.1} MB/s over the last {tenth} ({:.0}% {}); the median hides this, see the curve",
-                    outer / 1e6,
-                    inner / 1e6,
-                    change.abs(),
-                    if change > 0.0 { "slower" } else { "faster" }
-                ),
-            });
-        }
+        j.warnings.retain(|w| w.code != Code::HighCv);
+        j.warnings.extend(crate::judge::scan::scan_curve(&rates));
         jobs.push(j);
     }
     let access_ns = s.access.as_ref().and_then(|a| {

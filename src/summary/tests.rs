@@ -2,15 +2,6 @@
 
 use super::*;
 
-#[test]
-fn median_and_cv() {
-    assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
-    assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
-    assert_eq!(cv(&[5.0]), 0.0);
-    let c = cv(&[90.0, 100.0, 110.0]);
-    assert!((c - 0.1).abs() < 1e-9, "{c}");
-}
-
 fn dev(job_r: u64, dev_r: u64, job_w: u64, dev_w: u64) -> DeviceReport {
     DeviceReport {
         name: "loop9".into(),

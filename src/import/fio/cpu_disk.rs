@@ -1,9 +1,10 @@
 //! CPU (fio's per-thread `usr_cpu`/`sys_cpu`, scaled to % of one CPU) and
 //! `disk_util` (the device, when fio's counters belong to one job).
 
-use super::{as_u64, warn};
+use super::as_u64;
+use crate::judge::{Code, Diagnostic};
 use crate::samples::DiskDelta;
-use crate::summary::{CpuReport, DeviceReport, DirReport, Warning};
+use crate::summary::{CpuReport, DeviceReport, DirReport};
 use serde_json::Value;
 
 /// CPU: per thread; a group's figure is averaged over its threads' runtimes.
@@ -15,7 +16,7 @@ pub(super) fn cpu_report(
     job_runtime_ms: u64,
     read: &Option<DirReport>,
     write: &Option<DirReport>,
-) -> (CpuReport, Warning) {
+) -> (CpuReport, Diagnostic) {
     let usr = job.get("usr_cpu").and_then(Value::as_f64).unwrap_or(0.0);
     let sys = job.get("sys_cpu").and_then(Value::as_f64).unwrap_or(0.0);
     let scale = if workers > 1 && wall_ms > 0 && job_runtime_ms > 0 {
@@ -37,8 +38,8 @@ pub(super) fn cpu_report(
         usr_s: usr_pct / 100.0 * wall_ms as f64 / 1e3,
         sys_s: sys_pct / 100.0 * wall_ms as f64 / 1e3,
     };
-    let warning = warn(
-        "fio_cpu_per_thread",
+    let warning = Diagnostic::new(
+        Code::FioCpuPerThread,
         format!(
             "CPU is fio's usr_cpu/sys_cpu ({usr:.2}% / {sys:.2}%{}): fio counts its job threads only, not io_uring's kernel workers or other threads of the process, so it is lower than iolab's whole-process figure; fio records no system-wide CPU (shown as 0)",
             if scale != 1.0 {
@@ -57,7 +58,7 @@ pub(super) fn device_report(
     single_job: bool,
     read: &Option<DirReport>,
     write: &Option<DirReport>,
-    warnings: &mut Vec<Warning>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Option<DeviceReport> {
     if disk_util.is_empty() {
         return None;
@@ -106,8 +107,8 @@ pub(super) fn device_report(
             } else {
                 "it covers all jobs of the fio run"
             };
-            warnings.push(warn(
-                "fio_disk_util",
+            warnings.push(Diagnostic::new(
+                Code::FioDiskUtil,
                 format!(
                     "fio's disk_util for the whole fio run: {}; no device cross-check because {why}",
                     list.join("; ")

@@ -1,10 +1,11 @@
 //! One `jobs[]` entry → [`JobReport`]: options, directions, CPU, device,
 //! the single run, and the job's warnings.
 
+use super::as_u64;
 use super::cpu_disk::{cpu_report, device_report};
 use super::options::{Opts, is_sync_engine, normalize_rw, parse_fio_size, parse_secs, truthy};
 use super::stats::dir_report;
-use super::{as_u64, warn};
+use crate::judge::{Code, Diagnostic};
 use crate::samples::DiskDelta;
 use crate::summary::{JobReport, Named, RunReport, Samples, cross_check};
 use serde_json::{Map, Value};
@@ -58,8 +59,8 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
     let cloned = numjobs > 1 && ctx.clones > 1;
     let (threads, workers) = if cloned { (1, 1) } else { (numjobs, numjobs) };
     if cloned {
-        warnings.push(warn(
-            "fio_clone",
+        warnings.push(Diagnostic::new(
+            Code::FioClone,
             format!(
                 "one of fio's {} clones of '{}' (numjobs={numjobs} without group_reporting): imported as its own job of one thread",
                 ctx.clones, ctx.name
@@ -81,8 +82,8 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
     if !pct_notes.is_empty() {
         pct_notes.sort();
         pct_notes.dedup();
-        warnings.push(warn(
-            "fio_percentile_nearest",
+        warnings.push(Diagnostic::new(
+            Code::FioPercentileNearest,
             format!(
                 "fio did not print every percentile iolab reports; nearest used: {}",
                 pct_notes.join(", ")
@@ -90,20 +91,20 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         ));
     }
     if !direct {
-        warnings.push(warn(
-            "buffered",
-            "buffered I/O (fio direct=0): the page cache is in the path".into(),
+        warnings.push(Diagnostic::new(
+            Code::Buffered,
+            "buffered I/O (fio direct=0): the page cache is in the path",
         ));
     }
     if qd > 1 && is_sync_engine(&engine) {
-        warnings.push(warn(
-            "fio_sync_iodepth",
+        warnings.push(Diagnostic::new(
+            Code::FioSyncIodepth,
             format!("{engine} is synchronous: fio capped iodepth={qd} at 1 per thread"),
         ));
     }
     if let Some(e) = job.get("error").and_then(as_u64).filter(|&e| e != 0) {
-        warnings.push(warn(
-            "fio_error",
+        warnings.push(Diagnostic::new(
+            Code::FioError,
             format!(
                 "fio reported error {e} ({}) for this job: its figures may be partial",
                 errno_text(e)
@@ -111,8 +112,8 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         ));
     }
     if let Some(t) = job.get("trim").and_then(|t| t.get("total_ios")).and_then(as_u64).filter(|&t| t > 0) {
-        warnings.push(warn(
-            "fio_trim",
+        warnings.push(Diagnostic::new(
+            Code::FioTrim,
             format!("fio also issued {t} trims: iolab has no trim direction, they are not imported"),
         ));
     }
@@ -121,8 +122,8 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         && let Some(f) = filename
         && f != ctx.target_path
     {
-        warnings.push(warn(
-            "fio_other_target",
+        warnings.push(Diagnostic::new(
+            Code::FioOtherTarget,
             format!("this job used {f}; the document's target is {} (the first job's)", ctx.target_path),
         ));
     }

@@ -49,7 +49,7 @@ mod stats;
 #[cfg(test)]
 mod tests;
 
-use crate::summary::{Body, Host, Report, Settings, Warning};
+use crate::summary::{Body, Host, Report, Settings};
 pub(super) use crate::units::rfc3339;
 use job::{JobCtx, job_report};
 use options::{Opts, parse_secs, target_info};
@@ -152,13 +152,6 @@ fn find_document(text: &str) -> Result<Map<String, Value>, String> {
         (Some(e), _) => Err(format!("not fio JSON output: the JSON object does not parse: {e}")),
         (None, Some(m)) => Ok(m),
         (None, None) => Err("not fio JSON output: no line starts a JSON object (run fio with --output-format=json)".into()),
-    }
-}
-
-fn warn(code: &str, message: String) -> Warning {
-    Warning {
-        code: code.into(),
-        message,
     }
 }
 

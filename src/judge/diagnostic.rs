@@ -1,0 +1,405 @@
+//! One type for everything iolab says about a figure or a target: a job's
+//! warnings, `iolab info`'s hints and `iolab compare`'s findings are all a
+//! [`Diagnostic`]: a stable [`Code`], a [`Severity`], what it is about and
+//! the sentence the user reads.
+//!
+//! Each context keeps the JSON shape it always had (stored documents must
+//! read back, and scripts read the fields):
+//!
+//! - warnings (jobs, `time`, app suites), the type's own serde:
+//!   `{"code", "message"}`, plus `"subject"` when there is one;
+//! - hints ([`hint_shape`]): `{"code", "subject", "text"}`;
+//! - findings ([`finding_shape`]): `{"rule", "run", "test", "text"}`.
+//!
+//! Each shape also carries `"severity"`, but only when it differs from the
+//! code's default ([`Code::severity`]): the default is implied by the code,
+//! so documents are byte for byte what they were before severities
+//! existed, and read back with the same severity. An unknown code or
+//! severity never fails a load.
+
+use super::thresholds::HIGH_CV;
+use crate::units::fmt_pct;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// How much a diagnostic matters for the figures it is about.
+///
+/// - `Info`: context worth knowing; the figures stand (a hint about the
+///   target, buffered I/O on request, psync emulating depth, an import note).
+/// - `Warning`: the figures may mislead or the measurement misbehaved; read
+///   them with the message in mind (a write cliff, not steady, outliers).
+/// - `Untrustworthy`: the figure is not the device's speed (a cache
+///   answered, memory, CPU-bound, too noisy): never compare it as such.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Info,
+    Warning,
+    Untrustworthy,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Untrustworthy => "untrustworthy",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Severity> {
+        [Severity::Info, Severity::Warning, Severity::Untrustworthy]
+            .into_iter()
+            .find(|v| v.as_str() == s)
+    }
+}
+
+impl Serialize for Severity {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// Declares [`Code`]: each variant once, with its stable string, its
+/// default severity and, for the codes that make a figure untrustworthy as
+/// the device's speed, why.
+macro_rules! codes {
+    (@why) => { None };
+    (@why $why:expr) => { Some(String::from($why)) };
+    ($( $(#[$doc:meta])* $variant:ident = $text:literal, $severity:ident $(($why:expr))?; )*) => {
+        /// The stable identifier of a diagnostic: its JSON string never changes.
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum Code {
+            $( $(#[$doc])* $variant, )*
+            /// A code this build does not know (an older or newer document).
+            Other(String),
+        }
+
+        impl Code {
+            /// Every known code, in the order comparison findings list the
+            /// untrustworthy ones.
+            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+
+            /// The string in JSON and in `warning [code]`.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $( Code::$variant => $text, )*
+                    Code::Other(s) => s,
+                }
+            }
+
+            /// The code for a string; never fails (unknown: [`Code::Other`]).
+            pub fn parse(s: &str) -> Code {
+                match s {
+                    $( $text => Code::$variant, )*
+                    other => Code::Other(other.to_string()),
+                }
+            }
+
+            /// The severity a diagnostic with this code has unless it says otherwise.
+            pub fn severity(&self) -> Severity {
+                match self {
+                    $( Code::$variant => Severity::$severity, )*
+                    Code::Other(_) => Severity::Warning,
+                }
+            }
+
+            /// Why a figure carrying this code is not trustworthy as the
+            /// device's speed; `None` when the code does not make it so.
+            pub fn untrustworthy(&self) -> Option<String> {
+                match self {
+                    $( Code::$variant => codes!(@why $($why)?), )*
+                    Code::Other(_) => None,
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    // ---- job warnings (`summary::job_report`)
+    /// The device saw clearly fewer bytes than the job moved.
+    CacheAnswered = "cache_answered", Untrustworthy("a cache answered instead of the device");
+    /// The device saw clearly more bytes than the job moved.
+    DeviceExtra = "device_extra", Warning;
+    /// O_DIRECT was asked for and refused: buffered I/O instead.
+    BufferedFallback = "buffered_fallback", Untrustworthy("O_DIRECT was refused, so the page cache was in the path");
+    /// Buffered I/O on request.
+    Buffered = "buffered", Info;
+    /// No block device under the target (a job), or under the working directory (`time`).
+    NoBlockDevice = "no_block_device", Untrustworthy("no block device serves the target: memory or cache speed");
+    /// The top block device is memory-backed.
+    MemoryDevice = "memory_device", Untrustworthy("the device is memory-backed: memory speed");
+    /// Bandwidth varied more than [`HIGH_CV`] between runs.
+    HighCv = "high_cv", Untrustworthy(format!("the runs varied by more than {}", fmt_pct(HIGH_CV)));
+    /// iolab's threads kept the CPUs they could use busy.
+    CpuBound = "cpu_bound", Untrustworthy("iolab's CPU, not the device, may have been the limit");
+    /// Write throughput fell and stayed lower inside a run.
+    WriteCliff = "write_cliff", Warning;
+    /// `--steady-state` ran out of rounds.
+    NotSteady = "not_steady", Warning;
+    /// psync emulated a queue depth with threads.
+    PsyncThreads = "psync_threads", Info;
+    /// Worker threads finished far apart.
+    UnevenThreads = "uneven_threads", Warning;
+    /// A scan's rate changes across the target.
+    ScanCurve = "scan_curve", Info;
+    // ---- timed commands and app suites (`summary::apps`)
+    /// The first run was much slower than the rest.
+    FirstRunSlower = "first_run_slower", Warning;
+    /// Statistical outliers among the runs.
+    Outliers = "outliers", Warning;
+    /// The command exited non-zero in some runs.
+    CommandFailed = "command_failed", Warning;
+    // ---- fio imports (`import::fio`)
+    /// One of fio's clones imported as its own job.
+    FioClone = "fio_clone", Info;
+    /// A percentile iolab reports was not in fio's output.
+    FioPercentileNearest = "fio_percentile_nearest", Info;
+    /// A synchronous engine capped fio's iodepth.
+    FioSyncIodepth = "fio_sync_iodepth", Info;
+    /// fio reported an error for the job.
+    FioError = "fio_error", Warning;
+    /// fio issued trims, which are not imported.
+    FioTrim = "fio_trim", Info;
+    /// The job used another file than the document's target.
+    FioOtherTarget = "fio_other_target", Info;
+    /// fio's CPU figure counts its job threads only.
+    FioCpuPerThread = "fio_cpu_per_thread", Info;
+    /// fio's disk_util covers the whole fio run.
+    FioDiskUtil = "fio_disk_util", Info;
+    // ---- hints (`iolab info`)
+    /// The filesystem or device lives in RAM.
+    MemoryBacked = "memory-backed", Info;
+    /// The filesystem compresses what it writes.
+    FsCompresses = "fs-compresses", Info;
+    /// The filesystem is copy-on-write.
+    FsCow = "fs-cow", Info;
+    /// The filesystem is mounted with sync.
+    FsSync = "fs-sync", Info;
+    /// USB mass storage without UAS.
+    UsbNoUas = "usb-no-uas", Info;
+    /// The device has queue depth 1.
+    QueueDepth1 = "queue-depth-1", Info;
+    /// The device reports a rotating disk.
+    Rotational = "rotational", Info;
+    /// A volatile write cache is on.
+    VolatileWriteCache = "volatile-write-cache", Info;
+    /// A loop device without direct I/O.
+    LoopBuffered = "loop-buffered", Info;
+    /// A blkio cgroup throttles the device.
+    CgroupThrottle = "cgroup-throttle", Info;
+    // ---- comparison findings (`compare::findings`)
+    /// The runs share no test.
+    NoCommonTests = "no_common_tests", Warning;
+    /// Per run: each direction's median ratio outside the noise.
+    DirectionSummary = "direction_summary", Info;
+    /// The largest ratio outside the noise.
+    BiggestWin = "biggest_win", Info;
+    /// The smallest ratio outside the noise.
+    BiggestLoss = "biggest_loss", Info;
+    /// Per run: no difference outside the noise.
+    AllWithinNoise = "all_within_noise", Info;
+    /// Per run: differences whose noise is unknown.
+    NoiseUnknown = "noise_unknown", Warning;
+    /// Per run: a notable difference in CPU per MB/s.
+    CpuCost = "cpu_cost", Info;
+    /// Per run and code: tests carrying a code that makes them untrustworthy.
+    Untrustworthy = "untrustworthy", Untrustworthy;
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for Code {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Code {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Code {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Code, D::Error> {
+        String::deserialize(d).map(|s| Code::parse(&s))
+    }
+}
+
+/// A warning, hint or finding.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub severity: Severity,
+    /// What it is about, when that is not implied by where it sits: the
+    /// device or mount point of a hint, the test of a finding. A job's
+    /// warnings are about the job.
+    pub subject: Option<String>,
+    /// The sentence the user reads.
+    pub message: String,
+    /// The stored run a comparison finding is about (`None` elsewhere, and
+    /// for findings about the comparison as a whole).
+    pub run: Option<i64>,
+}
+
+impl Diagnostic {
+    /// A diagnostic with the code's default severity, about nothing in particular.
+    pub fn new(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: code.severity(),
+            code,
+            subject: None,
+            message: message.into(),
+            run: None,
+        }
+    }
+
+    /// The same, about `subject`.
+    pub fn about(mut self, subject: impl Into<String>) -> Diagnostic {
+        self.subject = Some(subject.into());
+        self
+    }
+
+    /// The same, about the stored run `run`.
+    pub fn on_run(mut self, run: Option<i64>) -> Diagnostic {
+        self.run = run;
+        self
+    }
+}
+
+/// A severity as read from a document: missing or unknown ones fall back
+/// to the code's default.
+fn lenient_severity<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Severity>, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.as_deref().and_then(Severity::parse))
+}
+
+/// A diagnostic as read from any of the shapes.
+fn read_back(code: Code, severity: Option<Severity>, subject: Option<String>, message: String, run: Option<i64>) -> Diagnostic {
+    Diagnostic {
+        severity: severity.unwrap_or_else(|| code.severity()),
+        code,
+        subject,
+        message,
+        run,
+    }
+}
+
+/// The severity to write: none when it is the code's default.
+fn unless_default(severity: Severity, code: &Code) -> Option<Severity> {
+    (severity != code.severity()).then_some(severity)
+}
+
+/// The warning shape, which is also the type's own serde.
+#[derive(Serialize, Deserialize)]
+struct WarningWire {
+    code: Code,
+    message: String,
+    #[serde(default, deserialize_with = "lenient_severity", skip_serializing_if = "Option::is_none")]
+    severity: Option<Severity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    subject: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    run: Option<i64>,
+}
+
+impl Serialize for Diagnostic {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        WarningWire {
+            code: self.code.clone(),
+            message: self.message.clone(),
+            severity: unless_default(self.severity, &self.code),
+            subject: self.subject.clone(),
+            run: self.run,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Diagnostic {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Diagnostic, D::Error> {
+        let w = WarningWire::deserialize(d)?;
+        Ok(read_back(w.code, w.severity, w.subject, w.message, w.run))
+    }
+}
+
+/// `#[serde(with = "hint_shape")]` on a `Vec<Diagnostic>`: `iolab info`'s
+/// hints, `{"code", "subject", "text"}`.
+pub mod hint_shape {
+    use super::*;
+
+    #[derive(Serialize, Deserialize)]
+    struct HintWire {
+        code: Code,
+        #[serde(default)]
+        subject: String,
+        text: String,
+        #[serde(default, deserialize_with = "lenient_severity", skip_serializing_if = "Option::is_none")]
+        severity: Option<Severity>,
+    }
+
+    pub fn serialize<S: Serializer>(v: &[Diagnostic], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|h| HintWire {
+            code: h.code.clone(),
+            subject: h.subject.clone().unwrap_or_default(),
+            text: h.message.clone(),
+            severity: unless_default(h.severity, &h.code),
+        }))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Diagnostic>, D::Error> {
+        Ok(Vec::<HintWire>::deserialize(d)?
+            .into_iter()
+            .map(|h| read_back(h.code, h.severity, Some(h.subject), h.text, None))
+            .collect())
+    }
+}
+
+/// `#[serde(with = "finding_shape")]` on a `Vec<Diagnostic>`: `iolab
+/// compare`'s findings, `{"rule", "run", "test", "text"}`.
+pub mod finding_shape {
+    use super::*;
+
+    #[derive(Serialize, Deserialize)]
+    struct FindingWire {
+        rule: Code,
+        #[serde(default)]
+        run: Option<i64>,
+        #[serde(default)]
+        test: Option<String>,
+        text: String,
+        #[serde(default, deserialize_with = "lenient_severity", skip_serializing_if = "Option::is_none")]
+        severity: Option<Severity>,
+    }
+
+    pub fn serialize<S: Serializer>(v: &[Diagnostic], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|f| FindingWire {
+            rule: f.code.clone(),
+            run: f.run,
+            test: f.subject.clone(),
+            text: f.message.clone(),
+            severity: unless_default(f.severity, &f.code),
+        }))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Diagnostic>, D::Error> {
+        Ok(Vec::<FindingWire>::deserialize(d)?
+            .into_iter()
+            .map(|f| read_back(f.rule, f.severity, f.test, f.text, f.run))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+#[path = "diagnostic_tests.rs"]
+mod tests;

@@ -1,0 +1,179 @@
+//! The warnings on a measured job, one small rule each. Every rule takes
+//! just the figures it judges and says nothing (`None`) when they are fine;
+//! `summary::job_report` calls them in the order the warnings are shown.
+
+use super::cliff::Cliff;
+use super::diagnostic::{Code, Diagnostic};
+use super::steady::SteadyState;
+use super::thresholds::{
+    CPU_SATURATED, DEVICE_EXTRA_MIN_BYTES, DEVICE_TOLERANCE, HIGH_CV, MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT, UNEVEN_THREADS,
+};
+use crate::plan::EngineKind;
+
+/// `buffered_fallback` when O_DIRECT was refused, `buffered` when buffered
+/// I/O was asked for; nothing for direct I/O.
+pub fn buffered(direct: bool, direct_fallback: bool, path: &str) -> Option<Diagnostic> {
+    if direct {
+        return None;
+    }
+    Some(if direct_fallback {
+        Diagnostic::new(
+            Code::BufferedFallback,
+            format!(
+                "{path} refused O_DIRECT: measured with BUFFERED I/O through the page cache (cache dropped before each read pass; writes timed to fdatasync)"
+            ),
+        )
+    } else {
+        Diagnostic::new(
+            Code::Buffered,
+            "buffered I/O: the page cache is in the path, as for an application; reads start cold, writes are timed to fdatasync",
+        )
+    })
+}
+
+/// `no_block_device`: nothing below the target to cross-check against.
+pub fn no_block_device(path: &str, has_block_device: bool, fstype: Option<&str>) -> Option<Diagnostic> {
+    if has_block_device {
+        return None;
+    }
+    let fs = fstype.unwrap_or("unknown");
+    Some(Diagnostic::new(
+        Code::NoBlockDevice,
+        format!(
+            "no block device serves {path} (filesystem {fs}): the device cross-check could not run, and the figures may be memory or cache speed rather than a storage device's{}",
+            if matches!(fs, "tmpfs" | "ramfs") { " (here: memory)" } else { "" }
+        ),
+    ))
+}
+
+/// `memory_device`: the top block device, `name`, is memory-backed (zram, a RAM disk).
+pub fn memory_device(name: &str, memory: bool) -> Option<Diagnostic> {
+    memory.then(|| {
+        Diagnostic::new(
+            Code::MemoryDevice,
+            format!("{name} is a memory-backed block device: figures are memory speed"),
+        )
+    })
+}
+
+/// The device cross-check for one direction (`read` or `written`): the
+/// device saw more than [`DEVICE_TOLERANCE`] fewer bytes than the job moved
+/// (`cache_answered`), or that much more and over [`DEVICE_EXTRA_MIN_BYTES`]
+/// extra (`device_extra`). Nothing when the job moved no bytes.
+pub fn cross_check(device: &str, dir: &str, job_bytes: u64, device_bytes: u64) -> Option<Diagnostic> {
+    if job_bytes == 0 {
+        return None;
+    }
+    let ratio = device_bytes as f64 / job_bytes as f64;
+    if ratio < 1.0 - DEVICE_TOLERANCE {
+        Some(Diagnostic::new(
+            Code::CacheAnswered,
+            format!(
+                "{device} saw only {:.0}% of the bytes the job {dir}: a cache answered (page cache, filesystem or device cache) or the filesystem compressed; this is not the device's speed",
+                ratio * 100.0
+            ),
+        ))
+    } else if ratio > 1.0 + DEVICE_TOLERANCE && device_bytes - job_bytes > DEVICE_EXTRA_MIN_BYTES {
+        Some(Diagnostic::new(
+            Code::DeviceExtra,
+            format!(
+                "{device} saw {:.0}% of the bytes the job {dir}: other I/O on the device, read-ahead, journaling or write amplification",
+                ratio * 100.0
+            ),
+        ))
+    } else {
+        None
+    }
+}
+
+/// `high_cv`: one direction's bandwidth varied more than [`HIGH_CV`]
+/// (coefficient of variation) between runs.
+pub fn high_cv(dir: &str, bw_cv: Option<f64>) -> Option<Diagnostic> {
+    let c = bw_cv.filter(|c| *c > HIGH_CV)?;
+    Some(Diagnostic::new(
+        Code::HighCv,
+        format!(
+            "{dir} bandwidth varied {:.0}% between runs: use more --runs or a longer --duration",
+            c * 100.0
+        ),
+    ))
+}
+
+/// `cpu_bound`: iolab kept `busy_cpus` CPUs busy (user + system time over
+/// wall time), at least [`CPU_SATURATED`] of those its `workers` threads
+/// could use (no more than the machine's `cpus`).
+pub fn cpu_bound(busy_cpus: f64, workers: u32, cpus: usize) -> Option<Diagnostic> {
+    let usable = (workers as f64).min(cpus as f64);
+    (busy_cpus >= CPU_SATURATED * usable).then(|| {
+        Diagnostic::new(
+            Code::CpuBound,
+            format!(
+                "iolab kept {busy_cpus:.2} CPUs busy with {workers} worker thread(s): the figure may be limited by the CPU, not the device"
+            ),
+        )
+    })
+}
+
+/// `write_cliff`: run `run` (1-based) had a write cliff. A job reports its
+/// first run with one.
+pub fn write_cliff(run: usize, cliff: Option<&Cliff>) -> Option<Diagnostic> {
+    let c = cliff?;
+    Some(Diagnostic::new(
+        Code::WriteCliff,
+        format!(
+            "write throughput fell {:.0}% after {} s in run {run} ({:.1} → {:.1} MB/s) and stayed lower: a cache filled up; the sustained rate is the lower one",
+            c.drop_pct,
+            c.at_second,
+            c.before_bps / 1e6,
+            c.after_bps / 1e6
+        ),
+    ))
+}
+
+/// `not_steady`: `--steady-state` ran out of rounds before the last
+/// `window` of them met the rule.
+pub fn not_steady(st: &SteadyState, window: usize) -> Option<Diagnostic> {
+    if st.reached {
+        return None;
+    }
+    Some(Diagnostic::new(
+        Code::NotSteady,
+        format!(
+            "no steady state after {} rounds (last {window}: range {:.0}% of the mean, slope excursion {:.0}%; the rule asks ≤{MAX_RANGE_PCT}% and ≤{MAX_SLOPE_EXCURSION_PCT}%): the figures are the last {window} rounds, still moving; use more --max-rounds or a longer --duration",
+            st.rounds,
+            st.range_pct.unwrap_or(f64::NAN),
+            st.slope_excursion_pct.unwrap_or(f64::NAN),
+        ),
+    ))
+}
+
+/// `psync_threads`: psync has no queue, so a queue depth above 1 ran as threads.
+pub fn psync_threads(engine: EngineKind, qd: u32, workers: u32) -> Option<Diagnostic> {
+    (engine == EngineKind::Psync && qd > 1).then(|| {
+        Diagnostic::new(
+            Code::PsyncThreads,
+            format!("psync has no queue: QD{qd} emulated with {workers} threads"),
+        )
+    })
+}
+
+/// `uneven_threads`: in a run with several worker threads, the first
+/// finished more than [`UNEVEN_THREADS`] of the run before the last. A job
+/// reports its first such run.
+pub fn uneven_threads(workers: u32, first_done_ns: u64, last_done_ns: u64) -> Option<Diagnostic> {
+    let uneven = workers > 1 && last_done_ns > 0 && (last_done_ns - first_done_ns) as f64 > UNEVEN_THREADS * last_done_ns as f64;
+    uneven.then(|| {
+        Diagnostic::new(
+            Code::UnevenThreads,
+            format!(
+                "threads finished unevenly (first at {:.2}s, last at {:.2}s): figures use the last-done time",
+                first_done_ns as f64 / 1e9,
+                last_done_ns as f64 / 1e9
+            ),
+        )
+    })
+}
+
+#[cfg(test)]
+#[path = "job_tests.rs"]
+mod tests;

@@ -1,0 +1,156 @@
+//! One test per job rule, at its exact boundaries.
+
+use super::*;
+use crate::judge::Severity;
+use crate::judge::steady::steady_state;
+
+const MIB: u64 = 1 << 20;
+
+#[test]
+fn buffered_says_why_the_page_cache_was_in_the_path() {
+    assert_eq!(buffered(true, false, "/mnt"), None);
+    let asked = buffered(false, false, "/mnt").unwrap();
+    assert_eq!(asked.code, "buffered");
+    assert_eq!(asked.severity, Severity::Info);
+    assert!(
+        asked.message.starts_with("buffered I/O: the page cache is in the path"),
+        "{}",
+        asked.message
+    );
+    let refused = buffered(false, true, "/mnt").unwrap();
+    assert_eq!(refused.code, "buffered_fallback");
+    assert!(refused.message.starts_with("/mnt refused O_DIRECT"), "{}", refused.message);
+}
+
+#[test]
+fn no_block_device_names_the_filesystem() {
+    assert_eq!(no_block_device("/x", true, Some("tmpfs")), None);
+    let tmpfs = no_block_device("/dev/shm", false, Some("tmpfs")).unwrap();
+    assert_eq!(tmpfs.code, "no_block_device");
+    assert!(
+        tmpfs.message.contains("(filesystem tmpfs)") && tmpfs.message.ends_with("(here: memory)"),
+        "{}",
+        tmpfs.message
+    );
+    let fuse = no_block_device("/f", false, None).unwrap();
+    assert!(
+        fuse.message.contains("(filesystem unknown)") && !fuse.message.contains("here: memory"),
+        "{}",
+        fuse.message
+    );
+}
+
+#[test]
+fn memory_device_only_for_a_memory_backed_top_device() {
+    assert_eq!(memory_device("sda", false), None);
+    let w = memory_device("zram0", true).unwrap();
+    assert_eq!(w.code, "memory_device");
+    assert_eq!(w.message, "zram0 is a memory-backed block device: figures are memory speed");
+}
+
+#[test]
+fn cross_check_boundaries() {
+    assert_eq!(cross_check("loop9", "read", 0, 50 * MIB), None, "no job bytes: nothing to check");
+    // Exactly 90% and 110% are within the tolerance.
+    assert_eq!(cross_check("loop9", "read", 100 * MIB, 90 * MIB), None);
+    assert_eq!(cross_check("loop9", "read", 100 * MIB, 110 * MIB), None);
+    let cache = cross_check("loop9", "read", 100 * MIB, 89 * MIB).unwrap();
+    assert_eq!(cache.code, "cache_answered");
+    assert_eq!(
+        cache.message,
+        "loop9 saw only 89% of the bytes the job read: a cache answered (page cache, filesystem or device cache) or the filesystem compressed; this is not the device's speed"
+    );
+    let extra = cross_check("loop9", "written", 100 * MIB, 111 * MIB).unwrap();
+    assert_eq!(
+        (extra.code, extra.message.as_str()),
+        (
+            Code::DeviceExtra,
+            "loop9 saw 111% of the bytes the job written: other I/O on the device, read-ahead, journaling or write amplification"
+        )
+    );
+    // Twice the bytes, but only 1 MiB extra: too little to mention; one byte more is not.
+    assert_eq!(cross_check("loop9", "written", MIB, 2 * MIB), None);
+    assert_eq!(cross_check("loop9", "written", MIB, 2 * MIB + 1).unwrap().code, "device_extra");
+}
+
+#[test]
+fn high_cv_is_exclusive_at_the_threshold() {
+    assert_eq!(high_cv("read", None), None);
+    assert_eq!(high_cv("read", Some(HIGH_CV)), None);
+    let w = high_cv("write", Some(0.1001)).unwrap();
+    assert_eq!(w.code, "high_cv");
+    assert_eq!(
+        w.message,
+        "write bandwidth varied 10% between runs: use more --runs or a longer --duration"
+    );
+}
+
+#[test]
+fn cpu_bound_is_inclusive_and_counts_usable_cpus() {
+    // One worker on a big machine: 0.9 of one CPU is saturated, just below is not.
+    assert_eq!(cpu_bound(0.9, 1, 16).unwrap().code, "cpu_bound");
+    assert_eq!(cpu_bound(0.89, 1, 16), None);
+    // Eight workers on two CPUs: only two are usable.
+    assert!(cpu_bound(1.8, 8, 2).is_some());
+    assert_eq!(cpu_bound(1.79, 8, 2), None);
+    assert_eq!(
+        cpu_bound(0.95, 1, 4).unwrap().message,
+        "iolab kept 0.95 CPUs busy with 1 worker thread(s): the figure may be limited by the CPU, not the device"
+    );
+}
+
+#[test]
+fn write_cliff_names_the_run_and_the_rates() {
+    assert_eq!(write_cliff(1, None), None);
+    let c = Cliff {
+        at_second: 10,
+        before_bps: 1e9,
+        after_bps: 3e8,
+        drop_pct: 70.0,
+    };
+    let w = write_cliff(2, Some(&c)).unwrap();
+    assert_eq!(w.code, "write_cliff");
+    assert_eq!(
+        w.message,
+        "write throughput fell 70% after 10 s in run 2 (1000.0 → 300.0 MB/s) and stayed lower: a cache filled up; the sustained rate is the lower one"
+    );
+}
+
+#[test]
+fn not_steady_states_the_rule() {
+    assert_eq!(not_steady(&steady_state(&[1000.0; 6], 5), 5), None);
+    let st = steady_state(&[1000.0, 1100.0, 1200.0, 1300.0, 1400.0, 1500.0], 5);
+    let w = not_steady(&st, 5).unwrap();
+    assert_eq!(w.code, "not_steady");
+    assert_eq!(
+        w.message,
+        "no steady state after 6 rounds (last 5: range 31% of the mean, slope excursion 31%; the rule asks ≤20% and ≤10%): the figures are the last 5 rounds, still moving; use more --max-rounds or a longer --duration"
+    );
+    // Too few rounds to judge: the figures are unknown.
+    let w = not_steady(&steady_state(&[1000.0; 3], 5), 5).unwrap();
+    assert!(w.message.contains("range NaN% of the mean, slope excursion NaN%"), "{}", w.message);
+}
+
+#[test]
+fn psync_threads_only_above_qd1() {
+    assert_eq!(psync_threads(EngineKind::Psync, 1, 1), None);
+    assert_eq!(psync_threads(EngineKind::IoUring, 32, 1), None);
+    let w = psync_threads(EngineKind::Psync, 4, 4).unwrap();
+    assert_eq!(w.code, "psync_threads");
+    assert_eq!(w.message, "psync has no queue: QD4 emulated with 4 threads");
+}
+
+#[test]
+fn uneven_threads_is_exclusive_at_a_tenth() {
+    let s = 1_000_000_000;
+    // A 1 s gap in a 10 s run is exactly a tenth: fine; one nanosecond more is not.
+    assert_eq!(uneven_threads(2, 9 * s, 10 * s), None);
+    let w = uneven_threads(2, 9 * s - 1, 10 * s).unwrap();
+    assert_eq!(w.code, "uneven_threads");
+    assert_eq!(
+        w.message,
+        "threads finished unevenly (first at 9.00s, last at 10.00s): figures use the last-done time"
+    );
+    assert_eq!(uneven_threads(1, 0, 10 * s), None, "one thread cannot be uneven");
+    assert_eq!(uneven_threads(4, 0, 0), None, "nothing finished");
+}
