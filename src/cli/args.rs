@@ -220,13 +220,10 @@ pub struct CommonArgs {
     /// Percentage of reads in mixed patterns (randrw, rw, the mix suite)
     #[arg(long, default_value_t = 70, value_parser = limit::mix_read)]
     pub mix_read: u8,
-    /// Jobs that write: repeat back-to-back rounds of --duration until the SNIA steady-state
-    /// rule holds over 5 rounds (range within 20% of the mean, slope excursion within 10%),
-    /// and report the steady value instead of --runs runs
-    #[arg(long)]
+    #[arg(long, help = steady_state_help())]
     pub steady_state: bool,
     /// With --steady-state: give up after this many rounds (and say so)
-    #[arg(long, default_value_t = 25, requires = "steady_state", value_parser = clap::value_parser!(u32).range(5..=1000))]
+    #[arg(long, default_value_t = 25, requires = "steady_state", value_parser = parse_rounds)]
     pub max_rounds: u32,
     #[command(flatten)]
     pub out: OutputArgs,
@@ -241,7 +238,7 @@ impl CommonArgs {
             warmup: self.warmup,
             interval: self.interval,
             steady: self.steady_state.then_some(SteadyRule {
-                window: crate::judge::steady::DEFAULT_WINDOW,
+                window: crate::judge::thresholds::DEFAULT_WINDOW,
                 max_rounds: self.max_rounds,
             }),
         }
@@ -283,6 +280,27 @@ pub struct OutputArgs {
     /// A tag for the stored run (repeatable), e.g. --tag bus=usb --tag fs=zfs
     #[arg(long, value_name = "KEY=VALUE", value_parser = store::parse_tag)]
     pub tag: Vec<(String, String)>,
+}
+
+/// `--steady-state`'s help, stating the rule from the thresholds it uses.
+fn steady_state_help() -> String {
+    use crate::judge::thresholds::{DEFAULT_WINDOW, MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT};
+    format!(
+        "Jobs that write: repeat back-to-back rounds of --duration until the SNIA steady-state rule holds over {DEFAULT_WINDOW} rounds (range within {MAX_RANGE_PCT}% of the mean, slope excursion within {MAX_SLOPE_EXCURSION_PCT}%), and report the steady value instead of --runs runs"
+    )
+}
+
+/// `--max-rounds`: at least one steady-state window.
+fn parse_rounds(s: &str) -> std::result::Result<u32, String> {
+    let v: u32 = s.trim().parse().map_err(|_| format!("'{s}' is not a whole number"))?;
+    let min = crate::judge::thresholds::DEFAULT_WINDOW as u32;
+    if !(min..=crate::plan::limits::MAX_ROUNDS).contains(&v) {
+        return Err(format!(
+            "rounds must be between {min} and {}, got {v}",
+            crate::plan::limits::MAX_ROUNDS
+        ));
+    }
+    Ok(v)
 }
 
 fn parse_nonzero_size(s: &str) -> std::result::Result<u64, String> {

@@ -25,7 +25,7 @@ pub fn check_bs(v: u64) -> Result<u64, String> {
     if v == 0 {
         return Err("block size must be greater than 0".into());
     }
-    if v % BS_GRANULE != 0 {
+    if !v.is_multiple_of(BS_GRANULE) {
         return Err(format!("block size must be a multiple of {BS_GRANULE} bytes, got {v}"));
     }
     if v > MAX_BS {

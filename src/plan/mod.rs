@@ -170,15 +170,15 @@ pub struct SteadyRule {
 impl Repeat {
     pub fn validate(&self) -> crate::error::Result<()> {
         limits::check_count("runs", self.runs, limits::MAX_RUNS).map_err(crate::error::usage)?;
-        if let Some(st) = self.steady {
-            if st.window == 0 || st.max_rounds < st.window as u32 || st.max_rounds > limits::MAX_ROUNDS {
-                return Err(crate::error::usage(format!(
-                    "steady state needs between {} and {} rounds, got {}",
-                    st.window,
-                    limits::MAX_ROUNDS,
-                    st.max_rounds
-                )));
-            }
+        if let Some(st) = self.steady
+            && (st.window == 0 || st.max_rounds < st.window as u32 || st.max_rounds > limits::MAX_ROUNDS)
+        {
+            return Err(crate::error::usage(format!(
+                "steady state needs between {} and {} rounds, got {}",
+                st.window,
+                limits::MAX_ROUNDS,
+                st.max_rounds
+            )));
         }
         Ok(())
     }
