@@ -3,7 +3,7 @@
 
 use crate::summary::apps::{AppReport, TimeReport};
 use crate::units::fmt_bytes;
-use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{Cell, CellAlignment};
 
 fn right(v: String) -> Cell {
     Cell::new(v).set_alignment(CellAlignment::Right)
@@ -15,9 +15,7 @@ fn opt_bytes(b: Option<u64>) -> String {
 
 /// One row per run, then hyperfine's summary line.
 pub fn time_table(t: &TimeReport) -> String {
-    let mut tab = Table::new();
-    tab.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
+    let mut tab = super::text_table();
     tab.set_header(vec![
         "Run",
         "Wall s",
@@ -71,9 +69,7 @@ pub fn time_table(t: &TimeReport) -> String {
 
 /// One row per phase: time, rates, and what the device saw.
 pub fn app_table(a: &AppReport) -> String {
-    let mut tab = Table::new();
-    tab.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
+    let mut tab = super::text_table();
     tab.set_header(vec![
         "Phase",
         "Cache",

@@ -2,7 +2,7 @@
 
 use crate::compare::{Comparison, Unit};
 use crate::units::{fmt_number, signed_diff, unit_label};
-use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{Cell, CellAlignment};
 
 /// The "vs baseline" cell: the difference, marked when it is noise or its noise is unknown.
 #[cfg(test)]
@@ -130,9 +130,7 @@ fn notes(c: &Comparison) -> Vec<String> {
 /// The terminal table, the legend, and the findings.
 pub fn render_table(c: &Comparison) -> String {
     let (header, rows, right) = grid(c);
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
+    let mut t = super::text_table();
     t.set_header(header);
     for row in rows {
         t.add_row(row.into_iter().zip(&right).map(|(s, r)| {

@@ -13,6 +13,9 @@ pub mod info;
 pub mod progress;
 pub mod table;
 
+#[cfg(test)]
+mod tests;
+
 use crate::compare::Comparison;
 use crate::device::DeviceReport;
 use crate::store::RunSummary;
@@ -122,6 +125,18 @@ impl Exporter for Csv {
             _ => None,
         }
     }
+}
+
+/// A terminal table in iolab's style, fitted to the terminal's width.
+/// Unit tests render as if stdout were not a terminal, so their text does
+/// not depend on where they run.
+fn text_table() -> comfy_table::Table {
+    let mut t = comfy_table::Table::new();
+    t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
+    #[cfg(test)]
+    t.force_no_tty();
+    t
 }
 
 /// One line per warning of a run, for stderr when stdout carries a document.

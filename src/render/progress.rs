@@ -84,6 +84,17 @@ impl Terminal {
     }
 }
 
+/// The live line of a finished scale point.
+fn point_line(label: &str, bw_bytes: f64, iops: f64) -> String {
+    format!("{label:<40} {:>10.1} MB/s {:>10.0} IOPS", bw_bytes / 1e6, iops)
+}
+
+/// The spinner's text while a timed command runs: elapsed time and the device's current rate.
+fn command_message(label: &str, elapsed: std::time::Duration, device: Option<(&str, f64)>) -> String {
+    let dev = device.map(|(d, b)| format!(" · {d} {:.1} MB/s", b / 1e6)).unwrap_or_default();
+    format!("{label} · {:.1} s{dev}", elapsed.as_secs_f64())
+}
+
 impl Drop for Terminal {
     fn drop(&mut self) {
         self.finish();
@@ -134,12 +145,11 @@ impl Observer for Terminal {
             }
             Event::PointDone { label, bw_bytes, iops } => {
                 if !self.quiet {
-                    self.line(&format!("{label:<40} {:>10.1} MB/s {:>10.0} IOPS", bw_bytes / 1e6, iops));
+                    self.line(&point_line(label, bw_bytes, iops));
                 }
             }
             Event::Command { label, elapsed, device } => {
-                let dev = device.map(|(d, b)| format!(" · {d} {:.1} MB/s", b / 1e6)).unwrap_or_default();
-                self.spinner.set_message(format!("{label} · {:.1} s{dev}", elapsed.as_secs_f64()));
+                self.spinner.set_message(command_message(label, elapsed, device));
                 self.spinner.tick();
             }
             Event::Phase { label, done, total } => {
@@ -152,5 +162,33 @@ impl Observer for Terminal {
                 Level::Note => self.line(&format!("iolab: note: {text}")),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn point_lines_align() {
+        insta::assert_snapshot!(
+            [
+                point_line("randread 4K Q1T1 · t1", 179_321_456.7, 43779.4),
+                point_line("all 2 targets together", 1_031_560_000.0, 251_846.0),
+                point_line("write 1M Q4T1", 0.0, 0.0),
+            ]
+            .join("\n")
+        );
+    }
+
+    #[test]
+    fn command_messages_show_the_device_rate_when_known() {
+        let e = Duration::from_millis(12_345);
+        assert_eq!(
+            command_message("run 2/5", e, Some(("vda", 123_456_789.0))),
+            "run 2/5 · 12.3 s · vda 123.5 MB/s"
+        );
+        assert_eq!(command_message("run 2/5", e, None), "run 2/5 · 12.3 s");
     }
 }

@@ -5,7 +5,7 @@
 use super::{apps, chart};
 use crate::summary::{JobReport, Report};
 use crate::units::fmt_ns;
-use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{Cell, CellAlignment};
 
 fn mbs(bw: f64) -> String {
     format!("{:.2}", bw / 1e6)
@@ -28,9 +28,7 @@ pub fn table(report: &Report) -> String {
         s.push_str(&footer(report));
         return s;
     }
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
+    let mut t = super::text_table();
     t.set_header(vec![
         "Test",
         "Read MB/s",
@@ -64,9 +62,7 @@ pub fn table(report: &Report) -> String {
 /// `iolab scale`: one row per point (the jobs that ran at once), then the verdicts.
 fn scale_table(sc: &crate::summary::scale::ScaleReport) -> String {
     use crate::samples::PointKind;
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
+    let mut t = super::text_table();
     t.set_header(vec![
         "Point",
         "Target",
@@ -309,9 +305,7 @@ pub fn run_list(runs: &[crate::store::RunSummary]) -> String {
     if runs.is_empty() {
         return "no stored runs\n".to_string();
     }
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
+    let mut t = super::text_table();
     t.set_header(vec!["ID", "Started (UTC)", "Kind", "Label", "Tags", "Target"]);
     for r in runs {
         let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();

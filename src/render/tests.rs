@@ -1,0 +1,339 @@
+//! Every view pinned on fixed documents: runs of each kind written by
+//! iolab itself (`tests/fixtures/render/*.json`, unedited) and variants
+//! of them for the cases those runs do not reach. The JSON view must give
+//! back the fixture byte for byte; the text views are insta snapshots
+//! (`src/render/snapshots/`).
+
+use super::{Csv, Document, Exporter, Json, Markdown, Text, warning_lines};
+use crate::compare::{Comparison, RunRef, compare};
+use crate::device::DeviceReport;
+use crate::store::RunSummary;
+use crate::summary::Report;
+use serde_json::{Value, json};
+
+fn fixture(name: &str) -> String {
+    let path = format!("{}/tests/fixtures/render/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn report(name: &str) -> Report {
+    serde_json::from_str(&fixture(name)).expect("fixture parses as Report")
+}
+
+/// A fixture changed by `edit` on its JSON.
+fn edited(name: &str, edit: impl FnOnce(&mut Value)) -> Report {
+    let mut v: Value = serde_json::from_str(&fixture(name)).expect("fixture is JSON");
+    edit(&mut v);
+    serde_json::from_value(v).expect("edited fixture parses as Report")
+}
+
+const RUNS: [&str; 11] = [
+    "mix", "demo", "demoB", "dd", "steady", "scan", "scale", "time", "time2", "time3", "files",
+];
+
+fn text(r: &Report) -> String {
+    Text.export(Document::Run(r, None)).expect("a run has a text view")
+}
+
+/// The table, then the warning lines `--json -` prints on stderr.
+fn run_view(r: &Report) -> String {
+    format!("{}--- stderr with --json -\n{}\n", text(r), warning_lines(r).join("\n"))
+}
+
+#[test]
+fn json_gives_back_the_document_byte_for_byte() {
+    for name in RUNS {
+        let r = report(name);
+        let out = Json.export(Document::Run(&r, None)).unwrap();
+        assert!(out == fixture(name), "{name}: the JSON document changed");
+    }
+    let d: DeviceReport = serde_json::from_str(&fixture("info")).unwrap();
+    assert!(Json.export(Document::Device(&d)).unwrap() == fixture("info"));
+}
+
+#[test]
+fn run_of_mixed_jobs() {
+    insta::assert_snapshot!(run_view(&report("mix")));
+}
+
+#[test]
+fn run_of_the_demo_suite() {
+    insta::assert_snapshot!(run_view(&report("demo")));
+}
+
+#[test]
+fn run_of_size_limited_jobs() {
+    insta::assert_snapshot!(run_view(&report("dd")));
+}
+
+#[test]
+fn run_with_steady_state_rounds() {
+    insta::assert_snapshot!(run_view(&report("steady")));
+}
+
+#[test]
+fn run_that_reached_steady_state() {
+    let r = edited("steady", |v| {
+        let s = &mut v["jobs"][0]["steady"];
+        s["reached"] = json!(true);
+        s["steady_at_round"] = json!(5);
+        s["value_bw_bytes"] = json!(751_234_567.8);
+        s["range_pct"] = json!(8.25);
+        s["slope_excursion_pct"] = json!(4.5);
+    });
+    insta::assert_snapshot!(run_view(&r));
+}
+
+#[test]
+fn surface_scan() {
+    insta::assert_snapshot!(run_view(&report("scan")));
+}
+
+#[test]
+fn surface_scan_by_time_without_access_or_burst() {
+    let r = edited("scan", |v| {
+        let s = &mut v["scan"];
+        s["window_bytes"] = Value::Null;
+        s["zone_time_s"] = json!(2.5);
+        s["access_ns"] = Value::Null;
+        s["burst_bw_bytes"] = Value::Null;
+        s["drop_pct"] = json!(-12.25);
+    });
+    insta::assert_snapshot!(run_view(&r));
+}
+
+#[test]
+fn surface_scan_of_more_zones_than_columns() {
+    let r = edited("scan", |v| {
+        let s = &mut v["scan"];
+        let zones: Vec<Value> = (0..150u64)
+            .map(|i| {
+                json!({"index": i, "offset": i << 20, "bytes": 1u64 << 20, "wall_ns": 1_000_000,
+                       "bw_bytes": 2.0e9 - (i as f64) * 1.0e7 + ((i % 7) as f64) * 3.0e7})
+            })
+            .collect();
+        s["zones"] = json!(zones);
+        s["to"] = json!(150u64 << 20);
+        s["zone_bytes"] = json!(1u64 << 20);
+        s["max"] = json!(2.18e9);
+        s["min"] = json!(5.1e8);
+    });
+    insta::assert_snapshot!(run_view(&r));
+}
+
+#[test]
+fn scale_with_two_targets() {
+    insta::assert_snapshot!(run_view(&report("scale")));
+}
+
+#[test]
+fn scale_of_one_target_with_a_layout() {
+    let r = edited("scale", |v| {
+        let s = &mut v["scale"];
+        s["targets"] = json!(["/dev/shm/sa"]);
+        s["member"] = json!("/dev/shm/sb");
+        s["layout"] = json!({"layout": "raid0", "name": "btrfs raid0", "members": 2, "copies": null, "source": "detected"});
+        let points = s["points"].as_array_mut().unwrap();
+        points.retain(|p| p["targets"] == json!(["/dev/shm/sa"]));
+        points.push(json!({"kind": "member", "targets": ["/dev/shm/sb"], "qd": 4, "threads": 1,
+            "bw_bytes": 2.5e8, "iops": 61035.0, "lat_ns": 65000.0, "cpu_busy": 0.4, "target_bw_bytes": [2.5e8]}));
+        points.push(json!({"kind": "alone", "targets": ["/dev/shm/sa"], "qd": 4, "threads": 1,
+            "bw_bytes": 4.5e8, "iops": 109863.0, "lat_ns": 36000.0, "cpu_busy": 0.55, "target_bw_bytes": [4.5e8]}));
+    });
+    insta::assert_snapshot!(run_view(&r));
+}
+
+#[test]
+fn timed_command() {
+    insta::assert_snapshot!(run_view(&report("time")));
+}
+
+#[test]
+fn timed_command_with_prepare_and_cleanup() {
+    insta::assert_snapshot!(run_view(&report("time2")));
+}
+
+#[test]
+fn interrupted_timed_command() {
+    let r = edited("time3", |v| v["interrupted"] = json!(true));
+    insta::assert_snapshot!(run_view(&r));
+}
+
+#[test]
+fn files_suite() {
+    insta::assert_snapshot!(run_view(&report("files")));
+}
+
+#[test]
+fn jobs_of_both_io_modes_and_warnings_on_some() {
+    let r = edited("mix", |v| {
+        let jobs = v["jobs"].as_array_mut().unwrap();
+        jobs[1]["direct"] = json!(false);
+        jobs[1]["warnings"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"code": "buffered", "message": "buffered I/O (test)"}));
+        jobs[3]["warnings"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"code": "buffered", "message": "buffered I/O (test)"}));
+    });
+    insta::assert_snapshot!(run_view(&r));
+}
+
+#[test]
+fn buffered_run_interrupted_before_any_job() {
+    for (direct, mode) in [(false, "BUFFERED"), (true, "O_DIRECT")] {
+        let r = edited("demo", |v| {
+            v["jobs"] = json!([]);
+            v["interrupted"] = json!(true);
+            v["target"]["direct"] = json!(direct);
+        });
+        let t = text(&r);
+        assert!(t.contains(&format!(" · {mode} · ")), "{t}");
+        if !direct {
+            insta::assert_snapshot!(t);
+        }
+    }
+}
+
+#[test]
+fn all_buffered_jobs() {
+    let r = edited("demo", |v| {
+        for j in v["jobs"].as_array_mut().unwrap() {
+            j["direct"] = json!(false);
+        }
+    });
+    insta::assert_snapshot!(text(&r));
+}
+
+fn summary(id: i64, label: Option<&str>, tags: &[(&str, &str)], complete: bool) -> RunSummary {
+    RunSummary {
+        id,
+        label: label.map(String::from),
+        tags: tags.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        started_at: "2026-11-22T13:16:47Z".into(),
+        kind: "run".into(),
+        target: "/dev/shm/fx".into(),
+        complete,
+    }
+}
+
+#[test]
+fn stored_run_with_its_header() {
+    let r = report("demo");
+    let s = summary(2, Some("demoA"), &[("bus", "usb"), ("fs", "tmpfs")], false);
+    insta::assert_snapshot!(Text.export(Document::Run(&r, Some(&s))).unwrap());
+}
+
+#[test]
+fn run_list() {
+    let runs = [
+        summary(1, Some("mixA"), &[], true),
+        summary(2, None, &[("bus", "usb")], false),
+        summary(3, Some("demo, \"quoted\""), &[("a", "1"), ("b", "2")], true),
+    ];
+    let out = format!(
+        "{}{}{}",
+        Text.export(Document::Runs(&runs)).unwrap(),
+        Text.export(Document::Runs(&[])).unwrap(),
+        Json.export(Document::Runs(&runs)).unwrap()
+    );
+    insta::assert_snapshot!(out);
+}
+
+fn run_ref(name: &str, id: i64, label: Option<&str>, price: Option<f64>, capacity: Option<u64>) -> RunRef {
+    RunRef {
+        id,
+        label: label.map(String::from),
+        price,
+        capacity_bytes: capacity,
+        report: report(name),
+    }
+}
+
+/// Every format of a comparison.
+fn all_formats(c: &Comparison) -> String {
+    let doc = Document::Comparison(c);
+    format!(
+        "{}--- markdown\n{}--- csv\n{}",
+        Text.export(doc).unwrap(),
+        Markdown.export(doc).unwrap(),
+        Csv.export(doc).unwrap()
+    )
+}
+
+#[test]
+fn comparison_of_two_runs_with_prices() {
+    let runs = [
+        run_ref("demo", 2, Some("demoA"), Some(59.99), Some(1_000_204_886_016)),
+        run_ref("demoB", 9, Some("demoB"), Some(120.0), None),
+    ];
+    let c = compare(&runs, 2).unwrap();
+    insta::assert_snapshot!(all_formats(&c));
+}
+
+#[test]
+fn comparison_against_a_later_baseline() {
+    let runs = [
+        run_ref("demo", 2, None, None, None),
+        run_ref("demoB", 9, Some("demo | B"), None, None),
+    ];
+    let c = compare(&runs, 9).unwrap();
+    insta::assert_snapshot!(all_formats(&c));
+}
+
+#[test]
+fn comparison_of_timed_commands() {
+    let runs = [run_ref("time2", 7, Some("t2"), None, None), run_ref("time3", 10, None, None, None)];
+    let c = compare(&runs, 7).unwrap();
+    insta::assert_snapshot!(all_formats(&c));
+}
+
+#[test]
+fn comparison_of_workload_phases() {
+    let runs = [
+        run_ref("files", 8, Some("files"), None, None),
+        run_ref("files", 11, Some("again"), Some(10.0), Some(2_000_000_000_000)),
+    ];
+    let c = compare(&runs, 8).unwrap();
+    insta::assert_snapshot!(all_formats(&c));
+}
+
+#[test]
+fn device_description() {
+    let d: DeviceReport = serde_json::from_str(&fixture("info")).unwrap();
+    insta::assert_snapshot!(Text.export(Document::Device(&d)).unwrap());
+}
+
+#[test]
+fn device_description_with_throttles() {
+    let mut v: Value = serde_json::from_str(&fixture("info")).unwrap();
+    v["throttles"] = json!([
+        {"device": "vda", "dev": "254:0", "cgroup": "/user.slice", "read_bps": 52_428_800u64, "write_bps": 10_000_000u64,
+         "read_iops": 1000, "write_iops": null},
+        {"device": "vdb", "dev": "254:16", "cgroup": "/", "read_bps": null, "write_bps": null, "read_iops": null, "write_iops": 250}
+    ]);
+    let d: DeviceReport = serde_json::from_value(v).unwrap();
+    insta::assert_snapshot!(Text.export(Document::Device(&d)).unwrap());
+}
+
+#[test]
+fn formats_without_a_view_say_so() {
+    let r = report("demo");
+    assert!(Markdown.export(Document::Run(&r, None)).is_none());
+    assert!(Csv.export(Document::Runs(&[])).is_none());
+}
+
+#[test]
+fn live_zone_lines() {
+    let r = report("scan");
+    let s = r.scan().unwrap();
+    let full = s.zones[0].bw_bytes * 1.25;
+    let lines: Vec<String> = s
+        .zones
+        .iter()
+        .map(|z| super::chart::zone_line(z.index, s.zones.len() as u32, z.offset, z.bw_bytes, full))
+        .collect();
+    insta::assert_snapshot!(lines.join("\n"));
+}
