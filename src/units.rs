@@ -188,7 +188,7 @@ pub fn unit_label(u: Unit) -> &'static str {
 /// A figure in the test's display unit, without the unit (MB = 10^6 bytes).
 pub fn fmt_number(v: f64, u: Unit) -> String {
     match u {
-        Unit::BytesPerSec => format!("{:.1}", v / 1e6),
+        Unit::BytesPerSec => mbs(v, 1),
         Unit::Iops => format!("{v:.0}"),
         Unit::Seconds => format!("{v:.3}"),
     }
@@ -197,6 +197,11 @@ pub fn fmt_number(v: f64, u: Unit) -> String {
 /// "1234.5 MB/s", "45000 IOPS".
 pub fn fmt_value(v: f64, u: Unit) -> String {
     format!("{} {}", fmt_number(v, u), unit_label(u))
+}
+
+/// A speed-up (baseline time / time) read as a time: `0.25` → `×4.00 time`.
+pub fn fmt_time_ratio(speedup: f64) -> String {
+    format!("×{:.2} time", 1.0 / speedup)
 }
 
 /// "+21%", "−50%", "±0%", or "2.10x" from double on.
@@ -231,12 +236,33 @@ pub fn fmt_ratio(r: f64) -> String {
 
 /// A fraction as a whole percentage: `0.664` → `66%`.
 pub fn fmt_pct(f: f64) -> String {
-    if f.is_finite() { format!("{:.0}%", f * 100.0) } else { "?%".into() }
+    if f.is_finite() { format!("{}%", pct(f, 0)) } else { "?%".into() }
+}
+
+/// A fraction as a percentage, the number only: `pct(0.1234, 1)` → `12.3`.
+pub fn pct(f: f64, decimals: usize) -> String {
+    format!("{:.decimals$}", f * 100.0)
 }
 
 /// Bytes per second as MB/s (10^6 bytes, as everywhere in iolab).
 pub fn fmt_mbs(bps: f64) -> String {
-    format!("{:.1} MB/s", bps / 1e6)
+    format!("{} MB/s", mbs(bps, 1))
+}
+
+/// Bytes per second in MB/s (10^6 bytes), the number only, with `decimals`
+/// decimals: for columns headed "MB/s".
+pub fn mbs(bps: f64, decimals: usize) -> String {
+    format!("{:.decimals$}", bps / 1e6)
+}
+
+/// A device's capacity in decimal units, as drives are sold: `1.00 TB`, `512.1 GB`.
+pub fn fmt_capacity(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= 1e12 {
+        format!("{:.2} TB", b / 1e12)
+    } else {
+        format!("{:.1} GB", b / 1e9)
+    }
 }
 
 #[cfg(test)]
@@ -284,6 +310,22 @@ mod tests {
         assert_eq!(fmt_bytes(1 << 30), "1.00 GiB");
         assert_eq!(fmt_duration(Duration::from_millis(250)), "250ms");
         assert_eq!(fmt_duration(Duration::from_secs(5)), "5s");
+    }
+
+    #[test]
+    fn figures() {
+        assert_eq!(mbs(1_234_567_890.0, 2), "1234.57");
+        assert_eq!(mbs(1_234_567_890.0, 1), "1234.6");
+        assert_eq!(mbs(f64::NAN, 1), "NaN");
+        assert_eq!(fmt_mbs(52_428_800.0), "52.4 MB/s");
+        assert_eq!(fmt_number(1_619_001_344.0, Unit::BytesPerSec), "1619.0");
+        assert_eq!(pct(0.1234, 1), "12.3");
+        assert_eq!(pct(0.975, 0), "98");
+        assert_eq!(fmt_pct(0.664), "66%");
+        assert_eq!(fmt_pct(f64::NAN), "?%");
+        assert_eq!(fmt_time_ratio(0.25), "×4.00 time");
+        assert_eq!(fmt_capacity(1_000_204_886_016), "1.00 TB");
+        assert_eq!(fmt_capacity(512_110_190_592), "512.1 GB");
     }
 
     proptest::proptest! {

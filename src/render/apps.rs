@@ -2,7 +2,7 @@
 //! the `files` and `git` suites. Formatting only.
 
 use crate::summary::apps::{AppReport, TimeReport};
-use crate::units::fmt_bytes;
+use crate::units::{fmt_bytes, mbs};
 use comfy_table::{Cell, CellAlignment};
 
 fn right(v: String) -> Cell {
@@ -89,13 +89,12 @@ pub fn app_table(a: &AppReport) -> String {
             right(p.files.to_string()),
             right(fmt_bytes(p.bytes)),
             right(format!("{:.3}", p.wall_s.median)),
-            right(if p.wall_s_runs.len() > 1 {
-                format!("{:.3}–{:.3}", p.wall_s.min, p.wall_s.max)
-            } else {
-                "1 run".into()
+            right(match p.wall_s_spread() {
+                Some((min, max)) => format!("{min:.3}–{max:.3}"),
+                None => "1 run".into(),
             }),
             right(format!("{:.0}", p.files_per_s)),
-            right(format!("{:.2}", p.bytes_per_s / 1e6)),
+            right(mbs(p.bytes_per_s, 2)),
             right(opt_bytes(p.device_read_bytes)),
             right(opt_bytes(p.device_write_bytes)),
         ]);

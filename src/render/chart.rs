@@ -3,7 +3,7 @@
 //! the rates come computed from [`crate::summary::scan`].
 
 use crate::summary::scan::ScanReport;
-use crate::units::fmt_bytes;
+use crate::units::{fmt_bytes, mbs};
 
 const BAR_WIDTH: usize = 40;
 /// Eighths of a character cell, for bars with sub-character resolution.
@@ -33,10 +33,10 @@ fn bar(value: f64, full: f64, width: usize) -> String {
 pub fn zone_line(index: u32, of: u32, offset: u64, bw_bytes: f64, full: f64) -> String {
     let w = of.to_string().len();
     format!(
-        "zone {:>w$}/{of} {:>11} {:>9.1} MB/s │{}│",
+        "zone {:>w$}/{of} {:>11} {:>9} MB/s │{}│",
         index + 1,
         fmt_bytes(offset),
-        bw_bytes / 1e6,
+        mbs(bw_bytes, 1),
         bar(bw_bytes, full, BAR_WIDTH)
     )
 }
@@ -57,13 +57,13 @@ pub fn curve(s: &ScanReport, width: usize, height: usize) -> String {
         })
         .collect();
     let top = s.max.max(1.0) * 1.05;
-    let label_w = format!("{:.1}", top / 1e6).len().max(5);
+    let label_w = mbs(top, 1).len().max(5);
     let mut out = String::new();
     for row in (0..height).rev() {
         let lo = top * row as f64 / height as f64;
         let cell = top / height as f64;
         let label = if row == height - 1 || row == 0 || row == height / 2 {
-            format!("{:>label_w$.1}", (lo + cell) / 1e6)
+            format!("{:>label_w$}", mbs(lo + cell, 1))
         } else {
             " ".repeat(label_w)
         };

@@ -1,7 +1,7 @@
 //! Formats a [`Comparison`]: terminal table, Markdown, CSV. Computes nothing.
 
 use crate::compare::{Comparison, Unit};
-use crate::units::{fmt_number, signed_diff, unit_label};
+use crate::units::{fmt_capacity, fmt_number, fmt_time_ratio, signed_diff, unit_label};
 use comfy_table::{Cell, CellAlignment};
 
 /// The "vs baseline" cell: the difference, marked when it is noise or its noise is unknown.
@@ -14,7 +14,7 @@ fn diff_cell(ratio: Option<f64>, within_noise: Option<bool>) -> String {
 fn diff_cell_in(ratio: Option<f64>, within_noise: Option<bool>, unit: Unit) -> String {
     let Some(r) = ratio else { return "n/a".into() };
     let d = match unit {
-        Unit::Seconds if r > 0.0 => format!("×{:.2} time", 1.0 / r),
+        Unit::Seconds if r > 0.0 => fmt_time_ratio(r),
         _ => signed_diff(r),
     };
     match within_noise {
@@ -28,18 +28,10 @@ fn opt(v: Option<f64>, digits: usize) -> String {
     v.filter(|x| x.is_finite()).map(|x| format!("{x:.digits$}")).unwrap_or_default()
 }
 
-fn has_prices(c: &Comparison) -> bool {
-    c.runs.iter().any(|r| r.price.is_some())
-}
-
-fn base_index(c: &Comparison) -> usize {
-    c.runs.iter().position(|r| r.id == c.baseline).unwrap_or(0)
-}
-
 /// Header, rows, and which columns are right-aligned: shared by table and Markdown.
 fn grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>, Vec<bool>) {
-    let b = base_index(c);
-    let prices = has_prices(c);
+    let b = c.baseline_index();
+    let prices = c.has_prices();
     let mut header = vec!["Test".to_string(), "Unit".to_string()];
     let mut right = vec![false, false];
     for (i, r) in c.runs.iter().enumerate() {
@@ -87,18 +79,9 @@ fn grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>, Vec<bool>) {
     (header, rows, right)
 }
 
-fn capacity(bytes: u64) -> String {
-    let b = bytes as f64;
-    if b >= 1e12 {
-        format!("{:.2} TB", b / 1e12)
-    } else {
-        format!("{:.1} GB", b / 1e9)
-    }
-}
-
 /// The lines under the table: legend, prices.
 fn notes(c: &Comparison) -> Vec<String> {
-    let b = base_index(c);
+    let b = c.baseline_index();
     let mut v = vec![
         format!(
             "Baseline: {}. MB/s = 10^6 bytes/s; values are medians over each run's measured runs; for times (s) the difference is in speed (baseline time / time).",
@@ -107,7 +90,7 @@ fn notes(c: &Comparison) -> Vec<String> {
         "vs base: difference of the medians; \"≈ … (noise)\": its 95% bootstrap interval contains no difference; \"(?)\": fewer than 2 measured runs on a side, noise unknown.".into(),
         "CPU/100MB/s: iolab's CPU % (all threads) per 100 MB/s moved.".into(),
     ];
-    if has_prices(c) {
+    if c.has_prices() {
         let parts: Vec<String> = c
             .runs
             .iter()
@@ -115,7 +98,7 @@ fn notes(c: &Comparison) -> Vec<String> {
                 (Some(p), Some(cap)) => format!(
                     "{} ${p:.2} for {} = ${:.3}/GB",
                     r.name(),
-                    capacity(cap),
+                    fmt_capacity(cap),
                     r.price_per_gb.unwrap_or(f64::NAN)
                 ),
                 (Some(p), None) => format!("{} ${p:.2} (capacity unknown)", r.name()),

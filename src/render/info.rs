@@ -4,7 +4,7 @@
 
 use crate::device::DeviceFacts;
 use crate::device::{ChainNode, DeviceReport, NodeKind, TargetKind};
-use crate::units::fmt_bytes;
+use crate::units::{fmt_bytes, fmt_mbs};
 use std::fmt::Write;
 
 pub fn render_info(r: &DeviceReport) -> String {
@@ -60,13 +60,10 @@ pub fn render_info(r: &DeviceReport) -> String {
         for t in &r.throttles {
             let mut parts = Vec::new();
             for (what, bps, iops) in [("reads", t.read_bps, t.read_iops), ("writes", t.write_bps, t.write_iops)] {
-                let v: Vec<String> = [
-                    bps.map(|b| format!("{:.1} MB/s", b as f64 / 1e6)),
-                    iops.map(|i| format!("{i} IOPS")),
-                ]
-                .into_iter()
-                .flatten()
-                .collect();
+                let v: Vec<String> = [bps.map(|b| fmt_mbs(b as f64)), iops.map(|i| format!("{i} IOPS"))]
+                    .into_iter()
+                    .flatten()
+                    .collect();
                 if !v.is_empty() {
                     parts.push(format!("{what} {}", v.join(" / ")));
                 }

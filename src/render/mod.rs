@@ -147,12 +147,7 @@ pub fn warning_lines(report: &Report) -> Vec<String> {
             v.push(format!("warning [{}] {}: {}", w.code, j.name, w.message));
         }
     }
-    let extra = report
-        .time()
-        .into_iter()
-        .flat_map(|t| &t.warnings)
-        .chain(report.app().into_iter().flat_map(|a| &a.warnings));
-    for w in extra {
+    for w in report.run_warnings() {
         v.push(format!("warning [{}]: {}", w.code, w.message));
     }
     v

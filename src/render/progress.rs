@@ -13,7 +13,7 @@
 //! view is quiet.
 
 use crate::progress::{Event, Level, Observer, Pass};
-use crate::units::fmt_duration;
+use crate::units::{fmt_duration, fmt_mbs, mbs};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::cell::Cell;
 
@@ -86,12 +86,12 @@ impl Terminal {
 
 /// The live line of a finished scale point.
 fn point_line(label: &str, bw_bytes: f64, iops: f64) -> String {
-    format!("{label:<40} {:>10.1} MB/s {:>10.0} IOPS", bw_bytes / 1e6, iops)
+    format!("{label:<40} {:>10} MB/s {:>10.0} IOPS", mbs(bw_bytes, 1), iops)
 }
 
 /// The spinner's text while a timed command runs: elapsed time and the device's current rate.
 fn command_message(label: &str, elapsed: std::time::Duration, device: Option<(&str, f64)>) -> String {
-    let dev = device.map(|(d, b)| format!(" · {d} {:.1} MB/s", b / 1e6)).unwrap_or_default();
+    let dev = device.map(|(d, b)| format!(" · {d} {}", fmt_mbs(b))).unwrap_or_default();
     format!("{label} · {:.1} s{dev}", elapsed.as_secs_f64())
 }
 

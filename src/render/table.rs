@@ -3,12 +3,14 @@
 //! above a stored run. Formats only.
 
 use super::{apps, chart};
+use crate::summary::figures::IoMode;
 use crate::summary::{JobReport, Report};
-use crate::units::fmt_ns;
+use crate::units::{fmt_bs, fmt_bytes, fmt_ns, pct};
 use comfy_table::{Cell, CellAlignment};
 
-fn mbs(bw: f64) -> String {
-    format!("{:.2}", bw / 1e6)
+/// MB/s in the tables: two decimals, as CrystalDiskMark.
+fn mbs(bps: f64) -> String {
+    crate::units::mbs(bps, 2)
 }
 
 /// The result table: one row per job, CrystalDiskMark's units (MB = 10^6 bytes).
@@ -39,15 +41,13 @@ pub fn table(report: &Report) -> String {
         "Spread (min–max, CV)",
     ]);
     for j in report.jobs() {
-        let iops = j.read.as_ref().map(|r| r.iops).unwrap_or(0.0) + j.write.as_ref().map(|w| w.iops).unwrap_or(0.0);
-        let p99 = [&j.read, &j.write].iter().filter_map(|d| d.as_ref().map(|d| d.lat_ns.p99)).max();
         t.add_row(vec![
             Cell::new(&j.name),
             Cell::new(j.read.as_ref().map(|r| mbs(r.bw_bytes)).unwrap_or_default()).set_alignment(CellAlignment::Right),
             Cell::new(j.write.as_ref().map(|w| mbs(w.bw_bytes)).unwrap_or_default()).set_alignment(CellAlignment::Right),
-            Cell::new(format!("{iops:.0}")).set_alignment(CellAlignment::Right),
-            Cell::new(p99.map(|p| fmt_ns(p as f64)).unwrap_or_default()).set_alignment(CellAlignment::Right),
-            Cell::new(format!("{:.1}", j.cpu.usr_pct + j.cpu.sys_pct)).set_alignment(CellAlignment::Right),
+            Cell::new(format!("{:.0}", j.iops())).set_alignment(CellAlignment::Right),
+            Cell::new(j.p99_ns().map(|p| fmt_ns(p as f64)).unwrap_or_default()).set_alignment(CellAlignment::Right),
+            Cell::new(format!("{:.1}", j.cpu_pct())).set_alignment(CellAlignment::Right),
             Cell::new(spread(j)),
         ]);
     }
@@ -74,9 +74,9 @@ fn scale_table(sc: &crate::summary::scale::ScaleReport) -> String {
         "iolab CPU busy %",
     ]);
     let short = |p: &str| -> String {
-        match sc.targets.iter().position(|t| t == p) {
-            Some(i) if sc.targets.len() > 1 => format!("t{} {p}", i + 1),
-            _ => p.to_string(),
+        match sc.target_number(p) {
+            Some(n) => format!("t{n} {p}"),
+            None => p.to_string(),
         }
     };
     for p in &sc.points {
@@ -101,13 +101,13 @@ fn scale_table(sc: &crate::summary::scale::ScaleReport) -> String {
             right(mbs(p.bw_bytes)),
             right(format!("{:.0}", p.iops)),
             right(fmt_ns(p.lat_ns)),
-            right(format!("{:.0}", p.cpu_busy * 100.0)),
+            right(pct(p.cpu_busy, 0)),
         ]);
     }
     let mut s = format!(
         "{} {} · {}\n{t}\n",
         sc.rw,
-        crate::units::fmt_bs(sc.bs),
+        fmt_bs(sc.bs),
         if sc.targets.len() > 1 {
             sc.targets
                 .iter()
@@ -142,10 +142,9 @@ fn scale_table(sc: &crate::summary::scale::ScaleReport) -> String {
 
 /// The surface scan under the table: the curve, then its figures.
 fn scan_section(sc: &crate::summary::scan::ScanReport) -> String {
-    use crate::units::{fmt_bs, fmt_bytes};
     let mut s = String::new();
-    let amount = match (sc.window_bytes, sc.zone_time_s) {
-        (Some(b), _) => format!("{} per zone", fmt_bytes(b.min(sc.zone_bytes))),
+    let amount = match (sc.bytes_per_zone(), sc.zone_time_s) {
+        (Some(b), _) => format!("{} per zone", fmt_bytes(b)),
         (None, Some(t)) => format!("{t}s per zone"),
         _ => String::new(),
     };
@@ -185,12 +184,12 @@ fn scan_section(sc: &crate::summary::scan::ScanReport) -> String {
 }
 
 fn spread(j: &JobReport) -> String {
-    let parts: Vec<String> = [&j.read, &j.write]
-        .iter()
-        .filter_map(|d| d.as_ref())
-        .map(|d| match (d.bw_min, d.bw_max, d.bw_cv) {
-            (Some(lo), Some(hi), Some(cv)) if j.runs.len() > 1 => format!("{}–{}, {:.1}%", mbs(lo), mbs(hi), cv * 100.0),
-            _ => "1 run".to_string(),
+    let parts: Vec<String> = j
+        .bw_spreads()
+        .into_iter()
+        .map(|s| match s {
+            Some(s) => format!("{}–{}, {}%", mbs(s.min), mbs(s.max), pct(s.cv, 1)),
+            None => "1 run".to_string(),
         })
         .collect();
     parts.join(" / ")
@@ -205,12 +204,7 @@ fn footer(r: &Report) -> String {
         // Application workloads work through the filesystem: no span, no O_DIRECT.
         s.push_str(&format!("Target: {}{}{}\n", t.path, fs, dev));
         s.push_str("MB/s = 10^6 bytes/s. Device figures are the top device under the directory (/proc/diskstats).\n");
-        for w in r
-            .time()
-            .into_iter()
-            .flat_map(|t| &t.warnings)
-            .chain(r.app().into_iter().flat_map(|a| &a.warnings))
-        {
+        for w in r.run_warnings() {
             s.push_str(&format!("warning [{}]: {}\n", w.code, w.message));
         }
         if r.interrupted {
@@ -223,17 +217,11 @@ fn footer(r: &Report) -> String {
         t.path,
         fs,
         dev,
-        crate::units::fmt_bytes(t.span_bytes),
-        match (r.jobs().iter().all(|j| j.direct), r.jobs().iter().any(|j| j.direct)) {
-            _ if r.jobs().is_empty() =>
-                if t.direct {
-                    "O_DIRECT"
-                } else {
-                    "BUFFERED"
-                },
-            (true, _) => "O_DIRECT",
-            (false, true) => "O_DIRECT and BUFFERED jobs",
-            (false, false) => "BUFFERED",
+        fmt_bytes(t.span_bytes),
+        match r.io_mode() {
+            IoMode::Direct => "O_DIRECT",
+            IoMode::Mixed => "O_DIRECT and BUFFERED jobs",
+            IoMode::Buffered => "BUFFERED",
         },
         r.settings.runs
     ));
@@ -243,7 +231,7 @@ fn footer(r: &Report) -> String {
         s.push_str(&format!(
             "{}: {} in {:.2} s real, {:.2} s user, {:.2} s sys (iolab); system CPU {:.0}% idle, {:.0}% sys, {:.0}% iowait\n",
             j.name,
-            crate::units::fmt_bytes(j.limit_bytes.unwrap_or(0)),
+            fmt_bytes(j.limit_bytes.unwrap_or(0)),
             c.real_s,
             c.usr_s,
             c.sys_s,
@@ -254,7 +242,7 @@ fn footer(r: &Report) -> String {
     }
     for j in r.jobs() {
         if let Some(st) = &j.steady {
-            let rounds: Vec<String> = st.round_bw_bytes.iter().map(|b| format!("{:.1}", b / 1e6)).collect();
+            let rounds: Vec<String> = st.round_bw_bytes.iter().map(|&b| crate::units::mbs(b, 1)).collect();
             s.push_str(&format!(
                 "{}: {} after {} round(s) (SNIA rule over the last {}: range {:.1}%, slope excursion {:.1}%); figures are those {} rounds. Rounds, MB/s: {}\n",
                 j.name,
@@ -272,27 +260,9 @@ fn footer(r: &Report) -> String {
             ));
         }
     }
-    let mut seen: Vec<(&str, &str)> = Vec::new();
-    for j in r.jobs() {
-        for w in &j.warnings {
-            if !seen.iter().any(|(c, m)| w.code == *c && *m == w.message) {
-                seen.push((w.code.as_str(), &w.message));
-            }
-        }
-    }
-    for (code, msg) in seen {
-        let jobs: Vec<&str> = r
-            .jobs()
-            .iter()
-            .filter(|j| j.warnings.iter().any(|w| w.code == code && w.message == msg))
-            .map(|j| j.name.as_str())
-            .collect();
-        let scope = if jobs.len() == r.jobs().len() {
-            "all tests".to_string()
-        } else {
-            jobs.join(", ")
-        };
-        s.push_str(&format!("warning [{code}] ({scope}): {msg}\n"));
+    for g in r.warning_groups() {
+        let scope = if g.all { "all tests".to_string() } else { g.jobs.join(", ") };
+        s.push_str(&format!("warning [{}] ({scope}): {}\n", g.code, g.message));
     }
     if r.interrupted {
         s.push_str("interrupted: only the tests above finished\n");

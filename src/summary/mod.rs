@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod apps;
 mod document;
+pub mod figures;
 mod named;
 pub mod scale;
 pub mod scan;
