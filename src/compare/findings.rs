@@ -27,7 +27,7 @@ pub fn all(c: &Comparison) -> Vec<Diagnostic> {
 }
 
 fn base(c: &Comparison) -> (usize, &RunInfo) {
-    let b = c.runs.iter().position(|r| r.id == c.baseline).unwrap_or(0);
+    let b = c.baseline_index();
     (b, &c.runs[b])
 }
 

@@ -152,7 +152,7 @@ fn loop_buffered(n: &ChainNode) -> Option<Diagnostic> {
 }
 
 fn throttled(t: &Throttle) -> Diagnostic {
-    let mb = |v: u64| format!("{:.1} MB/s", v as f64 / 1e6);
+    let mb = |v: u64| crate::units::fmt_mbs(v as f64);
     let part = |what: &str, bps: Option<u64>, iops: Option<u64>| {
         let v: Vec<String> = [bps.map(mb), iops.map(|i| format!("{i} IOPS"))].into_iter().flatten().collect();
         (!v.is_empty()).then(|| format!("{what} to {}", v.join(" / ")))

@@ -121,11 +121,11 @@ pub fn write_cliff(run: usize, cliff: Option<&Cliff>) -> Option<Diagnostic> {
     Some(Diagnostic::new(
         Code::WriteCliff,
         format!(
-            "write throughput fell {:.0}% after {} s in run {run} ({:.1} → {:.1} MB/s) and stayed lower: a cache filled up; the sustained rate is the lower one",
+            "write throughput fell {:.0}% after {} s in run {run} ({} → {}) and stayed lower: a cache filled up; the sustained rate is the lower one",
             c.drop_pct,
             c.at_second,
-            c.before_bps / 1e6,
-            c.after_bps / 1e6
+            crate::units::mbs(c.before_bps, 1),
+            crate::units::fmt_mbs(c.after_bps)
         ),
     ))
 }

@@ -20,9 +20,9 @@ pub fn scan_curve(rates: &[f64]) -> Option<Diagnostic> {
         Diagnostic::new(
             Code::ScanCurve,
             format!(
-                "the rate changes across the target: {:.1} MB/s over the first {tenth} zone(s), {:.1} MB/s over the last {tenth} ({:.0}% {}); the median hides this, see the curve",
-                outer / 1e6,
-                inner / 1e6,
+                "the rate changes across the target: {} over the first {tenth} zone(s), {} over the last {tenth} ({:.0}% {}); the median hides this, see the curve",
+                crate::units::fmt_mbs(outer),
+                crate::units::fmt_mbs(inner),
                 change.abs(),
                 if change > 0.0 { "slower" } else { "faster" }
             ),

@@ -1,6 +1,7 @@
 //! Formats a [`Comparison`]: terminal table, Markdown, CSV. Computes nothing.
 
 use crate::compare::{Comparison, Unit};
+use crate::judge::thresholds::{MIN_RUNS_FOR_NOISE, NOISE_CONFIDENCE};
 use crate::units::{fmt_capacity, fmt_number, fmt_time_ratio, signed_diff, unit_label};
 use comfy_table::{Cell, CellAlignment};
 
@@ -87,7 +88,10 @@ fn notes(c: &Comparison) -> Vec<String> {
             "Baseline: {}. MB/s = 10^6 bytes/s; values are medians over each run's measured runs; for times (s) the difference is in speed (baseline time / time).",
             c.runs[b].name()
         ),
-        "vs base: difference of the medians; \"≈ … (noise)\": its 95% bootstrap interval contains no difference; \"(?)\": fewer than 2 measured runs on a side, noise unknown.".into(),
+        format!(
+            "vs base: difference of the medians; \"≈ … (noise)\": its {:.0}% bootstrap interval contains no difference; \"(?)\": fewer than {MIN_RUNS_FOR_NOISE} measured runs on a side, noise unknown.",
+            NOISE_CONFIDENCE * 100.0
+        ),
         "CPU/100MB/s: iolab's CPU % (all threads) per 100 MB/s moved.".into(),
     ];
     if c.has_prices() {

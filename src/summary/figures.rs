@@ -5,7 +5,7 @@
 use super::apps::PhaseReport;
 use super::scale::ScaleReport;
 use super::scan::ScanReport;
-use super::{DirReport, JobReport, Report};
+use super::{CpuReport, DirReport, JobReport, Report};
 use crate::compare::Comparison;
 use crate::judge::Diagnostic;
 
@@ -58,7 +58,7 @@ impl JobReport {
 
     /// iolab's CPU time (user + system, all threads) in % of one CPU.
     pub fn cpu_pct(&self) -> f64 {
-        self.cpu.usr_pct + self.cpu.sys_pct
+        self.cpu.busy_pct()
     }
 
     /// The bandwidth spread of each direction (as [`Self::directions`]);
@@ -156,6 +156,17 @@ impl Comparison {
     /// Whether any run has a price (then prices and MB/s per price are shown).
     pub fn has_prices(&self) -> bool {
         self.runs.iter().any(|r| r.price.is_some())
+    }
+}
+
+impl CpuReport {
+    /// User + system time of iolab (all threads), in % of one CPU.
+    pub fn busy_pct(&self) -> f64 {
+        self.usr_pct + self.sys_pct
+    }
+    /// The same in CPUs kept busy (1.0 = one whole CPU).
+    pub fn busy_cpus(&self) -> f64 {
+        self.busy_pct() / 100.0
     }
 }
 

@@ -441,7 +441,7 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
         [
             rules::high_cv("read", read.as_ref().and_then(|r| r.bw_cv)),
             rules::high_cv("write", write.as_ref().and_then(|r| r.bw_cv)),
-            rules::cpu_bound((cpu.usr_pct + cpu.sys_pct) / 100.0, job.workers, cpus),
+            rules::cpu_bound(cpu.busy_cpus(), job.workers, cpus),
             runs.iter()
                 .enumerate()
                 .find_map(|(i, r)| rules::write_cliff(i + 1, r.write_cliff.as_ref())),

@@ -141,10 +141,7 @@ pub fn scale_report(
             cpu_busy: {
                 let workers: u32 = reports.iter().map(|r| r.workers).sum();
                 let usable = (workers.max(1) as f64).min(cpus.max(1) as f64);
-                reports
-                    .iter()
-                    .map(|r| (r.cpu.usr_pct + r.cpu.sys_pct) / 100.0 / usable)
-                    .fold(0.0, f64::max)
+                reports.iter().map(|r| r.cpu.busy_cpus() / usable).fold(0.0, f64::max)
             },
             target_bw_bytes: bw,
         });
