@@ -79,9 +79,7 @@ pub(super) fn run(r: &TimeRequest, ctx: &Context) -> Result<Measured> {
             }
             device::chain_for_dev(sys, rustix::fs::major(md.rdev()), rustix::fs::minor(md.rdev()))
         }
-        None => device::device_of_path(sys, &cwd)
-            .map(|(ma, mi)| device::chain_for_dev(sys, ma, mi))
-            .unwrap_or_default(),
+        None => device::chain_of_path(sys, &cwd),
     };
     let opts = TimeOpts {
         command: r.command.clone(),

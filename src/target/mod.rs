@@ -289,8 +289,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
         prefill(&file, span, direct, stop, observer)?;
     }
 
-    let dev = device::device_of_path(root, path);
-    let devices = dev.map(|(ma, mi)| device::chain_for_dev(root, ma, mi)).unwrap_or_default();
+    let devices = device::chain_of_path(root, path);
     let filesystem = if kind == Kind::BlockDevice {
         None
     } else {

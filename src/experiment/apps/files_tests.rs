@@ -26,18 +26,22 @@ fn opts(files: u64) -> FilesOpts {
     }
 }
 
-/// The workload with its phase progress seen through a callback.
-fn run(dir: &Path, o: &FilesOpts, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> crate::error::Result<Vec<PhaseSamples>> {
+/// `f` with a copy of `meter` whose phase progress goes to a callback.
+pub(crate) fn with_progress<T>(meter: &Meter, progress: &dyn Fn(&str, u64, u64), f: impl FnOnce(&Meter) -> T) -> T {
     let obs = |e: crate::progress::Event| {
         if let crate::progress::Event::Phase { label, done, total } = e {
             progress(label, done, total)
         }
     };
-    let m = Meter {
+    f(&Meter {
         observer: &obs,
         ..meter.clone()
-    };
-    super::run(dir, o, &m)
+    })
+}
+
+/// The workload with its phase progress seen through a callback.
+fn run(dir: &Path, o: &FilesOpts, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> crate::error::Result<Vec<PhaseSamples>> {
+    with_progress(meter, progress, |m| super::run(dir, o, m))
 }
 
 #[test]

@@ -123,9 +123,7 @@ pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
         Ok(())
     })?;
     let suite = r.workload.suite();
-    let devices = device::device_of_path(&ctx.sys, &r.dir)
-        .map(|(ma, mi)| device::chain_for_dev(&ctx.sys, ma, mi))
-        .unwrap_or_default();
+    let devices = device::chain_of_path(&ctx.sys, &r.dir);
     Ok(Measured {
         command: "run",
         target: TargetInfo::directory(&ctx.sys, &r.dir, devices),
@@ -174,12 +172,7 @@ impl<'a> Meter<'a> {
     /// the device under its file, each member of a multi-device filesystem).
     pub fn for_dir(dir: &std::path::Path, stop: &'a Stop, observer: &'a dyn Observer) -> Meter<'a> {
         let sys = SysRoot::default();
-        let devices = device::device_of_path(&sys, dir)
-            .map(|(ma, mi)| device::chain_for_dev(&sys, ma, mi))
-            .unwrap_or_default()
-            .into_iter()
-            .map(|d| d.name)
-            .collect();
+        let devices = device::chain_of_path(&sys, dir).into_iter().map(|d| d.name).collect();
         Meter {
             sys,
             devices,
