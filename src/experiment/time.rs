@@ -72,12 +72,13 @@ pub(super) fn run(r: &TimeRequest, ctx: &Context) -> Result<Measured> {
     let sys = &ctx.sys;
     let devs = match &r.device {
         Some(d) => {
-            use std::os::unix::fs::{FileTypeExt, MetadataExt};
+            use std::os::unix::fs::FileTypeExt;
             let md = std::fs::metadata(d).map_err(|e| usage(format!("cannot access {}: {e}", d.display())))?;
             if !md.file_type().is_block_device() {
                 return Err(usage(format!("{} is not a block device", d.display())));
             }
-            device::chain_for_dev(sys, rustix::fs::major(md.rdev()), rustix::fs::minor(md.rdev()))
+            // A block device's chain starts at the device itself.
+            device::chain_of_path(sys, d)
         }
         None => device::chain_of_path(sys, &cwd),
     };
