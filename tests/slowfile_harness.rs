@@ -18,6 +18,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::emu::{MIB, SlowFile, output_with_timeout, require_root, sweep_stale, unique_name};
+use common::have_fio;
 use serde_json::Value;
 
 /// The profile: 256 MiB from 48 MiB/s at offset 0 down to 24 MiB/s at the end.
@@ -96,20 +97,6 @@ fn direct_read_bps(sf: &SlowFile, lo: u64) -> f64 {
     SPAN as f64 / secs
 }
 
-/// True when fio is installed. Under `CI=true` a missing fio is an error (scripts/test
-/// installs it), elsewhere the fio check is skipped with a notice.
-fn have_fio() -> bool {
-    let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "CI=true but fio is not installed: the harness cannot be validated"
-        );
-        note!("skipping the fio check: fio not installed");
-    }
-    ok
-}
-
 /// fio reading `[lo, lo + SPAN)` with O_DIRECT through io_uring at QD4; bytes/s.
 fn fio_read_bps(sf: &SlowFile, lo: u64) -> f64 {
     let out = output_with_timeout(
@@ -145,7 +132,7 @@ fn slowfile_rate_follows_profile() {
     }
     let _serial = serial();
     let sf = SlowFile::new(SIZE, START_BPS, END_BPS);
-    let fio = have_fio();
+    let fio = have_fio("skipping the fio check: fio not installed");
     let mib = MIB as f64;
     let mut bad = Vec::new();
     for frac in POINTS {

@@ -236,7 +236,7 @@ pub fn compare(runs: &[RunRef], baseline_id: i64) -> Result<Comparison, String> 
             tests.push(test_comparison(test, job.name.clone(), d, random, &jobs, &infos, b));
         }
     }
-    tests.extend(timed_tests(runs, &infos, b));
+    tests.extend(timed_tests(runs, b));
     let mut c = Comparison {
         baseline: baseline_id,
         runs: infos,
@@ -263,7 +263,7 @@ fn timed(report: &Report) -> Vec<(String, Vec<f64>)> {
 }
 
 /// Timed tests every run has, compared by speed-up (baseline time / time).
-fn timed_tests(runs: &[RunRef], infos: &[RunInfo], b: usize) -> Vec<TestComparison> {
+fn timed_tests(runs: &[RunRef], b: usize) -> Vec<TestComparison> {
     let all: Vec<Vec<(String, Vec<f64>)>> = runs.iter().map(|r| timed(&r.report)).collect();
     let mut out = Vec::new();
     for (name, _) in &all[0] {
@@ -273,25 +273,7 @@ fn timed_tests(runs: &[RunRef], infos: &[RunInfo], b: usize) -> Vec<TestComparis
             .collect();
         let Some(samples) = samples else { continue };
         let values: Vec<f64> = samples.iter().map(|s| crate::summary::median(s)).collect();
-        let base = values[b];
-        let mut ratios = Vec::new();
-        let mut within_noise = Vec::new();
-        let mut ci = Vec::new();
-        for (i, v) in values.iter().enumerate() {
-            let ratio = (v.is_finite() && *v > 0.0 && base.is_finite()).then(|| base / v);
-            if i == b {
-                ratios.push(ratio);
-                within_noise.push(Some(true));
-                ci.push(None);
-                continue;
-            }
-            // The speed-up's interval: base time over this time, i.e. the
-            // ratio of medians with the roles swapped.
-            let interval = ratio.and(stats::ratio_ci(&samples[i], &samples[b]));
-            ratios.push(ratio);
-            within_noise.push(interval.map(|(lo, hi)| lo <= 1.0 && 1.0 <= hi));
-            ci.push(interval.map(|(lo, hi)| [lo, hi]));
-        }
+        let Ratios { ratios, within_noise, ci } = ratios(&values, &samples, b, Unit::Seconds);
         out.push(TestComparison {
             test: name.clone(),
             job: name.clone(),
@@ -306,7 +288,47 @@ fn timed_tests(runs: &[RunRef], infos: &[RunInfo], b: usize) -> Vec<TestComparis
             within_noise,
             ci,
         });
-        let _ = infos;
+    }
+    out
+}
+
+/// The ratios of one test's figures to the baseline's, with their noise verdicts.
+struct Ratios {
+    ratios: Vec<Option<f64>>,
+    within_noise: Vec<Option<bool>>,
+    ci: Vec<Option<[f64; 2]>>,
+}
+
+/// Each run's ratio to the baseline (run `b`) from `values` (the medians),
+/// and its 95% interval from `samples` (each run's per-run figures).
+///
+/// The ratio is value / baseline value, or for [`Unit::Seconds`] (lower is
+/// better) the speed-up, baseline time / time: so that > 1 means better in
+/// every unit. The interval is that of the same ratio of medians, so for a
+/// speed-up with the roles swapped. A ratio is unknown (`null`) when its
+/// divisor is not a positive number; its interval then is too. The
+/// baseline's own entry is within the noise, with no interval.
+fn ratios(values: &[f64], samples: &[Vec<f64>], b: usize, unit: Unit) -> Ratios {
+    let lower_is_better = unit == Unit::Seconds;
+    let mut out = Ratios {
+        ratios: Vec::with_capacity(values.len()),
+        within_noise: Vec::with_capacity(values.len()),
+        ci: Vec::with_capacity(values.len()),
+    };
+    for i in 0..values.len() {
+        // Numerator over divisor, as figures and as samples.
+        let (num, div) = if lower_is_better { (b, i) } else { (i, b) };
+        let (n, d) = (values[num], values[div]);
+        let ratio = (d.is_finite() && d > 0.0 && n.is_finite()).then(|| n / d);
+        out.ratios.push(ratio);
+        if i == b {
+            out.within_noise.push(Some(true));
+            out.ci.push(None);
+            continue;
+        }
+        let interval = ratio.and(stats::ratio_ci(&samples[div], &samples[num]));
+        out.within_noise.push(interval.map(|(lo, hi)| lo <= 1.0 && 1.0 <= hi));
+        out.ci.push(interval.map(|(lo, hi)| [lo, hi]));
     }
     out
 }
@@ -324,23 +346,7 @@ fn test_comparison(
     let medians: Vec<&DirReport> = jobs.iter().map(|j| dir(j, d).expect("checked")).collect();
     let values: Vec<f64> = medians.iter().map(|m| figure(m, unit)).collect();
     let samples: Vec<Vec<f64>> = jobs.iter().map(|j| per_run(j, d, unit)).collect();
-    let base = values[b];
-    let mut ratios = Vec::new();
-    let mut within_noise = Vec::new();
-    let mut ci = Vec::new();
-    for (i, v) in values.iter().enumerate() {
-        let ratio = (base.is_finite() && base > 0.0 && v.is_finite()).then(|| v / base);
-        if i == b {
-            ratios.push(ratio);
-            within_noise.push(Some(true));
-            ci.push(None);
-            continue;
-        }
-        let interval = ratio.and(stats::ratio_ci(&samples[b], &samples[i]));
-        ratios.push(ratio);
-        within_noise.push(interval.map(|(lo, hi)| lo <= 1.0 && 1.0 <= hi));
-        ci.push(interval.map(|(lo, hi)| [lo, hi]));
-    }
+    let Ratios { ratios, within_noise, ci } = ratios(&values, &samples, b, unit);
     TestComparison {
         test,
         job,

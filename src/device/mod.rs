@@ -175,6 +175,14 @@ pub fn block_dev(root: &SysRoot, major: u32, minor: u32) -> Option<BlockDev> {
     })
 }
 
+/// The chain of block devices serving `path` (see [`device_of_path`] and
+/// [`chain_for_dev`]), top first; empty when no block device serves it.
+pub fn chain_of_path(root: &SysRoot, path: &Path) -> Vec<BlockDev> {
+    device_of_path(root, path)
+        .map(|(ma, mi)| chain_for_dev(root, ma, mi))
+        .unwrap_or_default()
+}
+
 /// The chain of block devices serving a device number, top first: the device
 /// itself, then (for a loop device) the devices under its backing file.
 pub fn chain_for_dev(root: &SysRoot, major: u32, minor: u32) -> Vec<BlockDev> {

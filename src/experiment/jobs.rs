@@ -76,8 +76,9 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
     let target = target::open(&r.target.request(writes, max_bs), &ctx.sys, ctx.stop, ctx.observer)?;
     target.check_alignment(r.jobs.iter().map(|s| s.bs))?;
     let mut specs = r.jobs.clone();
+    // The span each job addresses, resolved for the record (0: the rest of the target).
     for s in &mut specs {
-        s.span = target.span();
+        s.span = s.extent(target.span()).1;
     }
     ctx.observer.event(Event::Planned { total: r.planned() });
     let runner = Runner {

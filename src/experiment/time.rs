@@ -12,6 +12,7 @@
 use super::{Context, Measured, until_stopped};
 use crate::device::{self, DiskCounters, SysRoot};
 use crate::error::{Error, Result, failed, usage};
+use crate::measure::Snapshot;
 pub use crate::plan::time::TimeOpts;
 use crate::progress::{Event, Observer};
 use crate::samples::CommandRun;
@@ -71,16 +72,15 @@ pub(super) fn run(r: &TimeRequest, ctx: &Context) -> Result<Measured> {
     let sys = &ctx.sys;
     let devs = match &r.device {
         Some(d) => {
-            use std::os::unix::fs::{FileTypeExt, MetadataExt};
+            use std::os::unix::fs::FileTypeExt;
             let md = std::fs::metadata(d).map_err(|e| usage(format!("cannot access {}: {e}", d.display())))?;
             if !md.file_type().is_block_device() {
                 return Err(usage(format!("{} is not a block device", d.display())));
             }
-            device::chain_for_dev(sys, rustix::fs::major(md.rdev()), rustix::fs::minor(md.rdev()))
+            // A block device's chain starts at the device itself.
+            device::chain_of_path(sys, d)
         }
-        None => device::device_of_path(sys, &cwd)
-            .map(|(ma, mi)| device::chain_for_dev(sys, ma, mi))
-            .unwrap_or_default(),
+        None => device::chain_of_path(sys, &cwd),
     };
     let opts = TimeOpts {
         command: r.command.clone(),
@@ -178,8 +178,8 @@ fn one(opts: &TimeOpts, sys: &SysRoot, stop: &Stop, observer: &dyn Observer, lab
     if !opts.show_output {
         cmd.stdout(Stdio::null()).stderr(Stdio::null());
     }
-    let before = device::diskstats(sys);
-    let start = Instant::now();
+    let before = Snapshot::take(sys, false);
+    let start = before.at;
     let child = cmd.spawn().map_err(|e| usage(format!("cannot run `{}`: {e}", opts.command[0])))?;
     let pid = child.id() as libc::pid_t;
     let (tx, rx) = mpsc::channel();
@@ -198,7 +198,7 @@ fn one(opts: &TimeOpts, sys: &SysRoot, stop: &Stop, observer: &dyn Observer, lab
     });
     // `child` is not waited for through std: wait4 above reaps it.
     std::mem::forget(child);
-    let mut last = (start, total_bytes(&before, &opts.devices));
+    let mut last = (start, total_bytes(&before.disks, &opts.devices));
     let mut killed = false;
     let (r, status, ru, end) = loop {
         match rx.recv_timeout(TICK) {
@@ -223,7 +223,7 @@ fn one(opts: &TimeOpts, sys: &SysRoot, stop: &Stop, observer: &dyn Observer, lab
         }
     };
     let _ = waiter.join();
-    let after = device::diskstats(sys);
+    let after = Snapshot::take(sys, false);
     if r < 0 {
         return Err(failed(format!(
             "waiting for the command failed: {}",
@@ -240,6 +240,7 @@ fn one(opts: &TimeOpts, sys: &SysRoot, stop: &Stop, observer: &dyn Observer, lab
         usr_ns: cpu.usr_ns,
         sys_ns: cpu.sys_ns,
         exit_code: st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)),
-        devices: device::delta(&before, &after, &opts.devices),
+        // The CPU is the command's own, from wait4: the devices come from the snapshots.
+        devices: before.delta(&after, &opts.devices).devices,
     })
 }

@@ -10,7 +10,7 @@
 //! makes every 4 KiB block ever written distinct, so block-level dedup finds
 //! nothing, while the rest stays random, so compression finds nothing.
 
-use crate::io::rng::Rng;
+use crate::io::rng::{GOLDEN_GAMMA, Rng};
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 
 /// Alignment for O_DIRECT: enough for every logical block size in use (512, 4096).
@@ -74,16 +74,82 @@ impl Drop for AlignedBuf {
     }
 }
 
-/// The memory one worker does I/O from and into.
-pub struct Buffers {
-    /// Random write data, read through an advancing window.
-    pub pool: AlignedBuf,
-    /// One `bs`-sized slot per queue entry for reads.
-    pub reads: AlignedBuf,
-    bs: usize,
+/// Write data: random bytes generated once, handed out through a window
+/// that advances with every use, each 4 KiB of a window stamped with a
+/// counter and the seed as it is handed out (see the module documentation).
+/// The same mechanism serves block writes ([`Buffers::next_write`]) and the
+/// files of the application workloads ([`WriteData::next`]).
+pub struct WriteData {
+    pool: AlignedBuf,
     pos: usize,
     counter: u64,
     seed: u64,
+}
+
+impl WriteData {
+    /// A pool of `len` random bytes (rounded up to [`ALIGN`]) from `seed`.
+    pub fn new(len: usize, seed: u64) -> Self {
+        let mut pool = AlignedBuf::new(len);
+        Rng::new(seed ^ GOLDEN_GAMMA).fill(pool.as_mut_slice());
+        WriteData {
+            pool,
+            pos: 0,
+            counter: 0,
+            seed,
+        }
+    }
+
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.pool.as_ptr()
+    }
+    pub fn len(&self) -> usize {
+        self.pool.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.pool.is_empty()
+    }
+
+    /// The next `len` bytes of data (at most the pool's length), stamped
+    /// so every 4 KiB from the window's start is unique. The window follows
+    /// the previous one, or starts over at the pool's start when it would
+    /// run past the end: a window never wraps.
+    #[inline]
+    pub fn next_ptr(&mut self, len: usize) -> *mut u8 {
+        assert!(len <= self.pool.len(), "a window of {len} bytes in a pool of {}", self.pool.len());
+        if self.pos + len > self.pool.len() {
+            self.pos = 0;
+        }
+        // SAFETY: pos + len <= pool.len().
+        let p = unsafe { self.pool.as_ptr().add(self.pos) };
+        self.pos += len;
+        let mut off = 0;
+        while off + 16 <= len {
+            self.counter = self.counter.wrapping_add(1);
+            // SAFETY: off + 16 <= len, inside the window; unaligned writes are fine.
+            unsafe {
+                std::ptr::write_unaligned(p.add(off) as *mut u64, self.counter);
+                std::ptr::write_unaligned(p.add(off + 8) as *mut u64, self.seed);
+            }
+            off += STAMP_EVERY;
+        }
+        p
+    }
+
+    /// [`WriteData::next_ptr`] as a slice, for writes through `std::io`.
+    pub fn next(&mut self, len: usize) -> &[u8] {
+        let p = self.next_ptr(len);
+        // SAFETY: next_ptr returned a window of len bytes inside the pool, borrowed with self.
+        unsafe { std::slice::from_raw_parts(p, len) }
+    }
+}
+
+/// The memory one worker does I/O from and into.
+pub struct Buffers {
+    /// Write data, read through an advancing window.
+    pub pool: WriteData,
+    /// One `bs`-sized slot per queue entry for reads.
+    pub reads: AlignedBuf,
+    bs: usize,
 }
 
 impl Buffers {
@@ -100,18 +166,11 @@ impl Buffers {
         } else {
             ALIGN
         };
-        let mut pool = AlignedBuf::new(pool_len);
-        if writes {
-            Rng::new(seed ^ 0x9e37_79b9_7f4a_7c15).fill(pool.as_mut_slice());
-        }
         let reads = AlignedBuf::new(if reads { depth * bs } else { ALIGN });
         Buffers {
-            pool,
+            pool: WriteData::new(pool_len, seed),
             reads,
             bs,
-            pos: 0,
-            counter: 0,
-            seed,
         }
     }
 
@@ -126,24 +185,7 @@ impl Buffers {
     /// The next block of write data, stamped so it is unique.
     #[inline]
     pub fn next_write(&mut self) -> *mut u8 {
-        if self.pos + self.bs > self.pool.len() {
-            self.pos = 0;
-        }
-        // SAFETY: pos + bs <= pool.len().
-        let p = unsafe { self.pool.as_ptr().add(self.pos) };
-        self.pos += self.bs;
-        let step = STAMP_EVERY.min(self.bs);
-        let mut off = 0;
-        while off + 16 <= self.bs {
-            self.counter = self.counter.wrapping_add(1);
-            // SAFETY: off + 16 <= bs, inside the window; unaligned writes are fine.
-            unsafe {
-                std::ptr::write_unaligned(p.add(off) as *mut u64, self.counter);
-                std::ptr::write_unaligned(p.add(off + 8) as *mut u64, self.seed);
-            }
-            off += step;
-        }
-        p
+        self.pool.next_ptr(self.bs)
     }
 }
 

@@ -4,20 +4,22 @@
 //! It collects [`RunSamples`] and never prints; it reports progress through
 //! the [`Observer`] the caller supplies.
 
-use crate::io::buffers::Buffers;
 pub mod cpu;
-use crate::device::DiskCounters;
-use crate::device::{self, SysRoot};
+pub mod snapshot;
+
+pub use snapshot::{Delta, Snapshot};
+
+use crate::device::SysRoot;
 use crate::error::{Error, Result, failed};
+use crate::io::buffers::Buffers;
 use crate::io::engine::{Clock, Engine, RealClock, psync::Psync, uring::Uring};
 use crate::io::worker::{self, WorkerPlan};
 use crate::plan::{EngineKind, JobSpec, Limit, Repeat};
 use crate::progress::{Event, Observer, Pass};
 pub use crate::samples::JobSamples;
-use crate::samples::{CpuTimes, RunSamples, SysCpu, WorkerSamples};
+use crate::samples::{RunSamples, WorkerSamples};
 use crate::signals::Stop;
 use crate::target::Target;
-use std::collections::HashMap;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -66,7 +68,7 @@ impl Runner<'_> {
         // Per job: a suite may mix buffered and O_DIRECT jobs on one target.
         let direct = self.target.use_direct(spec.direct);
         let (n, depth) = layout(spec);
-        let (offset, span) = extent(spec, self.target.span());
+        let (offset, span) = spec.extent(self.target.span());
         let mut plans = worker_plans(spec, span, n);
         for p in &mut plans {
             p.start += offset;
@@ -191,8 +193,8 @@ impl Runner<'_> {
         Ok(runs)
     }
 
-    fn counters(&self) -> (CpuTimes, SysCpu, HashMap<String, DiskCounters>, Instant) {
-        (cpu::process_now(), cpu::system_now(), device::diskstats(&self.sys), Instant::now())
+    fn counters(&self) -> Snapshot {
+        Snapshot::take(&self.sys, false)
     }
 
     /// One uninterrupted stream of I/O, measured in windows. At each window
@@ -318,11 +320,11 @@ impl Runner<'_> {
             .max(1);
             run.first_done_ns = run.first_done_ns.saturating_sub(win_start);
             run.last_done_ns = run.last_done_ns.saturating_sub(win_start);
-            let (a, b) = (&snaps[k], &snaps[k + 1]);
-            run.elapsed_ns = (b.3 - a.3).as_nanos().max(1) as u64;
-            run.cpu = cpu::process_delta(a.0, b.0);
-            run.sys = cpu::system_delta(a.1, b.1);
-            run.devices = device::delta(&a.2, &b.2, &self.target.device_names);
+            let d = snaps[k].delta(&snaps[k + 1], &self.target.device_names);
+            run.elapsed_ns = d.elapsed_ns.max(1);
+            run.cpu = d.cpu;
+            run.sys = d.sys;
+            run.devices = d.devices;
             runs.push(run);
         }
         Ok(runs)
@@ -435,13 +437,10 @@ fn allowed_cpus() -> Vec<usize> {
     }
 }
 
-/// The byte range a job addresses: `spec.span` bytes from `spec.offset`,
-/// clamped to the target (a span of 0 means the rest of the target).
+/// [`JobSpec::extent`], kept under this name only because
+/// `summary::job_report` still calls it; new code calls the method.
 pub fn extent(spec: &JobSpec, target_span: u64) -> (u64, u64) {
-    let offset = spec.offset.min(target_span);
-    let rest = target_span - offset;
-    let span = if spec.span == 0 { rest } else { spec.span.min(rest) };
-    (offset, span)
+    spec.extent(target_span)
 }
 
 /// Worker threads and queue depth per worker: io_uring runs `threads`

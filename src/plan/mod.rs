@@ -131,6 +131,16 @@ impl JobSpec {
         }
     }
 
+    /// The byte range the job addresses on a target of `target_span` bytes,
+    /// as (offset, span): `span` bytes from `offset`, clamped to the target
+    /// (a span of 0 means the rest of the target).
+    pub fn extent(&self, target_span: u64) -> (u64, u64) {
+        let offset = self.offset.min(target_span);
+        let rest = target_span - offset;
+        let span = if self.span == 0 { rest } else { self.span.min(rest) };
+        (offset, span)
+    }
+
     /// Every rule on sizes, depths and thread counts ([`limits`]), so each
     /// front end gets the same answer.
     pub fn validate(&self) -> crate::error::Result<()> {
@@ -204,4 +214,23 @@ pub fn describe(spec: &JobSpec) -> String {
         spec.threads,
         limit
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extent_is_clamped_to_the_target() {
+        let mut s = JobSpec::custom(Rw::Read, 4096, 1, 1, 100, Limit::Span, true, EngineKind::Psync);
+        assert_eq!(s.extent(1000), (0, 1000), "span 0: the whole target");
+        s.offset = 300;
+        assert_eq!(s.extent(1000), (300, 700), "span 0: the rest of the target");
+        s.span = 200;
+        assert_eq!(s.extent(1000), (300, 200));
+        s.span = 5000;
+        assert_eq!(s.extent(1000), (300, 700), "no further than the target's end");
+        s.offset = 5000;
+        assert_eq!(s.extent(1000), (1000, 0), "an offset past the end addresses nothing");
+    }
 }

@@ -14,6 +14,7 @@
 //! target falls back to buffered I/O and says so ([`Target::direct_fallback`]).
 
 pub mod safety;
+pub mod space;
 
 use crate::device::{self, BlockDev, FsInfo, SysRoot};
 use crate::error::{Error, Result, failed, usage};
@@ -288,8 +289,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
         prefill(&file, span, direct, stop, observer)?;
     }
 
-    let dev = device::device_of_path(root, path);
-    let devices = dev.map(|(ma, mi)| device::chain_for_dev(root, ma, mi)).unwrap_or_default();
+    let devices = device::chain_of_path(root, path);
     let filesystem = if kind == Kind::BlockDevice {
         None
     } else {
@@ -364,17 +364,7 @@ fn create_test_file(dir: &Path, size: u64) -> Result<File> {
     if size == 0 || !size.is_multiple_of(4096) {
         return Err(usage(format!("--size must be a positive multiple of 4 KiB, got {size}")));
     }
-    let vfs = rustix::fs::statvfs(dir).map_err(|e| usage(format!("cannot stat filesystem of {}: {e}", dir.display())))?;
-    let avail = vfs.f_bavail * vfs.f_frsize;
-    // Filesystems that keep no block count (ramfs) report 0 blocks in all: nothing to check.
-    if vfs.f_blocks > 0 && size > avail {
-        return Err(usage(format!(
-            "not enough free space in {}: the test file needs {}, {} available (use --size)",
-            dir.display(),
-            fmt_bytes(size),
-            fmt_bytes(avail)
-        )));
-    }
+    space::check(dir, size, 0, "the test file", Some("use --size"))?;
     let cpath = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|_| usage("path contains a NUL byte"))?;
     // SAFETY: valid C string; the returned descriptor is owned by the File below.
     let fd = unsafe { libc::open(cpath.as_ptr(), libc::O_TMPFILE | libc::O_RDWR | libc::O_CLOEXEC, 0o600) };

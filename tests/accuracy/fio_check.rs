@@ -3,10 +3,10 @@
 //! A quick pick runs every time; the full sweep is ignored by default.
 
 use serde_json::Value;
-use std::process::Command;
 
 use crate::cases::{Case, Device};
 use crate::common::emu::{Cgroup, MIB, output_with_timeout, require_root};
+use crate::common::have_fio;
 use crate::report::{assert_near, dev_pct, num};
 use crate::{ALL_CASES, TIMEOUT, TOL};
 
@@ -58,24 +58,10 @@ fn fio_case(name: &str, c: &Case) -> Vec<String> {
     lines
 }
 
-/// True when fio is installed. Under `CI=true` a missing fio is an error (scripts/test
-/// installs it), elsewhere the fio checks are skipped with a notice.
-fn have_fio() -> bool {
-    let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "CI=true but fio is not installed: the harness cannot be validated"
-        );
-        note!("skipping: fio not installed");
-    }
-    ok
-}
-
 /// A quick fio cross-check on every run: if this fails, the emulated devices (kernel,
 /// throttle, harness) are off, and iolab failures elsewhere are not iolab's fault.
 pub(crate) fn harness_fio_lands_on_limits_quick() {
-    if !require_root() || !have_fio() {
+    if !require_root() || !have_fio("skipping: fio not installed") {
         return;
     }
     let pick = [
@@ -90,7 +76,7 @@ pub(crate) fn harness_fio_lands_on_limits_quick() {
 
 /// Every case through fio (about 90 s).
 pub(crate) fn harness_fio_lands_on_every_limit() {
-    if !require_root() || !have_fio() {
+    if !require_root() || !have_fio("skipping: fio not installed") {
         return;
     }
     let mut all = Vec::new();

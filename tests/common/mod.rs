@@ -9,3 +9,21 @@
 #![allow(dead_code)]
 
 pub mod emu;
+
+/// True when fio is installed. Under `CI=true` a missing fio is an error
+/// (scripts/test installs it); elsewhere the test says `skipping` (with its
+/// name in front) and the fio checks are skipped.
+pub fn have_fio(skipping: &str) -> bool {
+    let ok = std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "CI=true but fio is not installed: the harness cannot be validated"
+        );
+        eprintln!("[{}] {skipping}", emu::current_test_name());
+    }
+    ok
+}

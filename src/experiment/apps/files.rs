@@ -20,8 +20,9 @@
 
 use super::{Meter, PhaseSamples};
 use crate::error::{Result, failed, usage};
+use crate::io::buffers::WriteData;
 use crate::io::rng::Rng;
-use crate::units::fmt_bytes;
+use crate::target::space;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -134,30 +135,6 @@ impl Tree {
     }
 }
 
-/// Refuse to start what would fill the filesystem: `bytes` of data (plus
-/// block rounding, which the caller includes) and `inodes` inodes.
-pub(crate) fn check_space(dir: &Path, bytes: u64, inodes: u64, what: &str) -> Result<()> {
-    let vfs = rustix::fs::statvfs(dir).map_err(|e| usage(format!("cannot stat filesystem of {}: {e}", dir.display())))?;
-    let avail = vfs.f_bavail * vfs.f_frsize;
-    // Filesystems that keep no block or inode count (ramfs, btrfs inodes) report 0: nothing to check.
-    if vfs.f_blocks > 0 && bytes > avail {
-        return Err(usage(format!(
-            "not enough free space in {}: {what} needs {}, {} available",
-            dir.display(),
-            fmt_bytes(bytes),
-            fmt_bytes(avail)
-        )));
-    }
-    if vfs.f_files > 0 && inodes > vfs.f_favail {
-        return Err(usage(format!(
-            "not enough free inodes in {}: {what} needs {inodes}, {} available",
-            dir.display(),
-            vfs.f_favail
-        )));
-    }
-    Ok(())
-}
-
 /// Make everything written to the filesystem under `fd` durable: one
 /// `syncfs`, as an untar or a checkout followed by `sync` would, instead
 /// of an fsync per file, which no such application does.
@@ -165,54 +142,25 @@ pub(crate) fn syncfs(fd: &File, dir: &Path) -> Result<()> {
     rustix::fs::syncfs(fd).map_err(|e| failed(format!("syncfs on {} failed: {e}", dir.display())))
 }
 
-/// The file data: random bytes generated once, read through a window that
-/// advances with every file, each 4 KiB of a file stamped with a counter
-/// and the seed, as [`crate::io::buffers`] does for block writes. Stamps sit at
-/// file offsets that are multiples of 4 KiB, where a filesystem's blocks
-/// start, so no two blocks written are equal (nothing to deduplicate),
-/// and the rest is random (nothing to compress). No copy: the window is
-/// written straight from the pool.
-struct Data {
-    pool: Vec<u8>,
-    pos: usize,
-    counter: u64,
-    seed: u64,
+/// The file data: [`crate::io::buffers`]' write data, as for block
+/// writes: random bytes generated once, read through a window that advances
+/// with every file, each 4 KiB of a file stamped with a counter and the
+/// seed. Stamps sit at file offsets that are multiples of 4 KiB, where a
+/// filesystem's blocks start, so no two blocks written are equal (nothing
+/// to deduplicate), and the rest is random (nothing to compress). No copy:
+/// each file is written straight from the pool.
+fn data(seed: u64) -> WriteData {
+    WriteData::new(POOL, seed)
 }
 
-/// Windows start in the first `POOL` bytes; the pool is longer by the
-/// largest file, so a window never wraps. 8 MiB is longer than any unit a
-/// filesystem compresses on its own (btrfs: 128 KiB; ZFS: a record).
+/// The pool: at least as long as the largest file, so a file is one
+/// window, and 8 MiB is longer than any unit a filesystem compresses on its
+/// own (btrfs: 128 KiB; ZFS: a record).
 const POOL: usize = 8 << 20;
-const MAX_FILE: usize = 4 << 20;
-
-impl Data {
-    fn new(seed: u64) -> Data {
-        let mut pool = vec![0u8; POOL + MAX_FILE];
-        Rng::new(seed ^ 0x9e37_79b9_7f4a_7c15).fill(&mut pool);
-        Data {
-            pool,
-            pos: 0,
-            counter: 0,
-            seed,
-        }
-    }
-
-    /// The content of the next file of `len` bytes (at most 4 MiB).
-    fn next(&mut self, len: usize) -> &[u8] {
-        debug_assert!(len <= MAX_FILE);
-        let start = self.pos;
-        self.pos = (self.pos + len.next_multiple_of(crate::io::buffers::STAMP_EVERY)) % POOL;
-        let window = &mut self.pool[start..start + len];
-        for block in window.chunks_mut(crate::io::buffers::STAMP_EVERY) {
-            if block.len() >= 16 {
-                self.counter += 1;
-                block[..8].copy_from_slice(&self.counter.to_le_bytes());
-                block[8..16].copy_from_slice(&self.seed.to_le_bytes());
-            }
-        }
-        window
-    }
-}
+/// Every size [`sizes`] draws is below this: the top class's smallest size
+/// times 2 to its octaves.
+const MAX_FILE: u64 = MIX[MIX.len() - 1].1 << MIX[MIX.len() - 1].2;
+const _: () = assert!(MAX_FILE as usize <= POOL);
 
 fn io_err(what: &str, path: &Path, e: std::io::Error) -> crate::error::Error {
     failed(format!("cannot {what} {}: {e}", path.display()))
@@ -244,10 +192,10 @@ pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter) -> Result<Vec<PhaseSampl
     let leaves = n.div_ceil(FILES_PER_DIR);
     let tops = leaves.div_ceil(FILES_PER_DIR);
     let need: u64 = sizes.iter().map(|s| s.next_multiple_of(4096)).sum::<u64>() + (leaves + tops + 1) * 4096;
-    check_space(dir, need, n + leaves + tops + 1, &format!("a tree of {n} files"))?;
+    space::check(dir, need, n + leaves + tops + 1, &format!("a tree of {n} files"), None)?;
     // Opened on the parent, which outlives the tree: syncfs after the delete too.
     let fsfd = File::open(dir).map_err(|e| usage(format!("cannot open {}: {e}", dir.display())))?;
-    let mut data = Data::new(opts.seed);
+    let mut data = data(opts.seed);
     let tree = Tree {
         dir: Scratch::create(dir, "iolab-files")?,
     };

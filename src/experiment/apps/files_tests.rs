@@ -26,18 +26,22 @@ fn opts(files: u64) -> FilesOpts {
     }
 }
 
-/// The workload with its phase progress seen through a callback.
-fn run(dir: &Path, o: &FilesOpts, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> crate::error::Result<Vec<PhaseSamples>> {
+/// `f` with a copy of `meter` whose phase progress goes to a callback.
+pub(crate) fn with_progress<T>(meter: &Meter, progress: &dyn Fn(&str, u64, u64), f: impl FnOnce(&Meter) -> T) -> T {
     let obs = |e: crate::progress::Event| {
         if let crate::progress::Event::Phase { label, done, total } = e {
             progress(label, done, total)
         }
     };
-    let m = Meter {
+    f(&Meter {
         observer: &obs,
         ..meter.clone()
-    };
-    super::run(dir, o, &m)
+    })
+}
+
+/// The workload with its phase progress seen through a callback.
+fn run(dir: &Path, o: &FilesOpts, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> crate::error::Result<Vec<PhaseSamples>> {
+    with_progress(meter, progress, |m| super::run(dir, o, m))
 }
 
 #[test]
@@ -63,7 +67,7 @@ fn sizes_are_deterministic_and_follow_the_mix() {
 /// (nothing to deduplicate), and each file starts on a fresh stamp.
 #[test]
 fn file_data_never_repeats() {
-    let mut d = Data::new(3);
+    let mut d = data(3);
     let mut seen = HashSet::new();
     // Enough data to wrap the pool twice.
     let sizes = sizes(2000, 3);
@@ -162,7 +166,7 @@ fn refuses_nothing_and_too_much() {
     // Half of 2^64 bytes fits nowhere this test runs.
     let vfs = rustix::fs::statvfs(tmp.path()).unwrap();
     if vfs.f_blocks > 0 {
-        assert!(check_space(tmp.path(), u64::MAX / 2, 1, "x").is_err());
+        assert!(space::check(tmp.path(), u64::MAX / 2, 1, "x", None).is_err());
     }
     assert!(is_empty(tmp.path()));
 }

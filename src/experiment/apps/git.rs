@@ -30,10 +30,10 @@
 //! when [`run`] returns, also after an error or a stop request; a git
 //! process still running then is killed first.
 
-use super::files::{Scratch, check_space, syncfs};
+use super::files::{Scratch, syncfs};
 use super::{Meter, PhaseSamples};
 use crate::error::{Result, failed, usage};
-use crate::io::rng::Rng;
+use crate::io::rng::{Rng, splitmix64};
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fs::File;
@@ -127,12 +127,6 @@ struct Entry {
     id: u32,
     size: u32,
     rev: u32,
-}
-
-fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 impl History {
@@ -236,7 +230,7 @@ impl History {
     /// The path of file `id`: spread over the directories by a hash, so
     /// files added later land among the old ones, as in a real tree.
     fn path(&self, id: u32) -> String {
-        let d = (mix64(self.seed ^ mix64(id as u64 + 1)) % self.dirs as u64) as u32;
+        let d = (splitmix64(self.seed ^ splitmix64(id as u64 + 1)) % self.dirs as u64) as u32;
         format!("d{:02}/s{:02}/f{id:06}.c", d / PER_DIR, d % PER_DIR)
     }
 
@@ -248,7 +242,7 @@ impl History {
         out.clear();
         let size = size as usize;
         let _ = writeln!(out, "/* {} r{rev} */", self.path(id));
-        let mut rng = Rng::new(self.seed ^ mix64(((id as u64) << 32) | rev as u64));
+        let mut rng = Rng::new(self.seed ^ splitmix64(((id as u64) << 32) | rev as u64));
         let mut col = 0;
         while out.len() < size {
             let mut v = rng.next_u64();
@@ -582,7 +576,7 @@ pub fn run(dir: &Path, opts: &GitOpts, meter: &Meter) -> Result<Vec<PhaseSamples
     // trees, each file rounded to 4 KiB, plus trees and commits.
     let inodes = 2 * (p.head_files + p.head_files / PER_DIR as u64) + 1000;
     let need = 2 * (p.blob_bytes + p.head_bytes + p.head_files * 4096) + (p.commits as u64) * 65536;
-    check_space(dir, need, inodes, &format!("a repository of {} commits", p.commits))?;
+    crate::target::space::check(dir, need, inodes, &format!("a repository of {} commits", p.commits), None)?;
     let fsfd = File::open(dir).map_err(|e| usage(format!("cannot open {}: {e}", dir.display())))?;
     let work = Scratch::create(dir, "iolab-git")?;
     let git = Git::new(exe, &work.root.join("home"))?;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::experiment::apps::files::tests::{is_empty, scratch};
+use crate::experiment::apps::files::tests::{is_empty, scratch, with_progress};
 use crate::signals::Stop;
 use std::cell::RefCell;
 
@@ -41,16 +41,7 @@ fn worktree(dir: &Path) -> (u64, u64) {
 
 /// The workload with its phase progress seen through a callback.
 fn run(dir: &Path, o: &GitOpts, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> crate::error::Result<Vec<PhaseSamples>> {
-    let obs = |e: crate::progress::Event| {
-        if let crate::progress::Event::Phase { label, done, total } = e {
-            progress(label, done, total)
-        }
-    };
-    let m = Meter {
-        observer: &obs,
-        ..meter.clone()
-    };
-    super::run(dir, o, &m)
+    with_progress(meter, progress, |m| super::run(dir, o, m))
 }
 
 #[test]

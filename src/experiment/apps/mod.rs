@@ -15,20 +15,18 @@ pub mod files;
 pub mod git;
 
 use super::{Context, Measured, until_stopped};
-use crate::device::{self, DiskCounters, SysRoot};
+use crate::device::{self, SysRoot};
 use crate::error::{Result, failed, usage};
+use crate::measure::Snapshot;
 use crate::plan::SuiteName;
 use crate::progress::Level;
 use crate::progress::{Event, Observer};
 pub use crate::samples::PhaseSamples;
-use crate::samples::{CpuTimes, SysCpu};
 use crate::signals::Stop;
 use crate::summary::{self, Body, Settings};
 use crate::target::TargetInfo;
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
-use std::time::Instant;
 
 /// The built-in application workloads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,9 +123,7 @@ pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
         Ok(())
     })?;
     let suite = r.workload.suite();
-    let devices = device::device_of_path(&ctx.sys, &r.dir)
-        .map(|(ma, mi)| device::chain_for_dev(&ctx.sys, ma, mi))
-        .unwrap_or_default();
+    let devices = device::chain_of_path(&ctx.sys, &r.dir);
     Ok(Measured {
         command: "run",
         target: TargetInfo::directory(&ctx.sys, &r.dir, devices),
@@ -153,15 +149,6 @@ pub struct Meter<'a> {
     pub observer: &'a dyn Observer,
 }
 
-/// CPU of this process and of its waited-for children.
-fn cpu_with_children() -> CpuTimes {
-    let (own, kids) = (crate::measure::cpu::process_now(), crate::measure::cpu::children_now());
-    CpuTimes {
-        usr_ns: own.usr_ns + kids.usr_ns,
-        sys_ns: own.sys_ns + kids.sys_ns,
-    }
-}
-
 /// Whether this process may empty the kernel's caches.
 pub fn can_drop_caches() -> bool {
     rustix::process::geteuid().is_root()
@@ -185,12 +172,7 @@ impl<'a> Meter<'a> {
     /// the device under its file, each member of a multi-device filesystem).
     pub fn for_dir(dir: &std::path::Path, stop: &'a Stop, observer: &'a dyn Observer) -> Meter<'a> {
         let sys = SysRoot::default();
-        let devices = device::device_of_path(&sys, dir)
-            .map(|(ma, mi)| device::chain_for_dev(&sys, ma, mi))
-            .unwrap_or_default()
-            .into_iter()
-            .map(|d| d.name)
-            .collect();
+        let devices = device::chain_of_path(&sys, dir).into_iter().map(|d| d.name).collect();
         Meter {
             sys,
             devices,
@@ -204,15 +186,6 @@ impl<'a> Meter<'a> {
         self.observer.event(Event::Phase { label, done, total });
     }
 
-    fn snap(&self) -> (Instant, CpuTimes, SysCpu, HashMap<String, DiskCounters>) {
-        (
-            Instant::now(),
-            cpu_with_children(),
-            crate::measure::cpu::system_now(),
-            device::diskstats(&self.sys),
-        )
-    }
-
     /// Run `f` as one measured phase; `f` returns the files and bytes it
     /// handled. With `cold`, the caches are emptied first (not timed).
     pub fn phase(&self, name: &str, cold: bool, f: impl FnOnce() -> Result<(u64, u64)>) -> Result<PhaseSamples> {
@@ -220,17 +193,18 @@ impl<'a> Meter<'a> {
         if cold {
             drop_caches()?;
         }
-        let a = self.snap();
+        // With the children: git runs as a child process.
+        let a = Snapshot::take(&self.sys, true);
         let (files, bytes) = f()?;
-        let b = self.snap();
+        let d = a.delta(&Snapshot::take(&self.sys, true), &self.devices);
         Ok(PhaseSamples {
             name: name.to_string(),
             files,
             bytes,
-            wall_ns: (b.0 - a.0).as_nanos() as u64,
-            cpu: crate::measure::cpu::process_delta(a.1, b.1),
-            sys: crate::measure::cpu::system_delta(a.2, b.2),
-            devices: device::delta(&a.3, &b.3, &self.devices),
+            wall_ns: d.elapsed_ns,
+            cpu: d.cpu,
+            sys: d.sys,
+            devices: d.devices,
             cold,
         })
     }

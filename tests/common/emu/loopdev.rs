@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::blockdev::{BlockDev, dev_numbers};
 use super::names::unique_name;
-use super::proc::{retry, run_quiet};
+use super::proc::{retry, run_quiet, try_silently};
 use super::{MIB, SHM_DIR};
 
 /// A backing file (in `/dev/shm`, or the directory given), removed on drop.
@@ -164,15 +164,7 @@ impl Drop for LoopDev {
         // The kernel turns a detach of a busy device into autoclear-on-last-close.
         let path = self.path.clone();
         if !retry(20, Duration::from_millis(100), || {
-            Command::new("losetup")
-                .arg("-d")
-                .arg(&path)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .map(|s| s.success())
-                .unwrap_or(false)
+            try_silently(Command::new("losetup").arg("-d").arg(&path)).unwrap_or(false)
         }) {
             run_quiet(Command::new("losetup").arg("-d").arg(&path));
         }

@@ -6,13 +6,13 @@ use std::fs;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use super::blockdev::BlockDev;
 use super::loopdev::LoopDev;
 use super::names::unique_name;
-use super::proc::{retry, run_checked, run_quiet};
+use super::proc::{retry, run_checked, run_quiet, try_silently};
 
 fn make_mount_dir(kind: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(unique_name(kind));
@@ -22,17 +22,7 @@ fn make_mount_dir(kind: &str) -> PathBuf {
 
 /// Unmount (retry while busy, lazy as a last resort) and remove the directory.
 fn unmount_and_remove(dir: &Path) {
-    let quiet = |args: &[&str]| {
-        Command::new("umount")
-            .args(args)
-            .arg(dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false)
-    };
+    let quiet = |args: &[&str]| try_silently(Command::new("umount").args(args).arg(dir)).unwrap_or(false);
     if is_mountpoint(dir) && !retry(20, Duration::from_millis(100), || quiet(&[])) {
         eprintln!("emu cleanup: {} busy, lazy unmount", dir.display());
         run_quiet(Command::new("umount").arg("-l").arg(dir));

@@ -33,6 +33,16 @@ pub fn run_checked(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// Run a command with no input or output, as a step that is retried until
+/// it succeeds (an unmount, a detach); `Err` when it could not be started.
+pub(super) fn try_silently(cmd: &mut Command) -> std::io::Result<bool> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|s| s.success())
+}
+
 /// Run a cleanup command without panicking; returns whether it succeeded.
 pub(super) fn run_quiet(cmd: &mut Command) -> bool {
     match cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).output() {

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use super::mounts::is_mountpoint;
 use super::names::unique_name;
-use super::proc::{retry, run_quiet};
+use super::proc::{retry, run_quiet, try_silently};
 
 const PYTHON: &str = "/usr/bin/python3";
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/slowfs.py");
@@ -167,16 +167,7 @@ impl SlowFile {
 
 impl Drop for SlowFile {
     fn drop(&mut self) {
-        let quiet = |prog: &str, args: &[&str]| {
-            Command::new(prog)
-                .args(args)
-                .arg(&self.dir)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .map(|s| s.success())
-        };
+        let quiet = |prog: &str, args: &[&str]| try_silently(Command::new(prog).args(args).arg(&self.dir));
         // fusermount comes with the `fuse` package; as root plain umount does the same.
         let fusermount = || quiet("fusermount", &["-u"]).or_else(|_| quiet("umount", &[])).unwrap_or(false);
         if is_mountpoint(&self.dir) && !retry(20, Duration::from_millis(100), || fusermount() || !is_mountpoint(&self.dir)) {
