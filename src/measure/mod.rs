@@ -437,11 +437,6 @@ fn allowed_cpus() -> Vec<usize> {
     }
 }
 
-/// [`JobSpec::extent`], kept under this name only because
-/// `summary::job_report` still calls it; new code calls the method.
-pub fn extent(spec: &JobSpec, target_span: u64) -> (u64, u64) {
-    spec.extent(target_span)
-}
 
 /// Worker threads and queue depth per worker: io_uring runs `threads`
 /// rings of depth `qd`; psync emulates depth with one thread per slot.

@@ -394,7 +394,7 @@ fn cpu_median(runs: &[RunReport]) -> CpuReport {
 /// Summarise one job: figures, medians, and every warning that applies.
 pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
     let spec = &job.spec;
-    let (_, span) = crate::measure::extent(spec, target.span());
+    let (_, span) = spec.extent(target.span());
     let runs: Vec<RunReport> = job.runs.iter().map(run_report).collect();
     let judged = job.steady.map(|rule| {
         let values: Vec<f64> = job.runs.iter().map(crate::measure::round_value).collect();
