@@ -46,7 +46,7 @@ impl Experiment {
             Experiment::Jobs(r) => r.validate(),
             Experiment::Scan(r) => r.validate(),
             Experiment::Scale(r) => r.validate(),
-            Experiment::Time(r) => r.validate(),
+            Experiment::Time(r) => r.check(),
             Experiment::App(r) => r.validate(),
         }
     }

@@ -13,7 +13,7 @@ use super::{Context, Measured, until_stopped};
 use crate::device::{self, DiskCounters, SysRoot};
 use crate::error::{Error, Result, failed, usage};
 use crate::measure::Snapshot;
-pub use crate::plan::time::TimeOpts;
+pub use crate::plan::time::{Place, TimeOpts};
 use crate::progress::{Event, Observer};
 use crate::samples::CommandRun;
 use crate::signals::Stop;
@@ -21,37 +21,17 @@ use crate::summary::{self, Body, Settings};
 use crate::target::TargetInfo;
 use std::collections::HashMap;
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// `iolab time` as the user asks for it: the devices are found from the
-/// working directory unless one is named.
-#[derive(Clone, Debug)]
-pub struct TimeRequest {
-    pub command: Vec<String>,
-    pub cold: bool,
-    pub runs: u32,
-    pub warmup: u32,
-    pub prepare: Option<String>,
-    pub cleanup: Option<String>,
-    /// Where the command runs (default: the current directory).
-    pub cwd: Option<PathBuf>,
-    /// Measure this block device instead of the ones under `cwd`.
-    pub device: Option<PathBuf>,
-    pub show_output: bool,
-    pub ignore_failure: bool,
-}
+/// `iolab time`: the devices are found from the working directory unless one is named.
+pub type TimeRequest = TimeOpts;
 
 impl TimeRequest {
-    pub fn validate(&self) -> Result<()> {
-        if self.command.is_empty() {
-            return Err(usage("no command to time: give it after `--`"));
-        }
-        if self.runs == 0 {
-            return Err(usage("--runs must be at least 1"));
-        }
+    /// The plan's rules, and root for `--cold`.
+    pub fn check(&self) -> Result<()> {
+        self.validate()?;
         if self.cold && !crate::experiment::apps::can_drop_caches() {
             return Err(usage(
                 "--cold needs root: emptying the caches writes /proc/sys/vm/drop_caches; run as root, or time warm runs without --cold",
@@ -82,20 +62,12 @@ pub(super) fn run(r: &TimeRequest, ctx: &Context) -> Result<Measured> {
         }
         None => device::chain_of_path(sys, &cwd),
     };
-    let opts = TimeOpts {
-        command: r.command.clone(),
-        cold: r.cold,
-        runs: r.runs,
-        warmup: r.warmup,
-        prepare: r.prepare.clone(),
-        cleanup: r.cleanup.clone(),
+    let place = Place {
         cwd: cwd.clone(),
         devices: devs.iter().map(|d| d.name.clone()).collect(),
-        show_output: r.show_output,
-        ignore_failure: r.ignore_failure,
     };
     let mut runs = Vec::new();
-    let interrupted = until_stopped(|| measure(&opts, sys, ctx, &mut runs))?;
+    let interrupted = until_stopped(|| measure(r, &place, sys, ctx, &mut runs))?;
     Ok(Measured {
         command: "time",
         target: TargetInfo::directory(sys, &cwd, devs),
@@ -106,7 +78,7 @@ pub(super) fn run(r: &TimeRequest, ctx: &Context) -> Result<Measured> {
             suite: None,
             steady_state: None,
         },
-        body: Body::Time(summary::apps::time_report(&opts, &runs)),
+        body: Body::Time(summary::apps::time_report(r, &place, &runs)),
         interrupted,
     })
 }
@@ -114,11 +86,11 @@ pub(super) fn run(r: &TimeRequest, ctx: &Context) -> Result<Measured> {
 /// How often the live view hears of the device's current rate.
 const TICK: Duration = Duration::from_millis(250);
 
-fn sh(cmd: &str, opts: &TimeOpts, what: &str) -> Result<()> {
+fn sh(cmd: &str, place: &Place, what: &str) -> Result<()> {
     let st = Command::new("sh")
         .arg("-c")
         .arg(cmd)
-        .current_dir(&opts.cwd)
+        .current_dir(&place.cwd)
         .stdin(Stdio::null())
         .status()
         .map_err(|e| failed(format!("cannot run the {what} command: {e}")))?;
@@ -137,13 +109,13 @@ fn total_bytes(c: &HashMap<String, DiskCounters>, names: &[String]) -> u64 {
 }
 
 /// Run the warm-ups and the measured runs; each measured run lands in `out`.
-pub fn measure(opts: &TimeOpts, sys: &SysRoot, ctx: &Context, out: &mut Vec<CommandRun>) -> Result<()> {
+pub fn measure(opts: &TimeOpts, place: &Place, sys: &SysRoot, ctx: &Context, out: &mut Vec<CommandRun>) -> Result<()> {
     let total = opts.warmup + opts.runs;
     for k in 0..total {
         let warm = k < opts.warmup;
         ctx.stop.check()?;
         if let Some(p) = &opts.prepare {
-            sh(p, opts, "prepare")?;
+            sh(p, place, "prepare")?;
         }
         if opts.cold {
             crate::experiment::apps::drop_caches()?;
@@ -153,7 +125,7 @@ pub fn measure(opts: &TimeOpts, sys: &SysRoot, ctx: &Context, out: &mut Vec<Comm
         } else {
             format!("run {}/{}", k + 1 - opts.warmup, opts.runs)
         };
-        let r = one(opts, sys, ctx.stop, ctx.observer, &label)?;
+        let r = one(opts, place, sys, ctx.stop, ctx.observer, &label)?;
         if r.exit_code != 0 && !opts.ignore_failure {
             return Err(failed(format!(
                 "`{}` exited with status {} in {label}; use --ignore-failure to time it anyway",
@@ -165,16 +137,16 @@ pub fn measure(opts: &TimeOpts, sys: &SysRoot, ctx: &Context, out: &mut Vec<Comm
             out.push(r);
         }
         if let Some(c) = &opts.cleanup {
-            sh(c, opts, "cleanup")?;
+            sh(c, place, "cleanup")?;
         }
     }
     Ok(())
 }
 
 /// One timed run: spawn, wait (with live ticks), read the counters.
-fn one(opts: &TimeOpts, sys: &SysRoot, stop: &Stop, observer: &dyn Observer, label: &str) -> Result<CommandRun> {
+fn one(opts: &TimeOpts, place: &Place, sys: &SysRoot, stop: &Stop, observer: &dyn Observer, label: &str) -> Result<CommandRun> {
     let mut cmd = Command::new(&opts.command[0]);
-    cmd.args(&opts.command[1..]).current_dir(&opts.cwd).stdin(Stdio::null());
+    cmd.args(&opts.command[1..]).current_dir(&place.cwd).stdin(Stdio::null());
     if !opts.show_output {
         cmd.stdout(Stdio::null()).stderr(Stdio::null());
     }
@@ -198,7 +170,7 @@ fn one(opts: &TimeOpts, sys: &SysRoot, stop: &Stop, observer: &dyn Observer, lab
     });
     // `child` is not waited for through std: wait4 above reaps it.
     std::mem::forget(child);
-    let mut last = (start, total_bytes(&before.disks, &opts.devices));
+    let mut last = (start, total_bytes(&before.disks, &place.devices));
     let mut killed = false;
     let (r, status, ru, end) = loop {
         match rx.recv_timeout(TICK) {
@@ -210,13 +182,13 @@ fn one(opts: &TimeOpts, sys: &SysRoot, stop: &Stop, observer: &dyn Observer, lab
                     killed = true;
                 }
                 let now = Instant::now();
-                let bytes = total_bytes(&device::diskstats(sys), &opts.devices);
+                let bytes = total_bytes(&device::diskstats(sys), &place.devices);
                 let rate = bytes.saturating_sub(last.1) as f64 / (now - last.0).as_secs_f64().max(1e-3);
                 last = (now, bytes);
                 observer.event(Event::Command {
                     label,
                     elapsed: now - start,
-                    device: opts.devices.first().map(|d| (d.as_str(), rate)),
+                    device: place.devices.first().map(|d| (d.as_str(), rate)),
                 });
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => return Err(failed("the waiter thread died")),
@@ -241,6 +213,6 @@ fn one(opts: &TimeOpts, sys: &SysRoot, stop: &Stop, observer: &dyn Observer, lab
         sys_ns: cpu.sys_ns,
         exit_code: st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)),
         // The CPU is the command's own, from wait4: the devices come from the snapshots.
-        devices: before.delta(&after, &opts.devices).devices,
+        devices: before.delta(&after, &place.devices).devices,
     })
 }

@@ -437,7 +437,6 @@ fn allowed_cpus() -> Vec<usize> {
     }
 }
 
-
 /// Worker threads and queue depth per worker: io_uring runs `threads`
 /// rings of depth `qd`; psync emulates depth with one thread per slot.
 pub fn layout(spec: &JobSpec) -> (u32, u32) {

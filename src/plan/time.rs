@@ -1,8 +1,8 @@
-//! What `iolab time` runs, resolved: the command, its directory and the
-//! devices measured.
+//! What `iolab time` runs: a command, how often, how cold, and where.
 
 use std::path::PathBuf;
 
+/// A command timed hyperfine-style.
 #[derive(Clone, Debug)]
 pub struct TimeOpts {
     /// The program and its arguments.
@@ -15,12 +15,31 @@ pub struct TimeOpts {
     pub prepare: Option<String>,
     /// Run with `sh -c` after each run, untimed.
     pub cleanup: Option<String>,
-    /// Where the command runs; its devices are the ones measured.
-    pub cwd: PathBuf,
-    /// diskstats names of the devices to measure, top first.
-    pub devices: Vec<String>,
+    /// Where the command runs (default: the current directory).
+    pub cwd: Option<PathBuf>,
+    /// Measure this block device instead of the ones under `cwd`.
+    pub device: Option<PathBuf>,
     /// Let the command's output through (default: discarded, as hyperfine does).
     pub show_output: bool,
     /// Keep going when the command exits non-zero.
     pub ignore_failure: bool,
+}
+
+/// Where a timed command runs and which devices are measured, once resolved.
+#[derive(Clone, Debug)]
+pub struct Place {
+    pub cwd: PathBuf,
+    /// diskstats names of the devices, top first.
+    pub devices: Vec<String>,
+}
+
+impl TimeOpts {
+    pub fn validate(&self) -> crate::error::Result<()> {
+        use crate::error::usage;
+        if self.command.is_empty() {
+            return Err(usage("no command to time: give it after `--`"));
+        }
+        super::limits::check_count("runs", self.runs, super::limits::MAX_RUNS).map_err(usage)?;
+        Ok(())
+    }
 }

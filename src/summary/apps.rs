@@ -4,7 +4,7 @@
 
 use crate::judge::Diagnostic;
 use crate::judge::apps as rules;
-use crate::plan::time::TimeOpts;
+use crate::plan::time::{Place, TimeOpts};
 use crate::samples::CommandRun;
 use crate::samples::PhaseSamples;
 use serde::{Deserialize, Serialize};
@@ -114,21 +114,24 @@ fn time_run(r: &CommandRun) -> TimeRun {
     }
 }
 
-pub fn time_report(opts: &TimeOpts, runs: &[CommandRun]) -> TimeReport {
+pub fn time_report(opts: &TimeOpts, place: &Place, runs: &[CommandRun]) -> TimeReport {
     let runs: Vec<TimeRun> = runs.iter().map(time_run).collect();
     let col = |f: fn(&TimeRun) -> f64| runs.iter().map(f).collect::<Vec<f64>>();
     let walls = col(|r| r.wall_s);
     let mut warnings = timing_warnings(&walls, opts.cold);
-    warnings.extend(rules::no_device_measured(&opts.cwd.display().to_string(), !opts.devices.is_empty()));
+    warnings.extend(rules::no_device_measured(
+        &place.cwd.display().to_string(),
+        !place.devices.is_empty(),
+    ));
     warnings.extend(rules::command_failed(runs.iter().map(|r| r.exit_code)));
     TimeReport {
         command: quote(&opts.command),
-        cwd: opts.cwd.display().to_string(),
+        cwd: place.cwd.display().to_string(),
         cold: opts.cold,
         prepare: opts.prepare.clone(),
         cleanup: opts.cleanup.clone(),
         warmup_runs: opts.warmup,
-        devices: opts.devices.clone(),
+        devices: place.devices.clone(),
         wall_s: Stats::of(&walls),
         user_s: Stats::of(&col(|r| r.user_s)),
         sys_s: Stats::of(&col(|r| r.sys_s)),
