@@ -165,6 +165,11 @@ fn harness_throttle_limits_direct_dd_on_loop() {
 }
 
 #[test]
+fn harness_settled_throttle_gives_the_same_burst_each_time() {
+    harness_selftest::harness_settled_throttle_gives_the_same_burst_each_time();
+}
+
+#[test]
 fn harness_cleans_up_after_normal_drop() {
     harness_selftest::harness_cleans_up_after_normal_drop();
 }

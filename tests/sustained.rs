@@ -3,10 +3,14 @@
 //! that runs to the final fsync lands on the device's limit; O_DIRECT writes
 //! and the cold read-back must land there too.
 //!
-//! 128 MiB per job (6.4 s at 20 MiB/s): the blkio throttle lets a burst of
-//! up to a few hundred ms through after any idle moment (between jobs, and
-//! while buffered writes only fill the page cache), which a short transfer
-//! would mistake for device speed.
+//! 128 MiB per job (6.4 s at 20 MiB/s): the blkio throttle grants bytes in
+//! 100 ms slices and lets a burst through after an idle moment (see
+//! `common/emu/settle.rs`), which a short transfer would mistake for device
+//! speed. Jobs that began 100–200 ms after the previous one's last I/O
+//! could inherit up to 0.3 s of it (+5% here); with a settling pause
+//! between jobs (`--interval`) each job starts on a fresh slice, which gives
+//! at most one slice early (+1.6%). Idle moments inside a job (buffered
+//! writes that only fill the page cache) stay, and only make it slower.
 //!
 //! Needs root; skips without it except under `CI=true`.
 
@@ -25,20 +29,9 @@ fn run_suite(suite: &str) -> serde_json::Value {
     cg.limit(fs.dev(), Limit::ReadBps(LIMIT));
     let mut cmd = cg.command(env!("CARGO_BIN_EXE_iolab"));
     cmd.env("IOLAB_DB", ":memory:").arg("run").arg(fs.dir());
-    cmd.args([
-        "--suite",
-        suite,
-        "--size",
-        "128MiB",
-        "--runs",
-        "1",
-        "--warmup",
-        "0s",
-        "--interval",
-        "0s",
-        "--json",
-        "-",
-    ]);
+    let settle = Cgroup::settle_interval();
+    cmd.args(["--suite", suite, "--size", "128MiB", "--runs", "1", "--warmup", "0s"]);
+    cmd.args(["--interval", &settle, "--json", "-"]);
     let out = output_with_timeout(&mut cmd, Duration::from_secs(120));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(fs.user_entries().is_empty(), "test file left behind");

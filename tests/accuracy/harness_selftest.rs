@@ -51,6 +51,29 @@ pub(crate) fn harness_throttle_limits_direct_dd_on_loop() {
     assert_near("dd bw [B/s]", bytes as f64 / secs, limit as f64, 0.05);
 }
 
+/// A settled throttle lets the same burst through each time (one slice's worth, 2 MiB at
+/// 20 MiB/s), whatever the group did before the pause: the ground truth of the timing
+/// tests that settle before they measure (tests/apps.rs).
+pub(crate) fn harness_settled_throttle_gives_the_same_burst_each_time() {
+    if !require_root() {
+        return;
+    }
+    let lo = LoopDev::new_sparse(64 * MIB);
+    let cg = Cgroup::new();
+    cg.limit(&lo, Limit::ReadBps(20 * MIB));
+    let first = cg.read_burst(&lo);
+    // Keep the group busy (3 MiB, held back for a slice) right up to the pause: the
+    // settle must undo this.
+    let mut dd = cg.command("dd");
+    dd.arg(format!("if={}", lo.path().display()));
+    dd.args(["of=/dev/null", "bs=256k", "iflag=direct", "status=none", "skip=64", "count=12"]);
+    let out = output_with_timeout(&mut dd, TIMEOUT);
+    assert!(out.status.success(), "dd failed: {}", String::from_utf8_lossy(&out.stderr));
+    let second = cg.read_burst(&lo);
+    note!("settled bursts: {first}; {second}");
+    assert_eq!(first.bytes, second.bytes, "different bursts: {first}; {second}");
+}
+
 fn loop_backing(kernel_name: &str) -> Option<String> {
     std::fs::read_to_string(format!("/sys/block/{kernel_name}/loop/backing_file"))
         .ok()

@@ -11,6 +11,11 @@
 //! * [`SlowFile`]  – a read-only FUSE file whose read rate is a known function of the offset
 //!   (fast outer zones, slow inner ones), served by `tests/common/slowfs.py`.
 //!
+//! Timing against a throttle: the blkio throttle grants bytes in 100 ms slices, so what a
+//! transfer gets early depends on the group's last 200 ms. [`Cgroup::settle`] waits that
+//! out (each transfer then starts a fresh slice), and [`Cgroup::read_burst`] measures
+//! what a fresh slice gives a cold reader for free (see `settle`).
+//!
 //! Cleanup guarantees:
 //!
 //! * Every guard undoes its work in `Drop`, which also runs while a failing test unwinds.
@@ -30,7 +35,8 @@
 //!
 //! Layout: `names` (root check, unique names), `proc` (running commands), `blockdev`
 //! (the [`BlockDev`] trait, sysfs writes), one file per guard kind (`loopdev`, `zram`,
-//! `cgroup`, `mounts`, `slowfile`), and `sweep` (leftovers of killed processes). Everything public
+//! `cgroup`, `mounts`, `slowfile`), `settle` (the throttle's slices: settling a group and
+//! measuring its burst), and `sweep` (leftovers of killed processes). Everything public
 //! is re-exported here, so callers just `use common::emu::{...}`.
 
 mod blockdev;
@@ -39,6 +45,7 @@ mod loopdev;
 mod mounts;
 mod names;
 mod proc;
+mod settle;
 mod slowfile;
 mod sweep;
 mod zram;
@@ -53,6 +60,7 @@ pub use self::{
     mounts::{Ext4Mount, Mount, Tmpfs, list_dir},
     names::{current_test_name, require_root, unique_name},
     proc::{output_with_timeout, run_checked},
+    settle::{Burst, SETTLE, THROTTLE_SLICE},
     slowfile::SlowFile,
     sweep::sweep_stale,
     zram::Zram,
