@@ -7,8 +7,6 @@
 //! Needs root (FUSE mounts). Without root the tests print a skip notice, except under
 //! `CI=true`, where they fail instead.
 
-mod common;
-
 use std::fs::{self, File, OpenOptions};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -17,8 +15,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::emu::{MIB, SlowFile, output_with_timeout, require_root, sweep_stale, unique_name};
-use common::have_fio;
+use crate::common::emu::{MIB, SlowFile, output_with_timeout, require_root, sweep_stale, unique_name};
+use crate::common::have_fio;
 use serde_json::Value;
 
 /// The profile: 256 MiB from 48 MiB/s at offset 0 down to 24 MiB/s at the end.
@@ -37,12 +35,6 @@ static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-macro_rules! note {
-    ($($t:tt)*) => {
-        eprintln!("[{}] {}", common::emu::current_test_name(), format!($($t)*))
-    };
 }
 
 fn mounted(dir: &Path) -> bool {
@@ -266,7 +258,7 @@ fn stale_slowfs_mount_is_swept() {
     fs::create_dir(&dir).expect("mkdir");
     let mut fake = FakeStale {
         server: Command::new("/usr/bin/python3")
-            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/slowfs.py"))
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/integration/common/slowfs.py"))
             .arg(&dir)
             .args([&MIB.to_string(), "1e7", "1e7"])
             .stdin(Stdio::null())

@@ -7,9 +7,7 @@ use std::time::{Duration, Instant};
 
 /// The binary, with an in-memory results store so tests never touch the user's.
 fn iolab() -> Command {
-    let mut c = Command::cargo_bin("iolab").unwrap();
-    c.env("IOLAB_DB", ":memory:");
-    c
+    Command::from_std(crate::common::iolab())
 }
 
 /// Two short measured runs after a short warm-up: enough to exercise every path quickly.

@@ -24,28 +24,13 @@
 //!
 //! Needs root; skips without it except under `CI=true`.
 
-mod common;
-
-use common::emu::{Cgroup, Ext4Mount, Limit, Tmpfs, list_dir, output_with_timeout, require_root};
+use crate::common::emu::{Cgroup, Ext4Mount, Limit, Tmpfs, list_dir, output_with_timeout, require_root};
+use crate::common::{json_of, within};
 use serde_json::Value;
 use std::process::Command;
 use std::time::Duration;
 
 const MIB: u64 = 1 << 20;
-
-/// Runs `cmd` (which must already ask for `--json -`) and parses its stdout.
-fn json_of(mut cmd: Command) -> Value {
-    cmd.env("IOLAB_DB", ":memory:");
-    let out = output_with_timeout(&mut cmd, Duration::from_secs(300));
-    let err = String::from_utf8_lossy(&out.stderr);
-    eprintln!("{err}");
-    assert!(out.status.success(), "iolab failed: {err}");
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("bad JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
-
-fn within(got: f64, want: f64, tol: f64) -> bool {
-    (got / want - 1.0).abs() <= tol
-}
 
 const BIG: u64 = 40 * MIB;
 const LIMIT: u64 = 20 * MIB;
@@ -79,13 +64,13 @@ fn assert_cold_cat(what: &str, wall: f64, (lo, hi): (f64, f64)) {
 }
 
 fn iolab_time(cg: &Cgroup, dir: &std::path::Path, extra: &[&str]) -> Value {
-    let mut cmd = cg.command(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = cg.command(crate::common::IOLAB);
     cmd.arg("time")
         .arg("--cwd")
         .arg(dir)
         .args(extra)
         .args(["--json", "-", "--", "cat", "big"]);
-    json_of(cmd)
+    json_of(&mut cmd, Duration::from_secs(300))
 }
 
 #[test]
@@ -159,19 +144,19 @@ fn time_warm_second_run_is_much_faster_and_iolab_warns_about_caches() {
 
 #[test]
 fn time_refuses_a_failing_command_unless_asked() {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = Command::new(crate::common::IOLAB);
     cmd.env("IOLAB_DB", ":memory:").args(["time", "--runs", "2", "--", "false"]);
     let out = output_with_timeout(&mut cmd, Duration::from_secs(30));
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--ignore-failure"));
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = Command::new(crate::common::IOLAB);
     cmd.env("IOLAB_DB", ":memory:")
         .args(["time", "--runs", "2", "--ignore-failure", "--json", "-", "--", "false"]);
     let out = output_with_timeout(&mut cmd, Duration::from_secs(30));
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["time"]["runs"][0]["exit_code"], 1);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = Command::new(crate::common::IOLAB);
     cmd.env("IOLAB_DB", ":memory:").args(["time", "--", "/nonexistent/program"]);
     assert_eq!(output_with_timeout(&mut cmd, Duration::from_secs(30)).status.code(), Some(2));
 }
@@ -179,14 +164,14 @@ fn time_refuses_a_failing_command_unless_asked() {
 /// Runs a suite on `dir` (in the cgroup when given) and returns its phases by name.
 fn suite(cg: Option<&Cgroup>, dir: &std::path::Path, args: &[&str]) -> Value {
     let mut cmd = match cg {
-        Some(c) => c.command(env!("CARGO_BIN_EXE_iolab")),
-        None => Command::new(env!("CARGO_BIN_EXE_iolab")),
+        Some(c) => c.command(crate::common::IOLAB),
+        None => Command::new(crate::common::IOLAB),
     };
     cmd.arg("run")
         .arg(dir)
         .args(args)
         .args(["--runs", "1", "--interval", "0", "--json", "-"]);
-    json_of(cmd)
+    json_of(&mut cmd, Duration::from_secs(300))
 }
 
 fn phase<'a>(v: &'a Value, name: &str) -> &'a Value {

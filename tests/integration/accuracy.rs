@@ -10,7 +10,7 @@
 //! Needs root (loop devices, cgroups). Without root the tests print a skip notice,
 //! except under `CI=true`, where they fail instead.
 //!
-//! `cargo test --test accuracy -- --ignored` additionally runs every case through fio
+//! `cargo test --test integration accuracy:: -- --ignored` additionally runs every case through fio
 //! (if installed) to validate the harness itself, independently of iolab.
 //!
 //! Layout: this file holds the shared constants and every `#[test]` (so test names stay
@@ -19,20 +19,12 @@
 //! (buffered ext4, tmpfs), `harness_selftest` (the ground truth itself) and `fio_check`
 //! (the harness validated with fio).
 
-mod common;
-
+use crate::common::emu::{KIB, Limit, MIB};
 use cases::{Case, Dev, case, run_case};
-use common::emu::{KIB, Limit, MIB};
 use std::time::Duration;
 
-const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
+use crate::common::IOLAB;
 
-/// eprintln with the test's name in front: tests run in parallel and their lines interleave.
-macro_rules! note {
-    ($($t:tt)*) => {
-        eprintln!("[{}] {}", $crate::common::emu::current_test_name(), format!($($t)*))
-    };
-}
 /// Kill a hung iolab after this long; a normal run here takes ~5 s.
 const TIMEOUT: Duration = Duration::from_secs(120);
 /// Tolerance of the job-level (median) figure against the throttle limit.
@@ -50,15 +42,10 @@ const SHORT: &[&str] = &["--runs", "2", "--warmup", "1s", "--interval", "0s", "-
 
 // Declared after `note!`, which they use. This file is a crate root, so a plain `mod x;`
 // would look for tests/x.rs: the paths point into accuracy/ explicitly.
-#[path = "accuracy/cases.rs"]
 mod cases;
-#[path = "accuracy/fio_check.rs"]
 mod fio_check;
-#[path = "accuracy/fs_targets.rs"]
 mod fs_targets;
-#[path = "accuracy/harness_selftest.rs"]
 mod harness_selftest;
-#[path = "accuracy/report.rs"]
 mod report;
 
 // ---------------------------------------------------------------------------
@@ -189,7 +176,7 @@ fn harness_fio_lands_on_limits_quick() {
 }
 
 #[test]
-#[ignore = "slow (~90 s): validates the harness on every case; cargo test --test accuracy -- --ignored"]
+#[ignore = "slow (~90 s): validates the harness on every case; cargo test --test integration accuracy:: -- --ignored"]
 fn harness_fio_lands_on_every_limit() {
     fio_check::harness_fio_lands_on_every_limit();
 }

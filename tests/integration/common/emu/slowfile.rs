@@ -25,7 +25,7 @@ use super::names::unique_name;
 use super::proc::{retry, run_quiet, try_silently};
 
 const PYTHON: &str = "/usr/bin/python3";
-const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/slowfs.py");
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/integration/common/slowfs.py");
 const FILE_NAME: &str = "disk.img";
 /// slowfs.py's exit status when fusepy cannot be imported.
 const EXIT_NO_FUSEPY: i32 = 3;

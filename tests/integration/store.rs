@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
+use crate::common::{IOLAB, json_out};
 
 struct Env {
     dir: tempfile::TempDir,
@@ -40,11 +40,6 @@ impl Env {
     }
 }
 
-fn json_of(out: &std::process::Output) -> Value {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 #[test]
 fn run_then_show_gives_the_same_document() {
     let e = Env::new();
@@ -52,10 +47,10 @@ fn run_then_show_gives_the_same_document() {
         .job(&["--label", "tmpfs baseline", "--tag", "fs=tmpfs", "--json", "-"])
         .output()
         .unwrap();
-    let printed = json_of(&out);
+    let printed = json_out(&out);
     let id = printed["run_id"].as_i64().expect("the printed document carries run_id");
     assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("stored as run {id}")));
-    let shown = json_of(&e.cmd().args(["show", &id.to_string(), "--json"]).output().unwrap());
+    let shown = json_out(&e.cmd().args(["show", &id.to_string(), "--json"]).output().unwrap());
     assert_eq!(shown, printed);
     // The terminal view shows the label and the same table.
     let view = e.cmd().args(["show", &id.to_string()]).output().unwrap();
@@ -78,7 +73,7 @@ fn list_label_tag_delete() {
     );
     assert!(e.job(&["--tag", "bus=sata"]).output().unwrap().status.success());
     assert!(e.job(&["--no-store"]).output().unwrap().status.success());
-    let all = json_of(&e.cmd().args(["list", "--json"]).output().unwrap());
+    let all = json_out(&e.cmd().args(["list", "--json"]).output().unwrap());
     let all = all.as_array().unwrap();
     assert_eq!(all.len(), 2, "--no-store keeps nothing");
     for key in ["id", "label", "tags", "started_at", "kind", "target"] {
@@ -86,16 +81,16 @@ fn list_label_tag_delete() {
     }
     assert_eq!(all[0]["tags"]["bus"], "usb");
     assert_eq!(all[0]["kind"], "job");
-    let usb = json_of(&e.cmd().args(["list", "--json", "--tag", "bus=usb"]).output().unwrap());
+    let usb = json_out(&e.cmd().args(["list", "--json", "--tag", "bus=usb"]).output().unwrap());
     assert_eq!(usb.as_array().unwrap().len(), 1);
     let id2 = all[1]["id"].as_i64().unwrap().to_string();
     assert!(e.cmd().args(["label", &id2, "SATA SSD"]).status().unwrap().success());
     assert!(e.cmd().args(["tag", &id2, "fs=ext4"]).status().unwrap().success());
-    let by_label = json_of(&e.cmd().args(["list", "--json", "--label", "SATA"]).output().unwrap());
+    let by_label = json_out(&e.cmd().args(["list", "--json", "--label", "SATA"]).output().unwrap());
     assert_eq!(by_label[0]["tags"]["fs"], "ext4");
     assert!(e.cmd().args(["delete", &id2]).status().unwrap().success());
     assert_eq!(
-        json_of(&e.cmd().args(["list", "--json"]).output().unwrap())
+        json_out(&e.cmd().args(["list", "--json"]).output().unwrap())
             .as_array()
             .unwrap()
             .len(),
@@ -111,7 +106,7 @@ fn list_label_tag_delete() {
 fn an_older_schema_is_migrated() {
     let e = Env::new();
     // A real document to put in the old store.
-    let doc = json_of(&e.job(&["--no-store", "--json", "-"]).output().unwrap());
+    let doc = json_out(&e.job(&["--no-store", "--json", "-"]).output().unwrap());
     std::fs::create_dir_all(e.db().parent().unwrap()).unwrap();
     {
         let c = rusqlite::Connection::open(e.db()).unwrap();
@@ -269,7 +264,7 @@ fn import_fio_and_compare_from_the_command_line() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("stored as run 1"));
-    let listed = json_of(&e.cmd().args(["list", "--json"]).output().unwrap());
+    let listed = json_out(&e.cmd().args(["list", "--json"]).output().unwrap());
     assert_eq!(listed[0]["kind"], "import:fio");
     assert_eq!(listed[0]["tags"]["tool"], "fio");
     let bad = e.cmd().arg("import").arg(e.dir.path()).output().unwrap();
@@ -279,7 +274,7 @@ fn import_fio_and_compare_from_the_command_line() {
     for label in ["first", "second"] {
         assert!(e.job(&["--label", label]).output().unwrap().status.success());
     }
-    let c = json_of(
+    let c = json_out(
         &e.cmd()
             .args(["compare", "2", "3", "--format", "json", "--price", "3=59.99"])
             .output()
@@ -335,7 +330,7 @@ fn a_store_and_documents_of_iolab_0_1_0_load_with_the_same_figures() {
         assert!(table.status.success(), "show {id}: {}", String::from_utf8_lossy(&table.stderr));
         let want = std::fs::read_to_string(fx.join(&name)).unwrap();
         assert_eq!(String::from_utf8_lossy(&table.stdout), want, "run {id}'s table changed");
-        let doc = json_of(&e.cmd().args(["show", id, "--json"]).output().unwrap());
+        let doc = json_out(&e.cmd().args(["show", id, "--json"]).output().unwrap());
         let want: Value = serde_json::from_str(&std::fs::read_to_string(fx.join(format!("show-{id}.json"))).unwrap()).unwrap();
         assert_eq!(doc, want, "run {id}'s document changed");
         shown += 1;

@@ -5,8 +5,8 @@ use serde_json::Value;
 use std::process::Command;
 use std::time::Instant;
 
+use crate::accuracy::{IOLAB, TIMEOUT};
 use crate::common::emu::{Cgroup, output_with_timeout};
-use crate::{IOLAB, TIMEOUT};
 
 // ---------------------------------------------------------------------------
 // JSON helpers

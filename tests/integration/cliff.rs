@@ -4,9 +4,7 @@
 //!
 //! Needs root; skips without it except under `CI=true`.
 
-mod common;
-
-use common::emu::{Cgroup, Limit, LoopDev, output_with_timeout, require_root};
+use crate::common::emu::{Cgroup, Limit, LoopDev, output_with_timeout, require_root};
 use std::time::Duration;
 
 const MIB: u64 = 1 << 20;
@@ -19,7 +17,7 @@ fn write_cliff_on_an_emulated_device_is_found_where_the_limit_drops() {
     let dev = LoopDev::new_sparse(1024 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::WriteBps(100 * MIB));
-    let mut cmd = cg.command(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = cg.command(crate::common::IOLAB);
     cmd.env("IOLAB_DB", ":memory:").arg("job").arg(dev.path());
     cmd.args([
         "--rw",

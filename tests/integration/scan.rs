@@ -5,9 +5,8 @@
 //!
 //! Needs root; skips without it except under `CI=true`.
 
-mod common;
-
-use common::emu::{Cgroup, Limit, LoopDev, output_with_timeout, require_root};
+use crate::common::emu::{Cgroup, Limit, LoopDev, output_with_timeout, require_root};
+use crate::common::{json_of, within};
 use serde_json::Value;
 use std::process::Command;
 use std::time::Duration;
@@ -15,16 +14,7 @@ use std::time::Duration;
 const MIB: u64 = 1 << 20;
 
 fn run(mut cmd: Command) -> Value {
-    cmd.env("IOLAB_DB", ":memory:");
-    let out = output_with_timeout(&mut cmd, Duration::from_secs(120));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "iolab scan failed: {err}");
-    eprintln!("{err}");
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("bad JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
-
-fn within(got: f64, want: f64, tol: f64) -> bool {
-    (got / want - 1.0).abs() <= tol
+    json_of(&mut cmd, Duration::from_secs(120))
 }
 
 /// A loop device limited to 40 MiB/s: every zone reads at the limit. Then
@@ -45,7 +35,7 @@ fn scan_of_a_throttled_device_is_flat_at_the_limit_with_access_time_one_over_iop
     let dev = LoopDev::new_sparse(512 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::ReadBps(40 * MIB));
-    let mut cmd = cg.command(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = cg.command(crate::common::IOLAB);
     cmd.arg("scan").arg(dev.path());
     cmd.args(["--zones", "8", "--window", "16MiB", "--bs", "512k", "--access", "0", "--json", "-"]);
     let v = run(cmd);
@@ -87,7 +77,7 @@ fn scan_of_a_throttled_device_is_flat_at_the_limit_with_access_time_one_over_iop
 
     let iops = Cgroup::new();
     iops.limit(&dev, Limit::ReadIops(500));
-    let mut cmd = iops.command(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = iops.command(crate::common::IOLAB);
     cmd.arg("scan").arg(dev.path());
     cmd.args(["--zones", "1", "--window", "1MiB", "--access", "300", "--no-burst", "--json", "-"]);
     let v = run(cmd);
@@ -116,13 +106,13 @@ fn partial_write_scan_by_time_stays_in_range_and_at_the_limit() {
     let dev = LoopDev::new_sparse(1024 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::WriteBps(30 * MIB));
-    let mut refused = Command::new(env!("CARGO_BIN_EXE_iolab"));
+    let mut refused = Command::new(crate::common::IOLAB);
     refused.env("IOLAB_DB", ":memory:").arg("scan").arg(dev.path()).arg("--write");
     let out = output_with_timeout(&mut refused, Duration::from_secs(30));
     assert_eq!(out.status.code(), Some(2), "a write scan without --allow-destroy must be refused");
     assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-destroy"));
 
-    let mut cmd = cg.command(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = cg.command(crate::common::IOLAB);
     cmd.arg("scan").arg(dev.path());
     cmd.args(["--write", "--allow-destroy", "--from", "25%", "--to", "75%", "--zones", "4"]);
     cmd.args(["--zone-time", "1s", "--access", "0", "--no-burst", "--bs", "512k", "--json", "-"]);
@@ -156,8 +146,8 @@ fn scan_reproduces_a_rate_that_falls_with_the_offset() {
     if !require_root() {
         return;
     }
-    let slow = common::emu::SlowFile::new(256 * MIB, (48 * MIB) as f64, (24 * MIB) as f64);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_iolab"));
+    let slow = crate::common::emu::SlowFile::new(256 * MIB, (48 * MIB) as f64, (24 * MIB) as f64);
+    let mut cmd = Command::new(crate::common::IOLAB);
     cmd.arg("scan").arg(slow.path());
     cmd.args([
         "--zones",

@@ -5,9 +5,7 @@
 //!
 //! Needs root; skips without it except under `CI=true`.
 
-mod common;
-
-use common::emu::{Cgroup, Limit, LoopDev, output_with_timeout, require_root};
+use crate::common::emu::{Cgroup, Limit, LoopDev, output_with_timeout, require_root};
 use std::time::Duration;
 
 const MIB: u64 = 1 << 20;
@@ -20,7 +18,7 @@ fn steady_state_is_reached_after_an_early_change_and_reports_the_flat_rate() {
     let dev = LoopDev::new_sparse(1024 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::WriteBps(80 * MIB));
-    let mut cmd = cg.command(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = cg.command(crate::common::IOLAB);
     cmd.env("IOLAB_DB", ":memory:").arg("job").arg(dev.path());
     cmd.args(["--rw", "write", "--bs", "512k", "--qd", "4", "--duration", "1s", "--warmup", "0s"]);
     cmd.args([
@@ -73,7 +71,7 @@ fn steady_state_gives_up_after_max_rounds_and_says_so() {
     let dev = LoopDev::new_sparse(512 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::WriteBps(40 * MIB));
-    let mut cmd = cg.command(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = cg.command(crate::common::IOLAB);
     cmd.env("IOLAB_DB", ":memory:").arg("job").arg(dev.path());
     cmd.args([
         "--rw",

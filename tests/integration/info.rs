@@ -6,21 +6,12 @@
 //! Needs root for everything but the first two; skips without root except
 //! under `CI=true`.
 
-mod common;
-
-use common::emu::{BlockDev, Cgroup, Limit, LoopDev, Mount, Zram, require_root, run_checked};
+use crate::common::emu::{BlockDev, Cgroup, Limit, LoopDev, Mount, Zram, require_root, run_checked};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
-
-/// The binary, with an in-memory results store so tests never touch the user's.
-fn iolab_cmd() -> Command {
-    let mut c = Command::new(IOLAB);
-    c.env("IOLAB_DB", ":memory:");
-    c
-}
+use crate::common::{IOLAB, iolab as iolab_cmd};
 
 fn info(cmd: &mut Command, target: &Path) -> Value {
     let out = cmd.arg("info").arg(target).arg("--json").output().unwrap();

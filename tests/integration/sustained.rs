@@ -14,9 +14,7 @@
 //!
 //! Needs root; skips without it except under `CI=true`.
 
-mod common;
-
-use common::emu::{Cgroup, Ext4Mount, Limit, output_with_timeout, require_root};
+use crate::common::emu::{Cgroup, Ext4Mount, Limit, output_with_timeout, require_root};
 use std::time::Duration;
 
 const MIB: u64 = 1 << 20;
@@ -27,7 +25,7 @@ fn run_suite(suite: &str) -> serde_json::Value {
     let cg = Cgroup::new();
     cg.limit(fs.dev(), Limit::WriteBps(LIMIT));
     cg.limit(fs.dev(), Limit::ReadBps(LIMIT));
-    let mut cmd = cg.command(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = cg.command(crate::common::IOLAB);
     cmd.env("IOLAB_DB", ":memory:").arg("run").arg(fs.dir());
     let settle = Cgroup::settle_interval();
     cmd.args(["--suite", suite, "--size", "128MiB", "--runs", "1", "--warmup", "0s"]);

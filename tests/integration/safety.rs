@@ -5,23 +5,15 @@
 //! Needs root (loop devices, mkfs, mount, swapon). Without root the tests
 //! print a skip notice, except under `CI=true`, where they fail instead.
 
-mod common;
-
-use common::emu::{LoopDev, Mount, require_root, run_checked};
+use crate::common::emu::{LoopDev, Mount, require_root, run_checked};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::Hasher;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
+use crate::common::iolab as iolab_cmd;
 
-/// The binary, with an in-memory results store so tests never touch the user's.
-fn iolab_cmd() -> Command {
-    let mut c = Command::new(IOLAB);
-    c.env("IOLAB_DB", ":memory:");
-    c
-}
 const SIZE: u64 = 64 << 20;
 
 fn checksum(p: &Path) -> u64 {

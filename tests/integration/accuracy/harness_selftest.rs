@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::time::Instant;
 
-use crate::TIMEOUT;
+use crate::accuracy::TIMEOUT;
+use crate::accuracy::report::assert_near;
 use crate::common::emu::{BlockDev, Cgroup, Ext4Mount, KIB, Limit, LoopDev, MIB, Tmpfs, Zram, output_with_timeout, require_root};
-use crate::report::assert_near;
 
 pub(crate) fn harness_child_joins_cgroup_before_exec() {
     if !require_root() {

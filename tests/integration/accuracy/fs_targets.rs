@@ -1,10 +1,10 @@
 //! Directory targets on real filesystems: buffered I/O on ext4 over a throttled loop
 //! device (device limit vs page cache, `cache_answered`), and tmpfs (`no_block_device`).
 
-use crate::BUFFERED_TOL;
-use crate::SHORT;
+use crate::accuracy::BUFFERED_TOL;
+use crate::accuracy::SHORT;
+use crate::accuracy::report::{assert_near, get, iolab, num, only_job, s, warning_codes};
 use crate::common::emu::{Cgroup, Ext4Mount, Limit, MIB, Tmpfs, require_root};
-use crate::report::{assert_near, get, iolab, num, only_job, s, warning_codes};
 
 // ---------------------------------------------------------------------------
 // Buffered I/O on ext4 over a throttled loop device

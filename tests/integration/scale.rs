@@ -5,9 +5,8 @@
 //!
 //! Needs root; skips without it except under `CI=true`.
 
-mod common;
-
-use common::emu::{Cgroup, Ext4Mount, Limit, LoopDev, Mount, Zram, output_with_timeout, require_root, run_checked};
+use crate::common::emu::{Cgroup, Ext4Mount, Limit, LoopDev, Mount, Zram, require_root, run_checked};
+use crate::common::{json_of, within};
 use serde_json::Value;
 use std::process::Command;
 use std::time::Duration;
@@ -18,16 +17,8 @@ const MIB: u64 = 1 << 20;
 const QUICK: [&str; 8] = ["--runs", "1", "--duration", "2s", "--warmup", "1s", "--interval", "0"];
 
 fn scale(mut cmd: Command) -> Value {
-    cmd.env("IOLAB_DB", ":memory:").args(QUICK).args(["--json", "-"]);
-    let out = output_with_timeout(&mut cmd, Duration::from_secs(240));
-    let err = String::from_utf8_lossy(&out.stderr);
-    eprintln!("{err}");
-    assert!(out.status.success(), "iolab scale failed: {err}");
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("bad JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
-
-fn within(got: f64, want: f64, tol: f64) -> bool {
-    (got / want - 1.0).abs() <= tol
+    cmd.args(QUICK).args(["--json", "-"]);
+    json_of(&mut cmd, Duration::from_secs(240))
 }
 
 /// The verdict of `kind` (`depth`, `threads`, `together`, `layout`).
@@ -61,7 +52,7 @@ fn independent_devices_scale() {
     for d in &devs {
         cg.limit(d, Limit::ReadBps(20 * MIB));
     }
-    let mut cmd = cg.command(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = cg.command(crate::common::IOLAB);
     cmd.arg("scale").args(devs.iter().map(|d| d.path()));
     cmd.args(["--rw", "read", "--bs", "512k", "--qd", "4"]);
     let v = scale(cmd);
@@ -97,7 +88,7 @@ fn devices_behind_a_shared_bus_do_not_scale_and_the_verdict_says_so() {
     for d in &devs {
         cg.limit(d, Limit::ReadBps(20 * MIB));
     }
-    let mut cmd = cg.command(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = cg.command(crate::common::IOLAB);
     cmd.arg("scale").args(devs.iter().map(|d| d.path()));
     cmd.args(["--rw", "read", "--bs", "512k", "--qd", "4"]);
     let v = scale(cmd);
@@ -142,7 +133,7 @@ fn btrfs_raid0_reads_three_times_one_member() {
     for d in &devs {
         cg.limit(d, Limit::ReadBps(20 * MIB));
     }
-    let mut cmd = cg.command(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = cg.command(crate::common::IOLAB);
     cmd.arg("scale").arg(fs.dir()).arg("--vs").arg(devs[1].path());
     cmd.args(["--rw", "read", "--bs", "512k", "--qd", "4", "--size", "192MiB"]);
     let v = scale(cmd);
@@ -172,7 +163,7 @@ fn btrfs_raid1_writes_like_one_device() {
     for d in devs.iter().chain([&lone]) {
         cg.limit(d, Limit::WriteBps(20 * MIB));
     }
-    let mut cmd = cg.command(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = cg.command(crate::common::IOLAB);
     cmd.arg("scale").arg(fs.dir()).arg("--vs").arg(lone.path());
     cmd.args(["--rw", "write", "--bs", "512k", "--qd", "4", "--size", "64MiB", "--allow-destroy"]);
     let v = scale(cmd);
@@ -196,7 +187,7 @@ fn depth_helps_zram_but_not_a_rate_limiter() {
     let dev = LoopDev::new_sparse(256 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::ReadIops(2000));
-    let mut cmd = cg.command(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = cg.command(crate::common::IOLAB);
     cmd.arg("scale").arg(dev.path()).args(["--qd-sweep", "1,32"]);
     let v = scale(cmd);
     // The verdict is what matters; the throttle's dispatch under a loaded
@@ -210,7 +201,7 @@ fn depth_helps_zram_but_not_a_rate_limiter() {
     assert_eq!(vd["kind"], "does_not_help", "{vd}");
 
     let z = Zram::new(256 * MIB);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_iolab"));
+    let mut cmd = Command::new(crate::common::IOLAB);
     cmd.arg("scale").arg(z.path()).args(["--qd-sweep", "1,32"]);
     let v = scale(cmd);
     let vd = &verdict(&v, "depth")["verdict"];

@@ -37,7 +37,7 @@
 //! (the [`BlockDev`] trait, sysfs writes), one file per guard kind (`loopdev`, `zram`,
 //! `cgroup`, `mounts`, `slowfile`), `settle` (the throttle's slices: settling a group and
 //! measuring its burst), and `sweep` (leftovers of killed processes). Everything public
-//! is re-exported here, so callers just `use common::emu::{...}`.
+//! is re-exported here, so callers just `use crate::common::emu::{...}`.
 
 mod blockdev;
 mod cgroup;

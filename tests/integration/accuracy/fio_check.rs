@@ -4,11 +4,11 @@
 
 use serde_json::Value;
 
-use crate::cases::{Case, Device};
+use crate::accuracy::cases::{Case, Device};
+use crate::accuracy::report::{assert_near, dev_pct, num};
+use crate::accuracy::{ALL_CASES, TIMEOUT, TOL};
 use crate::common::emu::{Cgroup, MIB, output_with_timeout, require_root};
 use crate::common::have_fio;
-use crate::report::{assert_near, dev_pct, num};
-use crate::{ALL_CASES, TIMEOUT, TOL};
 
 fn fio_case(name: &str, c: &Case) -> Vec<String> {
     let device = Device::create(c.dev);

@@ -1,0 +1,27 @@
+//! iolab's integration tests, in one binary (as ripgrep does): the harness
+//! in [`common`] is compiled and linked once, not once per file.
+//!
+//! Each module is one area: `cli` (command-line behaviour), `store`,
+//! `safety`, `info`, and the ground truth on emulated devices with known
+//! limits (`accuracy`, `sustained`, `cliff`, `steady`, `scan`, `scale`,
+//! `apps`), plus the harnesses' own checks (`slowfile_harness`,
+//! `cpu_accounting`). Root-only tests skip without root, except under
+//! `CI=true`, where they must run. Run one area with
+//! `cargo test --test integration scan::`.
+
+#[macro_use]
+mod common;
+
+mod accuracy;
+mod apps;
+mod cli;
+mod cliff;
+mod cpu_accounting;
+mod info;
+mod safety;
+mod scale;
+mod scan;
+mod slowfile_harness;
+mod steady;
+mod store;
+mod sustained;
