@@ -5,23 +5,15 @@
 //! to stdout.
 
 mod args;
+mod experiments;
 
 use crate::device::SysRoot;
 use crate::error::{Error, Result, failed, usage};
-use crate::experiment::apps::{AppRequest, Workload};
-use crate::experiment::jobs::JobsRequest;
-use crate::experiment::scale::{GivenLayout, ScaleRequest};
-use crate::experiment::scan::ScanRequest;
-use crate::experiment::time::TimeRequest;
 use crate::experiment::{self, Context, Experiment, Outcome};
-use crate::judge::scale::Layout;
-use crate::plan::scale::ScalePlan;
-use crate::plan::scan::ZoneAmount;
-use crate::plan::{self, Common, EngineKind, JobSpec, Limit, SuiteName};
+use crate::plan::{self, Common, EngineKind, Limit, SuiteName};
 use crate::render::{self, Document, Format};
 use crate::signals::Stop;
 use crate::store::{self, Store};
-use crate::target::Choice;
 use args::*;
 use clap::Parser;
 use std::io::Write;
@@ -62,109 +54,11 @@ pub fn main() -> ExitCode {
 fn dispatch(cli: Cli) -> Result<()> {
     let db = cli.db.clone().unwrap_or_else(store::default_path);
     match cli.cmd {
-        Cmd::Run(a) => {
-            let c = &a.common;
-            let exp = if a.suite.is_app() {
-                Experiment::App(AppRequest {
-                    workload: match a.suite {
-                        SuiteName::Files => Workload::Files { files: a.files },
-                        _ => Workload::Git { commits: a.commits },
-                    },
-                    dir: a.target.clone(),
-                    runs: c.runs,
-                    interval: c.interval,
-                })
-            } else {
-                let common = Common {
-                    limit: Limit::Time(c.duration),
-                    span: 0,
-                    direct: !c.target.buffered,
-                    engine: c.target.engine,
-                    mix_read: c.mix_read,
-                    transfers: a.bs.clone(),
-                };
-                Experiment::Jobs(JobsRequest::suite(a.suite, &common, choice(&a.target, &c.target), c.repeat())?)
-            };
-            measure(exp, &c.out, &db)
-        }
-        Cmd::Job(a) => {
-            let c = &a.common;
-            let limit = a.bytes.map(Limit::Bytes).unwrap_or(Limit::Time(c.duration));
-            let spec = JobSpec::custom(a.rw, a.bs, a.qd, a.threads, c.mix_read, limit, !c.target.buffered, c.target.engine);
-            let exp = Experiment::Jobs(JobsRequest {
-                suite: None,
-                target: choice(&a.target, &c.target),
-                jobs: vec![spec],
-                repeat: c.repeat(),
-            });
-            measure(exp, &c.out, &db)
-        }
-        Cmd::Scan(a) => {
-            let exp = Experiment::Scan(ScanRequest {
-                target: choice(&a.target, &a.target_args),
-                zones: a.zones,
-                amount: match a.zone_time {
-                    Some(d) => ZoneAmount::Time(d),
-                    None => ZoneAmount::Window(a.window),
-                },
-                bs: a.bs,
-                qd: a.qd,
-                from: a.from,
-                to: a.to,
-                write: a.write,
-                access: a.access,
-                zone_warmup: a.zone_warmup,
-                burst: !a.no_burst,
-                engine: a.target_args.engine,
-            });
-            measure(exp, &a.out, &db)
-        }
-        Cmd::Scale(a) => {
-            let c = &a.common;
-            let exp = Experiment::Scale(ScaleRequest {
-                targets: a.targets.iter().map(|p| choice(p, &c.target)).collect(),
-                member: a.vs.as_ref().map(|p| choice(p, &c.target)),
-                layout: a.layout.map(|l| GivenLayout {
-                    layout: match l {
-                        LayoutArg::Single => Layout::Single,
-                        LayoutArg::Raid0 => Layout::Raid0,
-                        LayoutArg::Raid1 => Layout::Raid1,
-                        LayoutArg::Raid10 => Layout::Raid10,
-                    },
-                    members: a.members.unwrap_or(2),
-                    copies: a.copies,
-                }),
-                plan: ScalePlan {
-                    rw: a.rw,
-                    bs: a.bs,
-                    mix_read: c.mix_read,
-                    qd_sweep: a.qd_sweep.clone(),
-                    threads_sweep: a.threads_sweep.clone(),
-                    qd: a.qd,
-                    threads: a.threads,
-                    limit: Limit::Time(c.duration),
-                    repeat: c.repeat(),
-                    direct: !c.target.buffered,
-                    engine: c.target.engine,
-                },
-            });
-            measure(exp, &c.out, &db)
-        }
-        Cmd::Time(a) => {
-            let exp = Experiment::Time(TimeRequest {
-                command: a.command.clone(),
-                cold: a.cold,
-                runs: a.runs,
-                warmup: a.warmup,
-                prepare: a.prepare.clone(),
-                cleanup: a.cleanup.clone(),
-                cwd: a.cwd.clone(),
-                device: a.device.clone(),
-                show_output: a.show_output,
-                ignore_failure: a.ignore_failure,
-            });
-            measure(exp, &a.out, &db)
-        }
+        Cmd::Run(a) => measure(experiments::run(&a)?, &a.common.out, &db),
+        Cmd::Job(a) => measure(experiments::job(&a)?, &a.common.out, &db),
+        Cmd::Scan(a) => measure(experiments::scan(&a)?, &a.out, &db),
+        Cmd::Scale(a) => measure(experiments::scale(&a)?, &a.common.out, &db),
+        Cmd::Time(a) => measure(experiments::time(&a)?, &a.out, &db),
         Cmd::Suites => print(&suites_listing()),
         Cmd::Info(a) => {
             if !a.target.exists() {
@@ -207,17 +101,6 @@ fn dispatch(cli: Cli) -> Result<()> {
             .map(|_| eprintln!("deleted run {id}")),
         Cmd::Label { id, text } => open_store(&db).and_then(|mut s| s.set_label(id, &text).map_err(store_err)),
         Cmd::Tag { id, tag } => open_store(&db).and_then(|mut s| s.set_tag(id, &tag.0, &tag.1).map_err(store_err)),
-    }
-}
-
-/// The target as given on the command line.
-fn choice(path: &Path, t: &TargetArgs) -> Choice {
-    Choice {
-        path: path.to_path_buf(),
-        size: t.size,
-        buffered: t.buffered,
-        allow_destroy: t.allow_destroy,
-        force: t.force,
     }
 }
 

@@ -1,0 +1,141 @@
+//! Arguments → experiments: one function per measuring command, nothing
+//! but mapping (every rule is checked by the library).
+
+use super::args::*;
+use crate::error::Result;
+use crate::experiment::Experiment;
+use crate::experiment::apps::{AppRequest, Workload};
+use crate::experiment::jobs::JobsRequest;
+use crate::experiment::scale::{GivenLayout, ScaleRequest};
+use crate::experiment::scan::ScanRequest;
+use crate::experiment::time::TimeRequest;
+use crate::judge::scale::Layout;
+use crate::plan::scale::ScalePlan;
+use crate::plan::scan::ZoneAmount;
+use crate::plan::{Common, JobSpec, Limit, SuiteName};
+use crate::target::Choice;
+use std::path::Path;
+
+/// `iolab run`.
+pub(super) fn run(a: &RunArgs) -> Result<Experiment> {
+    let c = &a.common;
+    let exp = if a.suite.is_app() {
+        Experiment::App(AppRequest {
+            workload: match a.suite {
+                SuiteName::Files => Workload::Files { files: a.files },
+                _ => Workload::Git { commits: a.commits },
+            },
+            dir: a.target.clone(),
+            runs: c.runs,
+            interval: c.interval,
+        })
+    } else {
+        let common = Common {
+            limit: Limit::Time(c.duration),
+            span: 0,
+            direct: !c.target.buffered,
+            engine: c.target.engine,
+            mix_read: c.mix_read,
+            transfers: a.bs.clone(),
+        };
+        Experiment::Jobs(JobsRequest::suite(a.suite, &common, choice(&a.target, &c.target), c.repeat())?)
+    };
+    Ok(exp)
+}
+
+/// `iolab job`.
+pub(super) fn job(a: &JobArgs) -> Result<Experiment> {
+    let c = &a.common;
+    let limit = a.bytes.map(Limit::Bytes).unwrap_or(Limit::Time(c.duration));
+    let spec = JobSpec::custom(a.rw, a.bs, a.qd, a.threads, c.mix_read, limit, !c.target.buffered, c.target.engine);
+    let exp = Experiment::Jobs(JobsRequest {
+        suite: None,
+        target: choice(&a.target, &c.target),
+        jobs: vec![spec],
+        repeat: c.repeat(),
+    });
+    Ok(exp)
+}
+
+/// `iolab scan`.
+pub(super) fn scan(a: &ScanArgs) -> Result<Experiment> {
+    let exp = Experiment::Scan(ScanRequest {
+        target: choice(&a.target, &a.target_args),
+        zones: a.zones,
+        amount: match a.zone_time {
+            Some(d) => ZoneAmount::Time(d),
+            None => ZoneAmount::Window(a.window),
+        },
+        bs: a.bs,
+        qd: a.qd,
+        from: a.from,
+        to: a.to,
+        write: a.write,
+        access: a.access,
+        zone_warmup: a.zone_warmup,
+        burst: !a.no_burst,
+        engine: a.target_args.engine,
+    });
+    Ok(exp)
+}
+
+/// `iolab scale`.
+pub(super) fn scale(a: &ScaleArgs) -> Result<Experiment> {
+    let c = &a.common;
+    let exp = Experiment::Scale(ScaleRequest {
+        targets: a.targets.iter().map(|p| choice(p, &c.target)).collect(),
+        member: a.vs.as_ref().map(|p| choice(p, &c.target)),
+        layout: a.layout.map(|l| GivenLayout {
+            layout: match l {
+                LayoutArg::Single => Layout::Single,
+                LayoutArg::Raid0 => Layout::Raid0,
+                LayoutArg::Raid1 => Layout::Raid1,
+                LayoutArg::Raid10 => Layout::Raid10,
+            },
+            members: a.members.unwrap_or(2),
+            copies: a.copies,
+        }),
+        plan: ScalePlan {
+            rw: a.rw,
+            bs: a.bs,
+            mix_read: c.mix_read,
+            qd_sweep: a.qd_sweep.clone(),
+            threads_sweep: a.threads_sweep.clone(),
+            qd: a.qd,
+            threads: a.threads,
+            limit: Limit::Time(c.duration),
+            repeat: c.repeat(),
+            direct: !c.target.buffered,
+            engine: c.target.engine,
+        },
+    });
+    Ok(exp)
+}
+
+/// `iolab time`.
+pub(super) fn time(a: &TimeArgs) -> Result<Experiment> {
+    let exp = Experiment::Time(TimeRequest {
+        command: a.command.clone(),
+        cold: a.cold,
+        runs: a.runs,
+        warmup: a.warmup,
+        prepare: a.prepare.clone(),
+        cleanup: a.cleanup.clone(),
+        cwd: a.cwd.clone(),
+        device: a.device.clone(),
+        show_output: a.show_output,
+        ignore_failure: a.ignore_failure,
+    });
+    Ok(exp)
+}
+
+/// The target as given on the command line.
+fn choice(path: &Path, t: &TargetArgs) -> Choice {
+    Choice {
+        path: path.to_path_buf(),
+        size: t.size,
+        buffered: t.buffered,
+        allow_destroy: t.allow_destroy,
+        force: t.force,
+    }
+}
