@@ -26,20 +26,14 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
+            // clap's whole message: what is wrong, the valid values or the
+            // suggestion, and the usage line (help and version go to stdout).
+            let _ = e.print();
             use clap::error::ErrorKind::*;
-            if matches!(e.kind(), DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand) {
-                let _ = e.print();
-                return ExitCode::from(if e.kind() == DisplayHelpOnMissingArgumentOrSubcommand {
-                    2
-                } else {
-                    0
-                });
-            }
-            // One line: clap's first line says what is wrong; usage and tips are noise in scripts.
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("error: invalid arguments");
-            eprintln!("iolab: {}", first.trim_start_matches("error: "));
-            return ExitCode::from(2);
+            return ExitCode::from(match e.kind() {
+                DisplayHelp | DisplayVersion => 0,
+                _ => 2,
+            });
         }
     };
     match dispatch(cli) {

@@ -24,6 +24,23 @@ fn entries(p: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Runs `iolab` with arguments its parser refuses: exit status 2, nothing on
+/// stdout, and clap's whole message on stderr: the error with every `needle`
+/// (what is missing, the valid values, the suggestion, the usage line) and
+/// where to read more.
+fn bad_args(args: &[&str], needles: &[&str]) -> String {
+    let out = iolab().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "args {args:?}: stderr {stderr}");
+    assert!(out.stdout.is_empty(), "nothing on stdout for an error");
+    assert!(stderr.starts_with("error: "), "clap's error first: {stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "expected '{n}' in: {stderr}");
+    }
+    assert!(stderr.contains("For more information, try '--help'."), "{stderr}");
+    stderr
+}
+
 /// Runs `iolab` with `args`, expects exit status 2 and a single-line error containing `needle`.
 fn bad_input(args: &[&str], needle: &str) {
     let out = iolab().args(args).output().unwrap();
@@ -44,17 +61,47 @@ fn missing_target_is_a_one_line_error() {
 fn zero_block_size_and_queue_depth_are_refused() {
     let d = shm_dir();
     let p = d.path().to_str().unwrap();
-    bad_input(&["job", p, "--bs", "0"], "block size must be greater than 0");
-    bad_input(&["job", p, "--qd", "0"], "--qd");
-    bad_input(&["job", p, "--bs", "1000"], "multiple of 512");
-    bad_input(&["job", p, "--threads", "0"], "--threads");
-    bad_input(&["job", p, "--duration", "0s"], "duration must be greater than 0");
+    bad_args(&["job", p, "--bs", "0"], &["block size must be greater than 0"]);
+    bad_args(&["job", p, "--qd", "0"], &["--qd", "queue depth must be between 1 and 4096"]);
+    bad_args(&["job", p, "--bs", "1000"], &["multiple of 512"]);
+    bad_args(&["job", p, "--threads", "0"], &["--threads", "threads must be between 1 and 256"]);
+    bad_args(&["job", p, "--duration", "0s"], &["duration must be greater than 0"]);
     assert!(entries(d.path()).is_empty());
 }
 
 #[test]
-fn unknown_suite_is_refused() {
-    bad_input(&["run", ".", "--suite", "fastest"], "fastest");
+fn unknown_suite_is_refused_with_the_valid_ones() {
+    bad_args(
+        &["run", ".", "--suite", "fastest"],
+        &["'fastest'", "possible values:", "default", "nvme", "sustained", "git"],
+    );
+}
+
+/// Issue 12: clap's message reached the user cut after its first line.
+#[test]
+fn issue_12_argument_errors_keep_their_content() {
+    bad_args(
+        &["job"],
+        &[
+            "the following required arguments were not provided",
+            "<TARGET>",
+            "Usage: iolab job <TARGET>",
+        ],
+    );
+    bad_args(
+        &["lsit"],
+        &[
+            "unrecognized subcommand 'lsit'",
+            "similar subcommands exist",
+            "'list'",
+            "Usage: iolab",
+        ],
+    );
+    bad_args(&["job", ".", "--rw", "sideways"], &["possible values:", "randread", "randrw"]);
+    bad_args(
+        &["run", ".", "--durration", "1s"],
+        &["unexpected argument '--durration'", "--duration"],
+    );
 }
 
 #[test]
