@@ -1,4 +1,5 @@
-//! Command-line behaviour: bad input fails fast with one line and status 2,
+//! Command-line behaviour: bad input fails fast with status 2 (iolab's own
+//! errors in one line, the parser's with clap's whole message),
 //! nothing is left behind (also after SIGINT/SIGTERM), outputs are valid.
 
 use assert_cmd::Command;

@@ -275,5 +275,10 @@ fn existing_file_is_refused_without_consent_and_unchanged() {
 fn force_without_allow_destroy_is_a_usage_error() {
     let out = iolab_cmd().args(["job", "/dev/null", "--rw", "write", "--force"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end().lines().count(), 1);
+    // clap's whole message names the missing flag (issue 12).
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the following required arguments were not provided") && err.contains("--allow-destroy"),
+        "{err}"
+    );
 }
