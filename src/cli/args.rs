@@ -46,16 +46,26 @@ pub enum Cmd {
     /// Show a stored run (the same table or JSON document the run printed)
     Show(ShowArgs),
     /// Delete a stored run
-    Delete { id: i64 },
+    Delete {
+        /// The stored run's id (the first column of `iolab list`)
+        id: i64,
+    },
     /// Set a stored run's label
-    Label { id: i64, text: String },
+    Label {
+        /// The stored run's id (the first column of `iolab list`)
+        id: i64,
+        /// The new label, e.g. "ZFS mirror over USB"
+        text: String,
+    },
     /// Compare stored runs side by side, with ratios and noise
     Compare(CompareArgs),
     /// Import fio's JSON output (--output-format=json or json+) as a stored run
     Import(ImportArgs),
     /// Set a tag (key=value) on a stored run
     Tag {
+        /// The stored run's id (the first column of `iolab list`)
         id: i64,
+        /// KEY=VALUE, e.g. bus=usb
         #[arg(value_parser = store::parse_tag)]
         tag: (String, String),
     },
@@ -140,6 +150,7 @@ pub struct ImportArgs {
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
+    /// The stored run's id (the first column of `iolab list`)
     pub id: i64,
     /// Print the run's JSON document
     #[arg(long)]

@@ -38,7 +38,10 @@ impl SuiteTest {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+/// A built-in suite. Its name and its one-line description
+/// ([`SuiteName::description`]) are what `--help`, `iolab suites` and the
+/// documents show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SuiteName {
     Default,
@@ -47,28 +50,34 @@ pub enum SuiteName {
     Demo,
     Nvme,
     Mix,
-    /// Random 512 KiB reads and writes at queue depth 1 (CrystalDiskMark 3's "Random 512KB").
     Random512k,
-    /// Sustained sequential writes of the whole span at 8K, 64K and 128K
-    /// transfers, buffered (as an application writes) and O_DIRECT, each
-    /// timed to its final flush.
     Sustained,
-    /// dd-style: write the whole span sequentially through the page cache,
-    /// then read it back cold, 128K transfers.
     Dd,
-    /// A tree of many small files: create, then cold stat, read, rewrite, delete.
     Files,
-    /// A generated git repository: clone it, move between distant revisions, cold.
     Git,
 }
+
+/// The command line's view: each value with its description, defined once.
+impl clap::ValueEnum for SuiteName {
+    fn value_variants<'a>() -> &'a [Self] {
+        &SUITES
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.as_str()).help(self.description()))
+    }
+}
+
+const SUITES: [SuiteName; 11] = {
+    use SuiteName::*;
+    [Default, Peak, Real, Demo, Nvme, Mix, Random512k, Sustained, Dd, Files, Git]
+};
 
 const K: u64 = 1024;
 const M: u64 = 1024 * 1024;
 
 impl SuiteName {
     pub fn all() -> [SuiteName; 11] {
-        use SuiteName::*;
-        [Default, Peak, Real, Demo, Nvme, Mix, Random512k, Sustained, Dd, Files, Git]
+        SUITES
     }
     /// An application workload (phases in seconds), not a list of jobs.
     pub fn is_app(self) -> bool {
