@@ -149,7 +149,10 @@ fn deliver(outcome: Outcome, out: &OutputArgs, db: &Path) -> Result<()> {
         match Store::open(db).and_then(|mut s| s.save(&report, out.label.as_deref(), &out.tag, interrupted.is_none())) {
             Ok(id) => {
                 report.run_id = Some(id);
-                eprintln!("iolab: stored as run {id} in {}", db.display());
+                match store::sudo_owner_of(db) {
+                    Some(u) => eprintln!("iolab: stored as run {id} in {} ({}'s store: run under sudo)", db.display(), u.name),
+                    None => eprintln!("iolab: stored as run {id} in {}", db.display()),
+                }
             }
             Err(e) => eprintln!("iolab: WARNING: the run was not stored: {e}"),
         }

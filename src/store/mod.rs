@@ -17,6 +17,9 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+mod location;
+pub use location::{Account, Location, SudoUser, default_location, default_location_from, default_path_from, lookup_user};
+
 /// Schema steps; step `i` takes the database from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
     // v1: runs and their tags.
@@ -109,23 +112,16 @@ pub struct Store {
     path: String,
 }
 
-/// Where the store lives: `$IOLAB_DB`, else `$XDG_DATA_HOME/iolab/results.db`,
-/// else `~/.local/share/iolab/results.db`.
+/// Where the store lives: see [`default_location`].
 pub fn default_path() -> PathBuf {
-    default_path_from(|k| std::env::var_os(k))
+    default_location().path
 }
 
-/// [`default_path`] with the environment given as a lookup function.
-pub fn default_path_from(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
-    let get = |k: &str| env(k).filter(|v| !v.is_empty());
-    if let Some(p) = get("IOLAB_DB") {
-        return PathBuf::from(p);
-    }
-    let base = get("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .or_else(|| get("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-        .unwrap_or_else(|| PathBuf::from("."));
-    base.join("iolab").join("results.db")
+/// The user the store at `path` is kept for: under sudo, when `path` is the
+/// default store (the invoking user's), that user; otherwise none.
+pub fn sudo_owner_of(path: &Path) -> Option<SudoUser> {
+    let loc = default_location();
+    loc.owner.filter(|_| loc.path == path)
 }
 
 /// Parse `key=value`.
@@ -137,14 +133,26 @@ pub fn parse_tag(s: &str) -> std::result::Result<(String, String), String> {
 }
 
 impl Store {
-    /// Open (creating it and its directory if needed) and bring the schema up to date.
+    /// Open (creating it and its directory if needed) and bring the schema up
+    /// to date. What iolab creates is private to its owner: directories 0700,
+    /// the database 0600 (SQLite gives its WAL and SHM files the database's
+    /// mode and owner). Under sudo, the default store is created for the
+    /// invoking user ([`sudo_owner_of`]).
     pub fn open(path: &Path) -> Result<Store> {
+        Store::open_for(path, sudo_owner_of(path).as_ref())
+    }
+
+    /// [`Store::open`], handing what it creates to `owner` when given.
+    pub fn open_for(path: &Path, owner: Option<&SudoUser>) -> Result<Store> {
         let p = path.display().to_string();
         let sql = |source| StoreError::Sql { path: p.clone(), source };
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::Invalid(format!("cannot create {}: {e}", dir.display())))?;
+        location::prepare(path, owner).map_err(StoreError::Invalid)?;
+        let mut flags = rusqlite::OpenFlags::default();
+        if owner.is_some() {
+            // As root in someone else's home: never follow a link planted as the store.
+            flags |= rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW;
         }
-        let conn = Connection::open(path).map_err(sql)?;
+        let conn = Connection::open_with_flags(path, flags).map_err(sql)?;
         conn.busy_timeout(Duration::from_secs(30)).map_err(sql)?;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
         conn.pragma_update(None, "foreign_keys", true).map_err(sql)?;

@@ -24,4 +24,5 @@ mod scan;
 mod slowfile_harness;
 mod steady;
 mod store;
+mod sudo;
 mod sustained;

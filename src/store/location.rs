@@ -1,0 +1,349 @@
+//! Where the results store lives, and who owns the files iolab creates for it.
+//!
+//! Under `sudo`, `HOME` and `XDG_DATA_HOME` are root's, yet the run belongs to
+//! the user who typed the command: with no `--db` and no `$IOLAB_DB`, the
+//! store is that user's (`<home>/.local/share/iolab/results.db`, the home from
+//! the passwd database), and what iolab creates for it is handed to them.
+//! The rule itself ([`default_location_from`]) is pure: the effective uid,
+//! the environment and the passwd lookup are parameters.
+
+use std::ffi::{CStr, CString, OsString};
+use std::fs::{DirBuilder, OpenOptions};
+use std::io::ErrorKind;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// A passwd entry: what [`default_location_from`] needs to know of a user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Account {
+    pub uid: u32,
+    pub gid: u32,
+    pub home: PathBuf,
+}
+
+/// The user who ran iolab through `sudo`, to whom the store belongs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SudoUser {
+    pub name: String,
+    pub uid: u32,
+    pub gid: u32,
+    pub home: PathBuf,
+}
+
+/// The default store: its path and, under sudo, the user it belongs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub path: PathBuf,
+    pub owner: Option<SudoUser>,
+}
+
+/// Where the store lives: `$IOLAB_DB`, else (under sudo) the invoking user's
+/// `~/.local/share/iolab/results.db`, else `$XDG_DATA_HOME/iolab/results.db`,
+/// else `~/.local/share/iolab/results.db`.
+pub fn default_location() -> Location {
+    // A user whose home does not exist (a system account) keeps root's store:
+    // iolab does not create homes.
+    let lookup = |name: &str| lookup_user(name).filter(|a| a.home.is_dir());
+    default_location_from(rustix::process::geteuid().as_raw(), |k| std::env::var_os(k), lookup)
+}
+
+/// [`default_location`] with the effective uid, the environment and the
+/// passwd lookup given as parameters.
+///
+/// The sudo rule applies only when all of these hold: the effective uid is 0,
+/// `SUDO_USER` names an existing user other than root, and `SUDO_UID` and
+/// `SUDO_GID` are numbers, `SUDO_UID` being that user's uid. Otherwise the
+/// `SUDO_*` variables are ignored.
+pub fn default_location_from(euid: u32, env: impl Fn(&str) -> Option<OsString>, lookup: impl Fn(&str) -> Option<Account>) -> Location {
+    let get = |k: &str| env(k).filter(|v| !v.is_empty());
+    if let Some(p) = get("IOLAB_DB") {
+        return Location {
+            path: PathBuf::from(p),
+            owner: None,
+        };
+    }
+    if let Some(user) = sudo_user(euid, &get, lookup) {
+        return Location {
+            path: user.home.join(".local/share/iolab/results.db"),
+            owner: Some(user),
+        };
+    }
+    Location {
+        path: plain_path(&get),
+        owner: None,
+    }
+}
+
+/// The store of an unprivileged process: `$IOLAB_DB`, else
+/// `$XDG_DATA_HOME/iolab/results.db`, else `~/.local/share/iolab/results.db`
+/// (the `SUDO_*` variables play no part here; see [`default_location_from`]).
+pub fn default_path_from(env: impl Fn(&str) -> Option<OsString>) -> PathBuf {
+    let get = |k: &str| env(k).filter(|v| !v.is_empty());
+    get("IOLAB_DB").map(PathBuf::from).unwrap_or_else(|| plain_path(&get))
+}
+
+fn plain_path(get: &impl Fn(&str) -> Option<OsString>) -> PathBuf {
+    let base = get("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| get("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(|| PathBuf::from("."));
+    base.join("iolab").join("results.db")
+}
+
+fn sudo_user(euid: u32, get: &impl Fn(&str) -> Option<OsString>, lookup: impl Fn(&str) -> Option<Account>) -> Option<SudoUser> {
+    if euid != 0 {
+        return None;
+    }
+    let name = get("SUDO_USER")?.into_string().ok()?;
+    let num = |k: &str| get(k)?.to_str()?.trim().parse::<u32>().ok();
+    let (uid, gid) = (num("SUDO_UID")?, num("SUDO_GID")?);
+    let account = lookup(&name)?;
+    // root that sudo'ed to root keeps root's store; a SUDO_UID that is not
+    // SUDO_USER's is not trusted to name the owner.
+    if uid == 0 || account.uid != uid || !account.home.is_absolute() {
+        return None;
+    }
+    Some(SudoUser {
+        name,
+        uid,
+        gid,
+        home: account.home,
+    })
+}
+
+/// The passwd entry of `name` (`getpwnam_r`).
+pub fn lookup_user(name: &str) -> Option<Account> {
+    let cname = CString::new(name).ok()?;
+    let mut buf = vec![0u8; 4096];
+    loop {
+        let mut pw: libc::passwd = unsafe { std::mem::zeroed() };
+        let mut result: *mut libc::passwd = std::ptr::null_mut();
+        // SAFETY: every pointer is valid for the call; `buf` outlives the reads of `pw` below.
+        let rc = unsafe { libc::getpwnam_r(cname.as_ptr(), &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut result) };
+        if rc == libc::ERANGE && buf.len() < 1 << 20 {
+            buf.resize(buf.len() * 4, 0);
+            continue;
+        }
+        if rc != 0 || result.is_null() || pw.pw_dir.is_null() {
+            return None;
+        }
+        // SAFETY: getpwnam_r succeeded, so pw_dir points to a NUL-terminated string inside `buf`.
+        let dir = unsafe { CStr::from_ptr(pw.pw_dir) };
+        let home = PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(dir.to_bytes()));
+        return Some(Account {
+            uid: pw.pw_uid,
+            gid: pw.pw_gid,
+            home,
+        });
+    }
+}
+
+/// A path SQLite would not read as a file name (`:memory:`, `file:` URIs, the empty temp database).
+pub(crate) fn is_special(path: &Path) -> bool {
+    let s = path.as_os_str().as_encoded_bytes();
+    s.is_empty() || s == b":memory:" || s.starts_with(b"file:")
+}
+
+/// Create what is missing of the store at `path`: its directories (0700) and
+/// the empty database file (0600), each handed to `owner` when given. What
+/// exists already is left as it is, owner and mode.
+pub(crate) fn prepare(path: &Path, owner: Option<&SudoUser>) -> Result<(), String> {
+    if is_special(path) {
+        return Ok(());
+    }
+    if let Some(user) = owner {
+        refuse_links(path, &user.home)?;
+    }
+    let chown = |p: &Path| match owner {
+        Some(u) => {
+            std::os::unix::fs::chown(p, Some(u.uid), Some(u.gid)).map_err(|e| format!("cannot give {} to {}: {e}", p.display(), u.name))
+        }
+        None => Ok(()),
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        // The missing directories, outermost first.
+        let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.as_os_str().is_empty() && !d.exists()).collect();
+        for d in missing.into_iter().rev() {
+            match DirBuilder::new().mode(0o700).create(d) {
+                Ok(()) => chown(d)?,
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => {} // another iolab was quicker
+                Err(e) => return Err(format!("cannot create {}: {e}", d.display())),
+            }
+        }
+    }
+    // O_EXCL: create the file only if nothing (not even a dangling link) is there.
+    match OpenOptions::new().write(true).create_new(true).mode(0o600).open(path) {
+        Ok(f) => {
+            // Exactly 0600 whatever the umask, and the owner before SQLite writes a byte.
+            f.set_permissions(std::fs::Permissions::from_mode(0o600))
+                .map_err(|e| format!("cannot set the mode of {}: {e}", path.display()))?;
+            if let Some(u) = owner {
+                std::os::unix::fs::fchown(&f, Some(u.uid), Some(u.gid))
+                    .map_err(|e| format!("cannot give {} to {}: {e}", path.display(), u.name))?;
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(format!("cannot create {}: {e}", path.display())),
+    }
+}
+
+/// As root in another user's home: no symbolic link below the home on the
+/// way to the store, so the user cannot point root's writes elsewhere.
+fn refuse_links(path: &Path, home: &Path) -> Result<(), String> {
+    let Ok(rest) = path.strip_prefix(home) else {
+        return Ok(());
+    };
+    let mut p = home.to_path_buf();
+    for c in rest.components() {
+        p.push(c);
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(format!("refusing to use {}: {} is a symbolic link", path.display(), p.display()));
+            }
+            Ok(_) => {}
+            Err(_) => break, // missing from here on: iolab creates it
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<OsString> {
+        move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| OsString::from(v))
+    }
+
+    fn alice(name: &str) -> Option<Account> {
+        (name == "alice").then(|| Account {
+            uid: 1000,
+            gid: 1000,
+            home: PathBuf::from("/home/alice"),
+        })
+    }
+
+    const SUDO: &[(&str, &str)] = &[
+        ("HOME", "/root"),
+        ("XDG_DATA_HOME", "/root/.xdg"),
+        ("SUDO_USER", "alice"),
+        ("SUDO_UID", "1000"),
+        ("SUDO_GID", "1001"),
+    ];
+
+    #[test]
+    fn under_sudo_the_store_is_the_invoking_users() {
+        let loc = default_location_from(0, env(SUDO), alice);
+        assert_eq!(loc.path, Path::new("/home/alice/.local/share/iolab/results.db"));
+        assert_eq!(
+            loc.owner,
+            Some(SudoUser {
+                name: "alice".into(),
+                uid: 1000,
+                gid: 1001,
+                home: PathBuf::from("/home/alice"),
+            })
+        );
+    }
+
+    #[test]
+    fn not_root_ignores_sudo_user() {
+        let loc = default_location_from(1000, env(SUDO), alice);
+        assert_eq!(loc.path, Path::new("/root/.xdg/iolab/results.db"));
+        assert_eq!(loc.owner, None);
+    }
+
+    #[test]
+    fn iolab_db_wins_over_sudo() {
+        const E: &[(&str, &str)] = &[
+            ("IOLAB_DB", "/x/r.db"),
+            ("HOME", "/root"),
+            ("SUDO_USER", "alice"),
+            ("SUDO_UID", "1000"),
+            ("SUDO_GID", "1000"),
+        ];
+        let loc = default_location_from(0, env(E), alice);
+        assert_eq!(loc.path, Path::new("/x/r.db"));
+        assert_eq!(loc.owner, None);
+    }
+
+    #[test]
+    fn unknown_sudo_user_gives_roots_normal_path() {
+        const E: &[(&str, &str)] = &[
+            ("HOME", "/root"),
+            ("SUDO_USER", "mallory"),
+            ("SUDO_UID", "1000"),
+            ("SUDO_GID", "1000"),
+        ];
+        let loc = default_location_from(0, env(E), alice);
+        assert_eq!(loc.path, Path::new("/root/.local/share/iolab/results.db"));
+        assert_eq!(loc.owner, None);
+    }
+
+    #[test]
+    fn incomplete_or_inconsistent_sudo_variables_are_ignored() {
+        const NO_UID: &[(&str, &str)] = &[("HOME", "/root"), ("SUDO_USER", "alice"), ("SUDO_GID", "1000")];
+        const NO_GID: &[(&str, &str)] = &[("HOME", "/root"), ("SUDO_USER", "alice"), ("SUDO_UID", "1000")];
+        const WRONG_UID: &[(&str, &str)] = &[
+            ("HOME", "/root"),
+            ("SUDO_USER", "alice"),
+            ("SUDO_UID", "1234"),
+            ("SUDO_GID", "1000"),
+        ];
+        const ROOT: &[(&str, &str)] = &[("HOME", "/root"), ("SUDO_USER", "root"), ("SUDO_UID", "0"), ("SUDO_GID", "0")];
+        let root_of = |_: &str| {
+            Some(Account {
+                uid: 0,
+                gid: 0,
+                home: PathBuf::from("/root"),
+            })
+        };
+        for e in [NO_UID, NO_GID, WRONG_UID] {
+            assert_eq!(
+                default_location_from(0, env(e), alice),
+                Location {
+                    path: PathBuf::from("/root/.local/share/iolab/results.db"),
+                    owner: None
+                },
+                "{e:?}"
+            );
+        }
+        assert_eq!(default_location_from(0, env(ROOT), root_of).owner, None);
+    }
+
+    #[test]
+    fn default_path_from_is_the_unprivileged_rule() {
+        assert_eq!(default_path_from(env(SUDO)), Path::new("/root/.xdg/iolab/results.db"));
+        assert_eq!(
+            default_path_from(env(&[("IOLAB_DB", ""), ("HOME", "/h")])),
+            Path::new("/h/.local/share/iolab/results.db")
+        );
+    }
+
+    #[test]
+    fn root_exists_in_passwd() {
+        let root = lookup_user("root").expect("root is in passwd");
+        assert_eq!(root.uid, 0);
+        assert!(root.home.is_absolute());
+        assert_eq!(lookup_user("no-such-user-iolab-xyz"), None);
+    }
+
+    #[test]
+    fn prepare_creates_private_files_and_leaves_existing_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("a/b/results.db");
+        prepare(&db, None).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&db), 0o600);
+        assert_eq!(mode(&dir.path().join("a")), 0o700);
+        assert_eq!(mode(&dir.path().join("a/b")), 0o700);
+        // An existing store keeps its mode.
+        std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
+        prepare(&db, None).unwrap();
+        assert_eq!(mode(&db), 0o644);
+        assert!(is_special(Path::new(":memory:")));
+        prepare(Path::new(":memory:"), None).unwrap();
+        assert!(!Path::new(":memory:").exists());
+    }
+}
