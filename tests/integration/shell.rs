@@ -1,8 +1,8 @@
 //! The command line in its ecosystem: the completion scripts of `iolab
-//! completions` load in their shells (bash; zsh when installed) and the
-//! pages of `iolab man` render without a warning, one per command. Tests
-//! that need zsh or man skip without them, except under `CI=true`, where
-//! they fail instead (scripts/test installs both).
+//! completions` load in their shells (bash; zsh and fish when installed)
+//! and the pages of `iolab man` render without a warning, one per command.
+//! Tests that need zsh, fish or man skip without them, except under
+//! `CI=true`, where they fail instead (scripts/test installs them).
 
 use crate::common::{IOLAB, iolab};
 use std::collections::BTreeSet;
@@ -93,6 +93,30 @@ fn other_shells_get_a_script() {
         let script = completion(shell);
         assert!(script.contains(needle), "{shell}: no '{needle}' in the script:\n{script}");
     }
+}
+
+#[test]
+fn fish_loads_the_completion() {
+    if !have("fish") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("iolab.fish");
+    std::fs::write(&script, completion("fish")).unwrap();
+    // The suites' help has quotes and apostrophes: a script that escapes
+    // them wrongly fails to load, or completes nothing here.
+    let out = Command::new("fish")
+        .args(["--no-config", "-c"])
+        .arg(format!("source '{}'; and complete -C 'iolab run --suite r'", script.display()))
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path())
+        .env("XDG_DATA_HOME", dir.path())
+        .output()
+        .unwrap();
+    let printed = ok(&out, "fish");
+    assert!(out.stderr.is_empty(), "fish: {}", String::from_utf8_lossy(&out.stderr));
+    let values: Vec<&str> = printed.lines().filter_map(|l| l.split('\t').next()).collect();
+    assert_eq!(values, ["random512k", "real"], "fish completes: {printed}");
 }
 
 #[test]
