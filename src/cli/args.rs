@@ -15,7 +15,8 @@ use std::time::Duration;
 #[command(
     name = "iolab",
     version,
-    about = "A storage test lab: truthful, safe and fast benchmarks of files, filesystems and block devices"
+    about = "A storage test lab: truthful, safe and fast benchmarks of files, filesystems and block devices",
+    after_long_help = super::docs::exit_status_help()
 )]
 pub struct Cli {
     /// Results store (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db)
@@ -69,6 +70,24 @@ pub enum Cmd {
         #[arg(value_parser = store::parse_tag)]
         tag: (String, String),
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions(CompletionsArgs),
+    /// Write the manual pages (iolab.1, iolab-COMMAND.1), or print iolab.1
+    Man(ManArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell the script is for
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Args, Debug)]
+pub struct ManArgs {
+    /// Write iolab.1 and a page per command into DIR (created if missing) instead of printing iolab.1
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

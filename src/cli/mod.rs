@@ -5,6 +5,7 @@
 //! to stdout.
 
 mod args;
+mod docs;
 mod experiments;
 
 use crate::device::SysRoot;
@@ -95,6 +96,8 @@ fn dispatch(cli: Cli) -> Result<()> {
             .map(|_| eprintln!("deleted run {id}")),
         Cmd::Label { id, text } => open_store(&db).and_then(|mut s| s.set_label(id, &text).map_err(store_err)),
         Cmd::Tag { id, tag } => open_store(&db).and_then(|mut s| s.set_tag(id, &tag.0, &tag.1).map_err(store_err)),
+        Cmd::Completions(a) => docs::completions(a.shell),
+        Cmd::Man(a) => docs::man(a.dir.as_deref()),
     }
 }
 

@@ -21,6 +21,7 @@ mod info;
 mod safety;
 mod scale;
 mod scan;
+mod shell;
 mod slowfile_harness;
 mod steady;
 mod store;
