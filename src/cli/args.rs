@@ -16,6 +16,7 @@ use std::time::Duration;
     name = "iolab",
     version,
     about = "A storage test lab: truthful, safe and fast benchmarks of files, filesystems and block devices",
+    after_help = super::docs::examples_help(),
     after_long_help = super::docs::exit_status_help()
 )]
 pub struct Cli {

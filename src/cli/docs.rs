@@ -21,11 +21,43 @@ pub const EXIT_STATUSES: &[(&str, &str)] = &[
     ("128+N", "Interrupted by signal N (130: SIGINT); what finished is kept."),
 ];
 
-/// The top command's `after_long_help`: the exit statuses, under a heading
-/// styled as clap styles "Options:".
+/// Where a new user starts: the first commands worth typing.
+pub const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "iolab run .",
+        "the CrystalDiskMark battery on the current directory (a 1 GiB test file, removed afterwards; 8 tests, about 4 minutes)",
+    ),
+    (
+        "iolab run /mnt/usb --size 256MiB --runs 1",
+        "a quick look: a smaller file, one run per test",
+    ),
+    (
+        "iolab scan /dev/sdb",
+        "a block device's transfer curve, access time and burst rate: read-only, safe while mounted",
+    ),
+    (
+        "iolab compare 1 2",
+        "two stored runs side by side, with ratios and noise (`iolab list` shows the ids)",
+    ),
+];
+
+/// The top command's `after_help`: the examples.
+pub fn examples_help() -> String {
+    let h = clap::builder::Styles::default().get_header().to_owned();
+    let mut s = format!("{h}Examples:{h:#}\n");
+    for (cmd, what) in EXAMPLES {
+        s.push_str(&format!("  {cmd}\n      {what}\n"));
+    }
+    s.pop();
+    s
+}
+
+/// The top command's `after_long_help`: the examples, then the exit
+/// statuses, under headings styled as clap styles "Options:".
 pub fn exit_status_help() -> String {
     let h = clap::builder::Styles::default().get_header().to_owned();
-    let mut s = format!("{h}Exit status:{h:#}\n");
+    let mut s = examples_help() + "\n\n";
+    s.push_str(&format!("{h}Exit status:{h:#}\n"));
     for (code, meaning) in EXIT_STATUSES {
         s.push_str(&format!("  {code:<7} {meaning}\n"));
     }

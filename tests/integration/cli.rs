@@ -399,3 +399,26 @@ fn json_document_round_trips_through_report() {
     let report: iolab::summary::Report = serde_json::from_value(original.clone()).expect("document parses as Report");
     assert_eq!(serde_json::to_value(&report).unwrap(), original);
 }
+
+/// Issue 12: the first screen says where to start and what a bare `run` costs.
+#[test]
+fn issue_12_the_first_screen_has_examples() {
+    let bare = iolab().output().unwrap();
+    assert_eq!(bare.status.code(), Some(2), "no command is a usage error");
+    let help = iolab().arg("--help").output().unwrap();
+    assert!(help.status.success());
+    for out in [&bare.stderr, &help.stdout] {
+        let text = String::from_utf8_lossy(out);
+        for want in [
+            "Examples:",
+            "iolab run .",
+            "1 GiB test file",
+            "about 4 minutes",
+            "iolab scan /dev/sdb",
+            "iolab compare 1 2",
+        ] {
+            assert!(text.contains(want), "'{want}' missing from: {text}");
+        }
+    }
+    assert!(String::from_utf8_lossy(&help.stdout).contains("Exit status:"));
+}
