@@ -446,8 +446,8 @@ pub struct TimeArgs {
     /// Measured runs
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub runs: u32,
-    /// Runs before the measured ones, not counted
-    #[arg(long, default_value_t = 0)]
+    /// Runs before the measured ones, not counted (a count; elsewhere --warmup is a duration)
+    #[arg(long = "warmup-runs", alias = "warmup", value_name = "N", default_value_t = 0)]
     pub warmup: u32,
     /// Shell command run before each run, untimed (e.g. `git reset --hard X`, a snapshot rollback)
     #[arg(long, value_name = "CMD")]

@@ -422,3 +422,23 @@ fn issue_12_the_first_screen_has_examples() {
     }
     assert!(String::from_utf8_lossy(&help.stdout).contains("Exit status:"));
 }
+
+/// Issue 12: `--warmup` is a duration everywhere; `time` counts its warm-up
+/// runs with `--warmup-runs` (the old spelling still works there).
+#[test]
+fn issue_12_time_counts_warmup_runs_by_their_own_name() {
+    let d = shm_dir();
+    for flag in ["--warmup-runs", "--warmup"] {
+        let out = iolab()
+            .args(["time", "--runs", "1", flag, "1", "--cwd"])
+            .arg(d.path())
+            .args(["--json", "-", "--", "true"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{flag}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["time"]["warmup_runs"], 1, "{flag}");
+    }
+    let help = iolab().args(["time", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--warmup-runs <N>"));
+}
