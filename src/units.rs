@@ -4,7 +4,8 @@
 //! `k`/`m`/`g`/`t` suffix and the IEC forms (`KiB`, `MiB`, ...) are powers of
 //! 1024; the SI forms with a `B` (`kB`, `MB`, `GB`) are powers of 1000. Block
 //! sizes like `4k` and `1M` therefore mean 4096 and 1048576 bytes, as in
-//! CrystalDiskMark. Throughput is always *reported* in MB/s = 10^6 bytes/s.
+//! CrystalDiskMark. Throughput is reported in MB/s = 10^6 bytes/s unless
+//! `--units` ([`BwUnit`]) asks the terminal table for MiB/s or GB/s.
 
 use std::time::Duration;
 
@@ -252,7 +253,56 @@ pub fn fmt_mbs(bps: f64) -> String {
 /// Bytes per second in MB/s (10^6 bytes), the number only, with `decimals`
 /// decimals: for columns headed "MB/s".
 pub fn mbs(bps: f64, decimals: usize) -> String {
-    format!("{:.decimals$}", bps / 1e6)
+    bw(bps, BwUnit::Mb, decimals)
+}
+
+/// The bandwidth unit of the terminal tables (`--units`); documents keep bytes/s.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum BwUnit {
+    /// MB/s = 10^6 bytes/s, as CrystalDiskMark.
+    #[default]
+    Mb,
+    /// MiB/s = 2^20 bytes/s.
+    Mib,
+    /// GB/s = 10^9 bytes/s.
+    Gb,
+}
+
+impl BwUnit {
+    /// Bytes per second in one unit.
+    pub fn bytes(self) -> f64 {
+        match self {
+            BwUnit::Mb => 1e6,
+            BwUnit::Mib => (1u64 << 20) as f64,
+            BwUnit::Gb => 1e9,
+        }
+    }
+
+    /// The column label: `MB/s`, `MiB/s`, `GB/s`.
+    pub fn label(self) -> &'static str {
+        match self {
+            BwUnit::Mb => "MB/s",
+            BwUnit::Mib => "MiB/s",
+            BwUnit::Gb => "GB/s",
+        }
+    }
+
+    /// The footer's definition: `MB/s = 10^6 bytes/s`.
+    pub fn definition(self) -> &'static str {
+        match self {
+            BwUnit::Mb => "MB/s = 10^6 bytes/s",
+            BwUnit::Mib => "MiB/s = 2^20 bytes/s",
+            BwUnit::Gb => "GB/s = 10^9 bytes/s",
+        }
+    }
+}
+
+/// Bytes per second in `unit`, the number only. `decimals` are those of
+/// MB/s and MiB/s; GB/s, a thousand times coarser, gets two more, so that
+/// every unit shows the same precision.
+pub fn bw(bps: f64, unit: BwUnit, decimals: usize) -> String {
+    let d = if unit == BwUnit::Gb { decimals + 2 } else { decimals };
+    format!("{:.d$}", bps / unit.bytes())
 }
 
 /// A device's capacity in decimal units, as drives are sold: `1.00 TB`, `512.1 GB`.
@@ -326,6 +376,10 @@ mod tests {
         assert_eq!(fmt_time_ratio(0.25), "×4.00 time");
         assert_eq!(fmt_capacity(1_000_204_886_016), "1.00 TB");
         assert_eq!(fmt_capacity(512_110_190_592), "512.1 GB");
+        assert_eq!(bw(1_234_567_890.0, BwUnit::Mb, 2), "1234.57");
+        assert_eq!(bw(1_234_567_890.0, BwUnit::Mib, 2), "1177.38");
+        assert_eq!(bw(1_234_567_890.0, BwUnit::Gb, 2), "1.2346");
+        assert_eq!(BwUnit::Mib.definition(), "MiB/s = 2^20 bytes/s");
     }
 
     proptest::proptest! {

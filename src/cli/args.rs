@@ -5,8 +5,9 @@
 use crate::plan::limits::parse as limit;
 use crate::plan::scan::Position;
 use crate::plan::{EngineKind, Repeat, Rw, SteadyRule, SuiteName};
+use crate::render::Format;
 use crate::store;
-use crate::units;
+use crate::units::{self, BwUnit};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -99,9 +100,11 @@ pub struct ListArgs {
     /// Only runs with this tag (repeatable: all must match)
     #[arg(long, value_name = "KEY=VALUE", value_parser = store::parse_tag)]
     pub tag: Vec<(String, String)>,
-    /// Print JSON: [{"id", "label", "tags", "started_at", "kind", "target"}]
-    #[arg(long)]
+    /// Alias of --format json: [{"id", "label", "tags", "started_at", "kind", "target"}]
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 #[derive(Args, Debug)]
@@ -112,9 +115,6 @@ pub struct CompareArgs {
     /// The run the others are measured against (default: the first)
     #[arg(long)]
     pub baseline: Option<i64>,
-    /// Output format
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: CompareFormat,
     /// Price of a run's device, e.g. --price 3=59.99 (repeatable; stored with the run)
     #[arg(long, value_name = "ID=PRICE", value_parser = parse_price)]
     pub price: Vec<(i64, f64)>,
@@ -122,6 +122,8 @@ pub struct CompareArgs {
     /// default: the size of the device iolab found under the target)
     #[arg(long, value_name = "ID=SIZE", value_parser = parse_capacity)]
     pub capacity: Vec<(i64, u64)>,
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 fn parse_capacity(s: &str) -> std::result::Result<(i64, u64), String> {
@@ -130,14 +132,6 @@ fn parse_capacity(s: &str) -> std::result::Result<(i64, u64), String> {
         .ok_or_else(|| format!("capacity '{s}' is not of the form ID=SIZE"))?;
     let id = id.trim().parse().map_err(|_| format!("'{id}' is not a run id"))?;
     Ok((id, parse_nonzero_size(c)?))
-}
-
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum CompareFormat {
-    Table,
-    Markdown,
-    Csv,
-    Json,
 }
 
 fn parse_price(s: &str) -> std::result::Result<(i64, f64), String> {
@@ -172,18 +166,22 @@ pub struct ImportArgs {
 pub struct ShowArgs {
     /// The stored run's id (the first column of `iolab list`)
     pub id: i64,
-    /// Print the run's JSON document
-    #[arg(long)]
+    /// Alias of --format json: the run's JSON document
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
     /// A file, directory, mount point, partition, disk or stacked device
     pub target: PathBuf,
-    /// Print the JSON document instead of the terminal view
-    #[arg(long)]
+    /// Alias of --format json: the JSON document instead of the terminal view
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 #[derive(Args, Debug)]
@@ -296,12 +294,47 @@ pub struct TargetArgs {
     pub force: bool,
 }
 
+/// How a result is printed: shared by every command that prints one.
+#[derive(Args, Debug, Clone)]
+pub struct ExportArgs {
+    /// Output format: table (for people), json (the complete document), markdown (for issues), csv (for spreadsheets)
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    /// Write the output to PATH instead of stdout (`-`: stdout)
+    #[arg(short = 'o', long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Bandwidth unit of the terminal table: mb (MB/s = 10^6 bytes/s, as CrystalDiskMark), mib (2^20 bytes/s), gb (10^9 bytes/s); documents keep bytes/s
+    #[arg(long, value_enum, default_value = "mb")]
+    pub units: BwUnit,
+}
+
+impl ExportArgs {
+    /// The same with `--json` (the switch of info, list and show) applied.
+    pub fn or_json(&self, json: bool) -> ExportArgs {
+        let mut x = self.clone();
+        if json {
+            x.format = Format::Json;
+        }
+        x
+    }
+
+    /// The file to write, when not stdout.
+    pub fn file(&self) -> Option<&std::path::Path> {
+        self.output.as_deref().filter(|p| p.as_os_str() != "-")
+    }
+}
+
 /// What happens to a result: shared by every command that measures.
 #[derive(Args, Debug)]
 pub struct OutputArgs {
-    /// Write the JSON document to PATH, or to stdout with `-` (then only JSON goes to stdout)
-    #[arg(long, value_name = "PATH|-")]
+    /// Alias of --format json -o PATH: the JSON document to PATH (the table still goes to stdout), or to stdout with `-` (then only JSON goes to stdout)
+    #[arg(long, value_name = "PATH|-", conflicts_with_all = ["format", "output"])]
     pub json: Option<String>,
+    /// No progress bars and no live zone or point lines: only the result (and warnings on stderr)
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub export: ExportArgs,
     /// Do not keep this run in the results store
     #[arg(long)]
     pub no_store: bool,

@@ -61,7 +61,7 @@ fn dispatch(cli: Cli) -> Result<()> {
             }
             let report = crate::device::describe(&SysRoot::default(), &a.target)
                 .map_err(|e| usage(format!("cannot describe {}: {e}", a.target.display())))?;
-            export(format_of(a.json), Document::Device(&report))
+            export(&a.export.or_json(a.json), Document::Device(&report))
         }
         Cmd::List(a) => {
             let runs = open_store(&db)?
@@ -70,11 +70,16 @@ fn dispatch(cli: Cli) -> Result<()> {
                     tags: a.tag.clone(),
                 })
                 .map_err(store_err)?;
-            export(format_of(a.json), Document::Runs(&runs))
+            export(&a.export.or_json(a.json), Document::Runs(&runs))
         }
         Cmd::Show(a) => {
             let run = open_store(&db)?.load(a.id).map_err(store_err)?;
-            export(format_of(a.json), Document::Run(&run.report, Some(&run.summary)))
+            let doc = Document::Run(&run.report, Some(&run.summary));
+            export(&a.export.or_json(a.json), doc)?;
+            if a.json || a.export.format != Format::Table || a.export.file().is_some() {
+                warn_on_stderr(&run.report);
+            }
+            Ok(())
         }
         Cmd::Compare(a) => compare(&db, &a),
         Cmd::Import(a) => {
@@ -101,27 +106,43 @@ fn dispatch(cli: Cli) -> Result<()> {
     }
 }
 
-fn format_of(json: bool) -> Format {
-    if json { Format::Json } else { Format::Table }
-}
-
 fn print(text: &str) -> Result<()> {
     write!(std::io::stdout().lock(), "{text}").map_err(|e| failed(format!("writing output: {e}")))
 }
 
-/// Print `doc` in `format` on stdout.
-fn export(format: Format, doc: Document) -> Result<()> {
-    let text = render::exporter(format)
-        .export(doc)
-        .ok_or_else(|| usage(format!("{format:?} output is not available for this command")))?;
-    print(&text)
+/// Write `doc` as `x` says: its format, to its file or stdout. The table
+/// is coloured only on a terminal without `NO_COLOR`.
+fn export(x: &ExportArgs, doc: Document) -> Result<()> {
+    use std::io::IsTerminal;
+    let file = x.file();
+    let color = file.is_none() && render::use_color(std::io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref());
+    let style = render::Style { units: x.units, color };
+    let text = render::exporter(x.format, style).export(doc).ok_or_else(|| {
+        usage(format!(
+            "--format {} has no view of {}; use --format {}",
+            x.format.name(),
+            doc.name(),
+            render::formats_of(doc).replace(", ", "|")
+        ))
+    })?;
+    match file {
+        Some(p) => std::fs::write(p, text).map_err(|e| failed(format!("cannot write {}: {e}", p.display()))),
+        None => print(&text),
+    }
+}
+
+/// The warning lines of a run on stderr, when stdout does not carry the table.
+fn warn_on_stderr(report: &crate::summary::Report) {
+    for line in render::warning_lines(report) {
+        eprintln!("iolab: {line}");
+    }
 }
 
 /// Run an experiment with the live view on stderr, then keep and print its result.
 fn measure(exp: Experiment, out: &OutputArgs, db: &Path) -> Result<()> {
-    check_json_path(out)?;
+    check_paths(out)?;
     let stop = Stop::install();
-    let view = render::progress::Terminal::new(false);
+    let view = render::progress::Terminal::new(out.quiet);
     let ctx = Context {
         stop: &stop,
         observer: &view,
@@ -133,11 +154,16 @@ fn measure(exp: Experiment, out: &OutputArgs, db: &Path) -> Result<()> {
 }
 
 /// Validate what can be validated before touching the target.
-fn check_json_path(out: &OutputArgs) -> Result<()> {
-    if let Some(p) = out.json.as_deref().filter(|p| *p != "-") {
-        let parent = Path::new(p).parent().filter(|d| !d.as_os_str().is_empty());
+fn check_paths(out: &OutputArgs) -> Result<()> {
+    let json = out.json.as_deref().filter(|p| *p != "-").map(Path::new);
+    for (what, p) in [("JSON", json), ("output", out.export.file())] {
+        let Some(p) = p else { continue };
+        let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
         if parent.is_some_and(|d| !d.is_dir()) {
-            return Err(usage(format!("cannot write JSON to {p}: its directory does not exist")));
+            return Err(usage(format!(
+                "cannot write {what} to {}: its directory does not exist",
+                p.display()
+            )));
         }
     }
     Ok(())
@@ -153,6 +179,7 @@ fn deliver(outcome: Outcome, out: &OutputArgs, db: &Path) -> Result<()> {
             Ok(id) => {
                 report.run_id = Some(id);
                 match store::sudo_owner_of(db) {
+                    _ if out.quiet => {}
                     Some(u) => eprintln!("iolab: stored as run {id} in {} ({}'s store: run under sudo)", db.display(), u.name),
                     None => eprintln!("iolab: stored as run {id} in {}", db.display()),
                 }
@@ -161,19 +188,32 @@ fn deliver(outcome: Outcome, out: &OutputArgs, db: &Path) -> Result<()> {
         }
     }
     let doc = Document::Run(&report, None);
+    let table = ExportArgs {
+        format: Format::Table,
+        output: None,
+        ..out.export.clone()
+    };
     match out.json.as_deref() {
+        // `--json -` is `--format json`.
         Some("-") => {
-            export(Format::Json, doc)?;
-            for line in render::warning_lines(&report) {
-                eprintln!("iolab: {line}");
+            export(&table.or_json(true), doc)?;
+            warn_on_stderr(&report);
+        }
+        // `--json PATH` is `--format json -o PATH`, and the table on stdout.
+        Some(p) => {
+            let json = ExportArgs {
+                output: Some(p.into()),
+                ..table.or_json(true)
+            };
+            export(&json, doc)?;
+            export(&table, doc)?;
+        }
+        None => {
+            export(&out.export, doc)?;
+            if out.export.format != Format::Table || out.export.file().is_some() {
+                warn_on_stderr(&report);
             }
         }
-        Some(p) => {
-            let text = render::exporter(Format::Json).export(doc).unwrap_or_default();
-            std::fs::write(p, text).map_err(|e| failed(format!("cannot write JSON to {p}: {e}")))?;
-            export(Format::Table, doc)?;
-        }
-        None => export(Format::Table, doc)?,
     }
     match interrupted {
         Some(sig) => Err(Error::Interrupted(sig)),
@@ -214,13 +254,7 @@ fn compare(db: &Path, a: &CompareArgs) -> Result<()> {
     }
     let baseline = a.baseline.unwrap_or(a.ids[0]);
     let c = crate::compare::compare(&runs, baseline).map_err(usage)?;
-    let format = match a.format {
-        CompareFormat::Table => Format::Table,
-        CompareFormat::Markdown => Format::Markdown,
-        CompareFormat::Csv => Format::Csv,
-        CompareFormat::Json => Format::Json,
-    };
-    export(format, Document::Comparison(&c))
+    export(&a.export, Document::Comparison(&c))
 }
 
 /// `iolab suites`.

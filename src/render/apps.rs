@@ -2,7 +2,7 @@
 //! the `files` and `git` suites. Formatting only.
 
 use crate::summary::apps::{AppReport, TimeReport};
-use crate::units::{fmt_bytes, mbs};
+use crate::units::{bw, fmt_bytes};
 use comfy_table::{Cell, CellAlignment};
 
 fn right(v: String) -> Cell {
@@ -68,7 +68,7 @@ pub fn time_table(t: &TimeReport) -> String {
 }
 
 /// One row per phase: time, rates, and what the device saw.
-pub fn app_table(a: &AppReport) -> String {
+pub fn app_table(a: &AppReport, st: super::Style) -> String {
     let mut tab = super::text_table();
     tab.set_header(vec![
         "Phase",
@@ -78,7 +78,7 @@ pub fn app_table(a: &AppReport) -> String {
         "Seconds (median)",
         "Spread (min–max)",
         "Files/s",
-        "MB/s",
+        st.units.label(),
         "Device read",
         "Device written",
     ]);
@@ -94,7 +94,7 @@ pub fn app_table(a: &AppReport) -> String {
                 None => "1 run".into(),
             }),
             right(format!("{:.0}", p.files_per_s)),
-            right(mbs(p.bytes_per_s, 2)),
+            right(bw(p.bytes_per_s, st.units, 2)),
             right(opt_bytes(p.device_read_bytes)),
             right(opt_bytes(p.device_write_bytes)),
         ]);

@@ -139,7 +139,7 @@ pub fn render_table(c: &Comparison) -> String {
     s
 }
 
-fn md_cell(s: &str) -> String {
+pub(super) fn md_cell(s: &str) -> String {
     s.replace('\\', "\\\\").replace('|', "\\|").replace('\n', " ")
 }
 
@@ -167,7 +167,7 @@ pub fn render_markdown(c: &Comparison) -> String {
     s
 }
 
-fn csv_field(s: &str) -> String {
+pub(super) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

@@ -9,7 +9,9 @@
 pub mod apps;
 pub mod chart;
 pub mod compare;
+pub mod csv;
 pub mod info;
+pub mod markdown;
 pub mod progress;
 pub mod table;
 
@@ -20,6 +22,7 @@ use crate::compare::Comparison;
 use crate::device::DeviceReport;
 use crate::store::RunSummary;
 use crate::summary::Report;
+use crate::units::BwUnit;
 
 /// A document iolab prints.
 #[derive(Clone, Copy)]
@@ -32,6 +35,18 @@ pub enum Document<'a> {
     Comparison(&'a Comparison),
     /// What `iolab info` found about a target.
     Device(&'a DeviceReport),
+}
+
+impl Document<'_> {
+    /// What the document is, for messages: "a run", "a device description".
+    pub fn name(&self) -> &'static str {
+        match self {
+            Document::Run(..) => "a run",
+            Document::Runs(_) => "the list of runs",
+            Document::Comparison(_) => "a comparison",
+            Document::Device(_) => "a device description",
+        }
+    }
 }
 
 /// One output format.
@@ -53,24 +68,76 @@ pub enum Format {
     Csv,
 }
 
-/// The exporter of a format.
-pub fn exporter(format: Format) -> Box<dyn Exporter> {
+impl Format {
+    /// The name users type after `--format`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Table => "table",
+            Format::Json => "json",
+            Format::Markdown => "markdown",
+            Format::Csv => "csv",
+        }
+    }
+
+    /// Every format, in `--format`'s order.
+    pub const ALL: [Format; 4] = [Format::Table, Format::Json, Format::Markdown, Format::Csv];
+}
+
+/// The formats with a view of `doc`, comma-separated: for the message
+/// when the one asked for has none.
+pub fn formats_of(doc: Document) -> String {
+    let names: Vec<&str> = Format::ALL
+        .into_iter()
+        .filter(|&f| exporter(f, Style::default()).export(doc).is_some())
+        .map(Format::name)
+        .collect();
+    names.join(", ")
+}
+
+/// The exporter of a format; `style` is the terminal table's.
+pub fn exporter(format: Format, style: Style) -> Box<dyn Exporter> {
     match format {
-        Format::Table => Box::new(Text),
+        Format::Table => Box::new(Text(style)),
         Format::Json => Box::new(Json),
         Format::Markdown => Box::new(Markdown),
         Format::Csv => Box::new(Csv),
     }
 }
 
+/// How the terminal table looks: its bandwidth unit, and whether the
+/// warning and verdict lines are coloured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Style {
+    pub units: BwUnit,
+    pub color: bool,
+}
+
+impl Style {
+    /// `line` in yellow when colouring, as it is otherwise.
+    pub fn paint(&self, line: &str) -> String {
+        if self.color {
+            format!("\x1b[33m{line}\x1b[0m")
+        } else {
+            line.to_string()
+        }
+    }
+}
+
+/// Whether the terminal table is coloured: only on a terminal, and never
+/// with `NO_COLOR` set to anything but the empty string (no-color.org).
+pub fn use_color(is_tty: bool, no_color_env: Option<&std::ffi::OsStr>) -> bool {
+    is_tty && no_color_env.is_none_or(|v| v.is_empty())
+}
+
 /// The terminal view.
-pub struct Text;
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Text(pub Style);
 
 impl Exporter for Text {
     fn export(&self, doc: Document) -> Option<String> {
         Some(match doc {
-            Document::Run(r, Some(s)) => table::run_header(s) + &table::table(r),
-            Document::Run(r, None) => table::table(r),
+            Document::Run(r, Some(s)) => table::run_header(s) + &table::table(r, self.0),
+            Document::Run(r, None) => table::table(r, self.0),
             Document::Runs(runs) => table::run_list(runs),
             Document::Comparison(c) => compare::render_table(c),
             Document::Device(d) => info::render_info(d),
@@ -110,6 +177,7 @@ impl Exporter for Markdown {
     fn export(&self, doc: Document) -> Option<String> {
         match doc {
             Document::Comparison(c) => Some(compare::render_markdown(c)),
+            Document::Run(r, _) => Some(markdown::run(r)),
             _ => None,
         }
     }
@@ -122,6 +190,7 @@ impl Exporter for Csv {
     fn export(&self, doc: Document) -> Option<String> {
         match doc {
             Document::Comparison(c) => Some(compare::render_csv(c)),
+            Document::Run(r, _) => Some(csv::run(r)),
             _ => None,
         }
     }

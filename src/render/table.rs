@@ -2,65 +2,67 @@
 //! MB = 10^6 bytes) with its footer, the list of stored runs, and the line
 //! above a stored run. Formats only.
 
-use super::{apps, chart};
+use super::{Style, apps, chart};
 use crate::summary::figures::IoMode;
 use crate::summary::{JobReport, Report};
 use crate::units::{fmt_bs, fmt_bytes, fmt_ns, pct};
 use comfy_table::{Cell, CellAlignment};
 
-/// MB/s in the tables: two decimals, as CrystalDiskMark.
-fn mbs(bps: f64) -> String {
-    crate::units::mbs(bps, 2)
+/// Bandwidth in the tables' unit: two decimals of MB/s, as CrystalDiskMark.
+fn mbs(bps: f64, st: Style) -> String {
+    crate::units::bw(bps, st.units, 2)
 }
 
-/// The result table: one row per job, CrystalDiskMark's units (MB = 10^6 bytes).
-pub fn table(report: &Report) -> String {
+/// The result table: one row per job, CrystalDiskMark's units (MB = 10^6
+/// bytes) unless `st` says otherwise.
+pub fn table(report: &Report, st: Style) -> String {
     if let Some(t) = report.time() {
         let mut s = apps::time_table(t);
-        s.push_str(&footer(report));
+        s.push_str(&footer(report, st));
         return s;
     }
     if let Some(a) = report.app() {
-        let mut s = apps::app_table(a);
-        s.push_str(&footer(report));
+        let mut s = apps::app_table(a, st);
+        s.push_str(&footer(report, st));
         return s;
     }
     if let Some(sc) = report.scale() {
-        let mut s = scale_table(sc);
-        s.push_str(&footer(report));
+        let mut s = scale_table(sc, st);
+        s.push_str(&footer(report, st));
         return s;
     }
+    let unit = st.units.label();
     let mut t = super::text_table();
     t.set_header(vec![
-        "Test",
-        "Read MB/s",
-        "Write MB/s",
-        "IOPS",
-        "p99 latency",
-        "CPU %",
-        "Spread (min–max, CV)",
+        "Test".to_string(),
+        format!("Read {unit}"),
+        format!("Write {unit}"),
+        "IOPS".into(),
+        "p99 latency".into(),
+        "CPU %".into(),
+        "Spread (min–max, CV)".into(),
     ]);
     for j in report.jobs() {
         t.add_row(vec![
             Cell::new(&j.name),
-            Cell::new(j.read.as_ref().map(|r| mbs(r.bw_bytes)).unwrap_or_default()).set_alignment(CellAlignment::Right),
-            Cell::new(j.write.as_ref().map(|w| mbs(w.bw_bytes)).unwrap_or_default()).set_alignment(CellAlignment::Right),
+            Cell::new(j.read.as_ref().map(|r| mbs(r.bw_bytes, st)).unwrap_or_default()).set_alignment(CellAlignment::Right),
+            Cell::new(j.write.as_ref().map(|w| mbs(w.bw_bytes, st)).unwrap_or_default()).set_alignment(CellAlignment::Right),
             Cell::new(format!("{:.0}", j.iops())).set_alignment(CellAlignment::Right),
             Cell::new(j.p99_ns().map(|p| fmt_ns(p as f64)).unwrap_or_default()).set_alignment(CellAlignment::Right),
             Cell::new(format!("{:.1}", j.cpu_pct())).set_alignment(CellAlignment::Right),
-            Cell::new(spread(j)),
+            Cell::new(spread(j, st)),
         ]);
     }
     let mut s = format!("{t}\n");
     if let Some(scan) = report.scan() {
-        s.push_str(&scan_section(scan));
+        s.push_str(&scan_section(scan, st));
     }
-    s.push_str(&footer(report));
+    s.push_str(&footer(report, st));
     s
 }
 
 /// `iolab scale`: one row per point (the jobs that ran at once), then the verdicts.
-fn scale_table(sc: &crate::summary::scale::ScaleReport) -> String {
+fn scale_table(sc: &crate::summary::scale::ScaleReport, st: Style) -> String {
     use crate::samples::PointKind;
     let mut t = super::text_table();
     t.set_header(vec![
@@ -68,7 +70,7 @@ fn scale_table(sc: &crate::summary::scale::ScaleReport) -> String {
         "Target",
         "QD",
         "Threads",
-        "MB/s",
+        st.units.label(),
         "IOPS",
         "Mean latency",
         "iolab CPU busy %",
@@ -80,13 +82,7 @@ fn scale_table(sc: &crate::summary::scale::ScaleReport) -> String {
         }
     };
     for p in &sc.points {
-        let kind = match p.kind {
-            PointKind::Depth => "depth",
-            PointKind::Threads => "threads",
-            PointKind::Alone => "alone",
-            PointKind::Together => "together",
-            PointKind::Member => "member",
-        };
+        let kind = p.kind_name();
         let target = if p.kind == PointKind::Together {
             format!("all {}", p.targets.len())
         } else {
@@ -98,7 +94,7 @@ fn scale_table(sc: &crate::summary::scale::ScaleReport) -> String {
             Cell::new(target),
             right(p.qd.to_string()),
             right(p.threads.to_string()),
-            right(mbs(p.bw_bytes)),
+            right(mbs(p.bw_bytes, st)),
             right(format!("{:.0}", p.iops)),
             right(fmt_ns(p.lat_ns)),
             right(pct(p.cpu_busy, 0)),
@@ -134,14 +130,15 @@ fn scale_table(sc: &crate::summary::scale::ScaleReport) -> String {
     if !sc.verdicts.is_empty() {
         s.push_str("Verdicts:\n");
         for v in &sc.verdicts {
-            s.push_str(&format!("  - {}: {}\n", v.subject(), v.text()));
+            s.push_str(&st.paint(&format!("  - {}: {}", v.subject(), v.text())));
+            s.push('\n');
         }
     }
     s
 }
 
 /// The surface scan under the table: the curve, then its figures.
-fn scan_section(sc: &crate::summary::scan::ScanReport) -> String {
+fn scan_section(sc: &crate::summary::scan::ScanReport, st: Style) -> String {
     let mut s = String::new();
     let amount = match (sc.bytes_per_zone(), sc.zone_time_s) {
         (Some(b), _) => format!("{} per zone", fmt_bytes(b)),
@@ -154,16 +151,17 @@ fn scan_section(sc: &crate::summary::scan::ScanReport) -> String {
         sc.zones.len(),
         fmt_bytes(sc.zone_bytes),
         fmt_bs(sc.bs),
-        sc.qd
+        sc.qd,
     ));
+    let u = st.units.label();
     s.push_str(&chart::curve(sc, 72, 12));
     s.push_str(&format!(
-        "Transfer rate: min {} MB/s (at {}), max {} MB/s (at {}), average {} MB/s; last zone {:.1}% {} than the first\n",
-        mbs(sc.min),
+        "Transfer rate: min {} {u} (at {}), max {} {u} (at {}), average {} {u}; last zone {:.1}% {} than the first\n",
+        mbs(sc.min, st),
         fmt_bytes(sc.min_offset),
-        mbs(sc.max),
+        mbs(sc.max, st),
         fmt_bytes(sc.max_offset),
-        mbs(sc.avg),
+        mbs(sc.avg, st),
         sc.drop_pct.abs(),
         if sc.drop_pct >= 0.0 { "slower" } else { "faster" }
     ));
@@ -178,24 +176,29 @@ fn scan_section(sc: &crate::summary::scan::ScanReport) -> String {
         ));
     }
     if let Some(b) = sc.burst_bw_bytes {
-        s.push_str(&format!("Burst rate (1 MiB read again and again): {} MB/s\n", mbs(b)));
+        s.push_str(&format!(
+            "Burst rate (1 MiB read again and again): {} {}\n",
+            mbs(b, st),
+            st.units.label()
+        ));
     }
     s
 }
 
-fn spread(j: &JobReport) -> String {
+fn spread(j: &JobReport, st: Style) -> String {
     let parts: Vec<String> = j
         .bw_spreads()
         .into_iter()
         .map(|s| match s {
-            Some(s) => format!("{}–{}, {}%", mbs(s.min), mbs(s.max), pct(s.cv, 1)),
+            Some(s) => format!("{}–{}, {}%", mbs(s.min, st), mbs(s.max, st), pct(s.cv, 1)),
             None => "1 run".to_string(),
         })
         .collect();
     parts.join(" / ")
 }
 
-fn footer(r: &Report) -> String {
+fn footer(r: &Report, st: Style) -> String {
+    let unit = st.units.definition();
     let mut s = String::new();
     let t = &r.target;
     let dev = t.devices.first().map(|d| format!(", device {}", d.name)).unwrap_or_default();
@@ -203,9 +206,12 @@ fn footer(r: &Report) -> String {
     if r.time().is_some() || r.app().is_some() {
         // Application workloads work through the filesystem: no span, no O_DIRECT.
         s.push_str(&format!("Target: {}{}{}\n", t.path, fs, dev));
-        s.push_str("MB/s = 10^6 bytes/s. Device figures are the top device under the directory (/proc/diskstats).\n");
+        s.push_str(&format!(
+            "{unit}. Device figures are the top device under the directory (/proc/diskstats).\n"
+        ));
         for w in r.run_warnings() {
-            s.push_str(&format!("warning [{}]: {}\n", w.code, w.message));
+            s.push_str(&st.paint(&format!("warning [{}]: {}", w.code, w.message)));
+            s.push('\n');
         }
         if r.interrupted {
             s.push_str("interrupted: only the runs above finished\n");
@@ -225,7 +231,7 @@ fn footer(r: &Report) -> String {
         },
         r.settings.runs
     ));
-    s.push_str("MB/s = 10^6 bytes/s. CPU % = iolab's user+sys time (all threads) per wall time.\n");
+    s.push_str(&format!("{unit}. CPU % = iolab's user+sys time (all threads) per wall time.\n"));
     for j in r.jobs().iter().filter(|j| j.duration_s.is_none() && r.scan().is_none()) {
         let c = &j.cpu;
         s.push_str(&format!(
@@ -241,28 +247,34 @@ fn footer(r: &Report) -> String {
         ));
     }
     for j in r.jobs() {
-        if let Some(st) = &j.steady {
-            let rounds: Vec<String> = st.round_bw_bytes.iter().map(|&b| crate::units::mbs(b, 1)).collect();
+        if let Some(sd) = &j.steady {
+            let rounds: Vec<String> = sd.round_bw_bytes.iter().map(|&b| crate::units::bw(b, st.units, 1)).collect();
             s.push_str(&format!(
-                "{}: {} after {} round(s) (SNIA rule over the last {}: range {:.1}%, slope excursion {:.1}%); figures are those {} rounds. Rounds, MB/s: {}\n",
+                "{}: {} after {} round(s) (SNIA rule over the last {}: range {:.1}%, slope excursion {:.1}%); figures are those {} rounds. Rounds, {}: {}\n",
                 j.name,
-                if st.reached {
-                    format!("steady state at {} MB/s", mbs(st.value_bw_bytes.unwrap_or(0.0)))
+                if sd.reached {
+                    format!(
+                        "steady state at {} {}",
+                        mbs(sd.value_bw_bytes.unwrap_or(0.0), st),
+                        st.units.label()
+                    )
                 } else {
                     "NOT steady".to_string()
                 },
-                st.rounds,
-                st.window,
-                st.range_pct.unwrap_or(f64::NAN),
-                st.slope_excursion_pct.unwrap_or(f64::NAN),
-                st.window,
+                sd.rounds,
+                sd.window,
+                sd.range_pct.unwrap_or(f64::NAN),
+                sd.slope_excursion_pct.unwrap_or(f64::NAN),
+                sd.window,
+                st.units.label(),
                 rounds.join(" ")
             ));
         }
     }
     for g in r.warning_groups() {
         let scope = if g.all { "all tests".to_string() } else { g.jobs.join(", ") };
-        s.push_str(&format!("warning [{}] ({scope}): {}\n", g.code, g.message));
+        s.push_str(&st.paint(&format!("warning [{}] ({scope}): {}", g.code, g.message)));
+        s.push('\n');
     }
     if r.interrupted {
         s.push_str("interrupted: only the tests above finished\n");

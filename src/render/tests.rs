@@ -32,7 +32,7 @@ const RUNS: [&str; 11] = [
 ];
 
 fn text(r: &Report) -> String {
-    Text.export(Document::Run(r, None)).expect("a run has a text view")
+    Text::default().export(Document::Run(r, None)).expect("a run has a text view")
 }
 
 /// The table, then the warning lines `--json -` prints on stderr.
@@ -223,7 +223,7 @@ fn summary(id: i64, label: Option<&str>, tags: &[(&str, &str)], complete: bool) 
 fn stored_run_with_its_header() {
     let r = report("demo");
     let s = summary(2, Some("demoA"), &[("bus", "usb"), ("fs", "tmpfs")], false);
-    insta::assert_snapshot!(Text.export(Document::Run(&r, Some(&s))).unwrap());
+    insta::assert_snapshot!(Text::default().export(Document::Run(&r, Some(&s))).unwrap());
 }
 
 #[test]
@@ -235,8 +235,8 @@ fn run_list() {
     ];
     let out = format!(
         "{}{}{}",
-        Text.export(Document::Runs(&runs)).unwrap(),
-        Text.export(Document::Runs(&[])).unwrap(),
+        Text::default().export(Document::Runs(&runs)).unwrap(),
+        Text::default().export(Document::Runs(&[])).unwrap(),
         Json.export(Document::Runs(&runs)).unwrap()
     );
     insta::assert_snapshot!(out);
@@ -257,7 +257,7 @@ fn all_formats(c: &Comparison) -> String {
     let doc = Document::Comparison(c);
     format!(
         "{}--- markdown\n{}--- csv\n{}",
-        Text.export(doc).unwrap(),
+        Text::default().export(doc).unwrap(),
         Markdown.export(doc).unwrap(),
         Csv.export(doc).unwrap()
     )
@@ -303,7 +303,7 @@ fn comparison_of_workload_phases() {
 #[test]
 fn device_description() {
     let d: DeviceReport = serde_json::from_str(&fixture("info")).unwrap();
-    insta::assert_snapshot!(Text.export(Document::Device(&d)).unwrap());
+    insta::assert_snapshot!(Text::default().export(Document::Device(&d)).unwrap());
 }
 
 #[test]
@@ -315,14 +315,103 @@ fn device_description_with_throttles() {
         {"device": "vdb", "dev": "254:16", "cgroup": "/", "read_bps": null, "write_bps": null, "read_iops": null, "write_iops": 250}
     ]);
     let d: DeviceReport = serde_json::from_value(v).unwrap();
-    insta::assert_snapshot!(Text.export(Document::Device(&d)).unwrap());
+    insta::assert_snapshot!(Text::default().export(Document::Device(&d)).unwrap());
 }
 
 #[test]
 fn formats_without_a_view_say_so() {
-    let r = report("demo");
-    assert!(Markdown.export(Document::Run(&r, None)).is_none());
     assert!(Csv.export(Document::Runs(&[])).is_none());
+    let d: DeviceReport = serde_json::from_str(&fixture("info")).unwrap();
+    assert!(Markdown.export(Document::Device(&d)).is_none());
+    assert_eq!(super::formats_of(Document::Device(&d)), "table, json");
+    let r = report("demo");
+    assert_eq!(super::formats_of(Document::Run(&r, None)), "table, json, markdown, csv");
+}
+
+/// The Markdown view, then the CSV view of a run.
+fn md_and_csv(r: &Report) -> String {
+    format!(
+        "{}--- csv\n{}",
+        Markdown.export(Document::Run(r, None)).unwrap(),
+        Csv.export(Document::Run(r, None)).unwrap()
+    )
+}
+
+#[test]
+fn markdown_and_csv_of_mixed_jobs() {
+    insta::assert_snapshot!(md_and_csv(&report("mix")));
+}
+
+#[test]
+fn markdown_and_csv_of_the_demo_suite() {
+    insta::assert_snapshot!(md_and_csv(&report("demo")));
+}
+
+#[test]
+fn markdown_and_csv_of_a_scan() {
+    insta::assert_snapshot!(md_and_csv(&report("scan")));
+}
+
+#[test]
+fn markdown_and_csv_of_a_scale() {
+    insta::assert_snapshot!(md_and_csv(&report("scale")));
+}
+
+#[test]
+fn markdown_and_csv_of_a_timed_command() {
+    insta::assert_snapshot!(md_and_csv(&report("time")));
+}
+
+#[test]
+fn markdown_and_csv_of_the_files_suite() {
+    insta::assert_snapshot!(md_and_csv(&report("files")));
+}
+
+#[test]
+fn markdown_and_csv_quote_what_needs_it() {
+    let r = edited("demo", |v| {
+        v["jobs"][0]["name"] = json!("a | b, \"c\"");
+    });
+    let out = md_and_csv(&r);
+    assert!(out.contains("| a \\| b, \"c\" |"), "{out}");
+    assert!(out.contains("\"a | b, \"\"c\"\"\",read,"), "{out}");
+}
+
+#[test]
+fn table_in_other_units() {
+    let r = report("demo");
+    let st = |units| super::Style { units, color: false };
+    let gb = super::Text(st(crate::units::BwUnit::Gb)).export(Document::Run(&r, None)).unwrap();
+    insta::assert_snapshot!(gb);
+    let mib = super::Text(st(crate::units::BwUnit::Mib)).export(Document::Run(&r, None)).unwrap();
+    assert!(mib.contains("Read MiB/s") && mib.contains("MiB/s = 2^20 bytes/s."), "{mib}");
+}
+
+#[test]
+fn colour_only_paints_warnings_and_verdicts() {
+    let r = report("mix");
+    let colored = super::Text(super::Style {
+        color: true,
+        ..Default::default()
+    })
+    .export(Document::Run(&r, None))
+    .unwrap();
+    let plain = text(&r);
+    assert_eq!(colored.replace("\x1b[33m", "").replace("\x1b[0m", ""), plain);
+    for line in colored.lines().filter(|l| l.contains("\x1b[")) {
+        assert!(line.starts_with("\x1b[33mwarning [") || line.starts_with("\x1b[33m  - "), "{line}");
+    }
+}
+
+#[test]
+fn colour_needs_a_terminal_and_no_no_color() {
+    use super::use_color;
+    use std::ffi::OsStr;
+    assert!(use_color(true, None));
+    assert!(use_color(true, Some(OsStr::new(""))));
+    assert!(!use_color(true, Some(OsStr::new("1"))));
+    assert!(!use_color(false, None));
+    assert!(!use_color(false, Some(OsStr::new(""))));
 }
 
 #[test]

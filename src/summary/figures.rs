@@ -40,7 +40,50 @@ pub struct Spread {
     pub cv: f64,
 }
 
+/// One measured direction of a job: a row of the Markdown and CSV views.
+#[derive(Clone, Copy, Debug)]
+pub struct DirFigures<'a> {
+    /// `read` or `write`.
+    pub direction: &'static str,
+    pub figures: &'a DirReport,
+    /// Bandwidth over the runs; `None` for a single measured run.
+    pub spread: Option<Spread>,
+}
+
+impl Spread {
+    /// The coefficient of variation in percent.
+    pub fn cv_pct(&self) -> f64 {
+        self.cv * 100.0
+    }
+}
+
 impl JobReport {
+    /// Each measured direction with its name and spread: reads, then writes.
+    pub fn direction_figures(&self) -> Vec<DirFigures<'_>> {
+        let named = [("read", &self.read), ("write", &self.write)]
+            .into_iter()
+            .filter_map(|(n, d)| d.as_ref().map(|d| (n, d)));
+        named
+            .zip(self.bw_spreads())
+            .map(|((direction, figures), spread)| DirFigures {
+                direction,
+                figures,
+                spread,
+            })
+            .collect()
+    }
+
+    /// The codes of the job's warnings, each once, in order.
+    pub fn warning_codes(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = Vec::new();
+        for w in &self.warnings {
+            if !v.contains(&w.code.as_str()) {
+                v.push(w.code.as_str());
+            }
+        }
+        v
+    }
+
     /// The directions the job measured: reads, then writes.
     pub fn directions(&self) -> impl Iterator<Item = &DirReport> {
         [&self.read, &self.write].into_iter().flatten()
@@ -134,6 +177,25 @@ impl ScaleReport {
         match self.targets.iter().position(|t| t == path) {
             Some(i) if self.targets.len() > 1 => Some(i + 1),
             _ => None,
+        }
+    }
+}
+
+impl super::scale::ScalePoint {
+    /// [`Self::cpu_busy`] in percent.
+    pub fn cpu_busy_pct(&self) -> f64 {
+        self.cpu_busy * 100.0
+    }
+
+    /// What the point measured: `depth`, `threads`, `alone`, `together`, `member`.
+    pub fn kind_name(&self) -> &'static str {
+        use crate::samples::PointKind::*;
+        match self.kind {
+            Depth => "depth",
+            Threads => "threads",
+            Alone => "alone",
+            Together => "together",
+            Member => "member",
         }
     }
 }
@@ -269,6 +331,16 @@ mod tests {
         let mut one = v;
         one["runs"] = json!([run()]);
         assert_eq!(job_report(one).bw_spreads(), [None, None]);
+    }
+
+    #[test]
+    fn direction_figures_are_named_with_their_spreads() {
+        let j = job_report(warn(warn(job("a", None, Some(dir(2.0, 9, Some((1e6, 3e6, 0.5))))), "x"), "x"));
+        let f = j.direction_figures();
+        assert_eq!(f.len(), 1);
+        assert_eq!((f[0].direction, f[0].figures.iops), ("write", 2.0));
+        assert_eq!(f[0].spread.map(|s| s.cv_pct()), Some(50.0));
+        assert_eq!(j.warning_codes(), ["x"]);
     }
 
     #[test]

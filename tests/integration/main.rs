@@ -1,7 +1,8 @@
 //! iolab's integration tests, in one binary (as ripgrep does): the harness
 //! in [`common`] is compiled and linked once, not once per file.
 //!
-//! Each module is one area: `cli` (command-line behaviour), `store`,
+//! Each module is one area: `cli` (command-line behaviour), `output`
+//! (formats, `-o`, `--quiet`), `store`,
 //! `safety`, `info`, and the ground truth on emulated devices with known
 //! limits (`accuracy`, `sustained`, `cliff`, `steady`, `scan`, `scale`,
 //! `apps`), plus the harnesses' own checks (`slowfile_harness`,
@@ -18,6 +19,7 @@ mod cli;
 mod cliff;
 mod cpu_accounting;
 mod info;
+mod output;
 mod safety;
 mod scale;
 mod scan;

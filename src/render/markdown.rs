@@ -1,0 +1,200 @@
+//! The Markdown view of a run: the table people paste into issues, one row
+//! per job and direction (CrystalDiskMark's columns, MB/s), with the units
+//! line under it; runs of `time` and phases of application suites get their
+//! own table. Formats only.
+
+use super::compare::md_cell;
+use crate::summary::Report;
+use crate::units::{fmt_bytes, fmt_ns, mbs, pct};
+
+/// A GitHub-flavoured table; `right[i]`: column i holds figures.
+fn grid(header: &[&str], right: &[bool], rows: &[Vec<String>]) -> String {
+    let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
+    let mut s = line(header.iter().map(|h| md_cell(h)).collect());
+    s.push_str(&line(right.iter().map(|r| if *r { "---:" } else { "---" }.to_string()).collect()));
+    for row in rows {
+        s.push_str(&line(row.iter().map(|c| md_cell(c)).collect()));
+    }
+    s
+}
+
+fn opt_bytes(b: Option<u64>) -> String {
+    b.map(fmt_bytes).unwrap_or_else(|| "–".into())
+}
+
+/// The whole Markdown view of a run.
+pub fn run(r: &Report) -> String {
+    let mut s = String::new();
+    if let Some(t) = r.time() {
+        let rows: Vec<Vec<String>> = t
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                vec![
+                    (i + 1).to_string(),
+                    format!("{:.3}", x.wall_s),
+                    format!("{:.3}", x.user_s),
+                    format!("{:.3}", x.sys_s),
+                    opt_bytes(x.device_read_bytes),
+                    opt_bytes(x.device_write_bytes),
+                    x.device_busy_s.map(|b| format!("{b:.2}")).unwrap_or_else(|| "–".into()),
+                    x.exit_code.to_string(),
+                ]
+            })
+            .collect();
+        s.push_str(&format!("Command: `{}`\n\n", t.command.replace('`', "'")));
+        s.push_str(&grid(
+            &[
+                "Run",
+                "Wall s",
+                "User s",
+                "Sys s",
+                "Device read",
+                "Device written",
+                "Device busy s",
+                "Exit",
+            ],
+            &[true; 8],
+            &rows,
+        ));
+        s.push_str(&format!(
+            "\nTime (mean ± σ): {:.3} s ± {:.3} s, median {:.3} s, min {:.3} s, max {:.3} s  \n",
+            t.wall_s.mean, t.wall_s.stddev, t.wall_s.median, t.wall_s.min, t.wall_s.max
+        ));
+    } else if let Some(a) = r.app() {
+        let rows: Vec<Vec<String>> = a
+            .phases
+            .iter()
+            .map(|p| {
+                vec![
+                    p.name.clone(),
+                    if p.cold { "cold" } else { "warm" }.into(),
+                    p.files.to_string(),
+                    fmt_bytes(p.bytes),
+                    format!("{:.3}", p.wall_s.median),
+                    match p.wall_s_spread() {
+                        Some((min, max)) => format!("{min:.3}–{max:.3}"),
+                        None => "1 run".into(),
+                    },
+                    format!("{:.0}", p.files_per_s),
+                    mbs(p.bytes_per_s, 2),
+                    opt_bytes(p.device_read_bytes),
+                    opt_bytes(p.device_write_bytes),
+                ]
+            })
+            .collect();
+        s.push_str(&format!("Workload: {} · {} run(s)\n\n", a.workload, a.runs));
+        s.push_str(&grid(
+            &[
+                "Phase",
+                "Cache",
+                "Files",
+                "Data",
+                "Seconds (median)",
+                "Spread (min–max)",
+                "Files/s",
+                "MB/s",
+                "Device read",
+                "Device written",
+            ],
+            &[false, false, true, true, true, true, true, true, true, true],
+            &rows,
+        ));
+        s.push('\n');
+    } else if let Some(sc) = r.scale() {
+        let rows: Vec<Vec<String>> = sc
+            .points
+            .iter()
+            .map(|p| {
+                vec![
+                    p.kind_name().to_string(),
+                    p.targets.join(" + "),
+                    p.qd.to_string(),
+                    p.threads.to_string(),
+                    mbs(p.bw_bytes, 2),
+                    format!("{:.0}", p.iops),
+                    fmt_ns(p.lat_ns),
+                    pct(p.cpu_busy, 0),
+                ]
+            })
+            .collect();
+        s.push_str(&grid(
+            &[
+                "Point",
+                "Target",
+                "QD",
+                "Threads",
+                "MB/s",
+                "IOPS",
+                "Mean latency",
+                "iolab CPU busy %",
+            ],
+            &[false, false, true, true, true, true, true, true],
+            &rows,
+        ));
+        s.push('\n');
+        for v in &sc.verdicts {
+            s.push_str(&format!("- {}: {}\n", md_cell(v.subject()), md_cell(v.text())));
+        }
+        if !sc.verdicts.is_empty() {
+            s.push('\n');
+        }
+    } else {
+        let mut rows = Vec::new();
+        for j in r.jobs() {
+            for d in j.direction_figures() {
+                rows.push(vec![
+                    j.name.clone(),
+                    d.direction.to_string(),
+                    mbs(d.figures.bw_bytes, 2),
+                    format!("{:.0}", d.figures.iops),
+                    fmt_ns(d.figures.lat_ns.p99 as f64),
+                    format!("{:.1}", j.cpu_pct()),
+                    match d.spread {
+                        Some(sp) => format!("{}–{}, {}%", mbs(sp.min, 2), mbs(sp.max, 2), pct(sp.cv, 1)),
+                        None => "1 run".into(),
+                    },
+                    j.warning_codes().join(" "),
+                ]);
+            }
+        }
+        s.push_str(&grid(
+            &[
+                "Test",
+                "Direction",
+                "MB/s",
+                "IOPS",
+                "p99 latency",
+                "CPU %",
+                "Spread (min–max, CV)",
+                "Warnings",
+            ],
+            &[false, false, true, true, true, true, false, false],
+            &rows,
+        ));
+        s.push('\n');
+    }
+    s.push_str(&format!("Target: `{}`  \n", r.target.path.replace('`', "'")));
+    s.push_str(if r.time().is_some() || r.app().is_some() {
+        "MB/s = 10^6 bytes/s.\n"
+    } else {
+        "MB/s = 10^6 bytes/s. CPU % = iolab's user+sys time (all threads) per wall time.\n"
+    });
+    let warnings: Vec<String> = r
+        .warning_groups()
+        .iter()
+        .map(|g| format!("{}: {}", g.code, g.message))
+        .chain(r.run_warnings().map(|w| format!("{}: {}", w.code.as_str(), w.message)))
+        .collect();
+    if !warnings.is_empty() {
+        s.push_str("\n**Warnings**\n\n");
+        for w in warnings {
+            s.push_str(&format!("- {}\n", md_cell(&w)));
+        }
+    }
+    if r.interrupted {
+        s.push_str("\n*Interrupted: only the rows above finished.*\n");
+    }
+    s
+}
