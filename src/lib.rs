@@ -1,6 +1,7 @@
 //! iolab: a storage test lab in one binary.
 pub mod cli;
 pub mod compare;
+pub mod config;
 pub mod device;
 pub mod error;
 pub mod experiment;

@@ -2,7 +2,8 @@
 //!
 //! Sizes follow the storage convention users type into fio and dd: a bare
 //! `k`/`m`/`g`/`t` suffix and the IEC forms (`KiB`, `MiB`, ...) are powers of
-//! 1024; the SI forms with a `B` (`kB`, `MB`, `GB`) are powers of 1000. Block
+//! 1024; the SI forms with a `B` (`kB`, `MB`, `GB`) are powers of 1000 (fio,
+//! unlike iolab, reads those as 1024 too unless `kb_base=1000`). Block
 //! sizes like `4k` and `1M` therefore mean 4096 and 1048576 bytes, as in
 //! CrystalDiskMark. Throughput is reported in MB/s = 10^6 bytes/s unless
 //! `--units` ([`BwUnit`]) asks the terminal table for MiB/s or GB/s.
@@ -46,26 +47,51 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok(v as u64)
 }
 
-/// Parse a duration such as `5s`, `500ms`, `2m`, `1h`, or a bare number of seconds.
+/// Parse a duration: a number with one unit (`5s`, `1.5s`, `200ms`, `2m`,
+/// `1h`, `us`), a bare number of seconds (`3`, `0`), or what people write
+/// (`1m30s`, `1h 30m`, `2h`, through `humantime`).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
+    if t.starts_with('-') {
+        return Err(format!("invalid duration '{s}': it cannot be negative"));
+    }
+    if let Some(d) = simple_duration(t) {
+        return d.ok_or_else(|| format!("invalid duration '{s}'"));
+    }
+    humantime::parse_duration(t).map_err(|_| format!("invalid duration '{s}': expected e.g. 5s, 1.5s, 500ms, 1m30s, 2h"))
+}
+
+/// One number with one unit, or none (seconds). `None`: not of that form;
+/// `Some(None)`: of that form but not a duration.
+fn simple_duration(t: &str) -> Option<Option<Duration>> {
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, suffix) = t.split_at(split);
-    let num: f64 = num
-        .parse()
-        .map_err(|_| format!("invalid duration '{s}': expected e.g. 5s, 500ms, 2m"))?;
+    let num: f64 = num.parse().ok()?;
     let secs = match suffix.trim() {
         "" | "s" | "sec" => num,
         "ms" => num / 1e3,
         "us" => num / 1e6,
         "m" | "min" => num * 60.0,
         "h" => num * 3600.0,
-        other => return Err(format!("invalid duration unit '{other}' in '{s}' (use ms, s, m, h)")),
+        _ => return None,
     };
-    if !secs.is_finite() || secs < 0.0 {
-        return Err(format!("invalid duration '{s}'"));
-    }
-    Ok(Duration::from_secs_f64(secs))
+    Some((0.0..1e15).contains(&secs).then(|| Duration::from_secs_f64(secs)))
+}
+
+/// The rule of [`parse_size`] in a line, for help texts.
+pub const SIZE_RULE: &str = "k/K/KiB, M/MiB, G/GiB, T/TiB are powers of 1024; kB/KB, MB, GB, TB are powers of 1000 (1GB = 10^9 bytes)";
+
+/// The one-line note for a size given in decimal units (`kB`, `MB`, `GB`,
+/// `TB`), which fio would read as binary; `None` for any other size.
+pub fn decimal_size_note(s: &str) -> Option<String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let suffix = t[split..].trim();
+    matches!(suffix, "kB" | "KB" | "MB" | "GB" | "TB").then(|| {
+        format!(
+            "note: '{t}' is in decimal units ({suffix} = powers of 1000); fio reads {suffix} as binary (1GB = 2^30 bytes) unless kb_base=1000 — use KiB/MiB/GiB for the same size in both"
+        )
+    })
 }
 
 /// Format a byte count compactly in binary units, the way block sizes are named (`4K`, `1M`, `128K`).
@@ -342,6 +368,27 @@ mod tests {
         assert_eq!(parse_duration("3").unwrap(), Duration::from_secs(3));
         assert!(parse_duration("-1s").is_err());
         assert!(parse_duration("5x").is_err());
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse_duration("200ms").unwrap(), Duration::from_millis(200));
+        assert_eq!(parse_duration("0").unwrap(), Duration::ZERO);
+        assert_eq!(parse_duration("0s").unwrap(), Duration::ZERO);
+        assert_eq!(parse_duration("1m30s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("1h 30m").unwrap(), Duration::from_secs(5400));
+        assert_eq!(parse_duration("2h").unwrap(), Duration::from_secs(7200));
+        assert_eq!(parse_duration("1s500ms").unwrap(), Duration::from_millis(1500));
+        assert!(parse_duration("-1m30s").is_err());
+        assert!(parse_duration("").is_err());
+        assert!(parse_duration("1m30x").is_err());
+    }
+
+    #[test]
+    fn decimal_sizes_get_a_note() {
+        for s in ["1GB", "500MB", "4kB", "1TB", "4KB"] {
+            assert!(decimal_size_note(s).is_some_and(|n| n.contains("kb_base=1000")), "{s}");
+        }
+        for s in ["1G", "1GiB", "4k", "512", "16MiB"] {
+            assert_eq!(decimal_size_note(s), None, "{s}");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use crate::plan::limits::parse as limit;
 use crate::plan::scan::Position;
-use crate::plan::{EngineKind, Repeat, Rw, SteadyRule, SuiteName};
+use crate::plan::{EngineKind, Repeat, Rw, SteadyRule, SuiteChoice, SuiteName};
 use crate::render::Format;
 use crate::store;
 use crate::units::{self, BwUnit};
@@ -24,6 +24,10 @@ pub struct Cli {
     /// Results store (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db)
     #[arg(long, global = true, value_name = "PATH")]
     pub db: Option<PathBuf>,
+    /// Configuration file: defaults and user suites (default: $XDG_CONFIG_HOME/iolab/config.toml,
+    /// else ~/.config/iolab/config.toml; command-line flags win over it)
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
     #[command(subcommand)]
     pub cmd: Cmd,
 }
@@ -189,9 +193,9 @@ pub struct RunArgs {
     /// A directory (a test file is made there), a file, or a block device
     #[arg(default_value = ".")]
     pub target: PathBuf,
-    /// Which battery to run (see `iolab suites`)
-    #[arg(long, value_enum, default_value = "default")]
-    pub suite: SuiteName,
+    /// Which battery to run: a built-in one or a suite of the configuration file (see `iolab suites`)
+    #[arg(long, default_value = "default", value_parser = SuiteParser)]
+    pub suite: SuiteChoice,
     /// Files in the tree of the files suite
     #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub files: u64,
@@ -199,7 +203,8 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(2..=1_000_000))]
     pub commits: u32,
     /// Transfer sizes of the sustained suite (default 8K,64K,128K) or the dd suite
-    /// (default 128K; 512 is dd's own default), comma-separated
+    /// (default 128K; 512 is dd's own default), comma-separated; k/K/KiB, M/MiB = powers of 1024,
+    /// kB, MB, GB = powers of 1000
     #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = limit::bs)]
     pub bs: Vec<u64>,
     #[command(flatten)]
@@ -213,7 +218,7 @@ pub struct JobArgs {
     /// Access pattern
     #[arg(long, value_enum, default_value = "randread")]
     pub rw: Rw,
-    /// Block size per I/O (e.g. 4k, 128k, 1M; a multiple of 512)
+    /// Block size per I/O (e.g. 4k, 128k, 1M; a multiple of 512; k/K/KiB = 1024, kB = 1000)
     #[arg(long, default_value = "4k", value_parser = limit::bs)]
     pub bs: u64,
     /// I/Os in flight per thread
@@ -222,7 +227,8 @@ pub struct JobArgs {
     /// Threads, each with its own queue
     #[arg(long, default_value_t = 1, value_parser = limit::threads)]
     pub threads: u32,
-    /// Stop each run after this many bytes instead of after --duration
+    /// Stop each run after this many bytes instead of after --duration (k/KiB, M/MiB, G/GiB = powers
+    /// of 1024; kB, MB, GB = powers of 1000)
     #[arg(long, value_parser = parse_nonzero_size, conflicts_with = "duration")]
     pub bytes: Option<u64>,
     #[command(flatten)]
@@ -237,7 +243,7 @@ pub struct CommonArgs {
     /// Measured runs per test (after one discarded warm-up)
     #[arg(long, default_value_t = 3, value_parser = limit::runs)]
     pub runs: u32,
-    /// Length of each measured run
+    /// Length of each measured run (e.g. 5s, 1.5s, 500ms, 1m30s, 2h; a bare number is seconds)
     #[arg(long, default_value = "5s", value_parser = parse_nonzero_duration)]
     pub duration: Duration,
     /// Pause between runs and tests, letting the device settle
@@ -277,7 +283,9 @@ impl CommonArgs {
 /// How the target is opened: shared by every command that measures.
 #[derive(Args, Debug)]
 pub struct TargetArgs {
-    /// Span to test: the test file's size in a directory (default 1GiB), or a limit on a file/device
+    /// Span to test: the test file's size in a directory (default 1GiB), or a limit on a file/device.
+    /// k/K/KiB, M/MiB, G/GiB, T/TiB are powers of 1024; kB, MB, GB, TB powers of 1000 (1GB = 10^9
+    /// bytes, unlike fio)
     #[arg(long, value_parser = parse_nonzero_size)]
     pub size: Option<u64>,
     /// I/O engine
@@ -346,6 +354,26 @@ pub struct OutputArgs {
     pub tag: Vec<(String, String)>,
 }
 
+/// `--suite`: any name (a user suite's is checked once the configuration
+/// file is read), with the built-in suites and their descriptions as the
+/// possible values of help and completions.
+#[derive(Clone, Debug)]
+pub struct SuiteParser;
+
+impl clap::builder::TypedValueParser for SuiteParser {
+    type Value = SuiteChoice;
+    fn parse_ref(&self, cmd: &clap::Command, _arg: Option<&clap::Arg>, value: &std::ffi::OsStr) -> Result<SuiteChoice, clap::Error> {
+        let s = value
+            .to_str()
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidUtf8).with_cmd(cmd))?;
+        Ok(SuiteChoice::parse(s))
+    }
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        use clap::ValueEnum;
+        Some(Box::new(SuiteName::all().into_iter().filter_map(|s| s.to_possible_value())))
+    }
+}
+
 /// `--steady-state`'s help, stating the rule from the thresholds it uses.
 fn steady_state_help() -> String {
     use crate::judge::thresholds::{DEFAULT_WINDOW, MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT};
@@ -388,7 +416,7 @@ pub struct ScanArgs {
     /// Zones from the first byte to the last
     #[arg(long, default_value_t = 100, value_parser = limit::zones)]
     pub zones: u32,
-    /// Bytes measured at the start of each zone
+    /// Bytes measured at the start of each zone (M/MiB = 2^20, MB = 10^6)
     #[arg(long, default_value = "64MiB", value_parser = parse_nonzero_size)]
     pub window: u64,
     /// Measure each zone for this long instead of --window bytes
@@ -432,7 +460,7 @@ pub struct ScaleArgs {
     /// Access pattern of every point
     #[arg(long, value_enum, default_value = "randread")]
     pub rw: Rw,
-    /// Block size per I/O
+    /// Block size per I/O (k/K/KiB = 1024, kB = 1000)
     #[arg(long, default_value = "4k", value_parser = limit::bs)]
     pub bs: u64,
     /// Queue depths to sweep on each target (default with one target and no --threads-sweep: 1,2,4,8,16,32,64)

@@ -2,7 +2,8 @@
 //! but mapping (every rule is checked by the library).
 
 use super::args::*;
-use crate::error::Result;
+use crate::config::Config;
+use crate::error::{Result, usage};
 use crate::experiment::Experiment;
 use crate::experiment::apps::{AppRequest, Workload};
 use crate::experiment::jobs::JobsRequest;
@@ -12,16 +13,34 @@ use crate::experiment::time::TimeRequest;
 use crate::judge::scale::Layout;
 use crate::plan::scale::ScalePlan;
 use crate::plan::scan::ZoneAmount;
-use crate::plan::{Common, JobSpec, Limit, SuiteName};
+use crate::plan::{Common, JobSpec, Limit, SuiteChoice, SuiteName};
 use crate::target::Choice;
 use std::path::Path;
 
-/// `iolab run`.
-pub(super) fn run(a: &RunArgs) -> Result<Experiment> {
+/// `iolab run`: a built-in suite, or a user suite of `config`.
+pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
     let c = &a.common;
-    let exp = if a.suite.is_app() {
+    let common = Common {
+        limit: Limit::Time(c.duration),
+        span: 0,
+        direct: !c.target.buffered,
+        engine: c.target.engine,
+        mix_read: c.mix_read,
+        transfers: a.bs.clone(),
+    };
+    let suite = match &a.suite {
+        SuiteChoice::BuiltIn(s) => *s,
+        SuiteChoice::User(name) => {
+            let user = config
+                .and_then(|cfg| cfg.suite(name))
+                .ok_or_else(|| usage(super::settings::unknown_suite_message(name, config)))?;
+            let req = JobsRequest::user_suite(user, &common, choice(&a.target, &c.target), c.repeat())?;
+            return Ok(Experiment::Jobs(req));
+        }
+    };
+    let exp = if suite.is_app() {
         Experiment::App(AppRequest {
-            workload: match a.suite {
+            workload: match suite {
                 SuiteName::Files => Workload::Files { files: a.files },
                 _ => Workload::Git { commits: a.commits },
             },
@@ -30,15 +49,7 @@ pub(super) fn run(a: &RunArgs) -> Result<Experiment> {
             interval: c.interval,
         })
     } else {
-        let common = Common {
-            limit: Limit::Time(c.duration),
-            span: 0,
-            direct: !c.target.buffered,
-            engine: c.target.engine,
-            mix_read: c.mix_read,
-            transfers: a.bs.clone(),
-        };
-        Experiment::Jobs(JobsRequest::suite(a.suite, &common, choice(&a.target, &c.target), c.repeat())?)
+        Experiment::Jobs(JobsRequest::suite(suite, &common, choice(&a.target, &c.target), c.repeat())?)
     };
     Ok(exp)
 }

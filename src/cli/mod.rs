@@ -7,6 +7,7 @@
 mod args;
 mod docs;
 mod experiments;
+mod settings;
 
 use crate::device::SysRoot;
 use crate::error::{Error, Result, failed, usage};
@@ -16,7 +17,6 @@ use crate::render::{self, Document, Format};
 use crate::signals::Stop;
 use crate::store::{self, Store};
 use args::*;
-use clap::Parser;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -24,7 +24,11 @@ use std::time::Duration;
 
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    use clap::{CommandFactory, FromArgMatches};
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
+    let (mut cli, matches) = match parsed {
         Ok(c) => c,
         Err(e) => {
             // clap's whole message: what is wrong, the valid values or the
@@ -37,7 +41,29 @@ pub fn main() -> ExitCode {
             });
         }
     };
-    match dispatch(cli) {
+    // The configuration file: not needed to print completions or manuals.
+    let config = match cli.cmd {
+        Cmd::Completions(_) | Cmd::Man(_) => Ok(None),
+        _ => settings::load(&cli),
+    };
+    let config = match config {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("iolab: {e}");
+            return ExitCode::from(e.exit_code());
+        }
+    };
+    if let Some(c) = &config {
+        settings::apply(&mut cli, &matches, c);
+    }
+    if let Err(e) = settings::check_suite(&cli, config.as_ref()) {
+        let _ = e.print();
+        return ExitCode::from(2);
+    }
+    if let Some(note) = settings::decimal_size_note(&matches) {
+        eprintln!("iolab: {note}");
+    }
+    match dispatch(cli, config.as_ref()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("iolab: {e}");
@@ -46,15 +72,15 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn dispatch(cli: Cli) -> Result<()> {
+fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
     let db = cli.db.clone().unwrap_or_else(store::default_path);
     match cli.cmd {
-        Cmd::Run(a) => measure(experiments::run(&a)?, &a.common.out, &db),
+        Cmd::Run(a) => measure(experiments::run(&a, config)?, &a.common.out, &db),
         Cmd::Job(a) => measure(experiments::job(&a)?, &a.common.out, &db),
         Cmd::Scan(a) => measure(experiments::scan(&a)?, &a.out, &db),
         Cmd::Scale(a) => measure(experiments::scale(&a)?, &a.common.out, &db),
         Cmd::Time(a) => measure(experiments::time(&a)?, &a.out, &db),
-        Cmd::Suites => print(&suites_listing()),
+        Cmd::Suites => print(&suites_listing(config)),
         Cmd::Info(a) => {
             if !a.target.exists() {
                 return Err(usage(format!("target {} does not exist", a.target.display())));
@@ -257,21 +283,44 @@ fn compare(db: &Path, a: &CompareArgs) -> Result<()> {
     export(&a.export, Document::Comparison(&c))
 }
 
-/// `iolab suites`.
-pub fn suites_listing() -> String {
+/// `iolab suites`: the built-in suites, then the configuration file's,
+/// each with where it comes from.
+pub fn suites_listing(config: Option<&crate::config::Config>) -> String {
+    let common = Common {
+        limit: Limit::Time(Duration::from_secs(5)),
+        span: 0,
+        direct: true,
+        engine: EngineKind::IoUring,
+        mix_read: 70,
+        transfers: Vec::new(),
+    };
+    let mut all: Vec<(String, String, String, Vec<plan::JobSpec>)> = SuiteName::all()
+        .into_iter()
+        .map(|s| {
+            (
+                s.as_str().to_string(),
+                s.description().to_string(),
+                "built-in".to_string(),
+                s.jobs(&common),
+            )
+        })
+        .collect();
+    if let Some(c) = config {
+        for s in &c.suites {
+            all.push((s.name.clone(), s.description.clone(), c.path.display().to_string(), s.jobs(&common)));
+        }
+    }
+    let w = all.iter().map(|a| a.0.chars().count()).max().unwrap_or(0).max(8);
     let mut s = String::new();
-    for suite in SuiteName::all() {
-        s.push_str(&format!("{:<8} {}\n", suite.as_str(), suite.description()));
-        let common = Common {
-            limit: Limit::Time(Duration::from_secs(5)),
-            span: 0,
-            direct: true,
-            engine: EngineKind::IoUring,
-            mix_read: 70,
-            transfers: Vec::new(),
+    for (name, description, source, jobs) in all {
+        let description = if description.is_empty() {
+            String::new()
+        } else {
+            format!("{description} ")
         };
-        for j in suite.jobs(&common) {
-            s.push_str(&format!("         {:<26} {}\n", j.name, plan::describe(&j)));
+        s.push_str(&format!("{name:<w$} {description}({source})\n"));
+        for j in jobs {
+            s.push_str(&format!("{:w$} {:<26} {}\n", "", j.name, plan::describe(&j)));
         }
     }
     s

@@ -12,8 +12,9 @@ use std::time::Duration;
 /// Jobs on one target: a suite (`run`) or a custom job (`job`).
 #[derive(Clone, Debug)]
 pub struct JobsRequest {
-    /// The suite the jobs come from; `None` for a custom job.
-    pub suite: Option<SuiteName>,
+    /// The suite the jobs come from (a built-in's name or a user suite's);
+    /// `None` for a custom job.
+    pub suite: Option<String>,
     pub target: Choice,
     pub jobs: Vec<JobSpec>,
     pub repeat: Repeat,
@@ -40,7 +41,28 @@ impl JobsRequest {
             crate::plan::limits::check_bs(bs).map_err(usage)?;
         }
         Ok(JobsRequest {
-            suite: Some(suite),
+            suite: Some(suite.as_str().to_string()),
+            target,
+            jobs: suite.jobs(common),
+            repeat,
+        })
+    }
+
+    /// The jobs of a user suite from the configuration file.
+    pub fn user_suite(
+        suite: &crate::config::UserSuite,
+        common: &crate::plan::Common,
+        target: Choice,
+        repeat: Repeat,
+    ) -> Result<JobsRequest> {
+        if !common.transfers.is_empty() {
+            return Err(usage(format!(
+                "--bs applies to the sustained and dd suites; suite {} sets its jobs' sizes in {}",
+                suite.name, "the configuration file"
+            )));
+        }
+        Ok(JobsRequest {
+            suite: Some(suite.name.clone()),
             target,
             jobs: suite.jobs(common),
             repeat,
@@ -112,7 +134,7 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
             runs: r.repeat.runs,
             warmup_s: r.repeat.warmup.as_secs_f64(),
             interval_s: r.repeat.interval.as_secs_f64(),
-            suite: r.suite.map(|s| s.as_str().to_string()),
+            suite: r.suite.clone(),
             steady_state: r.repeat.steady,
         },
         body: Body::Jobs(jobs),

@@ -14,7 +14,7 @@ mod suites;
 pub mod time;
 
 use std::time::Duration;
-pub use suites::{Common, SuiteName, SuiteTest};
+pub use suites::{Common, SuiteChoice, SuiteName, SuiteTest};
 
 /// Access pattern, named as in fio so users can transfer their habits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]

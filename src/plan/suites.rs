@@ -67,6 +67,30 @@ impl clap::ValueEnum for SuiteName {
     }
 }
 
+/// What `--suite` names: a built-in suite, or another name, which the
+/// configuration file must define.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SuiteChoice {
+    BuiltIn(SuiteName),
+    User(String),
+}
+
+impl SuiteChoice {
+    /// A built-in suite's name is that suite; any other name a user suite's.
+    pub fn parse(s: &str) -> SuiteChoice {
+        match SuiteName::all().into_iter().find(|b| b.as_str() == s) {
+            Some(b) => SuiteChoice::BuiltIn(b),
+            None => SuiteChoice::User(s.to_string()),
+        }
+    }
+    pub fn as_str(&self) -> &str {
+        match self {
+            SuiteChoice::BuiltIn(b) => b.as_str(),
+            SuiteChoice::User(s) => s,
+        }
+    }
+}
+
 const SUITES: [SuiteName; 11] = {
     use SuiteName::*;
     [Default, Peak, Real, Demo, Nvme, Mix, Random512k, Sustained, Dd, Files, Git]

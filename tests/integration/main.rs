@@ -1,8 +1,8 @@
 //! iolab's integration tests, in one binary (as ripgrep does): the harness
 //! in [`common`] is compiled and linked once, not once per file.
 //!
-//! Each module is one area: `cli` (command-line behaviour), `output`
-//! (formats, `-o`, `--quiet`), `store`,
+//! Each module is one area: `cli` (command-line behaviour), `config` (the
+//! configuration file), `output` (formats, `-o`, `--quiet`), `store`,
 //! `safety`, `info`, and the ground truth on emulated devices with known
 //! limits (`accuracy`, `sustained`, `cliff`, `steady`, `scan`, `scale`,
 //! `apps`), plus the harnesses' own checks (`slowfile_harness`,
@@ -17,6 +17,7 @@ mod accuracy;
 mod apps;
 mod cli;
 mod cliff;
+mod config;
 mod cpu_accounting;
 mod info;
 mod output;

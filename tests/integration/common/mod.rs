@@ -23,10 +23,13 @@ macro_rules! note {
     };
 }
 
-/// The binary, with an in-memory results store so tests never touch the user's.
+/// The binary, with an in-memory results store and no configuration file,
+/// so tests never touch the user's.
 pub fn iolab() -> Command {
     let mut c = Command::new(IOLAB);
     c.env("IOLAB_DB", ":memory:");
+    // Nor the user's configuration file (tests that want one set their own).
+    c.env("XDG_CONFIG_HOME", "/nonexistent/iolab-tests-config");
     c
 }
 

@@ -1,0 +1,224 @@
+//! The configuration file on the command line: where it is, and how its
+//! defaults meet the flags. A flag given on the command line wins over the
+//! file, and the file wins over the built-in defaults (clap's
+//! `value_source` tells which values the user typed). Reading and checking
+//! the file is the library's ([`crate::config`]).
+
+use super::args::*;
+use crate::config::{self, Config};
+use crate::error::Result;
+use crate::plan::{SuiteChoice, SuiteName};
+use crate::units;
+use clap::ArgMatches;
+use clap::parser::ValueSource;
+use std::path::PathBuf;
+
+/// The configuration file to read: `--config PATH` (which must exist), else
+/// the default one if it exists (under sudo, the invoking user's).
+pub(super) fn load(cli: &Cli) -> Result<Option<Config>> {
+    if let Some(p) = &cli.config {
+        return Config::load(p).map(Some);
+    }
+    let Some(p) = default_path() else {
+        return Ok(None);
+    };
+    match std::fs::metadata(&p) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        _ => Config::load(&p).map(Some),
+    }
+}
+
+fn default_path() -> Option<PathBuf> {
+    match crate::store::default_location().owner {
+        Some(user) => Some(user.home.join(".config/iolab/config.toml")),
+        None => config::default_path_from(|k| std::env::var_os(k)),
+    }
+}
+
+/// Fill in the file's defaults where the command line gave no value.
+/// `m` are the whole command line's matches.
+pub(super) fn apply(cli: &mut Cli, m: &ArgMatches, cfg: &Config) {
+    let d = &cfg.defaults;
+    let env_db = std::env::var_os("IOLAB_DB").is_some_and(|v| !v.is_empty());
+    // --db, then $IOLAB_DB, then the file's.
+    if cli.db.is_none() && !env_db {
+        cli.db.clone_from(&d.db);
+    }
+    let Some((_, sub)) = m.subcommand() else {
+        return;
+    };
+    let typed = |id: &str| sub.value_source(id) == Some(ValueSource::CommandLine);
+    let target = |t: &mut TargetArgs| {
+        if !typed("size") && d.size.is_some() {
+            t.size = d.size;
+        }
+        if !typed("engine")
+            && let Some(e) = d.engine
+        {
+            t.engine = e;
+        }
+    };
+    let common = |c: &mut CommonArgs| {
+        if !typed("runs")
+            && let Some(v) = d.runs
+        {
+            c.runs = v;
+        }
+        if !typed("duration")
+            && let Some(v) = d.duration
+        {
+            c.duration = v;
+        }
+        if !typed("warmup")
+            && let Some(v) = d.warmup
+        {
+            c.warmup = v;
+        }
+        if !typed("interval")
+            && let Some(v) = d.interval
+        {
+            c.interval = v;
+        }
+        target(&mut c.target);
+    };
+    match &mut cli.cmd {
+        Cmd::Run(a) => common(&mut a.common),
+        Cmd::Job(a) => common(&mut a.common),
+        Cmd::Scale(a) => common(&mut a.common),
+        Cmd::Scan(a) => target(&mut a.target_args),
+        _ => {}
+    }
+}
+
+/// `--suite NAME` names a built-in suite or one of the file's; otherwise
+/// clap's error for an invalid value, with both lists.
+pub(super) fn check_suite(cli: &Cli, cfg: Option<&Config>) -> std::result::Result<(), clap::Error> {
+    let Cmd::Run(a) = &cli.cmd else { return Ok(()) };
+    let SuiteChoice::User(name) = &a.suite else { return Ok(()) };
+    if cfg.is_some_and(|c| c.suite(name).is_some()) {
+        return Ok(());
+    }
+    use clap::CommandFactory;
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let mut cmd = Cli::command();
+    cmd.build();
+    let run = cmd.find_subcommand_mut("run").expect("the run command");
+    let usage = run.render_usage();
+    let mut e = clap::Error::new(ErrorKind::InvalidValue).with_cmd(run);
+    e.insert(ContextKind::InvalidArg, ContextValue::String("--suite <SUITE>".into()));
+    e.insert(ContextKind::InvalidValue, ContextValue::String(name.clone()));
+    e.insert(ContextKind::ValidValue, ContextValue::Strings(suite_names(cfg)));
+    e.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![user_suites_note(cfg).into()]));
+    e.insert(ContextKind::Usage, ContextValue::StyledStr(usage));
+    Err(e)
+}
+
+/// Every suite `--suite` accepts: the built-in ones, then the file's.
+fn suite_names(cfg: Option<&Config>) -> Vec<String> {
+    let user = cfg.into_iter().flat_map(|c| c.suites.iter().map(|s| s.name.clone()));
+    SuiteName::all().iter().map(|s| s.as_str().to_string()).chain(user).collect()
+}
+
+fn user_suites_note(cfg: Option<&Config>) -> String {
+    match cfg {
+        Some(c) if !c.suites.is_empty() => format!(
+            "user suites ({}): {}",
+            c.path.display(),
+            c.suites.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+        ),
+        Some(c) => format!("{} defines no suites", c.path.display()),
+        None => "no configuration file: user suites are defined under [suites.NAME] in $XDG_CONFIG_HOME/iolab/config.toml or --config PATH"
+            .into(),
+    }
+}
+
+/// The message for an unknown suite, in one line.
+pub(super) fn unknown_suite_message(name: &str, cfg: Option<&Config>) -> String {
+    format!(
+        "no suite '{name}': built-in suites are {}; {}",
+        SuiteName::all().map(|s| s.as_str()).join(", "),
+        user_suites_note(cfg)
+    )
+}
+
+/// The note for sizes typed in decimal units, once for the command line.
+pub(super) fn decimal_size_note(m: &ArgMatches) -> Option<String> {
+    let (_, sub) = m.subcommand()?;
+    ["size", "bs", "window", "bytes"]
+        .into_iter()
+        .filter(|id| sub.ids().any(|i| i.as_str() == *id) && sub.value_source(id) == Some(ValueSource::CommandLine))
+        .filter_map(|id| sub.try_get_raw(id).ok().flatten())
+        .flatten()
+        .find_map(|v| v.to_str().and_then(units::decimal_size_note))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, FromArgMatches};
+    use std::path::Path;
+    use std::time::Duration;
+
+    fn parsed(args: &[&str], cfg: &Config) -> Cli {
+        let m = Cli::command().try_get_matches_from(args).unwrap();
+        let mut cli = Cli::from_arg_matches(&m).unwrap();
+        apply(&mut cli, &m, cfg);
+        cli
+    }
+
+    fn cfg() -> Config {
+        Config::parse(
+            "[defaults]\nsize = \"4GiB\"\nruns = 5\nduration = \"10s\"\nengine = \"psync\"\n[suites.our-nightly]\njobs = [{ rw = \"read\", bs = \"1M\" }]\n",
+            Path::new("/c.toml"),
+        )
+        .unwrap()
+    }
+
+    fn common(cli: &Cli) -> &CommonArgs {
+        match &cli.cmd {
+            Cmd::Run(a) => &a.common,
+            Cmd::Job(a) => &a.common,
+            _ => panic!("not run or job"),
+        }
+    }
+
+    #[test]
+    fn flags_win_over_the_file_which_wins_over_the_built_in_defaults() {
+        let cli = parsed(&["iolab", "run", ".", "--runs", "2", "--size", "16MiB"], &cfg());
+        let c = common(&cli);
+        assert_eq!(c.runs, 2, "flag");
+        assert_eq!(c.target.size, Some(16 << 20), "flag");
+        assert_eq!(c.duration, Duration::from_secs(10), "file");
+        assert_eq!(c.target.engine, crate::plan::EngineKind::Psync, "file");
+        assert_eq!(c.warmup, Duration::from_secs(1), "built-in");
+        assert_eq!(c.interval, Duration::from_secs(5), "built-in");
+        // A flag equal to the built-in default still wins.
+        let cli = parsed(&["iolab", "job", ".", "--runs", "3", "--duration", "5s"], &cfg());
+        assert_eq!((common(&cli).runs, common(&cli).duration), (3, Duration::from_secs(5)));
+        let cli = parsed(&["iolab", "job", "."], &Config::default());
+        assert_eq!((common(&cli).runs, common(&cli).target.size), (3, None));
+    }
+
+    #[test]
+    fn user_suites_pass_and_unknown_ones_list_both_kinds() {
+        let c = cfg();
+        let cli = parsed(&["iolab", "run", ".", "--suite", "our-nightly"], &c);
+        assert!(check_suite(&cli, Some(&c)).is_ok());
+        let cli = parsed(&["iolab", "run", ".", "--suite", "nightly"], &c);
+        let e = check_suite(&cli, Some(&c)).unwrap_err().render().to_string();
+        for n in ["'nightly'", "possible values:", "default", "git", "our-nightly", "/c.toml"] {
+            assert!(e.contains(n), "{n} in {e}");
+        }
+        assert_eq!(check_suite(&cli, None).unwrap_err().kind(), clap::error::ErrorKind::InvalidValue);
+    }
+
+    #[test]
+    fn decimal_sizes_typed_by_the_user_get_one_note() {
+        let m = |args: &[&str]| Cli::command().try_get_matches_from(args).unwrap();
+        assert!(decimal_size_note(&m(&["iolab", "job", ".", "--size", "1GB", "--bytes", "1MB"])).is_some());
+        assert!(decimal_size_note(&m(&["iolab", "run", ".", "--suite", "dd", "--bs", "4k,512kB"])).is_some());
+        assert!(decimal_size_note(&m(&["iolab", "job", ".", "--size", "1GiB"])).is_none());
+        assert!(decimal_size_note(&m(&["iolab", "scan", ".", "--window", "64MB"])).is_some());
+        assert!(decimal_size_note(&m(&["iolab", "list"])).is_none());
+    }
+}

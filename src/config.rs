@@ -1,0 +1,569 @@
+//! The configuration file: defaults for the measuring commands and user
+//! suites made of jobs.
+//!
+//! ```toml
+//! [defaults]
+//! size = "4GiB"
+//! runs = 5
+//! duration = "10s"
+//! [suites.our-nightly]
+//! description = "what the lab runs every night"
+//! jobs = [
+//!   { rw = "read", bs = "1M", qd = 8 },
+//!   { rw = "randread", bs = "4k", qd = 32, threads = 4 },
+//! ]
+//! ```
+//!
+//! Everything here is checked when the file is read: unknown keys, wrong
+//! types, sizes and durations that do not parse, and every job of every
+//! suite (with [`JobSpec::validate`], so the messages are the flags'). A
+//! problem is one error naming the file, the line and column, and the key.
+//! Where the file is found, and how its defaults are merged with the
+//! command line, is the command line's business.
+
+use crate::error::{Result, usage};
+use crate::plan::{Common, EngineKind, JobSpec, Limit, Rw, SuiteName, limits};
+use crate::units;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use toml::Spanned;
+
+/// A configuration file, read and checked.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// Where it was read from (named in errors and in `iolab suites`).
+    pub path: PathBuf,
+    pub defaults: Defaults,
+    /// User suites, in the file's order.
+    pub suites: Vec<UserSuite>,
+}
+
+/// `[defaults]`: each one applies where the command line gives no value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Defaults {
+    pub size: Option<u64>,
+    pub runs: Option<u32>,
+    pub duration: Option<Duration>,
+    pub warmup: Option<Duration>,
+    pub interval: Option<Duration>,
+    /// The results store (`~/` is the home directory; a relative path is
+    /// relative to the configuration file's directory).
+    pub db: Option<PathBuf>,
+    pub engine: Option<EngineKind>,
+}
+
+/// A suite defined in the configuration file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserSuite {
+    pub name: String,
+    pub description: String,
+    pub jobs: Vec<UserJob>,
+}
+
+/// One job of a user suite: its shape; the length, span, engine and
+/// O_DIRECT come from the command (and the defaults).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserJob {
+    /// Its name in the results (default: as `iolab job` names it, `randread 4K Q32T1`).
+    pub name: Option<String>,
+    pub rw: Rw,
+    pub bs: u64,
+    pub qd: u32,
+    pub threads: u32,
+    /// Percentage of reads of a mixed job (default: `--mix-read`).
+    pub mix_read: Option<u8>,
+}
+
+impl UserSuite {
+    /// The suite's jobs, in the file's order, with `common`'s settings.
+    pub fn jobs(&self, common: &Common) -> Vec<JobSpec> {
+        self.jobs
+            .iter()
+            .map(|j| {
+                let mut s = JobSpec::custom(
+                    j.rw,
+                    j.bs,
+                    j.qd,
+                    j.threads,
+                    j.mix_read.unwrap_or(common.mix_read),
+                    common.limit,
+                    common.direct,
+                    common.engine,
+                );
+                if let Some(n) = &j.name {
+                    s.name = n.clone();
+                }
+                s.span = common.span;
+                s
+            })
+            .collect()
+    }
+}
+
+impl Config {
+    /// Read and check the file at `path`.
+    pub fn load(path: &Path) -> Result<Config> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read the configuration file {}: {e}", path.display())))?;
+        Config::parse(&text, path)
+    }
+
+    /// Check `text`, read from `path` (named in the errors).
+    pub fn parse(text: &str, path: &Path) -> Result<Config> {
+        let at = |offset: usize, msg: &str| usage(located(text, path, offset, msg));
+        let raw: RawConfig = toml::from_str(text).map_err(|e| at(e.span().map_or(0, |s| s.start), e.message()))?;
+        let d = raw.defaults.unwrap_or_default();
+        let defaults = Defaults {
+            size: d.size.map(|s| s.0),
+            runs: d.runs.map(|r| r.0),
+            duration: d.duration.map(|s| s.0),
+            warmup: d.warmup.map(|s| s.0),
+            interval: d.interval.map(|s| s.0),
+            db: d.db.map(|p| resolve(&p, path)),
+            engine: d.engine,
+        };
+        let mut raw_suites: Vec<(String, Spanned<RawSuite>)> = raw.suites.into_iter().collect();
+        raw_suites.sort_by_key(|(_, s)| s.span().start);
+        let mut suites = Vec::new();
+        for (name, s) in raw_suites {
+            let start = s.span().start;
+            if SuiteName::all().iter().any(|b| b.as_str() == name) {
+                return Err(at(start, &format!("suite {name} is a built-in suite: choose another name")));
+            }
+            let s = s.into_inner();
+            if s.jobs.is_empty() {
+                return Err(at(start, &format!("suite {name} has no jobs")));
+            }
+            let mut jobs = Vec::new();
+            for j in s.jobs {
+                let jstart = j.span().start;
+                let j = j.into_inner();
+                let job = UserJob {
+                    name: j.name,
+                    rw: j.rw,
+                    bs: j.bs.0,
+                    qd: j.qd.unwrap_or(1),
+                    threads: j.threads.unwrap_or(1),
+                    mix_read: j.mix_read,
+                };
+                let one = UserSuite {
+                    name: name.clone(),
+                    description: String::new(),
+                    jobs: vec![job.clone()],
+                };
+                for spec in one.jobs(&check_common()) {
+                    spec.validate().map_err(|e| at(jstart, &format!("in [suites.{name}]: job {e}")))?;
+                }
+                jobs.push(job);
+            }
+            suites.push(UserSuite {
+                name,
+                description: s.description.unwrap_or_default(),
+                jobs,
+            });
+        }
+        Ok(Config {
+            path: path.to_path_buf(),
+            defaults,
+            suites,
+        })
+    }
+
+    /// The user suite called `name`.
+    pub fn suite(&self, name: &str) -> Option<&UserSuite> {
+        self.suites.iter().find(|s| s.name == name)
+    }
+}
+
+/// The settings jobs are checked with when the file is read (the real ones
+/// come from the command).
+fn check_common() -> Common {
+    Common {
+        limit: Limit::Time(Duration::from_secs(1)),
+        span: 0,
+        direct: true,
+        engine: EngineKind::IoUring,
+        mix_read: 70,
+        transfers: Vec::new(),
+    }
+}
+
+/// The default configuration file: `$XDG_CONFIG_HOME/iolab/config.toml`,
+/// else `~/.config/iolab/config.toml`; none without either variable.
+pub fn default_path_from(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    let get = |k: &str| env(k).filter(|v| !v.is_empty());
+    if let Some(x) = get("XDG_CONFIG_HOME") {
+        return Some(PathBuf::from(x).join("iolab/config.toml"));
+    }
+    get("HOME").map(|h| PathBuf::from(h).join(".config/iolab/config.toml"))
+}
+
+/// `~/x` under the home directory; a relative path next to the file.
+fn resolve(p: &str, file: &Path) -> PathBuf {
+    if let Some(rest) = p.strip_prefix("~/")
+        && let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty())
+    {
+        return PathBuf::from(home).join(rest);
+    }
+    let p = PathBuf::from(p);
+    if p.is_relative() && p.as_os_str() != ":memory:" {
+        file.parent().map(|d| d.join(&p)).unwrap_or(p)
+    } else {
+        p
+    }
+}
+
+/// `path:line:column: message`, naming the key at `offset` and its table.
+fn located(text: &str, path: &Path, offset: usize, msg: &str) -> String {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = text[line_start..offset].chars().count() + 1;
+    let msg = msg.trim();
+    // The table: the last header before the line (a header's own errors
+    // are its parent's).
+    let section = text[..line_start]
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            l.starts_with('[')
+                .then(|| l.trim_start_matches('[').split(']').next().unwrap_or("").trim().to_string())
+        })
+        .next_back();
+    // The key whose value is at `offset`, if it is a value.
+    let key = (!msg.starts_with("unknown field"))
+        .then(|| text[line_start..offset].rfind('='))
+        .flatten()
+        .and_then(|i| {
+            let k = text[line_start..line_start + i].trim_end();
+            let k: String = k
+                .chars()
+                .rev()
+                .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '"'))
+                .collect();
+            let k: String = k.chars().rev().collect();
+            (!k.is_empty()).then_some(k)
+        });
+    let table = |s: &str| {
+        if s.is_empty() {
+            "the top level".to_string()
+        } else {
+            format!("[{s}]")
+        }
+    };
+    let body = match (&section, key) {
+        (_, _) if msg.starts_with("in [") => msg.to_string(),
+        (Some(s), None) if msg.starts_with("unknown field") => match msg.split_once(", expected") {
+            Some((a, b)) => format!("{a} in {}, expected{b}", table(s)),
+            None => format!("{msg} in {}", table(s)),
+        },
+        (None, None) if msg.starts_with("unknown field") => match msg.split_once(", expected") {
+            Some((a, b)) => format!("{a} at the top level, expected{b}"),
+            None => msg.to_string(),
+        },
+        (Some(s), Some(k)) => format!("{k} in {}: {msg}", table(s)),
+        (None, Some(k)) => format!("{k}: {msg}"),
+        (_, None) => msg.to_string(),
+    };
+    format!("{}:{line}:{col}: {body}", path.display())
+}
+
+// ------------------------------------------------------------ the file's shape
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    defaults: Option<RawDefaults>,
+    #[serde(default)]
+    suites: BTreeMap<String, Spanned<RawSuite>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawDefaults {
+    size: Option<NonzeroSize>,
+    runs: Option<Runs>,
+    duration: Option<NonzeroDuration>,
+    warmup: Option<AnyDuration>,
+    interval: Option<AnyDuration>,
+    db: Option<String>,
+    engine: Option<EngineKind>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSuite {
+    description: Option<String>,
+    jobs: Vec<Spanned<RawJob>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawJob {
+    name: Option<String>,
+    rw: Rw,
+    bs: BlockSize,
+    qd: Option<u32>,
+    threads: Option<u32>,
+    mix_read: Option<u8>,
+}
+
+/// A value given as text (`"4k"`, `"1m30s"`) or as a number, checked by `parse`.
+fn text_or_number<'de, D: serde::Deserializer<'de>, T>(
+    d: D,
+    what: &'static str,
+    parse: fn(&str) -> std::result::Result<T, String>,
+) -> std::result::Result<T, D::Error> {
+    struct V<T>(&'static str, fn(&str) -> std::result::Result<T, String>);
+    impl<T> serde::de::Visitor<'_> for V<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "{}", self.0)
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<T, E> {
+            (self.1)(v).map_err(E::custom)
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<T, E> {
+            self.visit_str(&v.to_string())
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<T, E> {
+            self.visit_str(&v.to_string())
+        }
+    }
+    d.deserialize_any(V(what, parse))
+}
+
+macro_rules! checked {
+    ($name:ident, $t:ty, $what:literal, $parse:expr) => {
+        struct $name($t);
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                text_or_number(d, $what, $parse).map($name)
+            }
+        }
+    };
+}
+
+checked!(NonzeroSize, u64, "a size such as \"4GiB\"", |s| match units::parse_size(s)? {
+    0 => Err("size must be greater than 0".into()),
+    v => Ok(v),
+});
+checked!(BlockSize, u64, "a block size such as \"4k\"", limits::parse::bs);
+checked!(
+    NonzeroDuration,
+    Duration,
+    "a duration such as \"10s\"",
+    |s| match units::parse_duration(s)? {
+        d if d.is_zero() => Err("duration must be greater than 0".into()),
+        d => Ok(d),
+    }
+);
+checked!(AnyDuration, Duration, "a duration such as \"1s\"", units::parse_duration);
+
+checked!(Runs, u32, "a number of runs such as 5", limits::parse::runs);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+[defaults]
+size = "4GiB"
+runs = 5
+duration = "1m30s"
+warmup = "0"
+interval = "500ms"
+engine = "psync"
+db = "/var/lib/iolab.db"
+
+[suites.our-nightly]
+description = "what the lab runs every night"
+jobs = [
+  { rw = "read", bs = "1M", qd = 8 },
+  { rw = "randread", bs = "4k", qd = 32, threads = 4 },
+  { rw = "randwrite", bs = "4k", qd = 1, name = "RND4K Q1T1 write" },
+]
+
+[suites.aaa]
+jobs = [{ rw = "randrw", bs = 4096, mix_read = 50 }]
+"#;
+
+    fn parse(text: &str) -> Result<Config> {
+        Config::parse(text, Path::new("/etc/x/config.toml"))
+    }
+
+    fn err(text: &str) -> String {
+        parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn good_file() {
+        let c = parse(GOOD).unwrap();
+        assert_eq!(
+            c.defaults,
+            Defaults {
+                size: Some(4 << 30),
+                runs: Some(5),
+                duration: Some(Duration::from_secs(90)),
+                warmup: Some(Duration::ZERO),
+                interval: Some(Duration::from_millis(500)),
+                db: Some(PathBuf::from("/var/lib/iolab.db")),
+                engine: Some(EngineKind::Psync),
+            }
+        );
+        let names: Vec<&str> = c.suites.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["our-nightly", "aaa"], "the file's order");
+        let s = c.suite("our-nightly").unwrap();
+        assert_eq!(s.description, "what the lab runs every night");
+        assert_eq!(s.jobs.len(), 3);
+        assert_eq!(c.suite("aaa").unwrap().jobs[0].bs, 4096);
+    }
+
+    #[test]
+    fn empty_file_is_no_settings() {
+        let c = parse("").unwrap();
+        assert_eq!(c.defaults, Defaults::default());
+        assert!(c.suites.is_empty());
+    }
+
+    #[test]
+    fn user_suite_to_jobs() {
+        let c = parse(GOOD).unwrap();
+        let common = Common {
+            limit: Limit::Time(Duration::from_millis(200)),
+            span: 16 << 20,
+            direct: false,
+            engine: EngineKind::Psync,
+            mix_read: 70,
+            transfers: Vec::new(),
+        };
+        let jobs = c.suite("our-nightly").unwrap().jobs(&common);
+        let got: Vec<(&str, Rw, u64, u32, u32)> = jobs.iter().map(|j| (j.name.as_str(), j.rw, j.bs, j.qd, j.threads)).collect();
+        assert_eq!(
+            got,
+            [
+                ("read 1M Q8T1", Rw::Read, 1 << 20, 8, 1),
+                ("randread 4K Q32T4", Rw::Randread, 4096, 32, 4),
+                ("RND4K Q1T1 write", Rw::Randwrite, 4096, 1, 1),
+            ]
+        );
+        assert!(
+            jobs.iter()
+                .all(|j| j.limit == common.limit && !j.direct && j.engine == EngineKind::Psync && j.span == 16 << 20)
+        );
+        assert_eq!(jobs[0].mix_read, 70);
+        assert_eq!(c.suite("aaa").unwrap().jobs(&common)[0].mix_read, 50);
+    }
+
+    #[test]
+    fn bad_toml() {
+        let e = err("[defaults]\nsize = \"4GiB\nruns = 3\n");
+        assert!(e.starts_with("/etc/x/config.toml:2:"), "{e}");
+    }
+
+    #[test]
+    fn unknown_key() {
+        let e = err("[defaults]\nruns = 3\nsze = \"1G\"\n");
+        assert!(
+            e.starts_with("/etc/x/config.toml:3:1: unknown field `sze` in [defaults], expected"),
+            "{e}"
+        );
+        assert!(e.contains("size"), "{e}");
+        let e = err("[suites.x]\njobs = [\n  { rw = \"read\", bs = \"1M\", depth = 8 },\n]\n");
+        assert!(
+            e.starts_with("/etc/x/config.toml:3:29: unknown field `depth` in [suites.x], expected one of `name`, `rw`"),
+            "{e}"
+        );
+        let e = err("[prices]\nx = 1\n");
+        assert!(
+            e.starts_with("/etc/x/config.toml:1:2: unknown field `prices` at the top level"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn wrong_type() {
+        let e = err("[defaults]\nruns = \"five\"\n");
+        assert!(
+            e.starts_with("/etc/x/config.toml:2:8: runs in [defaults]: 'five' is not a whole number"),
+            "{e}"
+        );
+        let e = err("[defaults]\nsize = true\n");
+        assert!(
+            e.starts_with("/etc/x/config.toml:2:8: size in [defaults]: invalid type: boolean `true`, expected a size"),
+            "{e}"
+        );
+        let e = err("[suites.x]\ndescription = 3\njobs = [{ rw = \"read\", bs = \"4k\" }]\n");
+        assert!(
+            e.starts_with("/etc/x/config.toml:2:15: description in [suites.x]: invalid type: integer `3`, expected a string"),
+            "{e}"
+        );
+        let e = err("[defaults]\nengine = \"spdk\"\n");
+        assert!(
+            e.starts_with("/etc/x/config.toml:2:10: engine in [defaults]: unknown variant `spdk`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn bad_values() {
+        let e = err("[defaults]\nsize = \"4q\"\n");
+        assert!(
+            e.starts_with("/etc/x/config.toml:2:8: size in [defaults]: invalid size unit 'q'"),
+            "{e}"
+        );
+        let e = err("[defaults]\nduration = \"0s\"\n");
+        assert!(e.contains("2:12: duration in [defaults]: duration must be greater than 0"), "{e}");
+        let e = err("[defaults]\nruns = 0\n");
+        assert!(e.contains("2:8: runs in [defaults]: runs must be between 1 and 1000, got 0"), "{e}");
+        let e = err("[suites.x]\njobs = [{ rw = \"read\", bs = \"1000\" }]\n");
+        assert!(
+            e.contains("2:29: bs in [suites.x]: block size must be a multiple of 512 bytes, got 1000"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn invalid_job() {
+        let e = err("[suites.x]\njobs = [\n  { rw = \"read\", bs = \"1M\" },\n  { rw = \"read\", bs = \"4k\", qd = 0 },\n]\n");
+        assert_eq!(
+            e,
+            "/etc/x/config.toml:4:3: in [suites.x]: job read 4K Q0T1: queue depth must be between 1 and 4096, got 0"
+        );
+        let e = err("[suites.x]\njobs = [{ rw = \"read\", bs = \"4k\", threads = 300, name = \"big\" }]\n");
+        assert!(
+            e.ends_with("in [suites.x]: job big: threads must be between 1 and 256, got 300"),
+            "{e}"
+        );
+        let e = err("[suites.x]\njobs = []\n");
+        assert!(e.contains("suite x has no jobs"), "{e}");
+        let e = err("[suites.nvme]\njobs = [{ rw = \"read\", bs = \"4k\" }]\n");
+        assert!(e.contains("suite nvme is a built-in suite"), "{e}");
+    }
+
+    #[test]
+    fn default_path() {
+        let env =
+            |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|p| p.0 == k).map(|p| OsString::from(p.1));
+        assert_eq!(
+            default_path_from(env(&[("XDG_CONFIG_HOME", "/x"), ("HOME", "/h")])),
+            Some(PathBuf::from("/x/iolab/config.toml"))
+        );
+        assert_eq!(
+            default_path_from(env(&[("XDG_CONFIG_HOME", ""), ("HOME", "/h")])),
+            Some(PathBuf::from("/h/.config/iolab/config.toml"))
+        );
+        assert_eq!(default_path_from(env(&[])), None);
+    }
+
+    #[test]
+    fn db_paths() {
+        let c = Config::parse("[defaults]\ndb = \"runs.db\"\n", Path::new("/etc/iolab/config.toml")).unwrap();
+        assert_eq!(c.defaults.db, Some(PathBuf::from("/etc/iolab/runs.db")));
+    }
+}
