@@ -252,7 +252,7 @@ pub struct CommonArgs {
     /// Length of the discarded warm-up pass before each test (0 to skip)
     #[arg(long, default_value = "1s", value_parser = units::parse_duration)]
     pub warmup: Duration,
-    /// Percentage of reads in mixed patterns (randrw, rw, the mix suite)
+    /// Percentage of reads in mixed I/O: `--rw randrw` and `rw` (and `run`'s mix suite)
     #[arg(long, default_value_t = 70, value_parser = limit::mix_read)]
     pub mix_read: u8,
     #[arg(long, help = steady_state_help())]
