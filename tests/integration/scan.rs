@@ -35,9 +35,14 @@ fn scan_of_a_throttled_device_is_flat_at_the_limit_with_access_time_one_over_iop
     let dev = LoopDev::new_sparse(512 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::ReadBps(40 * MIB));
+    // Writing the limit starts a throttle slice that the first zone would
+    // inherit, and a zone is timed to within a fraction of a 100 ms slice:
+    // settle first, and measure 32 MiB (0.8 s) per zone. With 16 MiB right
+    // after the limit write, the first zone once read +3.03%.
+    cg.settle();
     let mut cmd = cg.command(crate::common::IOLAB);
     cmd.arg("scan").arg(dev.path());
-    cmd.args(["--zones", "8", "--window", "16MiB", "--bs", "512k", "--access", "0", "--json", "-"]);
+    cmd.args(["--zones", "8", "--window", "32MiB", "--bs", "512k", "--access", "0", "--json", "-"]);
     let v = run(cmd);
     let s = &v["scan"];
     let zones = s["zones"].as_array().unwrap();
