@@ -13,19 +13,22 @@ fn opt_bytes(b: Option<u64>) -> String {
     b.map(fmt_bytes).unwrap_or_else(|| "–".into())
 }
 
+/// The columns of a timed command's runs, in the terminal and in Markdown.
+pub const TIME_COLUMNS: [&str; 8] = [
+    "Run",
+    "Wall s",
+    "User s",
+    "Sys s",
+    "Device read",
+    "Device written",
+    "Device busy s",
+    "Exit",
+];
+
 /// One row per run, then hyperfine's summary line.
 pub fn time_table(t: &TimeReport) -> String {
     let mut tab = super::text_table();
-    tab.set_header(vec![
-        "Run",
-        "Wall s",
-        "User s",
-        "Sys s",
-        "Device read",
-        "Device written",
-        "Device busy s",
-        "Exit",
-    ]);
+    tab.set_header(TIME_COLUMNS.to_vec());
     for (i, r) in t.runs.iter().enumerate() {
         tab.add_row(vec![
             right((i + 1).to_string()),

@@ -44,20 +44,7 @@ pub fn run(r: &Report) -> String {
             })
             .collect();
         s.push_str(&format!("Command: `{}`\n\n", t.command.replace('`', "'")));
-        s.push_str(&grid(
-            &[
-                "Run",
-                "Wall s",
-                "User s",
-                "Sys s",
-                "Device read",
-                "Device written",
-                "Device busy s",
-                "Exit",
-            ],
-            &[true; 8],
-            &rows,
-        ));
+        s.push_str(&grid(&super::apps::TIME_COLUMNS, &[true; 8], &rows));
         s.push_str(&format!(
             "\nTime (mean ± σ): {:.3} s ± {:.3} s, median {:.3} s, min {:.3} s, max {:.3} s  \n",
             t.wall_s.mean, t.wall_s.stddev, t.wall_s.median, t.wall_s.min, t.wall_s.max
