@@ -21,15 +21,81 @@ use std::time::Duration;
     after_long_help = super::docs::exit_status_help()
 )]
 pub struct Cli {
-    /// Results store (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db)
-    #[arg(long, global = true, value_name = "PATH")]
-    pub db: Option<PathBuf>,
-    /// Configuration file: defaults and user suites (default: $XDG_CONFIG_HOME/iolab/config.toml,
-    /// else ~/.config/iolab/config.toml; command-line flags win over it)
-    #[arg(long, global = true, value_name = "PATH")]
-    pub config: Option<PathBuf>,
+    /// `--db`/`--config` before the command; the command's own win (see [`Cli::files`]).
+    #[command(flatten)]
+    pub files: StoreArgs,
     #[command(subcommand)]
     pub cmd: Cmd,
+}
+
+/// The command line as users see it: the derived definition, with the
+/// help of shared options said in each command's own terms.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let mix = |text: &'static str| move |c: clap::Command| c.mut_arg("mix_read", |a| a.help(text));
+    Cli::command()
+        .mut_subcommand(
+            "run",
+            mix("Percentage of reads in the mixed tests: the mix suite's, and a user suite's rw and randrw jobs"),
+        )
+        .mut_subcommand("job", mix("Percentage of reads with --rw randrw or rw"))
+        .mut_subcommand("scale", mix("Percentage of reads with --rw randrw or rw"))
+}
+
+impl Cli {
+    /// The store and configuration file in effect: given after the command
+    /// (where its help shows them) or before it (`iolab --db X list`).
+    /// Commands that use neither (info, completions, man) do not take them.
+    pub fn resolve_files(&mut self) {
+        let sub = match &self.cmd {
+            Cmd::Run(a) => Some(&a.common.out.files),
+            Cmd::Job(a) => Some(&a.common.out.files),
+            Cmd::Scale(a) => Some(&a.common.out.files),
+            Cmd::Scan(a) => Some(&a.out.files),
+            Cmd::Time(a) => Some(&a.out.files),
+            Cmd::List(a) => Some(&a.files),
+            Cmd::Show(a) => Some(&a.files),
+            Cmd::Compare(a) => Some(&a.files),
+            Cmd::Import(a) => Some(&a.files),
+            Cmd::Delete { files, .. } | Cmd::Label { files, .. } | Cmd::Tag { files, .. } => Some(files),
+            Cmd::Suites(c) => {
+                if c.config.is_some() {
+                    self.files.config.config.clone_from(&c.config);
+                }
+                None
+            }
+            Cmd::Info(_) | Cmd::Completions(_) | Cmd::Man(_) => None,
+        };
+        if let Some(f) = sub {
+            if f.db.is_some() {
+                self.files.db.clone_from(&f.db);
+            }
+            if f.config.config.is_some() {
+                self.files.config.config.clone_from(&f.config.config);
+            }
+        }
+    }
+}
+
+/// The results store and the configuration file: every command that keeps
+/// or reads runs.
+#[derive(Args, Debug, Default, Clone)]
+pub struct StoreArgs {
+    /// Results store (default: $IOLAB_DB, else the configuration file's `db`, else
+    /// $XDG_DATA_HOME/iolab/results.db; under sudo, the invoking user's)
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// The configuration file alone: `iolab suites`.
+#[derive(Args, Debug, Default, Clone)]
+pub struct ConfigArgs {
+    /// Configuration file: defaults and user suites (default: $XDG_CONFIG_HOME/iolab/config.toml,
+    /// else ~/.config/iolab/config.toml; command-line flags win over it)
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -44,8 +110,8 @@ pub enum Cmd {
     Scale(Box<ScaleArgs>),
     /// Time a real command (hyperfine-style) with cold caches and the device's I/O
     Time(TimeArgs),
-    /// List the suites and their tests
-    Suites,
+    /// List the suites and their tests: the built-in ones and the configuration file's
+    Suites(ConfigArgs),
     /// Describe a target: filesystem, device chain, physical devices, throttles, hints
     Info(InfoArgs),
     /// List stored runs
@@ -56,6 +122,8 @@ pub enum Cmd {
     Delete {
         /// The stored run's id (the first column of `iolab list`)
         id: i64,
+        #[command(flatten)]
+        files: StoreArgs,
     },
     /// Set a stored run's label
     Label {
@@ -63,6 +131,8 @@ pub enum Cmd {
         id: i64,
         /// The new label, e.g. "ZFS mirror over USB"
         text: String,
+        #[command(flatten)]
+        files: StoreArgs,
     },
     /// Compare stored runs side by side, with ratios and noise
     Compare(CompareArgs),
@@ -75,6 +145,8 @@ pub enum Cmd {
         /// KEY=VALUE, e.g. bus=usb
         #[arg(value_parser = store::parse_tag)]
         tag: (String, String),
+        #[command(flatten)]
+        files: StoreArgs,
     },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(CompletionsArgs),
@@ -109,6 +181,8 @@ pub struct ListArgs {
     pub json: bool,
     #[command(flatten)]
     pub export: ExportArgs,
+    #[command(flatten)]
+    pub files: StoreArgs,
 }
 
 #[derive(Args, Debug)]
@@ -128,6 +202,8 @@ pub struct CompareArgs {
     pub capacity: Vec<(i64, u64)>,
     #[command(flatten)]
     pub export: ExportArgs,
+    #[command(flatten)]
+    pub files: StoreArgs,
 }
 
 fn parse_capacity(s: &str) -> std::result::Result<(i64, u64), String> {
@@ -164,6 +240,8 @@ pub struct ImportArgs {
     /// A tag for the stored run (repeatable)
     #[arg(long, value_name = "KEY=VALUE", value_parser = store::parse_tag)]
     pub tag: Vec<(String, String)>,
+    #[command(flatten)]
+    pub files: StoreArgs,
 }
 
 #[derive(Args, Debug)]
@@ -175,6 +253,8 @@ pub struct ShowArgs {
     pub json: bool,
     #[command(flatten)]
     pub export: ExportArgs,
+    #[command(flatten)]
+    pub files: StoreArgs,
 }
 
 #[derive(Args, Debug)]
@@ -252,7 +332,7 @@ pub struct CommonArgs {
     /// Length of the discarded warm-up pass before each test (0 to skip)
     #[arg(long, default_value = "1s", value_parser = units::parse_duration)]
     pub warmup: Duration,
-    /// Percentage of reads in mixed I/O: `--rw randrw` and `rw` (and `run`'s mix suite)
+    /// Percentage of reads in mixed I/O (each command's help says which; see [`command`])
     #[arg(long, default_value_t = 70, value_parser = limit::mix_read)]
     pub mix_read: u8,
     #[arg(long, help = steady_state_help())]
@@ -352,6 +432,8 @@ pub struct OutputArgs {
     /// A tag for the stored run (repeatable), e.g. --tag bus=usb --tag fs=zfs
     #[arg(long, value_name = "KEY=VALUE", value_parser = store::parse_tag)]
     pub tag: Vec<(String, String)>,
+    #[command(flatten)]
+    pub files: StoreArgs,
 }
 
 /// `--suite`: any name (a user suite's is checked once the configuration

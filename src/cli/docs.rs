@@ -3,10 +3,10 @@
 //! pages (`iolab man`, clap_mangen), plus the exit statuses that `--help`
 //! and the top manual page both state.
 
-use super::args::Cli;
+use super::args::command;
 use crate::error::{Result, failed};
+use clap::Command;
 use clap::builder::{PossibleValue, PossibleValuesParser};
-use clap::{Command, CommandFactory};
 use clap_complete::Shell;
 use clap_mangen::Man;
 use std::io::Write;
@@ -67,7 +67,7 @@ pub fn exit_status_help() -> String {
 
 /// `iolab completions SHELL`: the completion script on stdout.
 pub fn completions(shell: Shell) -> Result<()> {
-    let mut cmd = Cli::command();
+    let mut cmd = command();
     if shell == Shell::Fish {
         cmd = fish_safe(cmd);
     }
@@ -138,7 +138,7 @@ pub fn man_pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
         }
         Ok(())
     }
-    let mut cmd = no_help_subcommand(Cli::command());
+    let mut cmd = no_help_subcommand(command());
     cmd.build();
     let mut pages = vec![top_page(&cmd)?];
     sub_pages(&cmd, &mut pages)?;
@@ -198,7 +198,7 @@ mod tests {
         let pages = man_pages().unwrap();
         let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names[0], "iolab.1");
-        for sub in Cli::command().get_subcommands() {
+        for sub in command().get_subcommands() {
             let want = format!("iolab-{}.1", sub.get_name());
             assert!(names.contains(&want.as_str()), "no page {want} in {names:?}");
         }

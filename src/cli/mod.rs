@@ -24,10 +24,8 @@ use std::time::Duration;
 
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
-    use clap::{CommandFactory, FromArgMatches};
-    let parsed = Cli::command()
-        .try_get_matches()
-        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
+    use clap::FromArgMatches;
+    let parsed = command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
     let (mut cli, matches) = match parsed {
         Ok(c) => c,
         Err(e) => {
@@ -41,9 +39,10 @@ pub fn main() -> ExitCode {
             });
         }
     };
+    cli.resolve_files();
     // The configuration file: not needed to print completions or manuals.
     let config = match cli.cmd {
-        Cmd::Completions(_) | Cmd::Man(_) => Ok(None),
+        Cmd::Completions(_) | Cmd::Man(_) | Cmd::Info(_) => Ok(None),
         _ => settings::load(&cli),
     };
     let config = match config {
@@ -73,14 +72,14 @@ pub fn main() -> ExitCode {
 }
 
 fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
-    let db = cli.db.clone().unwrap_or_else(store::default_path);
+    let db = cli.files.db.clone().unwrap_or_else(store::default_path);
     match cli.cmd {
         Cmd::Run(a) => measure(experiments::run(&a, config)?, &a.common.out, &db),
         Cmd::Job(a) => measure(experiments::job(&a)?, &a.common.out, &db),
         Cmd::Scan(a) => measure(experiments::scan(&a)?, &a.out, &db),
         Cmd::Scale(a) => measure(experiments::scale(&a)?, &a.common.out, &db),
         Cmd::Time(a) => measure(experiments::time(&a)?, &a.out, &db),
-        Cmd::Suites => print(&suites_listing(config)),
+        Cmd::Suites(_) => print(&suites_listing(config)),
         Cmd::Info(a) => {
             if !a.target.exists() {
                 return Err(usage(format!("target {} does not exist", a.target.display())));
@@ -122,11 +121,11 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
             );
             Ok(())
         }
-        Cmd::Delete { id } => open_store(&db)
+        Cmd::Delete { id, .. } => open_store(&db)
             .and_then(|mut s| s.delete(id).map_err(store_err))
             .map(|_| eprintln!("deleted run {id}")),
-        Cmd::Label { id, text } => open_store(&db).and_then(|mut s| s.set_label(id, &text).map_err(store_err)),
-        Cmd::Tag { id, tag } => open_store(&db).and_then(|mut s| s.set_tag(id, &tag.0, &tag.1).map_err(store_err)),
+        Cmd::Label { id, text, .. } => open_store(&db).and_then(|mut s| s.set_label(id, &text).map_err(store_err)),
+        Cmd::Tag { id, tag, .. } => open_store(&db).and_then(|mut s| s.set_tag(id, &tag.0, &tag.1).map_err(store_err)),
         Cmd::Completions(a) => docs::completions(a.shell),
         Cmd::Man(a) => docs::man(a.dir.as_deref()),
     }
@@ -332,7 +331,6 @@ mod tests {
 
     #[test]
     fn clap_definition_is_consistent() {
-        use clap::CommandFactory;
-        Cli::command().debug_assert();
+        command().debug_assert();
     }
 }

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 /// The configuration file to read: `--config PATH` (which must exist), else
 /// the default one if it exists (under sudo, the invoking user's).
 pub(super) fn load(cli: &Cli) -> Result<Option<Config>> {
-    if let Some(p) = &cli.config {
+    if let Some(p) = &cli.files.config.config {
         return Config::load(p).map(Some);
     }
     let Some(p) = default_path() else {
@@ -41,8 +41,8 @@ pub(super) fn apply(cli: &mut Cli, m: &ArgMatches, cfg: &Config) {
     let d = &cfg.defaults;
     let env_db = std::env::var_os("IOLAB_DB").is_some_and(|v| !v.is_empty());
     // --db, then $IOLAB_DB, then the file's.
-    if cli.db.is_none() && !env_db {
-        cli.db.clone_from(&d.db);
+    if cli.files.db.is_none() && !env_db {
+        cli.files.db.clone_from(&d.db);
     }
     let Some((_, sub)) = m.subcommand() else {
         return;
@@ -98,9 +98,8 @@ pub(super) fn check_suite(cli: &Cli, cfg: Option<&Config>) -> std::result::Resul
     if cfg.is_some_and(|c| c.suite(name).is_some()) {
         return Ok(());
     }
-    use clap::CommandFactory;
     use clap::error::{ContextKind, ContextValue, ErrorKind};
-    let mut cmd = Cli::command();
+    let mut cmd = command();
     cmd.build();
     let run = cmd.find_subcommand_mut("run").expect("the run command");
     let usage = run.render_usage();
@@ -155,12 +154,12 @@ pub(super) fn decimal_size_note(m: &ArgMatches) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::{CommandFactory, FromArgMatches};
+    use clap::FromArgMatches;
     use std::path::Path;
     use std::time::Duration;
 
     fn parsed(args: &[&str], cfg: &Config) -> Cli {
-        let m = Cli::command().try_get_matches_from(args).unwrap();
+        let m = command().try_get_matches_from(args).unwrap();
         let mut cli = Cli::from_arg_matches(&m).unwrap();
         apply(&mut cli, &m, cfg);
         cli
@@ -214,7 +213,7 @@ mod tests {
 
     #[test]
     fn decimal_sizes_typed_by_the_user_get_one_note() {
-        let m = |args: &[&str]| Cli::command().try_get_matches_from(args).unwrap();
+        let m = |args: &[&str]| command().try_get_matches_from(args).unwrap();
         assert!(decimal_size_note(&m(&["iolab", "job", ".", "--size", "1GB", "--bytes", "1MB"])).is_some());
         assert!(decimal_size_note(&m(&["iolab", "run", ".", "--suite", "dd", "--bs", "4k,512kB"])).is_some());
         assert!(decimal_size_note(&m(&["iolab", "job", ".", "--size", "1GiB"])).is_none());

@@ -442,3 +442,47 @@ fn issue_12_time_counts_warmup_runs_by_their_own_name() {
     let help = iolab().args(["time", "--help"]).output().unwrap();
     assert!(String::from_utf8_lossy(&help.stdout).contains("--warmup-runs <N>"));
 }
+
+/// Issue 12: options show only on the commands that use them: the store
+/// and the configuration file not on `info`, `completions` or `man`, the
+/// store not on `suites`; both still work before the command.
+#[test]
+fn issue_12_store_and_config_options_do_not_leak() {
+    let help = |args: &[&str]| {
+        let out = iolab().args(args).arg("--help").output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for cmd in ["info", "completions", "man"] {
+        let h = help(&[cmd]);
+        assert!(!h.contains("--db") && !h.contains("--config"), "{cmd}: {h}");
+    }
+    let h = help(&["suites"]);
+    assert!(!h.contains("--db") && h.contains("--config"), "suites: {h}");
+    for cmd in [
+        "run", "job", "scan", "scale", "time", "list", "show", "compare", "import", "delete", "label", "tag",
+    ] {
+        let h = help(&[cmd]);
+        assert!(h.contains("--db") && h.contains("--config"), "{cmd}: {h}");
+    }
+    for cmd in ["job", "scale"] {
+        assert!(!help(&[cmd]).contains("mix suite"), "{cmd} mentions run's mix suite");
+    }
+    let d = shm_dir();
+    let db = d.path().join("r.db");
+    for args in [
+        vec!["--db", db.to_str().unwrap(), "list"],
+        vec!["list", "--db", db.to_str().unwrap()],
+    ] {
+        let out = iolab().args(&args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "no stored runs\n", "{args:?}");
+    }
+    // Given after the command it wins over the one before it.
+    let out = iolab()
+        .args(["--db", "/nonexistent-dir/x.db", "list", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
