@@ -204,18 +204,19 @@ impl Unit {
 /// Unicode minus, as in "−50%".
 const MINUS: char = '\u{2212}';
 
-pub fn unit_label(u: Unit) -> &'static str {
+/// The unit a figure is shown in; bandwidth in `bw`.
+pub fn unit_label(u: Unit, bw: BwUnit) -> &'static str {
     match u {
-        Unit::BytesPerSec => "MB/s",
+        Unit::BytesPerSec => bw.label(),
         Unit::Iops => "IOPS",
         Unit::Seconds => "s",
     }
 }
 
-/// A figure in the test's display unit, without the unit (MB = 10^6 bytes).
-pub fn fmt_number(v: f64, u: Unit) -> String {
+/// A figure in the test's display unit (bandwidth in `bw`), without the unit.
+pub fn fmt_number(v: f64, u: Unit, bw_unit: BwUnit) -> String {
     match u {
-        Unit::BytesPerSec => mbs(v, 1),
+        Unit::BytesPerSec => bw(v, bw_unit, 1),
         Unit::Iops => format!("{v:.0}"),
         Unit::Seconds => format!("{v:.3}"),
     }
@@ -223,7 +224,7 @@ pub fn fmt_number(v: f64, u: Unit) -> String {
 
 /// "1234.5 MB/s", "45000 IOPS".
 pub fn fmt_value(v: f64, u: Unit) -> String {
-    format!("{} {}", fmt_number(v, u), unit_label(u))
+    format!("{} {}", fmt_number(v, u, BwUnit::Mb), unit_label(u, BwUnit::Mb))
 }
 
 /// A speed-up (baseline time / time) read as a time: `0.25` → `×4.00 time`.
@@ -415,7 +416,7 @@ mod tests {
         assert_eq!(mbs(1_234_567_890.0, 1), "1234.6");
         assert_eq!(mbs(f64::NAN, 1), "NaN");
         assert_eq!(fmt_mbs(52_428_800.0), "52.4 MB/s");
-        assert_eq!(fmt_number(1_619_001_344.0, Unit::BytesPerSec), "1619.0");
+        assert_eq!(fmt_number(1_619_001_344.0, Unit::BytesPerSec, BwUnit::Mb), "1619.0");
         assert_eq!(pct(0.1234, 1), "12.3");
         assert_eq!(pct(0.975, 0), "98");
         assert_eq!(fmt_pct(0.664), "66%");

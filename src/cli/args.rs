@@ -391,7 +391,8 @@ pub struct ExportArgs {
     /// Write the output to PATH instead of stdout (`-`: stdout)
     #[arg(short = 'o', long, value_name = "PATH")]
     pub output: Option<PathBuf>,
-    /// Bandwidth unit of the terminal table: mb (MB/s = 10^6 bytes/s, as CrystalDiskMark), mib (2^20 bytes/s), gb (10^9 bytes/s); documents keep bytes/s
+    /// Bandwidth unit of tables, charts and live lines (table and markdown): mb (MB/s = 10^6 bytes/s, as
+    /// CrystalDiskMark), mib (2^20 bytes/s), gb (10^9 bytes/s); JSON and CSV keep bytes/s
     #[arg(long, value_enum, default_value = "mb")]
     pub units: BwUnit,
 }

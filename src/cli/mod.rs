@@ -167,7 +167,7 @@ fn warn_on_stderr(report: &crate::summary::Report) {
 fn measure(exp: Experiment, out: &OutputArgs, db: &Path) -> Result<()> {
     check_paths(out)?;
     let stop = Stop::install();
-    let view = render::progress::Terminal::new(out.quiet);
+    let view = render::progress::Terminal::new(out.quiet, out.export.units);
     let ctx = Context {
         stop: &stop,
         observer: &view,

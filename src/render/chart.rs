@@ -3,9 +3,12 @@
 //! the rates come computed from [`crate::summary::scan`].
 
 use crate::summary::scan::ScanReport;
-use crate::units::{fmt_bytes, mbs};
+use crate::units::{BwUnit, bw, fmt_bytes};
 
 const BAR_WIDTH: usize = 40;
+/// The curve's narrowest plot: fewer zones are widened to it, so the axis
+/// labels under it never run together.
+const MIN_COLUMNS: usize = 32;
 /// Eighths of a character cell, for bars with sub-character resolution.
 const HORIZONTAL: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
 const VERTICAL: [char; 8] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇'];
@@ -30,26 +33,33 @@ fn bar(value: f64, full: f64, width: usize) -> String {
 
 /// The live line for a finished zone: index, position, rate and a bar
 /// scaled to `full` (bytes/s), so the lines form the curve turned sideways.
-pub fn zone_line(index: u32, of: u32, offset: u64, bw_bytes: f64, full: f64) -> String {
+pub fn zone_line(index: u32, of: u32, offset: u64, bw_bytes: f64, full: f64, unit: BwUnit) -> String {
     let w = of.to_string().len();
     format!(
-        "zone {:>w$}/{of} {:>11} {:>9} MB/s │{}│",
+        "zone {:>w$}/{of} {:>11} {:>9} {} │{}│",
         index + 1,
         fmt_bytes(offset),
-        mbs(bw_bytes, 1),
+        bw(bw_bytes, unit, 1),
+        unit.label(),
         bar(bw_bytes, full, BAR_WIDTH)
     )
 }
 
-/// The transfer-rate curve: MB/s up, position on the target across,
-/// `height` rows and at most `width` columns (zones are grouped when there
-/// are more; a column shows its group's mean).
-pub fn curve(s: &ScanReport, width: usize, height: usize) -> String {
+/// The transfer-rate curve: rate up (in `unit`), position on the target
+/// across, `height` rows and at most `width` columns (zones are grouped
+/// when there are more, a column showing its group's mean; fewer than
+/// [`MIN_COLUMNS`] zones are each drawn several columns wide).
+pub fn curve(s: &ScanReport, width: usize, height: usize, unit: BwUnit) -> String {
     let n = s.zones.len();
     if n == 0 || height == 0 || width == 0 {
         return String::new();
     }
-    let cols = n.min(width);
+    let mbs = |v: f64, d: usize| bw(v, unit, d);
+    let cols = if n >= width {
+        width
+    } else {
+        (n * MIN_COLUMNS.min(width).div_ceil(n)).min(width)
+    };
     let col: Vec<f64> = (0..cols)
         .map(|c| {
             let (a, b) = (c * n / cols, ((c + 1) * n / cols).max(c * n / cols + 1));
@@ -84,7 +94,7 @@ pub fn curve(s: &ScanReport, width: usize, height: usize) -> String {
     let pad = (cols + 2).saturating_sub(left.len() + right.len());
     out.push_str(&" ".repeat(label_w));
     out.push_str(&format!("{left}{}{right}\n", " ".repeat(pad)));
-    out.push_str(&format!("{:>label_w$} MB/s against position on the target\n", ""));
+    out.push_str(&format!("{:>label_w$} {} against position on the target\n", "", unit.label()));
     out
 }
 
@@ -139,13 +149,14 @@ mod tests {
     #[test]
     fn a_falling_curve_is_drawn_falling() {
         let rates: Vec<f64> = (0..10).map(|i| 200e6 - i as f64 * 10e6).collect();
-        let c = curve(&report(&rates), 72, 8);
+        let c = curve(&report(&rates), 72, 8, BwUnit::Mb);
         let lines: Vec<&str> = c.lines().collect();
         // Top row: only the first (fastest) columns reach it.
         let top: Vec<char> = lines[0].split('┤').nth(1).unwrap().chars().collect();
-        assert_eq!(top.len(), 10);
-        assert_ne!(top[0], ' ');
-        assert_eq!(top[9], ' ');
+        // Ten zones are drawn four columns each, so the axis labels fit.
+        assert_eq!(top.len(), 40);
+        assert!(top[..4].iter().all(|&c| c != ' '));
+        assert!(top[36..].iter().all(|&c| c == ' '));
         // Bottom row is full everywhere.
         assert!(lines[7].split('┤').nth(1).unwrap().chars().all(|ch| ch == '█'));
         assert!(c.contains("0 B"));
@@ -155,15 +166,27 @@ mod tests {
     #[test]
     fn many_zones_are_grouped_into_the_width() {
         let rates = vec![100e6; 500];
-        let c = curve(&report(&rates), 72, 4);
+        let c = curve(&report(&rates), 72, 4, BwUnit::Mb);
         let row = c.lines().next().unwrap().split('┤').nth(1).unwrap().chars().count();
         assert_eq!(row, 72);
     }
 
+    /// Issue 12 (seen in issue 11's closing note): with few zones the
+    /// labels under the axis ran together ("0 B256.00 MiB").
+    #[test]
+    fn issue_12_few_zones_keep_the_axis_labels_apart() {
+        for n in [1, 2, 3, 8] {
+            let c = curve(&report(&vec![100e6; n]), 72, 4, BwUnit::Mb);
+            let labels = c.lines().rev().nth(1).unwrap();
+            let words: Vec<&str> = labels.split("  ").filter(|w| !w.trim().is_empty()).collect();
+            assert_eq!(words.len(), 2, "{n} zones: {labels:?}");
+        }
+    }
+
     #[test]
     fn zone_lines_align() {
-        let a = zone_line(0, 100, 0, 150e6, 200e6);
-        let b = zone_line(99, 100, 99 << 30, 90e6, 200e6);
+        let a = zone_line(0, 100, 0, 150e6, 200e6, BwUnit::Mb);
+        let b = zone_line(99, 100, 99 << 30, 90e6, 200e6, BwUnit::Mb);
         assert_eq!(a.chars().count(), b.chars().count());
         assert!(a.contains("150.0 MB/s"));
     }

@@ -2,7 +2,7 @@
 
 use crate::compare::{Comparison, Unit};
 use crate::judge::thresholds::{MIN_RUNS_FOR_NOISE, NOISE_CONFIDENCE};
-use crate::units::{fmt_capacity, fmt_number, fmt_time_ratio, signed_diff, unit_label};
+use crate::units::{BwUnit, fmt_capacity, fmt_number, fmt_time_ratio, signed_diff, unit_label};
 use comfy_table::{Cell, CellAlignment};
 
 /// The "vs baseline" cell: the difference, marked when it is noise or its noise is unknown.
@@ -30,7 +30,7 @@ fn opt(v: Option<f64>, digits: usize) -> String {
 }
 
 /// Header, rows, and which columns are right-aligned: shared by table and Markdown.
-fn grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>, Vec<bool>) {
+fn grid(c: &Comparison, bw: BwUnit) -> (Vec<String>, Vec<Vec<String>>, Vec<bool>) {
     let b = c.baseline_index();
     let prices = c.has_prices();
     let mut header = vec!["Test".to_string(), "Unit".to_string()];
@@ -50,9 +50,9 @@ fn grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>, Vec<bool>) {
 
     let mut rows = Vec::new();
     for t in &c.tests {
-        let mut row = vec![t.test.clone(), unit_label(t.unit).to_string()];
+        let mut row = vec![t.test.clone(), unit_label(t.unit, bw).to_string()];
         for i in 0..c.runs.len() {
-            row.push(fmt_number(t.values[i], t.unit));
+            row.push(fmt_number(t.values[i], t.unit, bw));
             if i != b {
                 row.push(diff_cell_in(t.ratios[i], t.within_noise[i], t.unit));
             }
@@ -81,12 +81,13 @@ fn grid(c: &Comparison) -> (Vec<String>, Vec<Vec<String>>, Vec<bool>) {
 }
 
 /// The lines under the table: legend, prices.
-fn notes(c: &Comparison) -> Vec<String> {
+fn notes(c: &Comparison, bw: BwUnit) -> Vec<String> {
     let b = c.baseline_index();
     let mut v = vec![
         format!(
-            "Baseline: {}. MB/s = 10^6 bytes/s; values are medians over each run's measured runs; for times (s) the difference is in speed (baseline time / time).",
-            c.runs[b].name()
+            "Baseline: {}. {}; values are medians over each run's measured runs; for times (s) the difference is in speed (baseline time / time).",
+            c.runs[b].name(),
+            bw.definition()
         ),
         format!(
             "vs base: difference of the medians; \"≈ … (noise)\": its {:.0}% bootstrap interval contains no difference; \"(?)\": fewer than {MIN_RUNS_FOR_NOISE} measured runs on a side, noise unknown.",
@@ -115,8 +116,8 @@ fn notes(c: &Comparison) -> Vec<String> {
 }
 
 /// The terminal table, the legend, and the findings.
-pub fn render_table(c: &Comparison) -> String {
-    let (header, rows, right) = grid(c);
+pub fn render_table(c: &Comparison, bw: BwUnit) -> String {
+    let (header, rows, right) = grid(c, bw);
     let mut t = super::text_table();
     t.set_header(header);
     for row in rows {
@@ -126,7 +127,7 @@ pub fn render_table(c: &Comparison) -> String {
         }));
     }
     let mut s = format!("{t}\n");
-    for n in notes(c) {
+    for n in notes(c, bw) {
         s.push_str(&n);
         s.push('\n');
     }
@@ -144,8 +145,8 @@ pub(super) fn md_cell(s: &str) -> String {
 }
 
 /// A GitHub-flavoured Markdown table, the legend and the findings as a list.
-pub fn render_markdown(c: &Comparison) -> String {
-    let (header, rows, right) = grid(c);
+pub fn render_markdown(c: &Comparison, bw: BwUnit) -> String {
+    let (header, rows, right) = grid(c, bw);
     let line = |cells: &[String]| format!("| {} |\n", cells.iter().map(|x| md_cell(x)).collect::<Vec<_>>().join(" | "));
     let mut s = line(&header);
     let sep: Vec<String> = right.iter().map(|r| if *r { "---:" } else { "---" }.to_string()).collect();
@@ -154,7 +155,7 @@ pub fn render_markdown(c: &Comparison) -> String {
         s.push_str(&line(row));
     }
     s.push('\n');
-    for n in notes(c) {
+    for n in notes(c, bw) {
         s.push_str(&md_cell(&n));
         s.push_str("  \n");
     }

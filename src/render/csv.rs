@@ -96,6 +96,37 @@ pub fn run(r: &Report) -> String {
             rows,
         );
     }
+    if let Some(sc) = r.scan() {
+        // A row per zone: the curve. Access time and burst rate are in the
+        // JSON document and the other views.
+        let rows = sc
+            .zones
+            .iter()
+            .map(|z| {
+                vec![
+                    (z.index + 1).to_string(),
+                    sc.direction.clone(),
+                    z.offset.to_string(),
+                    sc.zone_bytes.to_string(),
+                    z.bytes.to_string(),
+                    z.wall_ns.to_string(),
+                    num(z.bw_bytes),
+                ]
+            })
+            .collect();
+        return lines(
+            &[
+                "zone",
+                "direction",
+                "offset_bytes",
+                "zone_bytes",
+                "measured_bytes",
+                "wall_ns",
+                "bw_bytes_per_s",
+            ],
+            rows,
+        );
+    }
     if let Some(sc) = r.scale() {
         let rows = sc
             .points
@@ -159,4 +190,23 @@ pub fn run(r: &Report) -> String {
         ],
         rows,
     )
+}
+
+/// `iolab list` as CSV: a row per stored run, tags as `k=v` separated by spaces.
+pub fn run_list(runs: &[crate::store::RunSummary]) -> String {
+    let rows = runs
+        .iter()
+        .map(|r| {
+            vec![
+                r.id.to_string(),
+                r.started_at.clone(),
+                r.kind.clone(),
+                r.label.clone().unwrap_or_default(),
+                r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
+                r.target.clone(),
+                r.complete.to_string(),
+            ]
+        })
+        .collect();
+    lines(&["id", "started_at", "kind", "label", "tags", "target", "complete"], rows)
 }

@@ -5,7 +5,7 @@
 
 use super::compare::md_cell;
 use crate::summary::Report;
-use crate::units::{fmt_bytes, fmt_ns, mbs, pct};
+use crate::units::{BwUnit, bw, fmt_bytes, fmt_ns, pct};
 
 /// A GitHub-flavoured table; `right[i]`: column i holds figures.
 fn grid(header: &[&str], right: &[bool], rows: &[Vec<String>]) -> String {
@@ -23,7 +23,8 @@ fn opt_bytes(b: Option<u64>) -> String {
 }
 
 /// The whole Markdown view of a run.
-pub fn run(r: &Report) -> String {
+pub fn run(r: &Report, unit: BwUnit) -> String {
+    let mbs = |v: f64, d: usize| bw(v, unit, d);
     let mut s = String::new();
     if let Some(t) = r.time() {
         let rows: Vec<Vec<String>> = t
@@ -81,7 +82,7 @@ pub fn run(r: &Report) -> String {
                 "Seconds (median)",
                 "Spread (min–max)",
                 "Files/s",
-                "MB/s",
+                unit.label(),
                 "Device read",
                 "Device written",
             ],
@@ -112,7 +113,7 @@ pub fn run(r: &Report) -> String {
                 "Target",
                 "QD",
                 "Threads",
-                "MB/s",
+                unit.label(),
                 "IOPS",
                 "Mean latency",
                 "iolab CPU busy %",
@@ -150,7 +151,7 @@ pub fn run(r: &Report) -> String {
             &[
                 "Test",
                 "Direction",
-                "MB/s",
+                unit.label(),
                 "IOPS",
                 "p99 latency",
                 "CPU %",
@@ -161,12 +162,16 @@ pub fn run(r: &Report) -> String {
             &rows,
         ));
         s.push('\n');
+        if let Some(sc) = r.scan() {
+            s.push_str(&scan_section(sc, unit));
+        }
     }
     s.push_str(&format!("Target: `{}`  \n", r.target.path.replace('`', "'")));
+    s.push_str(&format!("{}.", unit.definition()));
     s.push_str(if r.time().is_some() || r.app().is_some() {
-        "MB/s = 10^6 bytes/s.\n"
+        "\n"
     } else {
-        "MB/s = 10^6 bytes/s. CPU % = iolab's user+sys time (all threads) per wall time.\n"
+        " CPU % = iolab's user+sys time (all threads) per wall time.\n"
     });
     let warnings: Vec<String> = r
         .warning_groups()
@@ -184,4 +189,78 @@ pub fn run(r: &Report) -> String {
         s.push_str("\n*Interrupted: only the rows above finished.*\n");
     }
     s
+}
+
+/// A surface scan's section: its figures, then a row per zone.
+fn scan_section(sc: &crate::summary::scan::ScanReport, unit: BwUnit) -> String {
+    let mbs = |v: f64| bw(v, unit, 2);
+    let u = unit.label();
+    let mut s = format!(
+        "**Surface scan** ({}, {} zones of {}, {} Q{}): min {} {u} at {}, max {} {u} at {}, average {} {u}, last zone {:.1}% {} than the first  \n",
+        sc.direction,
+        sc.zones.len(),
+        fmt_bytes(sc.zone_bytes),
+        crate::units::fmt_bs(sc.bs),
+        sc.qd,
+        mbs(sc.min),
+        fmt_bytes(sc.min_offset),
+        mbs(sc.max),
+        fmt_bytes(sc.max_offset),
+        mbs(sc.avg),
+        sc.drop_pct.abs(),
+        if sc.drop_pct >= 0.0 { "slower" } else { "faster" }
+    );
+    if let Some(a) = &sc.access_ns {
+        s.push_str(&format!(
+            "Access time ({} random 4K reads at QD1): mean {}, median {}, p99 {}, max {}  \n",
+            a.ios,
+            fmt_ns(a.mean),
+            fmt_ns(a.p50 as f64),
+            fmt_ns(a.p99 as f64),
+            fmt_ns(a.max as f64)
+        ));
+    }
+    if let Some(b) = sc.burst_bw_bytes {
+        s.push_str(&format!("Burst rate: {} {u}  \n", mbs(b)));
+    }
+    s.push('\n');
+    let rows: Vec<Vec<String>> = sc
+        .zones
+        .iter()
+        .map(|z| {
+            vec![
+                (z.index + 1).to_string(),
+                fmt_bytes(z.offset),
+                fmt_bytes(z.bytes),
+                format!("{:.3}", z.wall_ns as f64 / 1e9),
+                mbs(z.bw_bytes),
+            ]
+        })
+        .collect();
+    s.push_str(&grid(&["Zone", "Offset", "Measured", "Seconds", u], &[true; 5], &rows));
+    s.push('\n');
+    s
+}
+
+/// `iolab list` as a Markdown table.
+pub fn run_list(runs: &[crate::store::RunSummary]) -> String {
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .map(|r| {
+            vec![
+                r.id.to_string(),
+                r.started_at.clone(),
+                r.kind.clone(),
+                r.label.clone().unwrap_or_default(),
+                r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
+                format!("`{}`", r.target.replace('`', "'")),
+                if r.complete { "yes" } else { "no (interrupted)" }.into(),
+            ]
+        })
+        .collect();
+    grid(
+        &["ID", "Started (UTC)", "Kind", "Label", "Tags", "Target", "Complete"],
+        &[true, false, false, false, false, false, false],
+        &rows,
+    )
 }

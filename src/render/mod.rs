@@ -99,7 +99,7 @@ pub fn exporter(format: Format, style: Style) -> Box<dyn Exporter> {
     match format {
         Format::Table => Box::new(Text(style)),
         Format::Json => Box::new(Json),
-        Format::Markdown => Box::new(Markdown),
+        Format::Markdown => Box::new(Markdown(style.units)),
         Format::Csv => Box::new(Csv),
     }
 }
@@ -139,7 +139,7 @@ impl Exporter for Text {
             Document::Run(r, Some(s)) => table::run_header(s) + &table::table(r, self.0),
             Document::Run(r, None) => table::table(r, self.0),
             Document::Runs(runs) => table::run_list(runs),
-            Document::Comparison(c) => compare::render_table(c),
+            Document::Comparison(c) => compare::render_table(c, self.0.units),
             Document::Device(d) => info::render_info(d),
         })
     }
@@ -170,15 +170,16 @@ fn list_entry(r: &RunSummary) -> serde_json::Value {
     })
 }
 
-/// Markdown tables.
-pub struct Markdown;
+/// Markdown tables, bandwidth in the given unit.
+pub struct Markdown(pub BwUnit);
 
 impl Exporter for Markdown {
     fn export(&self, doc: Document) -> Option<String> {
         match doc {
-            Document::Comparison(c) => Some(compare::render_markdown(c)),
-            Document::Run(r, _) => Some(markdown::run(r)),
-            _ => None,
+            Document::Comparison(c) => Some(compare::render_markdown(c, self.0)),
+            Document::Run(r, _) => Some(markdown::run(r, self.0)),
+            Document::Runs(runs) => Some(markdown::run_list(runs)),
+            Document::Device(d) => Some(info::markdown(d)),
         }
     }
 }
@@ -191,7 +192,8 @@ impl Exporter for Csv {
         match doc {
             Document::Comparison(c) => Some(compare::render_csv(c)),
             Document::Run(r, _) => Some(csv::run(r)),
-            _ => None,
+            Document::Runs(runs) => Some(csv::run_list(runs)),
+            Document::Device(d) => Some(info::csv(d)),
         }
     }
 }

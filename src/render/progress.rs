@@ -13,7 +13,7 @@
 //! view is quiet.
 
 use crate::progress::{Event, Level, Observer, Pass};
-use crate::units::{fmt_duration, fmt_mbs, mbs};
+use crate::units::{BwUnit, bw, fmt_duration};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::cell::Cell;
 
@@ -30,6 +30,8 @@ pub struct Terminal {
     zone_full: Cell<f64>,
     /// No lines but notices.
     quiet: bool,
+    /// Bandwidth unit of the zone and point lines.
+    unit: BwUnit,
 }
 
 fn bar(template: &str, len: Option<u64>) -> ProgressBar {
@@ -43,8 +45,9 @@ fn bar(template: &str, len: Option<u64>) -> ProgressBar {
 }
 
 impl Terminal {
-    /// `quiet`: no bars and no zone or point lines, only notices.
-    pub fn new(quiet: bool) -> Terminal {
+    /// `quiet`: no bars and no zone or point lines, only notices; `unit`:
+    /// the bandwidth unit of the lines.
+    pub fn new(quiet: bool, unit: BwUnit) -> Terminal {
         let prefill = bar("{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}", Some(0));
         prefill.set_message("prefilling test file");
         let hidden = |b: ProgressBar| {
@@ -62,6 +65,7 @@ impl Terminal {
             step_ms: Cell::new(0),
             zone_full: Cell::new(0.0),
             quiet,
+            unit,
         }
     }
 
@@ -85,13 +89,15 @@ impl Terminal {
 }
 
 /// The live line of a finished scale point.
-fn point_line(label: &str, bw_bytes: f64, iops: f64) -> String {
-    format!("{label:<40} {:>10} MB/s {:>10.0} IOPS", mbs(bw_bytes, 1), iops)
+fn point_line(label: &str, bw_bytes: f64, iops: f64, unit: BwUnit) -> String {
+    format!("{label:<40} {:>10} {} {:>10.0} IOPS", bw(bw_bytes, unit, 1), unit.label(), iops)
 }
 
 /// The spinner's text while a timed command runs: elapsed time and the device's current rate.
-fn command_message(label: &str, elapsed: std::time::Duration, device: Option<(&str, f64)>) -> String {
-    let dev = device.map(|(d, b)| format!(" · {d} {}", fmt_mbs(b))).unwrap_or_default();
+fn command_message(label: &str, elapsed: std::time::Duration, device: Option<(&str, f64)>, unit: BwUnit) -> String {
+    let dev = device
+        .map(|(d, b)| format!(" · {d} {} {}", bw(b, unit, 1), unit.label()))
+        .unwrap_or_default();
     format!("{label} · {:.1} s{dev}", elapsed.as_secs_f64())
 }
 
@@ -140,16 +146,23 @@ impl Observer for Terminal {
                     self.zone_full.set(bw_bytes * 1.25);
                 }
                 if !self.quiet {
-                    self.line(&super::chart::zone_line(index, of, offset, bw_bytes, self.zone_full.get()));
+                    self.line(&super::chart::zone_line(
+                        index,
+                        of,
+                        offset,
+                        bw_bytes,
+                        self.zone_full.get(),
+                        self.unit,
+                    ));
                 }
             }
             Event::PointDone { label, bw_bytes, iops } => {
                 if !self.quiet {
-                    self.line(&point_line(label, bw_bytes, iops));
+                    self.line(&point_line(label, bw_bytes, iops, self.unit));
                 }
             }
             Event::Command { label, elapsed, device } => {
-                self.spinner.set_message(command_message(label, elapsed, device));
+                self.spinner.set_message(command_message(label, elapsed, device, self.unit));
                 self.spinner.tick();
             }
             Event::Phase { label, done, total } => {
@@ -174,9 +187,9 @@ mod tests {
     fn point_lines_align() {
         insta::assert_snapshot!(
             [
-                point_line("randread 4K Q1T1 · t1", 179_321_456.7, 43779.4),
-                point_line("all 2 targets together", 1_031_560_000.0, 251_846.0),
-                point_line("write 1M Q4T1", 0.0, 0.0),
+                point_line("randread 4K Q1T1 · t1", 179_321_456.7, 43779.4, BwUnit::Mb),
+                point_line("all 2 targets together", 1_031_560_000.0, 251_846.0, BwUnit::Mb),
+                point_line("write 1M Q4T1", 0.0, 0.0, BwUnit::Mib),
             ]
             .join("\n")
         );
@@ -186,9 +199,13 @@ mod tests {
     fn command_messages_show_the_device_rate_when_known() {
         let e = Duration::from_millis(12_345);
         assert_eq!(
-            command_message("run 2/5", e, Some(("vda", 123_456_789.0))),
+            command_message("run 2/5", e, Some(("vda", 123_456_789.0)), BwUnit::Mb),
             "run 2/5 · 12.3 s · vda 123.5 MB/s"
         );
-        assert_eq!(command_message("run 2/5", e, None), "run 2/5 · 12.3 s");
+        assert_eq!(
+            command_message("run 2/5", e, Some(("vda", 123_456_789.0)), BwUnit::Mib),
+            "run 2/5 · 12.3 s · vda 117.7 MiB/s"
+        );
+        assert_eq!(command_message("run 2/5", e, None, BwUnit::Mb), "run 2/5 · 12.3 s");
     }
 }

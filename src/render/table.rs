@@ -154,7 +154,7 @@ fn scan_section(sc: &crate::summary::scan::ScanReport, st: Style) -> String {
         sc.qd,
     ));
     let u = st.units.label();
-    s.push_str(&chart::curve(sc, 72, 12));
+    s.push_str(&chart::curve(sc, 72, 12, st.units));
     s.push_str(&format!(
         "Transfer rate: min {} {u} (at {}), max {} {u} (at {}), average {} {u}; last zone {:.1}% {} than the first\n",
         mbs(sc.min, st),

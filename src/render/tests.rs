@@ -258,7 +258,7 @@ fn all_formats(c: &Comparison) -> String {
     format!(
         "{}--- markdown\n{}--- csv\n{}",
         Text::default().export(doc).unwrap(),
-        Markdown.export(doc).unwrap(),
+        Markdown(crate::units::BwUnit::Mb).export(doc).unwrap(),
         Csv.export(doc).unwrap()
     )
 }
@@ -319,20 +319,64 @@ fn device_description_with_throttles() {
 }
 
 #[test]
-fn formats_without_a_view_say_so() {
-    assert!(Csv.export(Document::Runs(&[])).is_none());
+fn every_document_has_every_format() {
     let d: DeviceReport = serde_json::from_str(&fixture("info")).unwrap();
-    assert!(Markdown.export(Document::Device(&d)).is_none());
-    assert_eq!(super::formats_of(Document::Device(&d)), "table, json");
     let r = report("demo");
-    assert_eq!(super::formats_of(Document::Run(&r, None)), "table, json, markdown, csv");
+    let runs = [];
+    for doc in [Document::Device(&d), Document::Run(&r, None), Document::Runs(&runs)] {
+        assert_eq!(super::formats_of(doc), "table, json, markdown, csv", "{}", doc.name());
+    }
+}
+
+#[test]
+fn markdown_and_csv_of_a_device_description() {
+    let d: DeviceReport = serde_json::from_str(&fixture("info")).unwrap();
+    let md = Markdown(crate::units::BwUnit::Mb).export(Document::Device(&d)).unwrap();
+    let csv = Csv.export(Document::Device(&d)).unwrap();
+    assert_eq!(csv.lines().count(), 1 + d.devices.len().max(1), "{csv}");
+    insta::assert_snapshot!(format!("{md}--- csv\n{csv}"));
+}
+
+#[test]
+fn markdown_and_csv_of_the_run_list() {
+    let runs = [
+        crate::store::RunSummary {
+            id: 3,
+            label: Some("usb, \"fast\" | stick".into()),
+            tags: vec![("bus".into(), "usb".into()), ("fs".into(), "ext4".into())],
+            started_at: "2026-11-22T10:00:00Z".into(),
+            kind: "run".into(),
+            target: "/mnt/usb".into(),
+            complete: true,
+        },
+        crate::store::RunSummary {
+            id: 4,
+            label: None,
+            tags: vec![],
+            started_at: "2026-11-22T11:00:00Z".into(),
+            kind: "scan".into(),
+            target: "/dev/sdb".into(),
+            complete: false,
+        },
+    ];
+    let md = Markdown(crate::units::BwUnit::Mb).export(Document::Runs(&runs)).unwrap();
+    let csv = Csv.export(Document::Runs(&runs)).unwrap();
+    insta::assert_snapshot!(format!("{md}--- csv\n{csv}"));
+}
+
+#[test]
+fn markdown_in_other_units() {
+    let r = report("scan");
+    let md = Markdown(crate::units::BwUnit::Mib).export(Document::Run(&r, None)).unwrap();
+    assert!(md.contains("| MiB/s |") && md.contains("MiB/s = 2^20 bytes/s."), "{md}");
+    assert!(md.contains("average 2315.67 MiB/s"), "{md}");
 }
 
 /// The Markdown view, then the CSV view of a run.
 fn md_and_csv(r: &Report) -> String {
     format!(
         "{}--- csv\n{}",
-        Markdown.export(Document::Run(r, None)).unwrap(),
+        Markdown(crate::units::BwUnit::Mb).export(Document::Run(r, None)).unwrap(),
         Csv.export(Document::Run(r, None)).unwrap()
     )
 }
@@ -422,7 +466,7 @@ fn live_zone_lines() {
     let lines: Vec<String> = s
         .zones
         .iter()
-        .map(|z| super::chart::zone_line(z.index, s.zones.len() as u32, z.offset, z.bw_bytes, full))
+        .map(|z| super::chart::zone_line(z.index, s.zones.len() as u32, z.offset, z.bw_bytes, full, crate::units::BwUnit::Mb))
         .collect();
     insta::assert_snapshot!(lines.join("\n"));
 }

@@ -147,24 +147,39 @@ fn json_alias_keeps_working() {
 }
 
 #[test]
-fn formats_without_a_view_are_refused_with_those_that_work() {
+fn list_and_info_in_every_format() {
     let e = Env::new();
-    let out = e
-        .cmd()
-        .args(["info", e.target.to_str().unwrap(), "--format", "csv"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("csv") && err.contains("table|json"), "{err}");
-    // -o - is stdout.
-    let list = e.ok(&["list", "-o", "-"]);
-    assert_eq!(stdout(&list), "no stored runs\n");
-    let file = e.path("list.json");
-    let to_file = e.ok(&["list", "--format", "json", "-o", file.to_str().unwrap()]);
+    let id = stored_id(&e.run(&["--label", "a, \"quoted\" label", "--tag", "bus=virtio"]));
+    let rows = parse_csv(&stdout(&e.ok(&["list", "--format", "csv"])));
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["id"], id.as_str());
+    assert_eq!(rows[0]["label"], "a, \"quoted\" label");
+    assert_eq!(rows[0]["tags"], "bus=virtio");
+    assert_eq!(rows[0]["complete"], "true");
+    let md = stdout(&e.ok(&["list", "--format", "markdown"]));
+    assert!(
+        md.starts_with("| ID | Started (UTC) |") && md.contains(&format!("| {id} |")),
+        "{md}"
+    );
+
+    let target = e.target.to_str().unwrap();
+    let info = json_out(&e.ok(&["info", target, "--format", "json"]));
+    let rows = parse_csv(&stdout(&e.ok(&["info", target, "--format", "csv"])));
+    let devices = info["devices"].as_array().unwrap();
+    assert_eq!(rows.len(), devices.len().max(1), "a row per physical device: {rows:?}");
+    for (row, d) in rows.iter().zip(devices) {
+        assert_eq!(row["device"], d["name"]);
+        assert_eq!(row["size_bytes"], d["size_bytes"].to_string().as_str());
+    }
+    let md = stdout(&e.ok(&["info", target, "--format", "markdown"]));
+    assert!(md.starts_with("**Target**"), "{md}");
+    // -o - is stdout; -o FILE leaves stdout empty.
+    let list = e.ok(&["list", "-o", "-", "--format", "json"]);
+    assert_eq!(json_out(&list).as_array().unwrap().len(), 1);
+    let file = e.path("info.md");
+    let to_file = e.ok(&["info", target, "--format", "markdown", "-o", file.to_str().unwrap()]);
     assert_eq!(stdout(&to_file), "");
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), "[]\n");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), md);
 }
 
 #[test]
@@ -194,6 +209,18 @@ fn quiet_scan_prints_no_zone_lines() {
     };
     let loud = scan(&[]);
     assert!(String::from_utf8_lossy(&loud.stderr).contains("zone 1/4"));
+    // --units reaches the live lines and the chart too.
+    let mib = scan(&["--units", "mib"]);
+    let err = String::from_utf8_lossy(&mib.stderr);
+    assert!(
+        err.lines().filter(|l| l.starts_with("zone ")).all(|l| l.contains(" MiB/s │")),
+        "{err}"
+    );
+    let text = stdout(&mib);
+    // (Warnings keep the MB/s they were judged in: they are stored text.)
+    let figures = text.lines().filter(|l| !l.starts_with("warning") && !l.starts_with("  "));
+    assert!(text.contains("MiB/s against position"), "{text}");
+    assert!(figures.clone().all(|l| !l.contains(" MB/s")), "{text}");
     let quiet = scan(&["--quiet"]);
     let err = String::from_utf8_lossy(&quiet.stderr);
     assert!(!err.contains("zone "), "{err}");
