@@ -6,6 +6,9 @@
 //! size = "4GiB"
 //! runs = 5
 //! duration = "10s"
+//! [prices]                       # for compare's $/GB and MB/s per $
+//! "Samsung SSD 870 EVO 1TB" = 59.99   # a device model, serial, or run label
+//! "usb stick A" = { price = 12.5, capacity = "128GB" }
 //! [suites.our-nightly]
 //! description = "what the lab runs every night"
 //! jobs = [
@@ -21,6 +24,7 @@
 //! Where the file is found, and how its defaults are merged with the
 //! command line, is the command line's business.
 
+use crate::compare::ListedPrice;
 use crate::error::{Result, usage};
 use crate::plan::{Common, EngineKind, JobSpec, Limit, Rw, SuiteName, limits};
 use crate::units;
@@ -40,6 +44,8 @@ pub struct Config {
     pub defaults: Defaults,
     /// User suites, in the file's order.
     pub suites: Vec<UserSuite>,
+    /// `[prices]`: what devices cost, in the file's order (see [`crate::compare::listed_price`]).
+    pub prices: Vec<ListedPrice>,
 }
 
 /// `[defaults]`: each one applies where the command line gives no value.
@@ -166,10 +172,32 @@ impl Config {
                 jobs,
             });
         }
+        let mut raw_prices: Vec<(String, Spanned<RawPrice>)> = raw.prices.into_iter().collect();
+        raw_prices.sort_by_key(|(_, p)| p.span().start);
+        let mut prices = Vec::new();
+        for (key, p) in raw_prices {
+            let start = p.span().start;
+            let (price, capacity) = match p.into_inner() {
+                RawPrice::Price(v) => (v, None),
+                RawPrice::Full { price, capacity } => (price, capacity.map(|c| c.0)),
+            };
+            if !(price.is_finite() && price > 0.0) {
+                return Err(at(
+                    start,
+                    &format!("in [prices]: the price of \"{key}\" must be positive, got {price}"),
+                ));
+            }
+            prices.push(ListedPrice {
+                key,
+                price,
+                capacity_bytes: capacity,
+            });
+        }
         Ok(Config {
             path: path.to_path_buf(),
             defaults,
             suites,
+            prices,
         })
     }
 
@@ -281,6 +309,16 @@ struct RawConfig {
     defaults: Option<RawDefaults>,
     #[serde(default)]
     suites: BTreeMap<String, Spanned<RawSuite>>,
+    #[serde(default)]
+    prices: BTreeMap<String, Spanned<RawPrice>>,
+}
+
+/// A price: `59.99`, or `{ price = 12.5, capacity = "128GB" }`.
+#[derive(Deserialize)]
+#[serde(untagged, expecting = "a price such as 59.99, or { price = 59.99, capacity = \"1TB\" }")]
+enum RawPrice {
+    Price(f64),
+    Full { price: f64, capacity: Option<NonzeroSize> },
 }
 
 #[derive(Deserialize, Default)]
@@ -461,6 +499,33 @@ jobs = [{ rw = "randrw", bs = 4096, mix_read = 50 }]
     }
 
     #[test]
+    fn price_list() {
+        let c = parse("[prices]\n\"Samsung SSD 870 EVO 1TB\" = 59.99\nstick = { price = 12, capacity = \"128GB\" }\nb = 3\n").unwrap();
+        let got: Vec<(&str, f64, Option<u64>)> = c.prices.iter().map(|p| (p.key.as_str(), p.price, p.capacity_bytes)).collect();
+        assert_eq!(
+            got,
+            [
+                ("Samsung SSD 870 EVO 1TB", 59.99, None),
+                ("stick", 12.0, Some(128_000_000_000)),
+                ("b", 3.0, None)
+            ],
+            "the file's order"
+        );
+        let e = err("[prices]\na = 1\nb = -2\n");
+        assert!(
+            e.starts_with("/etc/x/config.toml:3:5: in [prices]: the price of \"b\" must be positive"),
+            "{e}"
+        );
+        let e = err("[prices]\na = \"cheap\"\n");
+        assert!(
+            e.starts_with("/etc/x/config.toml:2:5: a in [prices]: ") && e.contains("a price such as 59.99"),
+            "{e}"
+        );
+        let e = err("[prices]\na = { price = 3, capacity = \"big\" }\n");
+        assert!(e.starts_with("/etc/x/config.toml:2:5:"), "{e}");
+    }
+
+    #[test]
     fn bad_toml() {
         let e = err("[defaults]\nsize = \"4GiB\nruns = 3\n");
         assert!(e.starts_with("/etc/x/config.toml:2:"), "{e}");
@@ -479,9 +544,9 @@ jobs = [{ rw = "randrw", bs = 4096, mix_read = 50 }]
             e.starts_with("/etc/x/config.toml:3:29: unknown field `depth` in [suites.x], expected one of `name`, `rw`"),
             "{e}"
         );
-        let e = err("[prices]\nx = 1\n");
+        let e = err("[price]\nx = 1\n");
         assert!(
-            e.starts_with("/etc/x/config.toml:1:2: unknown field `prices` at the top level"),
+            e.starts_with("/etc/x/config.toml:1:2: unknown field `price` at the top level"),
             "{e}"
         );
     }

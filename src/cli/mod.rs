@@ -106,7 +106,7 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
             }
             Ok(())
         }
-        Cmd::Compare(a) => compare(&db, &a),
+        Cmd::Compare(a) => compare(&db, &a, config),
         Cmd::Import(a) => {
             let text = std::fs::read_to_string(&a.file).map_err(|e| usage(format!("cannot read {}: {e}", a.file.display())))?;
             let report = crate::import::parse_fio_json(&text).map_err(|e| usage(format!("{}: {e}", a.file.display())))?;
@@ -257,8 +257,9 @@ fn open_store(db: &Path) -> Result<Store> {
     Store::open(db).map_err(store_err)
 }
 
-/// `iolab compare`.
-fn compare(db: &Path, a: &CompareArgs) -> Result<()> {
+/// `iolab compare`. A run without a stored price takes the configuration
+/// file's (said on stderr, so the table's source is never a mystery).
+fn compare(db: &Path, a: &CompareArgs, config: Option<&crate::config::Config>) -> Result<()> {
     let mut st = open_store(db)?;
     for &(id, price) in &a.price {
         st.set_price(id, price).map_err(store_err)?;
@@ -269,11 +270,20 @@ fn compare(db: &Path, a: &CompareArgs) -> Result<()> {
     let mut runs = Vec::with_capacity(a.ids.len());
     for &id in &a.ids {
         let r = st.load(id).map_err(store_err)?;
+        let (mut price, mut capacity_bytes) = (r.price, r.capacity_bytes);
+        if price.is_none()
+            && let Some(c) = config
+            && let Some(p) = crate::compare::listed_price(&c.prices, r.summary.label.as_deref(), &r.report)
+        {
+            eprintln!("iolab: run {id}: price {} from \"{}\" in {}", p.price, p.key, c.path.display());
+            price = Some(p.price);
+            capacity_bytes = capacity_bytes.or(p.capacity_bytes);
+        }
         runs.push(crate::compare::RunRef {
             id,
             label: r.summary.label,
-            price: r.price,
-            capacity_bytes: r.capacity_bytes,
+            price,
+            capacity_bytes,
             report: r.report,
         });
     }

@@ -42,6 +42,39 @@ pub struct RunRef {
     pub report: Report,
 }
 
+/// One line of the configuration file's price list: what a device cost
+/// (and, optionally, its capacity for $/GB when the device size misleads,
+/// e.g. a USB stick's marketing size).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListedPrice {
+    /// A run's label, or a physical device's serial or model, as `iolab info` shows them.
+    pub key: String,
+    pub price: f64,
+    pub capacity_bytes: Option<u64>,
+}
+
+/// The price-list entry for a run: the first entry whose key is the run's
+/// label, else one of its physical devices' serial, else their model (with
+/// or without the vendor). Case and surrounding blanks do not matter.
+pub fn listed_price<'a>(list: &'a [ListedPrice], label: Option<&str>, report: &Report) -> Option<&'a ListedPrice> {
+    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let devices = report.target.info.as_ref().map(|i| i.devices.as_slice()).unwrap_or_default();
+    let serials = devices.iter().filter_map(|d| d.serial.as_deref());
+    let models = devices.iter().flat_map(|d| {
+        let model = d.model.clone();
+        let full = d.vendor.as_ref().zip(d.model.as_ref()).map(|(v, m)| format!("{v} {m}"));
+        [model, full].into_iter().flatten()
+    });
+    let candidates: Vec<Vec<String>> = vec![
+        label.map(norm).into_iter().collect(),
+        serials.map(norm).collect(),
+        models.map(|m| norm(&m)).collect(),
+    ];
+    candidates
+        .iter()
+        .find_map(|keys| list.iter().find(|e| keys.contains(&norm(&e.key))))
+}
+
 /// The comparison, and the `iolab compare --format json` document.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Comparison {

@@ -235,3 +235,26 @@ fn json_document_has_the_documented_shape() {
     assert_eq!(v["tests"][0]["within_noise"], serde_json::json!([true, false]));
     assert!(v["findings"][0]["text"].is_string());
 }
+
+#[test]
+fn price_list_matches_label_then_serial_then_model() {
+    let mut r = report(&[seq("SEQ1M Q8T1 read", &[100.0])], None);
+    let mut info: crate::device::DeviceReport =
+        serde_json::from_str(&std::fs::read_to_string("tests/fixtures/render/info.json").unwrap()).unwrap();
+    info.devices[0].vendor = Some("ATA".into());
+    info.devices[0].model = Some("WDC WD10EZEX-08WN4A0".into());
+    let (serial, model) = (info.devices[0].serial.clone().unwrap(), "ata wdc wd10ezex-08wn4a0".to_string());
+    r.target.info = Some(info);
+    let e = |key: &str, price: f64| ListedPrice {
+        key: key.into(),
+        price,
+        capacity_bytes: None,
+    };
+    let list = [e(&model, 1.0), e(&format!("  {}  ", serial.to_uppercase()), 2.0), e("My Disk", 3.0)];
+    assert_eq!(listed_price(&list, Some("my  disk"), &r).unwrap().price, 3.0, "label first");
+    assert_eq!(listed_price(&list, Some("other"), &r).unwrap().price, 2.0, "then serial");
+    assert_eq!(listed_price(&list[..1], None, &r).unwrap().price, 1.0, "then model");
+    assert!(listed_price(&list[2..], None, &r).is_none());
+    r.target.info = None;
+    assert!(listed_price(&list[..2], None, &r).is_none(), "no devices, no match");
+}

@@ -159,3 +159,59 @@ fn decimal_sizes_on_the_command_line_get_one_note() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("kb_base"));
 }
+
+/// Issue 12: the file's price list fills in compare's prices: by label
+/// here (serial and model are the other keys); a price given with
+/// `--price` wins over the list.
+#[test]
+fn price_list_prices_the_comparison() {
+    let (dir, file) = config("[prices]\n\"fast disk\" = { price = 100, capacity = \"1TB\" }\n\"slow disk\" = 25\n\"never\" = 1\n");
+    let target = tempfile::Builder::new().prefix("iolab-prices-").tempdir_in("/dev/shm").unwrap();
+    let db = dir.path().join("r.db");
+    for label in ["fast disk", "slow disk"] {
+        let out = iolab(dir.path())
+            .args(["job"])
+            .arg(target.path())
+            .args([
+                "--rw",
+                "read",
+                "--bs",
+                "128k",
+                "--duration",
+                "200ms",
+                "--runs",
+                "2",
+                "--warmup",
+                "0s",
+            ])
+            .args(["--interval", "0s", "--size", "8MiB", "--label", label, "--db"])
+            .arg(&db)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let compare = |extra: &[&str]| {
+        let out = iolab(dir.path())
+            .args(["compare", "1", "2", "--format", "json", "--config"])
+            .arg(&file)
+            .arg("--db")
+            .arg(&db)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        (crate::common::json_out(&out), String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let (v, err) = compare(&[]);
+    assert_eq!(v["runs"][0]["price"], 100.0);
+    assert_eq!(v["runs"][0]["capacity_bytes"], 1_000_000_000_000u64);
+    assert_eq!(v["runs"][0]["price_per_gb"], 0.1);
+    assert_eq!(v["runs"][1]["price"], 25.0);
+    assert!(
+        err.contains("run 1: price 100 from \"fast disk\" in ") && err.contains("lab.toml"),
+        "{err}"
+    );
+    let (v, _) = compare(&["--price", "2=30"]);
+    assert_eq!(v["runs"][1]["price"], 30.0, "a stored price wins over the list");
+}
