@@ -498,6 +498,17 @@ jobs = [{ rw = "randrw", bs = 4096, mix_read = 50 }]
         assert_eq!(c.suite("aaa").unwrap().jobs(&common)[0].mix_read, 50);
     }
 
+    /// Issue 12: the README's example file is a good file.
+    #[test]
+    fn issue_12_readme_example_file_parses() {
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let start = readme.find("```toml\n").expect("a TOML example") + "```toml\n".len();
+        let end = start + readme[start..].find("```").unwrap();
+        let c = parse(&readme[start..end]).unwrap();
+        assert_eq!(c.suite("our-nightly").unwrap().jobs.len(), 3);
+        assert_eq!(c.prices.len(), 2);
+    }
+
     #[test]
     fn price_list() {
         let c = parse("[prices]\n\"Samsung SSD 870 EVO 1TB\" = 59.99\nstick = { price = 12, capacity = \"128GB\" }\nb = 3\n").unwrap();

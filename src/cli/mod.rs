@@ -339,6 +339,90 @@ pub fn suites_listing(config: Option<&crate::config::Config>) -> String {
 mod tests {
     use super::*;
 
+    /// The words of a shell command line: blanks split, quotes group.
+    fn shell_words(line: &str) -> Vec<String> {
+        let (mut words, mut cur, mut quote, mut any) = (Vec::new(), String::new(), None, false);
+        for c in line.chars() {
+            match (quote, c) {
+                (None, '"' | '\'') => (quote, any) = (Some(c), true),
+                (Some(q), c) if c == q => quote = None,
+                (None, c) if c.is_whitespace() => {
+                    if any || !cur.is_empty() {
+                        words.push(std::mem::take(&mut cur));
+                    }
+                    any = false;
+                }
+                (_, c) => cur.push(c),
+            }
+        }
+        if any || !cur.is_empty() {
+            words.push(cur);
+        }
+        words
+    }
+
+    /// Every `iolab …` command line the README shows, in code blocks and in
+    /// inline code, with its placeholders filled in.
+    fn readme_examples() -> Vec<String> {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let mut found = Vec::new();
+        let mut in_block = false;
+        for line in text.lines() {
+            if line.starts_with("```") {
+                in_block = !in_block;
+            } else if in_block {
+                let l = line.trim().trim_start_matches("$ ").trim_start_matches("sudo ");
+                if l.starts_with("iolab ") {
+                    found.push(l.to_string());
+                }
+            }
+        }
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find("`iolab ") {
+            let after = &rest[i + 1..];
+            let end = after.find('`').unwrap_or(after.len());
+            found.push(after[..end].replace('\n', " "));
+            rest = &after[end..];
+        }
+        found
+            .into_iter()
+            // Shell around the command: comments, redirections, chains.
+            .map(|l| l.split(['#', '>']).next().unwrap().split("&&").next().unwrap().trim().to_string())
+            // Synopses, not examples.
+            .filter(|l| !l.contains('[') && !l.contains("...") && !l.contains('…') && !l.contains('|'))
+            .map(|l| {
+                shell_words(&l)
+                    .into_iter()
+                    .map(|w| match w.as_str() {
+                        "ID" => "1".to_string(),
+                        "TARGET" | "DIR" | "TARGET..." => "/tmp".to_string(),
+                        "FILE" | "PATH" => "/tmp/x".to_string(),
+                        "COMMAND" => "true".to_string(),
+                        _ => w,
+                    })
+                    .map(|w| if w.contains(' ') { format!("\"{w}\"") } else { w })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    }
+
+    /// Issue 12: the README's examples are command lines iolab accepts.
+    #[test]
+    fn issue_12_every_readme_example_parses() {
+        let examples = readme_examples();
+        assert!(examples.len() >= 20, "{examples:#?}");
+        for ex in &examples {
+            let words = shell_words(ex);
+            if let Err(e) = command().try_get_matches_from(&words) {
+                use clap::error::ErrorKind::*;
+                // `iolab info` (or `iolab info --json`) in a sentence names the command.
+                let mention = words.len() <= 3 && e.kind() == MissingRequiredArgument;
+                assert!(matches!(e.kind(), DisplayHelp | DisplayVersion) || mention, "README: `{ex}`:\n{e}");
+            }
+        }
+    }
+
     #[test]
     fn clap_definition_is_consistent() {
         command().debug_assert();
