@@ -123,13 +123,14 @@ impl Runner<'_> {
                 workers: n,
                 depth_per_worker: depth,
                 runs: Vec::new(),
+                warmup: None,
                 steady: repeat.steady_for(spec),
             };
             let warm = !repeat.warmup.is_zero();
             let runs = (1..=repeat.runs).map(|k| Pass::Run { n: k, of: repeat.runs });
             if let Some(rule) = repeat.steady_for(spec) {
                 if warm {
-                    self.stream(spec, Windows::Time(&[(Pass::Warmup, repeat.warmup)]), &pool)?;
+                    out.warmup = self.stream(spec, Windows::Time(&[(Pass::Warmup, repeat.warmup)]), &pool)?.pop();
                 }
                 out.runs = self.steady_rounds(spec, rule, span, &pool)?;
                 self.observer.event(Event::JobDone { job: &spec.name });
@@ -144,10 +145,11 @@ impl Runner<'_> {
                     w.extend(runs.map(|p| (p, d)));
                     let mut got = self.stream(spec, Windows::Time(&w), &pool)?;
                     out.runs = got.split_off(usize::from(warm));
+                    out.warmup = got.pop();
                 }
                 limit => {
                     if warm {
-                        self.stream(spec, Windows::Time(&[(Pass::Warmup, repeat.warmup)]), &pool)?;
+                        out.warmup = self.stream(spec, Windows::Time(&[(Pass::Warmup, repeat.warmup)]), &pool)?.pop();
                     }
                     for (i, p) in runs.enumerate() {
                         if i > 0 && !repeat.interval.is_zero() {
@@ -215,6 +217,7 @@ impl Runner<'_> {
         let mut snaps = vec![self.counters()];
         let mut flush_ns = vec![0u64; nwin];
         let base = Instant::now();
+        let mut seconds = Seconds::new(&snaps[0]);
         for c in pool.cmds {
             c.send(Cmd::Go {
                 base,
@@ -261,7 +264,8 @@ impl Runner<'_> {
                 if now >= at || done.len() as u64 == n {
                     break;
                 }
-                receive((at - now).min(Duration::from_millis(100)), &mut done)?;
+                let tick = seconds.sample(&self.sys, base, start);
+                receive((at - now).min(tick).min(Duration::from_millis(100)), &mut done)?;
                 self.observer.event(Event::Tick {
                     elapsed: base.elapsed() - start,
                 });
@@ -275,6 +279,7 @@ impl Runner<'_> {
                 flush_ns[k] = t.elapsed().as_nanos() as u64;
             }
             snaps.push(self.counters());
+            seconds.boundary(ends[k], snaps.last().expect("just pushed"));
         }
         let last_start = if nwin > 1 {
             Duration::from_nanos(ends[nwin - 2])
@@ -282,12 +287,14 @@ impl Runner<'_> {
             Duration::ZERO
         };
         while (done.len() as u64) < n {
-            receive(Duration::from_millis(100), &mut done)?;
+            let tick = seconds.sample(&self.sys, base, last_start);
+            receive(tick.min(Duration::from_millis(100)), &mut done)?;
             self.observer.event(Event::Tick {
                 elapsed: base.elapsed().saturating_sub(last_start),
             });
         }
         snaps.push(self.counters());
+        seconds.boundary(base.elapsed().as_nanos() as u64, snaps.last().expect("just pushed"));
         if let Some(e) = first_err {
             return Err(e);
         }
@@ -325,6 +332,9 @@ impl Runner<'_> {
             run.cpu = d.cpu;
             run.sys = d.sys;
             run.devices = d.devices;
+            // The last window ends when its I/O has completed and been flushed.
+            let win_end = if last { u64::MAX } else { ends[k] };
+            run.device_seconds = seconds.series(win_start, win_end, &self.target.device_names);
             runs.push(run);
         }
         Ok(runs)
@@ -520,5 +530,65 @@ mod tests {
         let p = worker_plans(&s, 1 << 30, 3);
         assert!(p.iter().all(|w| w.start == 0 && w.len == 1 << 30));
         assert_ne!(p[0].seed, p[1].seed);
+    }
+}
+
+/// `/proc/diskstats` read once a second through a stream (on a grid that
+/// restarts at every window), and at every window boundary, so each window
+/// gets its devices' bytes second by second.
+struct Seconds {
+    /// (ns since the stream's start, the counters then), in time order.
+    at: Vec<(u64, std::collections::HashMap<String, crate::device::DiskCounters>)>,
+}
+
+impl Seconds {
+    fn new(first: &Snapshot) -> Seconds {
+        Seconds {
+            at: vec![(0, first.disks.clone())],
+        }
+    }
+
+    /// Read the counters if a second of the window that started at
+    /// `window_start` has passed since the last reading; return how long
+    /// until the next one is due.
+    fn sample(&mut self, sys: &SysRoot, base: Instant, window_start: Duration) -> Duration {
+        const SECOND: u64 = 1_000_000_000;
+        let now = base.elapsed().as_nanos() as u64;
+        let ws = window_start.as_nanos() as u64;
+        let last = self.at.last().map_or(0, |(t, _)| *t);
+        // The next second of this window's grid after the last reading.
+        let next = ws + ((last.max(ws) - ws) / SECOND + 1) * SECOND;
+        if now >= next {
+            self.at.push((now, crate::device::diskstats(sys)));
+            return Duration::from_nanos(SECOND - (now - next).min(SECOND - 1));
+        }
+        Duration::from_nanos(next - now)
+    }
+
+    fn boundary(&mut self, t_ns: u64, snap: &Snapshot) {
+        self.at.push((t_ns, snap.disks.clone()));
+    }
+
+    /// The devices `names`, interval by interval between the readings in
+    /// `[start, end]` (ns since the stream's start).
+    fn series(&self, start: u64, end: u64, names: &[String]) -> Vec<crate::samples::DiskSeries> {
+        let inside: Vec<&(u64, _)> = self.at.iter().filter(|(t, _)| *t >= start && *t <= end).collect();
+        names
+            .iter()
+            .map(|name| {
+                let mut s = crate::samples::DiskSeries {
+                    name: name.clone(),
+                    ..Default::default()
+                };
+                for w in inside.windows(2) {
+                    let d = crate::device::delta(&w[0].1, &w[1].1, std::slice::from_ref(name));
+                    let (r, wr) = d.first().map_or((0, 0), |d| (d.read_bytes, d.write_bytes));
+                    s.read_bytes.push(r);
+                    s.write_bytes.push(wr);
+                }
+                s
+            })
+            .filter(|s| !s.read_bytes.is_empty())
+            .collect()
     }
 }

@@ -134,6 +134,18 @@ fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
+/// What one block device did in each second of a pass, from
+/// `/proc/diskstats` read every second: how a layout spreads a job over
+/// its members (a mirror that reads from one side only, a bridge that
+/// serves one disk at a time), as `zpool iostat -v 1` shows it.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct DiskSeries {
+    pub name: String,
+    /// Bytes in each second of the pass (the last one may be partial).
+    pub read_bytes: Vec<u64>,
+    pub write_bytes: Vec<u64>,
+}
+
 /// Everything measured in one pass (a warm-up or one measured run) of a job.
 #[derive(Clone, Debug, Default)]
 pub struct RunSamples {
@@ -156,6 +168,8 @@ pub struct RunSamples {
     pub sys: SysCpu,
     /// Deltas of the devices that serve the target, top (the one the filesystem is on) first.
     pub devices: Vec<DiskDelta>,
+    /// The same devices second by second.
+    pub device_seconds: Vec<DiskSeries>,
     pub workers: u32,
 }
 
@@ -183,6 +197,8 @@ pub struct JobSamples {
     pub workers: u32,
     pub depth_per_worker: u32,
     pub runs: Vec<RunSamples>,
+    /// The discarded warm-up pass, kept for its timeline.
+    pub warmup: Option<RunSamples>,
     /// Set when the runs are steady-state rounds.
     pub steady: Option<crate::plan::SteadyRule>,
 }

@@ -212,6 +212,10 @@ pub struct RunReport {
     /// filling up), found in the run's complete seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_cliff: Option<crate::judge::cliff::Cliff>,
+    /// The devices under the target second by second (`device` is their sum
+    /// over the run): how a layout spreads the job over its members.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub device_seconds: Vec<crate::samples::DiskSeries>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -233,6 +237,9 @@ pub struct JobReport {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub offset_bytes: u64,
     pub runs: Vec<RunReport>,
+    /// The discarded warm-up's bytes per second, for the timeline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<Samples>,
     pub read: Option<DirReport>,
     pub write: Option<DirReport>,
     pub cpu: CpuReport,
@@ -330,6 +337,7 @@ pub fn run_report(r: &RunSamples) -> RunReport {
             write_bytes_per_s: r.write.per_sec_bytes.clone(),
         },
         write_cliff: write_cliff(r),
+        device_seconds: r.device_seconds.clone(),
     }
 }
 
@@ -477,6 +485,10 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
         span_bytes: span,
         offset_bytes: spec.offset,
         runs,
+        warmup: job.warmup.as_ref().map(|w| Samples {
+            read_bytes_per_s: w.read.per_sec_bytes.clone(),
+            write_bytes_per_s: w.write.per_sec_bytes.clone(),
+        }),
         read,
         write,
         cpu,
