@@ -8,10 +8,10 @@
 //! whose subject is the test it is about, when it is about one.
 
 use super::{Comparison, Direction, RunInfo, TestComparison};
-use crate::judge::thresholds::{CPU_NOTABLE, MIN_RUNS_FOR_NOISE};
+use crate::judge::thresholds::{CACHE_MIN_GAIN, CPU_NOTABLE, MIN_RUNS_FOR_NOISE};
 use crate::judge::{Code, Diagnostic};
 use crate::summary::median;
-use crate::units::{fmt_value, signed_diff};
+use crate::units::{fmt_ns, fmt_value, signed_diff};
 
 /// Every rule, in the order the findings are shown.
 pub fn all(c: &Comparison) -> Vec<Diagnostic> {
@@ -22,6 +22,7 @@ pub fn all(c: &Comparison) -> Vec<Diagnostic> {
     f.extend(all_within_noise(c));
     f.extend(noise_unknown(c));
     f.extend(cpu_cost(c));
+    f.extend(cache_candidate(c));
     f.extend(untrustworthy(c));
     f
 }
@@ -300,6 +301,68 @@ pub fn cpu_cost(c: &Comparison) -> Vec<Diagnostic> {
     out
 }
 
+/// Per run against the baseline (seed 001's question): is the faster of
+/// the two worth it as a cache for the slower one? A read cache (L2ARC,
+/// bcache) serves small random reads one at a time, so the answer is in the
+/// 4K QD1 random read test: at least [`CACHE_MIN_GAIN`] times the IOPS,
+/// outside the noise, and a lower p99. A sync-write log (ZFS SLOG) is judged
+/// by the 4K QD1 random write latency when the runs have it.
+pub fn cache_candidate(c: &Comparison) -> Vec<Diagnostic> {
+    let b = base(c).0;
+    let probe = |d: Direction| c.tests.iter().find(|t| t.cache_probe && t.direction == d);
+    let Some(read) = probe(Direction::Read) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (i, r) in others(c) {
+        let Some(ratio) = read.ratios[i].filter(|r| *r > 0.0) else {
+            continue;
+        };
+        // fast, slow: indices into the runs.
+        let (fast, slow, gain) = if ratio >= 1.0 { (i, b, ratio) } else { (b, i, 1.0 / ratio) };
+        let (fname, sname) = (&c.runs[fast].name(), &c.runs[slow].name());
+        let iops = |k: usize| format!("{:.0}", read.values[k]);
+        let p99 = |t: &TestComparison, k: usize| t.p99_ns.get(k).copied().flatten();
+        let lat = |t: &TestComparison| match (p99(t, fast), p99(t, slow)) {
+            (Some(f), Some(s)) => format!(", p99 {} vs {}", fmt_ns(f), fmt_ns(s)),
+            _ => String::new(),
+        };
+        let lower_p99 = matches!((p99(read, fast), p99(read, slow)), (Some(f), Some(s)) if f < s);
+        let numbers = format!(
+            "4K QD1 random reads at {gain:.1}x the IOPS ({} vs {}{})",
+            iops(fast),
+            iops(slow),
+            lat(read)
+        );
+        let mut text = if read.outside_noise(i) && gain >= CACHE_MIN_GAIN && lower_p99 {
+            format!("As a read cache for {sname} (L2ARC, bcache), {fname} is worth it: {numbers}.")
+        } else if read.within_noise[i] == Some(true) {
+            format!(
+                "As a read cache for {sname}, {fname} is not worth it: its 4K QD1 random reads are no faster outside the noise ({numbers})."
+            )
+        } else {
+            format!(
+                "As a read cache for {sname}, {fname} is not worth it: {numbers}; a cache pays from {CACHE_MIN_GAIN:.0}x with a lower p99{}.",
+                if read.within_noise[i].is_none() {
+                    ", and the noise is unknown"
+                } else {
+                    ""
+                }
+            )
+        };
+        if let Some(w) = probe(Direction::Write)
+            && let (Some(f), Some(s)) = (p99(w, fast), p99(w, slow))
+        {
+            let verdict = if s / f >= CACHE_MIN_GAIN { "would help" } else { "would not help" };
+            text.push_str(&format!(
+                " As a sync-write log (ZFS SLOG) it {verdict}: 4K QD1 write p99 {} vs {} (iolab flushes once per run, not after every write, so both are lower bounds).",
+                fmt_ns(f),
+                fmt_ns(s)
+            ));
+        }
+        out.push(finding(Code::CacheCandidate, Some(r.id), Some(read.test.clone()), text));
+    }
+    out
+}
+
 /// Per run and warning code: the tests whose figures cannot be trusted as the device's speed.
 pub fn untrustworthy(c: &Comparison) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -482,6 +545,67 @@ mod tests {
         assert_eq!(u.len(), 1, "{u:?}");
         assert_eq!(u[0].run, Some(1));
         assert!(u[0].message.starts_with("A: S1 read, S2 read carries high_cv"), "{}", u[0].message);
+    }
+
+    #[test]
+    fn cache_candidate_says_whether_the_faster_device_pays_as_a_cache() {
+        let runs = vec![
+            run(
+                1,
+                "HDD",
+                vec![
+                    rand("RND4K Q1T1 read", &[150.0, 152.0, 148.0]).p99(12_000_000),
+                    rand("RND4K Q1T1 write", &[140.0, 141.0, 139.0]).p99(9_000_000),
+                ],
+            ),
+            run(
+                2,
+                "SSD",
+                vec![
+                    rand("RND4K Q1T1 read", &[9000.0, 9100.0, 8900.0]).p99(210_000),
+                    rand("RND4K Q1T1 write", &[20000.0, 20100.0, 19900.0]).p99(60_000),
+                ],
+            ),
+            run(
+                3,
+                "HDD2",
+                vec![
+                    rand("RND4K Q1T1 read", &[160.0, 161.0, 159.0]).p99(11_000_000),
+                    rand("RND4K Q1T1 write", &[140.0, 141.0, 139.0]).p99(9_000_000),
+                ],
+            ),
+        ];
+        let c = crate::compare::compare(&runs, 1).unwrap();
+        let f: Vec<&Diagnostic> = c.findings.iter().filter(|f| f.code == Code::CacheCandidate).collect();
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert_eq!(f[0].run, Some(2));
+        assert_eq!(
+            f[0].message,
+            "As a read cache for HDD (L2ARC, bcache), SSD is worth it: 4K QD1 random reads at 60.0x the IOPS (9000 vs 150, p99 210.0 µs vs 12.00 ms). As a sync-write log (ZFS SLOG) it would help: 4K QD1 write p99 60.0 µs vs 9.00 ms (iolab flushes once per run, not after every write, so both are lower bounds)."
+        );
+        assert!(
+            f[1].message
+                .starts_with("As a read cache for HDD, HDD2 is not worth it: 4K QD1 random reads at 1.1x the IOPS (160 vs 150"),
+            "{}",
+            f[1].message
+        );
+        assert!(
+            f[1].message.contains("a cache pays from 2x with a lower p99") && f[1].message.contains("would not help"),
+            "{}",
+            f[1].message
+        );
+        // No 4K QD1 random read test, no finding.
+        let runs = vec![
+            run(1, "a", vec![seq("S read", &[1.0, 2.0])]),
+            run(2, "b", vec![seq("S read", &[3.0, 4.0])]),
+        ];
+        assert!(
+            crate::compare::compare(&runs, 1)
+                .unwrap()
+                .findings
+                .iter()
+                .all(|f| f.code != Code::CacheCandidate)
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub struct J {
     write: Vec<f64>,
     cpu: Option<f64>,
     warnings: Vec<String>,
+    p99_ns: u64,
 }
 
 fn job(name: &str, random: bool, values: &[f64]) -> J {
@@ -30,6 +31,7 @@ fn job(name: &str, random: bool, values: &[f64]) -> J {
         write: if write { values.to_vec() } else { vec![] },
         cpu: Some(1.0),
         warnings: vec![],
+        p99_ns: 1,
     }
 }
 
@@ -56,10 +58,15 @@ impl J {
             write: write.iter().map(|x| x * scale).collect(),
             cpu: Some(1.0),
             warnings: vec![],
+            p99_ns: 1,
         }
     }
     pub fn warn(mut self, code: &str) -> J {
         self.warnings.push(code.into());
+        self
+    }
+    pub fn p99(mut self, ns: u64) -> J {
+        self.p99_ns = ns;
         self
     }
     pub fn cpu(mut self, pct_per_100mbs: f64) -> J {
@@ -75,7 +82,7 @@ impl J {
         let (bw, iops) = if self.random() { (v * 4096.0, v) } else { (v, v / 1048576.0) };
         json!({
             "bytes": (bw * 5.0) as u64, "ios": (iops * 5.0) as u64, "bw_bytes": bw, "iops": iops,
-            "lat_ns": {"mean": 1000.0, "min": 1, "max": 1, "p50": 1, "p90": 1, "p99": 1, "p99_9": 1, "p99_99": 1}
+            "lat_ns": {"mean": 1000.0, "min": 1, "max": 1, "p50": 1, "p90": 1, "p99": self.p99_ns, "p99_9": 1, "p99_99": 1}
         })
     }
 

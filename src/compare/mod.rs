@@ -157,6 +157,13 @@ pub struct TestComparison {
     pub mbs_per_price: Vec<Option<f64>>,
     /// Warning codes the job carries in each run.
     pub warnings: Vec<Vec<String>>,
+    /// The p99 completion latency (ns) of the direction, median over runs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub p99_ns: Vec<Option<f64>>,
+    /// The job is random 4K at queue depth 1 with one thread: the access a
+    /// cache in front of a slower device serves.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cache_probe: bool,
 }
 
 impl TestComparison {
@@ -316,6 +323,8 @@ fn timed_tests(runs: &[RunRef], b: usize) -> Vec<TestComparison> {
             cpu_pct_per_100mbs: vec![None; runs.len()],
             mbs_per_price: vec![None; runs.len()],
             warnings: vec![Vec::new(); runs.len()],
+            p99_ns: Vec::new(),
+            cache_probe: false,
             values,
             ratios,
             within_noise,
@@ -377,6 +386,8 @@ fn test_comparison(
 ) -> TestComparison {
     let unit = if random { Unit::Iops } else { Unit::BytesPerSec };
     let medians: Vec<&DirReport> = jobs.iter().map(|j| dir(j, d).expect("checked")).collect();
+    let first = jobs[0];
+    let cache_probe = random && first.bs == 4096 && first.qd == 1 && first.threads == 1;
     let values: Vec<f64> = medians.iter().map(|m| figure(m, unit)).collect();
     let samples: Vec<Vec<f64>> = jobs.iter().map(|j| per_run(j, d, unit)).collect();
     let Ratios { ratios, within_noise, ci } = ratios(&values, &samples, b, unit);
@@ -404,6 +415,8 @@ fn test_comparison(
                 codes
             })
             .collect(),
+        p99_ns: medians.iter().map(|m| Some(m.lat_ns.p99 as f64).filter(|&p| p > 0.0)).collect(),
+        cache_probe,
         values,
         ratios,
         within_noise,

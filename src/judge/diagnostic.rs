@@ -203,6 +203,8 @@ codes! {
     NoiseUnknown = "noise_unknown", Warning;
     /// Per run: a notable difference in CPU per MB/s.
     CpuCost = "cpu_cost", Info;
+    /// Per run: whether the faster device is worth it as a cache for the slower one.
+    CacheCandidate = "cache_candidate", Info;
     /// Per run and code: tests carrying a code that makes them untrustworthy.
     Untrustworthy = "untrustworthy", Untrustworthy;
 }

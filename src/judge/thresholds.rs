@@ -127,6 +127,15 @@ pub const MIN_RUNS_FOR_NOISE: usize = 2;
 /// is beyond that. Inclusive.
 pub const CPU_NOTABLE: f64 = 1.25;
 
+// ------------------------------------------------------------------ cache
+
+/// `cache_candidate`: one device is worth putting in front of another as a
+/// cache (L2ARC, bcache, a ZFS SLOG) when, at the access a cache serves
+/// (4K, queue depth 1), it gives at least this many times the other's IOPS
+/// outside the noise, with a lower p99 latency. Caching costs a device and
+/// its own management; less than twice the speed rarely pays for that.
+pub const CACHE_MIN_GAIN: f64 = 2.0;
+
 // ------------------------------------------------------------------ scale
 
 /// Smallest gain (best throughput ÷ throughput at the smallest depth or
