@@ -15,6 +15,7 @@ mod common;
 
 mod accuracy;
 mod apps;
+mod browser;
 mod cli;
 mod cliff;
 mod config;

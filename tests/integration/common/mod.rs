@@ -7,6 +7,7 @@
 // Not every area uses every helper of the harness.
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod emu;
 
 use serde_json::Value;
