@@ -10,6 +10,7 @@ pub mod apps;
 pub mod chart;
 pub mod compare;
 pub mod csv;
+pub mod html;
 pub mod info;
 pub mod markdown;
 pub mod progress;
@@ -35,6 +36,14 @@ pub enum Document<'a> {
     Comparison(&'a Comparison),
     /// What `iolab info` found about a target.
     Device(&'a DeviceReport),
+    /// `iolab report`: stored runs on one page, compared when there are several.
+    Page(&'a Page<'a>),
+}
+
+/// The runs of one report page, and their comparison when there are several.
+pub struct Page<'a> {
+    pub runs: Vec<(&'a Report, Option<&'a RunSummary>)>,
+    pub comparison: Option<&'a Comparison>,
 }
 
 impl Document<'_> {
@@ -45,6 +54,7 @@ impl Document<'_> {
             Document::Runs(_) => "the list of runs",
             Document::Comparison(_) => "a comparison",
             Document::Device(_) => "a device description",
+            Document::Page(_) => "a report page",
         }
     }
 }
@@ -66,6 +76,8 @@ pub enum Format {
     Markdown,
     /// For spreadsheets.
     Csv,
+    /// One self-contained page with charts: for people, offline, to attach.
+    Html,
 }
 
 impl Format {
@@ -76,11 +88,12 @@ impl Format {
             Format::Json => "json",
             Format::Markdown => "markdown",
             Format::Csv => "csv",
+            Format::Html => "html",
         }
     }
 
     /// Every format, in `--format`'s order.
-    pub const ALL: [Format; 4] = [Format::Table, Format::Json, Format::Markdown, Format::Csv];
+    pub const ALL: [Format; 5] = [Format::Table, Format::Json, Format::Markdown, Format::Csv, Format::Html];
 }
 
 /// The formats with a view of `doc`, comma-separated: for the message
@@ -101,6 +114,7 @@ pub fn exporter(format: Format, style: Style) -> Box<dyn Exporter> {
         Format::Json => Box::new(Json),
         Format::Markdown => Box::new(Markdown(style.units)),
         Format::Csv => Box::new(Csv),
+        Format::Html => Box::new(Html),
     }
 }
 
@@ -136,6 +150,7 @@ pub struct Text(pub Style);
 impl Exporter for Text {
     fn export(&self, doc: Document) -> Option<String> {
         Some(match doc {
+            Document::Page(_) => return None,
             Document::Run(r, Some(s)) => table::run_header(s) + &table::table(r, self.0),
             Document::Run(r, None) => table::table(r, self.0),
             Document::Runs(runs) => table::run_list(runs),
@@ -155,6 +170,7 @@ impl Exporter for Json {
             Document::Runs(runs) => serde_json::to_string_pretty(&runs.iter().map(list_entry).collect::<Vec<_>>()),
             Document::Comparison(c) => serde_json::to_string_pretty(c),
             Document::Device(d) => serde_json::to_string_pretty(d),
+            Document::Page(_) => return None,
         };
         // Every document is plain data; serialising cannot fail.
         Some(v.expect("documents serialise") + "\n")
@@ -180,6 +196,7 @@ impl Exporter for Markdown {
             Document::Run(r, _) => Some(markdown::run(r, self.0)),
             Document::Runs(runs) => Some(markdown::run_list(runs)),
             Document::Device(d) => Some(info::markdown(d)),
+            Document::Page(_) => None,
         }
     }
 }
@@ -194,6 +211,28 @@ impl Exporter for Csv {
             Document::Run(r, _) => Some(csv::run(r)),
             Document::Runs(runs) => Some(csv::run_list(runs)),
             Document::Device(d) => Some(info::csv(d)),
+            Document::Page(_) => None,
+        }
+    }
+}
+
+/// The HTML report: one self-contained page (inline CSS and SVG charts,
+/// no requests, readable without JavaScript).
+pub struct Html;
+
+impl Exporter for Html {
+    fn export(&self, doc: Document) -> Option<String> {
+        match doc {
+            Document::Run(r, s) => Some(html::page(&Page {
+                runs: vec![(r, s)],
+                comparison: None,
+            })),
+            Document::Comparison(c) => Some(html::page(&Page {
+                runs: Vec::new(),
+                comparison: Some(c),
+            })),
+            Document::Page(p) => Some(html::page(p)),
+            Document::Runs(_) | Document::Device(_) => None,
         }
     }
 }

@@ -319,13 +319,19 @@ fn device_description_with_throttles() {
 }
 
 #[test]
-fn every_document_has_every_format() {
+fn formats_of_each_document() {
     let d: DeviceReport = serde_json::from_str(&fixture("info")).unwrap();
     let r = report("demo");
     let runs = [];
-    for doc in [Document::Device(&d), Document::Run(&r, None), Document::Runs(&runs)] {
+    assert_eq!(super::formats_of(Document::Run(&r, None)), "table, json, markdown, csv, html");
+    for doc in [Document::Device(&d), Document::Runs(&runs)] {
         assert_eq!(super::formats_of(doc), "table, json, markdown, csv", "{}", doc.name());
     }
+    let page = super::Page {
+        runs: vec![(&r, None)],
+        comparison: None,
+    };
+    assert_eq!(super::formats_of(Document::Page(&page)), "html");
 }
 
 #[test]
