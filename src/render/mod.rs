@@ -13,6 +13,7 @@ pub mod csv;
 pub mod info;
 pub mod markdown;
 pub mod progress;
+pub mod svg;
 pub mod table;
 
 #[cfg(test)]
