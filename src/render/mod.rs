@@ -14,6 +14,7 @@ pub mod html;
 pub mod info;
 pub mod markdown;
 pub mod progress;
+pub mod svg;
 pub mod table;
 
 #[cfg(test)]
