@@ -56,6 +56,7 @@ impl Cli {
             Cmd::List(a) => Some(&a.files),
             Cmd::Show(a) => Some(&a.files),
             Cmd::Compare(a) => Some(&a.files),
+            Cmd::Report(a) => Some(&a.files),
             Cmd::Import(a) => Some(&a.files),
             Cmd::Delete { files, .. } | Cmd::Label { files, .. } | Cmd::Tag { files, .. } => Some(files),
             Cmd::Suites(c) => {
@@ -136,6 +137,9 @@ pub enum Cmd {
     },
     /// Compare stored runs side by side, with ratios and noise
     Compare(CompareArgs),
+    /// One self-contained HTML report of stored runs: charts with their numbers, the device chain;
+    /// several runs are also compared
+    Report(ReportArgs),
     /// Import fio's JSON output (--output-format=json or json+) as a stored run
     Import(ImportArgs),
     /// Set a tag (key=value) on a stored run
@@ -202,6 +206,22 @@ pub struct CompareArgs {
     pub capacity: Vec<(i64, u64)>,
     #[command(flatten)]
     pub export: ExportArgs,
+    #[command(flatten)]
+    pub files: StoreArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Stored run ids (the first column of `iolab list`); with two or more the report compares them
+    #[arg(required = true, num_args = 1..)]
+    pub ids: Vec<i64>,
+    /// With several runs: the run the others are measured against (default: the first)
+    #[arg(long)]
+    pub baseline: Option<i64>,
+    /// Write the report to PATH (`-`: stdout). Default: stdout when it is not a terminal, else
+    /// iolab-report-ID[-ID...].html in the current directory
+    #[arg(short = 'o', long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
     #[command(flatten)]
     pub files: StoreArgs,
 }

@@ -107,6 +107,7 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
             Ok(())
         }
         Cmd::Compare(a) => compare(&db, &a, config),
+        Cmd::Report(a) => report(&db, &a, config),
         Cmd::Import(a) => {
             let text = std::fs::read_to_string(&a.file).map_err(|e| usage(format!("cannot read {}: {e}", a.file.display())))?;
             let report = crate::import::parse_fio_json(&text).map_err(|e| usage(format!("{}: {e}", a.file.display())))?;
@@ -257,8 +258,7 @@ fn open_store(db: &Path) -> Result<Store> {
     Store::open(db).map_err(store_err)
 }
 
-/// `iolab compare`. A run without a stored price takes the configuration
-/// file's (said on stderr, so the table's source is never a mystery).
+/// `iolab compare`.
 fn compare(db: &Path, a: &CompareArgs, config: Option<&crate::config::Config>) -> Result<()> {
     let mut st = open_store(db)?;
     for &(id, price) in &a.price {
@@ -267,8 +267,78 @@ fn compare(db: &Path, a: &CompareArgs, config: Option<&crate::config::Config>) -
     for &(id, bytes) in &a.capacity {
         st.set_capacity(id, bytes).map_err(store_err)?;
     }
-    let mut runs = Vec::with_capacity(a.ids.len());
+    let (runs, c) = comparison(&st, &a.ids, a.baseline, config)?;
+    if a.export.format == Format::Html {
+        // The page shows each run's charts under the comparison.
+        let summaries: Vec<store::RunSummary> = a.ids.iter().map(|&id| summary_of(&st, id)).collect::<Result<_>>()?;
+        let page = render::Page {
+            runs: runs.iter().zip(&summaries).map(|(r, s)| (&r.report, Some(s))).collect(),
+            comparison: Some(&c),
+        };
+        return export(&a.export, Document::Page(&page));
+    }
+    export(&a.export, Document::Comparison(&c))
+}
+
+fn summary_of(st: &Store, id: i64) -> Result<store::RunSummary> {
+    st.load(id).map(|r| r.summary).map_err(store_err)
+}
+
+/// `iolab report`: the HTML page of one stored run, or of several with
+/// their comparison.
+fn report(db: &Path, a: &ReportArgs, config: Option<&crate::config::Config>) -> Result<()> {
+    use std::io::IsTerminal;
+    let st = open_store(db)?;
+    let mut stored = Vec::with_capacity(a.ids.len());
     for &id in &a.ids {
+        stored.push(st.load(id).map_err(store_err)?);
+    }
+    let compared = if a.ids.len() > 1 {
+        Some(comparison(&st, &a.ids, a.baseline, config)?.1)
+    } else {
+        if a.baseline.is_some() {
+            return Err(usage("--baseline needs two or more runs to compare"));
+        }
+        None
+    };
+    let page = render::Page {
+        runs: stored.iter().map(|r| (&r.report, Some(&r.summary))).collect(),
+        comparison: compared.as_ref(),
+    };
+    let output = match &a.output {
+        Some(p) => Some(p.clone()),
+        None if std::io::stdout().is_terminal() => {
+            let ids: Vec<String> = a.ids.iter().map(i64::to_string).collect();
+            Some(format!("iolab-report-{}.html", ids.join("-")).into())
+        }
+        None => None,
+    };
+    let x = ExportArgs {
+        format: Format::Html,
+        output,
+        units: crate::units::BwUnit::Mb,
+    };
+    export(&x, Document::Page(&page))?;
+    if let Some(p) = x.file() {
+        eprintln!("iolab: wrote {}", p.display());
+    }
+    for r in &stored {
+        warn_on_stderr(&r.report);
+    }
+    Ok(())
+}
+
+/// Load `ids` from the store and compare them against `baseline` (default:
+/// the first). A run without a stored price takes the configuration file's
+/// (said on stderr, so the table's source is never a mystery).
+fn comparison(
+    st: &Store,
+    ids: &[i64],
+    baseline: Option<i64>,
+    config: Option<&crate::config::Config>,
+) -> Result<(Vec<crate::compare::RunRef>, crate::compare::Comparison)> {
+    let mut runs = Vec::with_capacity(ids.len());
+    for &id in ids {
         let r = st.load(id).map_err(store_err)?;
         let (mut price, mut capacity_bytes) = (r.price, r.capacity_bytes);
         if price.is_none()
@@ -287,9 +357,8 @@ fn compare(db: &Path, a: &CompareArgs, config: Option<&crate::config::Config>) -
             report: r.report,
         });
     }
-    let baseline = a.baseline.unwrap_or(a.ids[0]);
-    let c = crate::compare::compare(&runs, baseline).map_err(usage)?;
-    export(&a.export, Document::Comparison(&c))
+    let c = crate::compare::compare(&runs, baseline.unwrap_or(ids[0])).map_err(usage)?;
+    Ok((runs, c))
 }
 
 /// `iolab suites`: the built-in suites, then the configuration file's,

@@ -22,6 +22,7 @@ mod config;
 mod cpu_accounting;
 mod info;
 mod output;
+mod report;
 mod safety;
 mod scale;
 mod scan;
