@@ -308,7 +308,23 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = limit::bs)]
     pub bs: Vec<u64>,
     #[command(flatten)]
+    pub emit: EmitArgs,
+    #[command(flatten)]
     pub common: CommonArgs,
+}
+
+/// `--emit`: print the plan for another tool instead of running it.
+#[derive(Args, Debug)]
+pub struct EmitArgs {
+    /// Print the equivalent job file for fio (a section per test and run) and exit without running
+    #[arg(long, value_enum, value_name = "TOOL")]
+    pub emit: Option<EmitTool>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EmitTool {
+    /// A fio job file (see README: "iolab and fio")
+    Fio,
 }
 
 #[derive(Args, Debug)]
@@ -331,6 +347,8 @@ pub struct JobArgs {
     /// of 1024; kB, MB, GB = powers of 1000)
     #[arg(long, value_parser = parse_nonzero_size, conflicts_with = "duration")]
     pub bytes: Option<u64>,
+    #[command(flatten)]
+    pub emit: EmitArgs,
     #[command(flatten)]
     pub common: CommonArgs,
 }

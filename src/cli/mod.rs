@@ -74,6 +74,8 @@ pub fn main() -> ExitCode {
 fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
     let db = cli.files.db.clone().unwrap_or_else(store::default_path);
     match cli.cmd {
+        Cmd::Run(a) if a.emit.emit.is_some() => emit_fio(experiments::run(&a, config)?),
+        Cmd::Job(a) if a.emit.emit.is_some() => emit_fio(experiments::job(&a)?),
         Cmd::Run(a) => measure(experiments::run(&a, config)?, &a.common.out, &db),
         Cmd::Job(a) => measure(experiments::job(&a)?, &a.common.out, &db),
         Cmd::Scan(a) => measure(experiments::scan(&a)?, &a.out, &db),
@@ -130,6 +132,27 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
         Cmd::Completions(a) => docs::completions(a.shell),
         Cmd::Man(a) => docs::man(a.dir.as_deref()),
     }
+}
+
+/// `--emit fio`: the experiment's jobs as a fio job file, on stdout.
+fn emit_fio(exp: Experiment) -> Result<()> {
+    exp.validate()?;
+    let Experiment::Jobs(req) = exp else {
+        return Err(usage("this suite is an application workload: fio cannot run it"));
+    };
+    let path = &req.target.path;
+    let target = if path.is_dir() {
+        plan::fio::FioTarget::Directory {
+            dir: path.display().to_string(),
+            size: req.target.size.unwrap_or(crate::target::DEFAULT_TEST_FILE),
+        }
+    } else {
+        plan::fio::FioTarget::Path {
+            filename: path.display().to_string(),
+            size: req.target.size,
+        }
+    };
+    print(&plan::fio::job_file(&req.jobs, &req.repeat, &target))
 }
 
 fn print(text: &str) -> Result<()> {

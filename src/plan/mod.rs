@@ -7,6 +7,7 @@
 use crate::units::{fmt_bs, fmt_duration};
 use serde::{Deserialize, Serialize};
 
+pub mod fio;
 pub mod limits;
 pub mod scale;
 pub mod scan;
