@@ -486,53 +486,6 @@ pub fn worker_plans(spec: &JobSpec, span: u64, n: u32) -> Vec<WorkerPlan> {
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::plan::Rw;
-
-    fn spec(rw: Rw, engine: EngineKind, qd: u32, threads: u32) -> JobSpec {
-        JobSpec {
-            name: "t".into(),
-            rw,
-            bs: 1 << 20,
-            qd,
-            threads,
-            mix_read: 70,
-            limit: Limit::Time(Duration::from_secs(1)),
-            span: 1 << 30,
-            offset: 0,
-            direct: true,
-            engine,
-        }
-    }
-
-    #[test]
-    fn psync_emulates_depth_with_threads() {
-        assert_eq!(layout(&spec(Rw::Read, EngineKind::Psync, 8, 2)), (16, 1));
-        assert_eq!(layout(&spec(Rw::Read, EngineKind::IoUring, 8, 2)), (2, 8));
-    }
-
-    #[test]
-    fn sequential_workers_get_disjoint_ranges() {
-        let s = spec(Rw::Read, EngineKind::IoUring, 1, 4);
-        let p = worker_plans(&s, 1 << 30, 4);
-        assert_eq!(p.len(), 4);
-        for (i, w) in p.iter().enumerate() {
-            assert_eq!(w.start, i as u64 * (256 << 20));
-            assert_eq!(w.len, 256 << 20);
-        }
-    }
-
-    #[test]
-    fn random_workers_share_the_span_with_distinct_seeds() {
-        let s = spec(Rw::Randread, EngineKind::IoUring, 1, 3);
-        let p = worker_plans(&s, 1 << 30, 3);
-        assert!(p.iter().all(|w| w.start == 0 && w.len == 1 << 30));
-        assert_ne!(p[0].seed, p[1].seed);
-    }
-}
-
 /// `/proc/diskstats` read once a second through a stream (on a grid that
 /// restarts at every window), and at every window boundary, so each window
 /// gets its devices' bytes second by second.
@@ -590,5 +543,52 @@ impl Seconds {
             })
             .filter(|s| !s.read_bytes.is_empty())
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Rw;
+
+    fn spec(rw: Rw, engine: EngineKind, qd: u32, threads: u32) -> JobSpec {
+        JobSpec {
+            name: "t".into(),
+            rw,
+            bs: 1 << 20,
+            qd,
+            threads,
+            mix_read: 70,
+            limit: Limit::Time(Duration::from_secs(1)),
+            span: 1 << 30,
+            offset: 0,
+            direct: true,
+            engine,
+        }
+    }
+
+    #[test]
+    fn psync_emulates_depth_with_threads() {
+        assert_eq!(layout(&spec(Rw::Read, EngineKind::Psync, 8, 2)), (16, 1));
+        assert_eq!(layout(&spec(Rw::Read, EngineKind::IoUring, 8, 2)), (2, 8));
+    }
+
+    #[test]
+    fn sequential_workers_get_disjoint_ranges() {
+        let s = spec(Rw::Read, EngineKind::IoUring, 1, 4);
+        let p = worker_plans(&s, 1 << 30, 4);
+        assert_eq!(p.len(), 4);
+        for (i, w) in p.iter().enumerate() {
+            assert_eq!(w.start, i as u64 * (256 << 20));
+            assert_eq!(w.len, 256 << 20);
+        }
+    }
+
+    #[test]
+    fn random_workers_share_the_span_with_distinct_seeds() {
+        let s = spec(Rw::Randread, EngineKind::IoUring, 1, 3);
+        let p = worker_plans(&s, 1 << 30, 3);
+        assert!(p.iter().all(|w| w.start == 0 && w.len == 1 << 30));
+        assert_ne!(p[0].seed, p[1].seed);
     }
 }
