@@ -199,7 +199,9 @@ fn measure(exp: Experiment, out: &OutputArgs, db: &Path) -> Result<()> {
     };
     let outcome = experiment::run(&exp, &ctx);
     view.finish();
-    deliver(outcome?, out, db)
+    let mut outcome = outcome?;
+    outcome.report.argv = std::env::args().collect();
+    deliver(outcome, out, db)
 }
 
 /// Validate what can be validated before touching the target.

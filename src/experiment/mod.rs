@@ -92,6 +92,8 @@ pub fn run(exp: &Experiment, ctx: &Context) -> Result<Outcome> {
             run_id: None,
             iolab_version: env!("CARGO_PKG_VERSION").to_string(),
             command: m.command.to_string(),
+            // The front end records the command line it was given.
+            argv: Vec::new(),
             started_at,
             host: host(),
             target: m.target,

@@ -33,7 +33,11 @@ pub struct Report {
     /// The id under which the run is kept in the results store (None when not stored).
     pub run_id: Option<i64>,
     pub iolab_version: String,
+    /// The subcommand (`iolab run`, `import:fio`).
     pub command: String,
+    /// The command line as typed, when a front end recorded it (empty in
+    /// documents of iolab 0.1 and in imported runs).
+    pub argv: Vec<String>,
     pub started_at: String,
     pub host: Host,
     pub target: TargetInfo,

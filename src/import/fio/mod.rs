@@ -91,6 +91,7 @@ pub fn parse_fio_json(text: &str) -> Result<Report, String> {
 
     Ok(Report {
         run_id: None,
+        argv: Vec::new(),
         iolab_version: doc
             .get("fio version")
             .and_then(Value::as_str)
