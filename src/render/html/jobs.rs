@@ -13,18 +13,27 @@ pub(super) fn summary(o: &mut Out, r: &Report, rid: &str) {
     o.open("summary", &format!("{rid}-summary"), 3, "Summary");
     let jobs = r.jobs();
     let groups = r.warning_groups();
-    // A warning every test carries is said once, above the table.
-    let everywhere: Vec<_> = groups.iter().filter(|g| g.all && jobs.len() > 1).collect();
-    if !everywhere.is_empty() {
-        o.body.push_str("<p>Every test carries:</p>\n<ul class=\"warnings\">\n");
-        for g in &everywhere {
+    // A warning several tests carry is said once, above the table, with the
+    // tests; each row has the codes of its warnings, and the messages only
+    // it carries right under it.
+    let shared: Vec<_> = groups.iter().filter(|g| g.jobs.len() > 1).collect();
+    if !shared.is_empty() {
+        o.body.push_str("<ul class=\"warnings\">\n");
+        for g in &shared {
             let sev = jobs
                 .iter()
                 .flat_map(|j| &j.warnings)
                 .find(|w| w.code == g.code)
                 .map(|w| w.severity)
                 .unwrap_or(crate::judge::Severity::Warning);
-            w!(o.body, "<li>{} {}</li>\n", badge(g.code, sev, None), escape(g.message));
+            let scope = if g.all { "every test".to_string() } else { g.jobs.join(", ") };
+            w!(
+                o.body,
+                "<li>{} {} <span class=\"scope\">({})</span></li>\n",
+                badge(g.code, sev, None),
+                escape(g.message),
+                escape(&scope)
+            );
         }
         o.body.push_str("</ul>\n");
     }
@@ -66,7 +75,7 @@ pub(super) fn summary(o: &mut Out, r: &Report, rid: &str) {
                 None => format!("{}: 1 run", f.direction),
             })
             .collect();
-        w!(s, "<td>{}</td><td>", escape(&spread.join("; ")));
+        w!(s, "<td class=\"spread\">{}</td><td>", escape(&spread.join("; ")));
         for code in j.warning_codes() {
             let w = j.warnings.iter().find(|w| w.code == code).expect("a code of the job's");
             s.push_str(&badge(code, w.severity, Some(&w.message)));
@@ -76,7 +85,7 @@ pub(super) fn summary(o: &mut Out, r: &Report, rid: &str) {
         let own: Vec<_> = j
             .warnings
             .iter()
-            .filter(|w| !everywhere.iter().any(|g| w.code == g.code && g.message == w.message))
+            .filter(|w| !shared.iter().any(|g| w.code == g.code && g.message == w.message))
             .collect();
         if !own.is_empty() {
             s.push_str("<tr class=\"notes\"><td></td><td colspan=\"7\"><ul>");
