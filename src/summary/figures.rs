@@ -2,12 +2,14 @@
 //! on demand from stored ones. They are methods, not fields, so the JSON
 //! document does not change; renderers format them and compute nothing.
 
-use super::apps::PhaseReport;
-use super::scale::ScaleReport;
+use super::apps::{PhaseReport, Stats};
+use super::scale::{ScalePoint, ScaleReport, ScaleVerdict};
 use super::scan::ScanReport;
-use super::{CpuReport, DirReport, JobReport, Report};
-use crate::compare::Comparison;
+use super::{Body, CpuReport, DirReport, JobReport, Report};
+use crate::compare::{Comparison, TestComparison, Unit};
 use crate::judge::Diagnostic;
+use crate::judge::scale::Dimension;
+use crate::samples::PointKind;
 
 /// How a run's jobs reached the target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,6 +156,22 @@ impl Report {
         groups
     }
 
+    /// A scan's zones as one job (each zone a run); `None` for other runs.
+    pub fn scan_zones_job(&self) -> Option<&JobReport> {
+        match &self.body {
+            Body::Scan { scan, jobs } if !scan.zones.is_empty() => jobs.first().filter(|j| !j.rw.is_random()),
+            _ => None,
+        }
+    }
+
+    /// A scan's access-time job (random 4K reads at QD1); `None` for other runs.
+    pub fn scan_access_job(&self) -> Option<&JobReport> {
+        match &self.body {
+            Body::Scan { jobs, .. } => jobs.iter().find(|j| j.rw.is_random()),
+            _ => None,
+        }
+    }
+
     /// Warnings about the whole run rather than a job: a timed command's or
     /// an application workload's.
     pub fn run_warnings(&self) -> impl Iterator<Item = &Diagnostic> {
@@ -177,6 +195,94 @@ impl ScaleReport {
         match self.targets.iter().position(|t| t == path) {
             Some(i) if self.targets.len() > 1 => Some(i + 1),
             _ => None,
+        }
+    }
+
+    /// The points of `target`'s sweep along `dim`, as (x, point) by
+    /// increasing x (queue depth or thread count), each x once: the points
+    /// the sweep verdict judged. A depth sweep is the target's `depth`
+    /// points; a thread sweep its points at QD1 (`depth` or `threads`).
+    pub fn sweep(&self, target: &str, dim: Dimension) -> Vec<(u32, &ScalePoint)> {
+        let mut v: Vec<(u32, &ScalePoint)> = self
+            .points
+            .iter()
+            .filter(|p| p.targets.len() == 1 && p.targets[0] == target)
+            .filter_map(|p| match dim {
+                Dimension::Depth => (p.kind == PointKind::Depth).then_some((p.qd, p)),
+                Dimension::Threads => (p.qd == 1 && matches!(p.kind, PointKind::Depth | PointKind::Threads)).then_some((p.threads, p)),
+            })
+            .collect();
+        v.sort_by_key(|(x, _)| *x);
+        v.dedup_by_key(|(x, _)| *x);
+        v
+    }
+
+    /// The knee of `target`'s sweep along `dim`, as its verdict placed it.
+    pub fn knee(&self, target: &str, dim: Dimension) -> Option<u32> {
+        self.verdicts.iter().find_map(|v| match v {
+            ScaleVerdict::Depth { target: t, verdict } | ScaleVerdict::Threads { target: t, verdict }
+                if t == target && verdict.dimension == dim =>
+            {
+                verdict.knee_x
+            }
+            _ => None,
+        })
+    }
+
+    /// The layout's point and its member's, measured with the same job
+    /// (queue depth and threads): what the layout verdict compared.
+    pub fn layout_pair(&self) -> Option<(&ScalePoint, &ScalePoint)> {
+        let member = self.points.iter().find(|p| p.kind == PointKind::Member)?;
+        let first = self.targets.first()?;
+        let layout = self.points.iter().find(|p| {
+            p.kind != PointKind::Member
+                && p.targets.len() == 1
+                && p.targets[0] == *first
+                && p.qd == member.qd
+                && p.threads == member.threads
+        })?;
+        Some((layout, member))
+    }
+
+    /// The throughput the layout verdict expected, bytes/s (low, high): the
+    /// member's rate times the textbook multiple; `None` without a layout
+    /// verdict with an expectation.
+    pub fn layout_expected_bps(&self) -> Option<(f64, f64)> {
+        let (_, member) = self.layout_pair()?;
+        self.verdicts.iter().find_map(|v| match v {
+            ScaleVerdict::Layout { verdict, .. } => verdict
+                .expected_low
+                .zip(verdict.expected_high)
+                .map(|(lo, hi)| (lo * member.bw_bytes, hi * member.bw_bytes)),
+            _ => None,
+        })
+    }
+}
+
+impl Stats {
+    /// One standard deviation either side of the mean: (mean − σ, mean + σ).
+    pub fn sigma_band(&self) -> (f64, f64) {
+        (self.mean - self.stddev, self.mean + self.stddev)
+    }
+}
+
+impl TestComparison {
+    /// Run `i`'s 95% interval in the test's unit (bytes/s, IOPS, seconds):
+    /// the interval of its ratio to the baseline (run `baseline`) applied to
+    /// the baseline's value. A ratio of times is a speed-up (baseline time /
+    /// time), so its interval [lo, hi] is the time from baseline / hi to
+    /// baseline / lo. `None` for the baseline itself and where the interval
+    /// is unknown.
+    pub fn value_interval(&self, i: usize, baseline: usize) -> Option<(f64, f64)> {
+        let [lo, hi] = (*self.ci.get(i)?)?;
+        let base = *self.values.get(baseline)?;
+        if i == baseline || !base.is_finite() {
+            return None;
+        }
+        match self.unit {
+            Unit::Seconds if lo > 0.0 && hi > 0.0 => Some((base / hi, base / lo)),
+            Unit::Seconds => None,
+            Unit::BytesPerSec | Unit::Iops => Some((base * lo, base * hi)),
         }
     }
 }
@@ -421,6 +527,40 @@ mod tests {
         assert_eq!(s.target_number("/c"), None);
         s.targets.pop();
         assert_eq!(s.target_number("/a"), None);
+    }
+
+    fn fixture(name: &str) -> Report {
+        let path = format!("{}/tests/fixtures/render/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn sweeps_and_their_knees_are_read_from_the_points_and_verdicts() {
+        let r = fixture("scale");
+        let s = r.scale().unwrap();
+        let xs = |t: &str, d| s.sweep(t, d).iter().map(|(x, p)| (*x, p.bw_bytes)).collect::<Vec<_>>();
+        assert_eq!(xs("/dev/shm/sa", Dimension::Depth), [(1, 179318784.0), (4, 338128896.0)]);
+        // Threads at QD1: the depth sweep's QD1 point, then the thread points.
+        assert_eq!(xs("/dev/shm/sa", Dimension::Threads), [(1, 179318784.0), (2, 1031561216.0)]);
+        assert!(xs("/dev/shm/nope", Dimension::Depth).is_empty());
+        assert_eq!(s.knee("/dev/shm/sb", Dimension::Depth), Some(1));
+        assert_eq!(s.knee("/dev/shm/sa", Dimension::Depth), None);
+        assert_eq!(s.knee("/dev/shm/sb", Dimension::Threads), None);
+        assert!(s.layout_pair().is_none() && s.layout_expected_bps().is_none());
+    }
+
+    #[test]
+    fn a_scan_names_its_zones_and_access_jobs() {
+        let r = fixture("scan");
+        assert_eq!(r.scan_zones_job().map(|j| j.name.as_str()), Some("SCAN1M Q4T1 read"));
+        assert_eq!(r.scan_access_job().map(|j| j.name.as_str()), Some("ACCESS 4K Q1T1 randread"));
+        let demo = fixture("demo");
+        assert!(demo.scan_zones_job().is_none() && demo.scan_access_job().is_none());
+    }
+
+    #[test]
+    fn one_sigma_either_side_of_the_mean() {
+        assert_eq!(Stats::of(&[1.0, 3.0]).sigma_band(), (2.0 - 2f64.sqrt(), 2.0 + 2f64.sqrt()));
     }
 
     #[test]
