@@ -35,7 +35,15 @@ impl Env {
     }
     /// `iolab ARGS`, which must succeed; its JSON document (`--json -`).
     fn measure(&self, args: &[&str]) -> Value {
-        let out = self.cmd().args(args).args(["--json", "-"]).output().unwrap();
+        // Before a `--` that starts a command (`time`), or at the end.
+        let at = args.iter().position(|a| *a == "--").unwrap_or(args.len());
+        let out = self
+            .cmd()
+            .args(&args[..at])
+            .args(["--json", "-"])
+            .args(&args[at..])
+            .output()
+            .unwrap();
         assert!(out.status.success(), "iolab {args:?}: {}", String::from_utf8_lossy(&out.stderr));
         json_out(&out)
     }

@@ -58,11 +58,15 @@ pub(super) fn section(o: &mut Out, r: &Report, s: Option<&RunSummary>, rid: &str
     let suite = r.settings.suite.as_ref().map(|s| format!(" · suite {s}")).unwrap_or_default();
     items.push((
         "Command",
-        format!(
-            "<code>iolab {}</code>{} (the document keeps the subcommand and its settings, not the whole command line)",
-            text(&r.command),
-            text(&suite)
-        ),
+        if r.argv.is_empty() {
+            format!(
+                "<code>iolab {}</code>{} (a document of iolab 0.1 or an import: the subcommand and its settings, not the whole command line)",
+                text(&r.command),
+                text(&suite)
+            )
+        } else {
+            format!("<code>{}</code>", text(&shell_line(&r.argv)))
+        },
     ));
     let applies = r.time().is_none() && r.app().is_none();
     if applies {
@@ -282,5 +286,32 @@ fn node_kind(k: NodeKind) -> &'static str {
         NodeKind::Dm => "device-mapper",
         NodeKind::Md => "md",
         NodeKind::Zram => "zram",
+    }
+}
+
+/// A command line as a shell would take it back: words with blanks or
+/// shell characters in single quotes.
+fn shell_line(argv: &[String]) -> String {
+    argv.iter()
+        .map(|w| {
+            let plain = !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+%@".contains(c));
+            if plain {
+                w.clone()
+            } else {
+                format!("'{}'", w.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod shell_tests {
+    #[test]
+    fn command_lines_are_quoted_as_a_shell_takes_them() {
+        let argv: Vec<String> = ["iolab", "run", "/mnt/my disk", "--label", "it's", "--size", "1GiB"]
+            .map(String::from)
+            .into();
+        assert_eq!(super::shell_line(&argv), "iolab run '/mnt/my disk' --label 'it'\\''s' --size 1GiB");
     }
 }
