@@ -140,7 +140,7 @@ pub enum Cmd {
     /// One self-contained HTML report of stored runs: charts with their numbers, the device chain;
     /// several runs are also compared
     Report(ReportArgs),
-    /// Import fio's JSON output (--output-format=json or json+) as a stored run
+    /// Import fio's JSON output (json, json+; fio --client: a run per host) or an iolab run's JSON as stored runs
     Import(ImportArgs),
     /// Set a tag (key=value) on a stored run
     Tag {
@@ -252,12 +252,13 @@ fn parse_price(s: &str) -> std::result::Result<(i64, f64), String> {
 
 #[derive(Args, Debug)]
 pub struct ImportArgs {
-    /// fio's JSON output file (text before the JSON, such as fio's notes, is skipped)
+    /// fio's JSON output file (text before the JSON, such as fio's notes, is skipped), or an iolab
+    /// run's JSON document (--json, show --json)
     pub file: PathBuf,
-    /// A label for the stored run
+    /// A label for the stored run(s)
     #[arg(long, value_name = "TEXT")]
     pub label: Option<String>,
-    /// A tag for the stored run (repeatable)
+    /// A tag for the stored run(s) (repeatable; a fio --client document's runs also get host=...)
     #[arg(long, value_name = "KEY=VALUE", value_parser = store::parse_tag)]
     pub tag: Vec<(String, String)>,
     #[command(flatten)]

@@ -112,16 +112,18 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
         Cmd::Report(a) => report(&db, &a, config),
         Cmd::Import(a) => {
             let text = std::fs::read_to_string(&a.file).map_err(|e| usage(format!("cannot read {}: {e}", a.file.display())))?;
-            let report = crate::import::parse_fio_json(&text).map_err(|e| usage(format!("{}: {e}", a.file.display())))?;
-            let id = open_store(&db)?
-                .save(&report, a.label.as_deref(), &a.tag, true)
-                .map_err(store_err)?;
-            eprintln!(
-                "iolab: stored as run {id} in {} ({} job(s) from {})",
-                db.display(),
-                report.jobs().len(),
-                report.iolab_version
-            );
+            let imported = crate::import::parse_import(&text).map_err(|e| usage(format!("{}: {e}", a.file.display())))?;
+            if let Some(note) = &imported.note {
+                eprintln!("iolab: {}: {note}", a.file.display());
+            }
+            let mut store = open_store(&db)?;
+            for run in &imported.runs {
+                let tags: Vec<(String, String)> = a.tag.iter().chain(&run.tags).cloned().collect();
+                let id = store
+                    .save(&run.report, a.label.as_deref(), &tags, !run.report.interrupted)
+                    .map_err(store_err)?;
+                eprintln!("iolab: stored as run {id} in {} ({})", db.display(), run.what);
+            }
             Ok(())
         }
         Cmd::Delete { id, .. } => open_store(&db)

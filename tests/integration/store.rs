@@ -345,3 +345,113 @@ fn a_store_and_documents_of_iolab_0_1_0_load_with_the_same_figures() {
         assert_eq!(again, serde_json::from_str::<Value>(&text).unwrap(), "{doc} round-trips unchanged");
     }
 }
+
+/// `iolab import` of fio's client/server output (a real fio 3.33 capture of
+/// three servers): one run per host, in the document's order, each tagged
+/// `host=<hostname>` beside the user's tags; fio's "All clients" sum is not stored.
+#[test]
+fn import_a_fio_client_document_stores_a_run_per_host() {
+    let e = Env::new();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio/client-3hosts.json");
+    let out = e
+        .cmd()
+        .arg("import")
+        .arg(&fixture)
+        .args(["--label", "three servers", "--tag", "tool=fio"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("a fio --client document of 3 hosts"), "{err}");
+    let hosts = ["10.201.2.2", "10.201.1.2", "10.201.3.2"];
+    for (i, h) in hosts.iter().enumerate() {
+        assert!(
+            err.contains(&format!("stored as run {} in", i + 1)) && err.contains(&format!("on {h}, tagged host={h}")),
+            "{err}"
+        );
+    }
+    let listed = json_out(&e.cmd().args(["list", "--json"]).output().unwrap());
+    let listed = listed.as_array().unwrap();
+    assert_eq!(listed.len(), 3, "no run for the All clients sum");
+    for (run, h) in listed.iter().zip(hosts) {
+        assert_eq!(run["kind"], "import:fio");
+        assert_eq!(run["label"], "three servers");
+        assert_eq!(run["tags"]["host"], h);
+        assert_eq!(run["tags"]["tool"], "fio");
+    }
+    let one = json_out(&e.cmd().args(["list", "--json", "--tag", "host=10.201.3.2"]).output().unwrap());
+    assert_eq!(one.as_array().unwrap().len(), 1);
+    let doc = json_out(&e.cmd().args(["show", "3", "--json"]).output().unwrap());
+    assert_eq!(doc["host"]["hostname"], "10.201.3.2");
+    assert_eq!(doc["target"]["path"], "/dev/loop2");
+    let bw = doc["jobs"][0]["read"]["bw_bytes"].as_f64().unwrap();
+    assert!((bw / (10u64 << 20) as f64 - 1.0).abs() < 0.03, "throttled to 10 MiB/s: {bw}");
+}
+
+/// `iolab import` of iolab's own document: a run exported with `show --json`
+/// on one machine loads unchanged into another store (host, command and
+/// start kept, a new run id), and compares with the original at ratio 1.0.
+/// A document of a newer iolab, with fields this one does not know, loads too.
+#[test]
+fn import_an_iolab_document_from_another_store() {
+    let a = Env::new();
+    assert!(a.job(&["--label", "here"]).output().unwrap().status.success());
+    let exported = a.cmd().args(["show", "1", "--json"]).output().unwrap();
+    let original = json_out(&exported);
+    let file = a.dir.path().join("run-1.json");
+    std::fs::write(&file, &exported.stdout).unwrap();
+
+    // Another machine's store.
+    let b = Env::new();
+    let out = b
+        .cmd()
+        .arg("import")
+        .arg(&file)
+        .args(["--label", "from a", "--tag", "site=a"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let want = format!(
+        "stored as run 1 in {} (an iolab {} document from {})",
+        b.db().display(),
+        original["iolab_version"].as_str().unwrap(),
+        original["host"]["hostname"].as_str().unwrap()
+    );
+    assert!(err.contains(&want), "{err}");
+    let shown = json_out(&b.cmd().args(["show", "1", "--json"]).output().unwrap());
+    assert_eq!(shown, original, "the document is kept as it is (run id 1 in both stores)");
+    let listed = json_out(&b.cmd().args(["list", "--json"]).output().unwrap());
+    assert_eq!((&listed[0]["label"], &listed[0]["tags"]["site"]), (&"from a".into(), &"a".into()));
+    assert_eq!(listed[0]["kind"], original["command"]);
+    assert_eq!(listed[0]["started_at"], original["started_at"]);
+
+    // Back into the first store: it compares with the run it came from.
+    let out = a.cmd().arg("import").arg(&file).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("stored as run 2"));
+    let c = json_out(&a.cmd().args(["compare", "1", "2", "--format", "json"]).output().unwrap());
+    let tests = c["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 2, "randrw: a read and a write test: {c:#}");
+    for t in tests {
+        assert_eq!(t["ratios"][0], 1.0);
+        assert_eq!(t["ratios"][1], 1.0, "{t:#}");
+    }
+
+    // A newer iolab's document: unknown fields at every level are ignored.
+    let mut newer = original.clone();
+    newer["iolab_version"] = "9.0.0".into();
+    newer["fleet"] = serde_json::json!({"hosts": 2});
+    newer["jobs"][0]["queue_model"] = "zns".into();
+    newer["jobs"][0]["read"]["lat_ns"]["p99_999"] = 1.into();
+    let file = a.dir.path().join("newer.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&newer).unwrap()).unwrap();
+    let out = b.cmd().arg("import").arg(&file).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("stored as run 2") && err.contains("(an iolab 9.0.0 document from"),
+        "{err}"
+    );
+    let shown = json_out(&b.cmd().args(["show", "2", "--json"]).output().unwrap());
+    assert_eq!(shown["jobs"][0]["read"], original["jobs"][0]["read"]);
+    assert!(shown.get("fleet").is_none(), "unknown fields are not kept");
+}

@@ -5,10 +5,15 @@ use super::as_u64;
 use super::cpu_disk::{cpu_report, device_report};
 use super::options::{Opts, is_sync_engine, normalize_rw, parse_fio_size, parse_secs, truthy};
 use super::stats::dir_report;
-use crate::judge::{Code, Diagnostic};
+use crate::judge::{Code, Diagnostic, Severity};
 use crate::samples::DiskDelta;
 use crate::summary::{JobReport, Named, RunReport, Samples, cross_check};
 use serde_json::{Map, Value};
+
+/// The code of the warning that says how an older fio's JSON was read
+/// (info). Not a [`Code`] variant yet: it lives in `judge/`, outside the
+/// importer; as [`Code::Other`] with its severity stored it round-trips.
+pub(super) const LEGACY_CODE: &str = "fio_legacy";
 
 pub(super) struct JobCtx<'a> {
     pub(super) index: usize,
@@ -18,6 +23,10 @@ pub(super) struct JobCtx<'a> {
     pub(super) clones: u32,
     pub(super) single_job: bool,
     pub(super) target_path: &'a str,
+    /// fio's version string, for warning `fio_legacy`.
+    pub(super) version: &'a str,
+    /// fio before 2.3 printed no options: what the job ran is inferred.
+    pub(super) no_options: bool,
 }
 
 pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx, disk_util: &[Value]) -> Result<JobReport, String> {
@@ -29,22 +38,65 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
     };
     let mut warnings = Vec::new();
 
-    let rw = normalize_rw(o.get("rw").or(o.get("readwrite")).unwrap_or("read"));
+    let mut legacy = Vec::new();
     let mut pct_notes = Vec::new();
-    let read = dir_report(job.get("read"), &mut pct_notes).map_err(|e| format!("{what}: read: {e}"))?;
-    let write = dir_report(job.get("write"), &mut pct_notes).map_err(|e| format!("{what}: write: {e}"))?;
+    let mut read = dir_report(job.get("read"), &mut pct_notes, &mut legacy).map_err(|e| format!("{what}: read: {e}"))?;
+    let mut write = dir_report(job.get("write"), &mut pct_notes, &mut legacy).map_err(|e| format!("{what}: write: {e}"))?;
+    let rw = match o.get("rw").or(o.get("readwrite")) {
+        Some(rw) => normalize_rw(rw),
+        None if ctx.no_options => match (&read, &write) {
+            (Some(_), Some(_)) => "rw".to_string(),
+            (None, Some(_)) => "write".to_string(),
+            _ => "read".to_string(),
+        },
+        None => "read".to_string(),
+    };
+    // unified_rw_reporting: one "mixed" direction instead of read and write.
+    if read.is_none() && write.is_none() && job.get("mixed").is_some() {
+        let mixed = dir_report(job.get("mixed"), &mut pct_notes, &mut legacy).map_err(|e| format!("{what}: mixed: {e}"))?;
+        match rw.as_str() {
+            "read" | "randread" => read = mixed,
+            "write" | "randwrite" => write = mixed,
+            _ if mixed.is_none() => {}
+            _ => {
+                return Err(format!(
+                    "{what}: fio summed reads and writes into one \"mixed\" direction (unified_rw_reporting); \
+                     iolab cannot split them for rw={rw}: run fio without unified_rw_reporting"
+                ));
+            }
+        }
+    }
+    let moved = |d: &Option<crate::summary::DirReport>| d.as_ref().map_or((0, 0), |d| (d.bytes, d.ios));
+    let ((rb, ri), (wb, wi)) = (moved(&read), moved(&write));
     let bs = match o.get("bs").or(o.get("blocksize")) {
         Some(s) => parse_fio_size(s.split(',').next().unwrap_or(s)).ok_or_else(|| format!("{what}: cannot read bs '{s}'"))?,
+        // fio before 2.3 did not print bs: the average I/O size, to a
+        // multiple of 512 (bytes were printed in KiB, I/Os may be estimated).
+        None if ctx.no_options && ri + wi > 0 => {
+            let avg = (rb + wb) as f64 / (ri + wi) as f64;
+            if avg >= 512.0 {
+                (avg / 512.0).round() as u64 * 512
+            } else {
+                avg.round() as u64
+            }
+        }
         None => 4096,
     };
     let qd = o.get("iodepth").and_then(|s| s.trim().parse().ok()).unwrap_or(1u32);
     let numjobs = o.get("numjobs").and_then(|s| s.trim().parse().ok()).unwrap_or(1u32).max(1);
-    let engine = o.get("ioengine").unwrap_or("psync").to_string();
+    let engine = o
+        .get("ioengine")
+        .unwrap_or(if ctx.no_options { "unknown" } else { "psync" })
+        .to_string();
     let direct = match o.get("direct") {
         Some(v) => truthy(v),
         None => o.get("buffered").is_some_and(|v| !truthy(v)),
     };
     let mix_read = matches!(rw.as_str(), "rw" | "randrw").then(|| {
+        if ctx.no_options {
+            // The share of reads among the I/Os fio did.
+            return (ri as f64 * 100.0 / (ri + wi).max(1) as f64).round() as u8;
+        }
         o.get("rwmixread")
             .and_then(|s| s.trim().parse::<u8>().ok())
             .or_else(|| {
@@ -68,7 +120,7 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         ));
     }
 
-    let dir_runtime_ms = ["read", "write"]
+    let dir_runtime_ms = ["read", "write", "mixed"]
         .iter()
         .filter_map(|d| job.get(*d).and_then(|v| v.get("runtime")).and_then(as_u64))
         .max()
@@ -90,7 +142,25 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
             ),
         ));
     }
-    if !direct {
+    if !legacy.is_empty() || ctx.no_options {
+        legacy.sort();
+        legacy.dedup();
+        let mut how: Vec<String> = legacy.iter().map(|s| s.to_string()).collect();
+        if ctx.no_options {
+            how.push(format!(
+                "no job options (fio before 2.3): rw {rw} inferred from the directions (sequential assumed), \
+                 bs {bs} = bytes per I/O (to 512), iodepth 1, numjobs 1, engine unknown, O_DIRECT unknown (recorded as buffered)"
+            ));
+        }
+        warnings.push(Diagnostic {
+            severity: Severity::Info,
+            ..Diagnostic::new(
+                Code::Other(LEGACY_CODE.into()),
+                format!("{}'s JSON is an older shape, read as: {}", ctx.version, how.join("; ")),
+            )
+        });
+    }
+    if !direct && !ctx.no_options {
         warnings.push(Diagnostic::new(
             Code::Buffered,
             "buffered I/O (fio direct=0): the page cache is in the path",

@@ -1,12 +1,15 @@
-//! fio 3.x JSON (`--output-format=json` or `json+`) → [`Report`].
+//! fio's JSON (`--output-format=json` or `json+`) → [`Report`]: every shape
+//! fio has written since its first JSON (2.0.10), and its client/server
+//! output ([`parse_fio_client_json`]).
 //!
 //! Mapping:
 //! - The document: `command` is `"import:fio"`; `iolab_version` holds fio's
 //!   `"fio version"` string (e.g. `"fio-3.33"`): the version of the tool that
-//!   produced the figures; `started_at` is fio's `timestamp` (unix seconds) as
-//!   RFC 3339 UTC. fio records no host: `hostname` and `kernel` are
-//!   `"unknown"` and `cpus` is 0. `settings`: one run, `warmup_s` from
-//!   `ramp_time`, no interval, no suite. `interrupted` is false.
+//!   produced the figures; `started_at` is fio's `timestamp` (unix seconds,
+//!   printed since fio 2.2.5; `"unknown"` before) as RFC 3339 UTC. fio
+//!   records no host (a client document does: see [`client`]): `hostname`
+//!   and `kernel` are `"unknown"` and `cpus` is 0. `settings`: one run,
+//!   `warmup_s` from `ramp_time`, no interval, no suite. `interrupted` is false.
 //! - The target is the first job's `filename` (job options, then global
 //!   options): a block device when it is under `/dev/` (except `/dev/shm/`),
 //!   else a file; without a filename, fio's `directory` option (kind
@@ -23,7 +26,10 @@
 //!   them; latency from `clat_ns` (submission to completion, which is what
 //!   iolab measures), or from `lat_ns` when only that one has percentiles;
 //!   `p50`..`p99_99` are the nearest percentiles fio printed (a warning names
-//!   any that is not exact). A direction with `total_ios` 0 is `null`.
+//!   any that is not exact). A direction with `total_ios` 0 is `null`. With
+//!   `unified_rw_reporting` (a `mixed` direction only) the figures are the
+//!   read or the write direction of a read-only or write-only pattern; a
+//!   mixed pattern cannot be split and is refused.
 //! - fio ran once: `runs` holds one run equal to the job figures (no spread,
 //!   so `bw_min`/`bw_max`/`bw_cv` are absent); its `wall_ns` is the longer of
 //!   the directions' `runtime` (ms), else `job_runtime`; no per-second samples.
@@ -37,17 +43,40 @@
 //!   cross-checked like iolab's; otherwise `device` is null and warning
 //!   `fio_disk_util` carries the counters (fio 3.33 prints no sectors).
 //!
+//! Older shapes, as fio's `stat.c` (`add_ddir_status_json`,
+//! `show_thread_status_json`) wrote them; each difference read is named in
+//! warning `fio_legacy` (info):
+//!
+//! | fio | shape | read as |
+//! |---|---|---|
+//! | 2.0.10 – 2.20 | `io_bytes` holds KiB (no `io_kbytes`) | × 1024 |
+//! | 2.0.10 – 2.1.13 | no `total_ios`; `iops` an integer | I/Os = `iops` × `runtime` / 1000, estimated |
+//! | 2.0.10 – 2.2.5 | `iops` an integer | as printed |
+//! | 2.0.10 – 2.21 | `slat`/`clat`/`lat` in µs (`*_ns` from 2.99, the 3.0 release candidate) | × 1000 |
+//! | 2.0.10 – 3.1 | no `bw_bytes` | `bw` (KiB/s) × 1024 |
+//! | 2.0.10 – 3.3 | percentile slots fio did not fill printed as a repeated `"0.00": 0` | ignored (JSON keeps the last duplicate) |
+//! | 2.0.10 – 2.0.13 | percentile keys `"99.00"` (`%2.2f`), later `"99.000000"` | either |
+//! | 2.0.10 – 2.2.13 | no job or global options | rw from the directions (sequential assumed), bs = bytes per I/O, iodepth 1, engine `unknown`, direct unknown |
+//! | 2.2.12 – 2.19 | json+ `bins` keyed by bucket index (with `FIO_IO_U_PLAT_*` entries), later by latency value | not read |
+//! | before 3.8 | no `job_runtime` | wall = the directions' `runtime` |
+//!
 //! Warning codes added here: `fio_cpu_per_thread`, `fio_disk_util`,
 //! `fio_percentile_nearest`, `fio_sync_iodepth`, `fio_clone`, `fio_error`,
-//! `fio_trim`, `fio_other_target`, and iolab's `buffered`, `cache_answered`,
-//! `device_extra`.
+//! `fio_trim`, `fio_other_target`, `fio_legacy`, and iolab's `buffered`,
+//! `cache_answered`, `device_extra`.
 
+mod client;
 mod cpu_disk;
 mod job;
 mod options;
 mod stats;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_legacy;
+
+pub(super) use client::client_reports;
+pub use client::parse_fio_client_json;
 
 use crate::summary::{Body, Host, Report, Settings};
 pub(super) use crate::units::rfc3339;
@@ -56,21 +85,51 @@ use options::{Opts, parse_secs, target_info};
 use serde_json::{Map, Value};
 
 /// Parse fio's JSON output (text before the JSON object, e.g. fio's warnings
-/// when stderr was captured too, and text after it are skipped).
+/// when stderr was captured too, and text after it are skipped). fio's
+/// client/server output (`client_stats`) is refused: it holds one result per
+/// host, see [`parse_fio_client_json`].
 pub fn parse_fio_json(text: &str) -> Result<Report, String> {
-    let doc = find_document(text)?;
+    from_doc(&find_document(text)?)
+}
+
+/// A fio document already found.
+pub(in crate::import) fn from_doc(doc: &Map<String, Value>) -> Result<Report, String> {
+    if doc.contains_key("client_stats") {
+        return Err(
+            "this is fio --client output (\"client_stats\": one result per host): read it with parse_fio_client_json \
+             (`iolab import` stores one run per host, tagged host=...)"
+                .into(),
+        );
+    }
     let jobs = doc
         .get("jobs")
         .and_then(Value::as_array)
-        .ok_or("not fio JSON output: no \"jobs\" array (fio --client output is not supported)")?;
-    if jobs.is_empty() {
-        return Err("fio JSON output has no jobs".into());
-    }
+        .ok_or("not fio JSON output: no \"jobs\" array")?;
     let empty = Map::new();
     let global = doc.get("global options").and_then(Value::as_object).unwrap_or(&empty);
     let disk_util: &[Value] = doc.get("disk_util").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    let jobs: Vec<&Value> = jobs.iter().collect();
+    fio_report(doc, &jobs, global, disk_util, None)
+}
 
-    let first = Opts::new(&jobs[0], global);
+/// A report of `jobs` (a whole document's, or one host's in a client
+/// document) under the document's metadata.
+fn fio_report(
+    doc: &Map<String, Value>,
+    jobs: &[&Value],
+    global: &Map<String, Value>,
+    disk_util: &[Value],
+    hostname: Option<&str>,
+) -> Result<Report, String> {
+    if jobs.is_empty() {
+        return Err("fio JSON output has no jobs".into());
+    }
+    let version = doc
+        .get("fio version")
+        .and_then(Value::as_str)
+        .unwrap_or("fio (unknown version)")
+        .to_string();
+    let first = Opts::new(jobs[0], global);
     let target = target_info(&first);
     let mut out = Vec::with_capacity(jobs.len());
     for (i, job) in jobs.iter().enumerate() {
@@ -85,6 +144,8 @@ pub fn parse_fio_json(text: &str) -> Result<Report, String> {
             clones,
             single_job: jobs.len() == 1,
             target_path: &target.path,
+            version: &version,
+            no_options: options_unprinted(&version),
         };
         out.push(job_report(job, global, &ctx, disk_util)?);
     }
@@ -92,11 +153,7 @@ pub fn parse_fio_json(text: &str) -> Result<Report, String> {
     Ok(Report {
         run_id: None,
         argv: Vec::new(),
-        iolab_version: doc
-            .get("fio version")
-            .and_then(Value::as_str)
-            .unwrap_or("fio (unknown version)")
-            .to_string(),
+        iolab_version: version,
         command: "import:fio".into(),
         started_at: doc
             .get("timestamp")
@@ -104,7 +161,7 @@ pub fn parse_fio_json(text: &str) -> Result<Report, String> {
             .map(rfc3339)
             .unwrap_or_else(|| "unknown".into()),
         host: Host {
-            hostname: "unknown".into(),
+            hostname: hostname.unwrap_or("unknown").into(),
             kernel: "unknown".into(),
             cpus: 0,
         },
@@ -121,39 +178,28 @@ pub fn parse_fio_json(text: &str) -> Result<Report, String> {
     })
 }
 
-/// The first JSON object in `text` that starts a line and holds fio's `jobs`;
-/// anything after it is ignored. (Lines inside a JSON object that does not
-/// parse, e.g. a truncated file, also start with `{`: they are never taken
-/// for the document, so the parse error is what is reported.)
+/// fio's version from its `"fio version"` string (`fio-2.1.10`, `fio-3.33`,
+/// `fio-3.35-12-gabcdef` for a git build): (major, minor, patch).
+pub(super) fn fio_version(s: &str) -> Option<(u32, u32, u32)> {
+    let rest = s.trim().strip_prefix("fio-")?;
+    let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+    let mut parts = rest[..end].split('.').filter(|p| !p.is_empty()).map(|p| p.parse::<u32>().ok());
+    let major = parts.next()??;
+    let minor = parts.next().flatten().unwrap_or(0);
+    let patch = parts.next().flatten().unwrap_or(0);
+    Some((major, minor, patch))
+}
+
+/// fio before 2.3 printed no job or global options (added in fio 2.3,
+/// commit 66e19a38 "First stab at adding job options to json output").
+fn options_unprinted(version: &str) -> bool {
+    fio_version(version).is_some_and(|v| v < (2, 3, 0))
+}
+
+/// The first JSON object in `text` that starts a line and holds fio's `jobs`
+/// or `client_stats`.
 fn find_document(text: &str) -> Result<Map<String, Value>, String> {
-    let mut first_err = None;
-    let mut other = None;
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let start = offset;
-        offset += line.len();
-        let trimmed = line.trim_start();
-        if !trimmed.starts_with('{') {
-            continue;
-        }
-        let at = start + (line.len() - trimmed.len());
-        let mut stream = serde_json::Deserializer::from_str(&text[at..]).into_iter::<Value>();
-        match stream.next() {
-            Some(Ok(Value::Object(m))) if m.contains_key("jobs") => return Ok(m),
-            Some(Ok(Value::Object(m))) => {
-                other.get_or_insert(m);
-            }
-            Some(Err(e)) => {
-                first_err.get_or_insert(e.to_string());
-            }
-            _ => {}
-        }
-    }
-    match (first_err, other) {
-        (Some(e), _) => Err(format!("not fio JSON output: the JSON object does not parse: {e}")),
-        (None, Some(m)) => Ok(m),
-        (None, None) => Err("not fio JSON output: no line starts a JSON object (run fio with --output-format=json)".into()),
-    }
+    super::find_object(text, &["jobs", "client_stats"], "fio JSON output")
 }
 
 /// A JSON count (fio prints integers; tolerate floats).
