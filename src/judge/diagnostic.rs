@@ -167,6 +167,8 @@ codes! {
     FioCpuPerThread = "fio_cpu_per_thread", Info;
     /// fio's disk_util covers the whole fio run.
     FioDiskUtil = "fio_disk_util", Info;
+    /// An older fio's JSON shape, and how its figures were read.
+    FioLegacy = "fio_legacy", Info;
     // ---- hints (`iolab info`)
     /// The filesystem or device lives in RAM.
     MemoryBacked = "memory-backed", Info;

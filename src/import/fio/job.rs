@@ -5,15 +5,10 @@ use super::as_u64;
 use super::cpu_disk::{cpu_report, device_report};
 use super::options::{Opts, is_sync_engine, normalize_rw, parse_fio_size, parse_secs, truthy};
 use super::stats::dir_report;
-use crate::judge::{Code, Diagnostic, Severity};
+use crate::judge::{Code, Diagnostic};
 use crate::samples::DiskDelta;
 use crate::summary::{JobReport, Named, RunReport, Samples, cross_check};
 use serde_json::{Map, Value};
-
-/// The code of the warning that says how an older fio's JSON was read
-/// (info). Not a [`Code`] variant yet: it lives in `judge/`, outside the
-/// importer; as [`Code::Other`] with its severity stored it round-trips.
-pub(super) const LEGACY_CODE: &str = "fio_legacy";
 
 pub(super) struct JobCtx<'a> {
     pub(super) index: usize,
@@ -152,13 +147,10 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
                  bs {bs} = bytes per I/O (to 512), iodepth 1, numjobs 1, engine unknown, O_DIRECT unknown (recorded as buffered)"
             ));
         }
-        warnings.push(Diagnostic {
-            severity: Severity::Info,
-            ..Diagnostic::new(
-                Code::Other(LEGACY_CODE.into()),
-                format!("{}'s JSON is an older shape, read as: {}", ctx.version, how.join("; ")),
-            )
-        });
+        warnings.push(Diagnostic::new(
+            Code::FioLegacy,
+            format!("{}'s JSON is an older shape, read as: {}", ctx.version, how.join("; ")),
+        ));
     }
     if !direct && !ctx.no_options {
         warnings.push(Diagnostic::new(
