@@ -311,7 +311,26 @@ pub struct RunArgs {
     #[command(flatten)]
     pub emit: EmitArgs,
     #[command(flatten)]
+    pub hosts: HostsArgs,
+    #[command(flatten)]
     pub common: CommonArgs,
+}
+
+/// `--hosts`: the same plan on many hosts at once, through fio's client/server.
+#[derive(Args, Debug)]
+pub struct HostsArgs {
+    /// Run the plan on these hosts at once through their `fio --server` (port 8765 unless
+    /// HOST:PORT), each on the target path or its own (HOST=PATH); fio executes, iolab stores a
+    /// run per host (tagged host=…) and compares the hosts
+    #[arg(long, value_name = "HOST[:PORT][=PATH],...", value_delimiter = ',', value_parser = parse_host, conflicts_with = "hosts_file")]
+    pub hosts: Vec<crate::experiment::fio::HostSpec>,
+    /// The hosts, one HOST[:PORT][=PATH] per line (# starts a comment)
+    #[arg(long, value_name = "FILE")]
+    pub hosts_file: Option<PathBuf>,
+}
+
+fn parse_host(s: &str) -> std::result::Result<crate::experiment::fio::HostSpec, String> {
+    crate::experiment::fio::HostSpec::parse(s)
 }
 
 /// `--emit`: print the plan for another tool instead of running it.
@@ -350,6 +369,8 @@ pub struct JobArgs {
     pub bytes: Option<u64>,
     #[command(flatten)]
     pub emit: EmitArgs,
+    #[command(flatten)]
+    pub hosts: HostsArgs,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -409,7 +430,7 @@ pub struct TargetArgs {
     pub size: Option<u64>,
     /// I/O engine
     #[arg(long, value_enum, default_value = "io_uring")]
-    pub engine: EngineKind,
+    pub engine: EngineArg,
     /// Use the page cache instead of O_DIRECT (reads start cold; writes timed to fdatasync)
     #[arg(long)]
     pub buffered: bool,
@@ -436,6 +457,28 @@ pub struct ExportArgs {
     pub units: BwUnit,
 }
 
+impl HostsArgs {
+    /// The hosts from `--hosts` or `--hosts-file` (none: run here).
+    pub fn list(&self) -> crate::error::Result<Vec<crate::experiment::fio::HostSpec>> {
+        let Some(f) = &self.hosts_file else { return Ok(self.hosts.clone()) };
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| crate::error::usage(format!("cannot read the hosts file {}: {e}", f.display())))?;
+        let mut out = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let h = parse_host(line).map_err(|e| crate::error::usage(format!("{}:{}: {e}", f.display(), n + 1)))?;
+            out.push(h);
+        }
+        if out.is_empty() {
+            return Err(crate::error::usage(format!("{} names no host", f.display())));
+        }
+        Ok(out)
+    }
+}
+
 impl ExportArgs {
     /// The same with `--json` (the switch of info, list and show) applied.
     pub fn or_json(&self, json: bool) -> ExportArgs {
@@ -449,6 +492,41 @@ impl ExportArgs {
     /// The file to write, when not stdout.
     pub fn file(&self) -> Option<&std::path::Path> {
         self.output.as_deref().filter(|p| p.as_os_str() != "-")
+    }
+}
+
+/// `--engine`: iolab's own engines, or fio running the same plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineArg {
+    /// Linux io_uring: one ring per thread, registered file and buffers
+    #[value(name = "io_uring")]
+    IoUring,
+    /// pread/pwrite; a queue depth above 1 is emulated with one thread per slot
+    Psync,
+    /// fio runs the same plan (its io_uring engine, a section per test and run) and iolab stores
+    /// the result: a cross-check of iolab (run and job only)
+    Fio,
+}
+
+impl EngineArg {
+    /// The engine the jobs are planned with (fio's io_uring for fio).
+    pub fn kind(self) -> EngineKind {
+        match self {
+            EngineArg::IoUring | EngineArg::Fio => EngineKind::IoUring,
+            EngineArg::Psync => EngineKind::Psync,
+        }
+    }
+    pub fn via_fio(self) -> bool {
+        self == EngineArg::Fio
+    }
+}
+
+impl From<EngineKind> for EngineArg {
+    fn from(k: EngineKind) -> EngineArg {
+        match k {
+            EngineKind::IoUring => EngineArg::IoUring,
+            EngineKind::Psync => EngineArg::Psync,
+        }
     }
 }
 

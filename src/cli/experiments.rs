@@ -24,7 +24,7 @@ pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
         limit: Limit::Time(c.duration),
         span: 0,
         direct: !c.target.buffered,
-        engine: c.target.engine,
+        engine: c.target.engine.kind(),
         mix_read: c.mix_read,
         transfers: a.bs.clone(),
     };
@@ -34,11 +34,13 @@ pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
             let user = config
                 .and_then(|cfg| cfg.suite(name))
                 .ok_or_else(|| usage(super::settings::unknown_suite_message(name, config)))?;
-            let req = JobsRequest::user_suite(user, &common, choice(&a.target, &c.target), c.repeat())?;
+            let mut req = JobsRequest::user_suite(user, &common, choice(&a.target, &c.target), c.repeat())?;
+            req.via_fio = c.target.engine.via_fio();
             return Ok(Experiment::Jobs(req));
         }
     };
     let exp = if suite.is_app() {
+        iolab_engine(c.target.engine, &format!("run --suite {}", suite.as_str()))?;
         Experiment::App(AppRequest {
             workload: match suite {
                 SuiteName::Files => Workload::Files { files: a.files },
@@ -49,7 +51,9 @@ pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
             interval: c.interval,
         })
     } else {
-        Experiment::Jobs(JobsRequest::suite(suite, &common, choice(&a.target, &c.target), c.repeat())?)
+        let mut req = JobsRequest::suite(suite, &common, choice(&a.target, &c.target), c.repeat())?;
+        req.via_fio = c.target.engine.via_fio();
+        Experiment::Jobs(req)
     };
     Ok(exp)
 }
@@ -58,18 +62,28 @@ pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
 pub(super) fn job(a: &JobArgs) -> Result<Experiment> {
     let c = &a.common;
     let limit = a.bytes.map(Limit::Bytes).unwrap_or(Limit::Time(c.duration));
-    let spec = JobSpec::custom(a.rw, a.bs, a.qd, a.threads, c.mix_read, limit, !c.target.buffered, c.target.engine);
+    let spec = JobSpec::custom(a.rw, a.bs, a.qd, a.threads, c.mix_read, limit, !c.target.buffered, c.target.engine.kind());
     let exp = Experiment::Jobs(JobsRequest {
         suite: None,
         target: choice(&a.target, &c.target),
         jobs: vec![spec],
         repeat: c.repeat(),
+        via_fio: c.target.engine.via_fio(),
     });
     Ok(exp)
 }
 
 /// `iolab scan`.
+/// `--engine fio` runs jobs (run, job) only.
+fn iolab_engine(e: EngineArg, command: &str) -> Result<()> {
+    if e.via_fio() {
+        return Err(usage(format!("--engine fio runs `run` and `job`; `{command}` needs iolab's engines (io_uring or psync)")));
+    }
+    Ok(())
+}
+
 pub(super) fn scan(a: &ScanArgs) -> Result<Experiment> {
+    iolab_engine(a.target_args.engine, "scan")?;
     let exp = Experiment::Scan(ScanRequest {
         target: choice(&a.target, &a.target_args),
         zones: a.zones,
@@ -85,7 +99,7 @@ pub(super) fn scan(a: &ScanArgs) -> Result<Experiment> {
         access: a.access,
         zone_warmup: a.zone_warmup,
         burst: !a.no_burst,
-        engine: a.target_args.engine,
+        engine: a.target_args.engine.kind(),
     });
     Ok(exp)
 }
@@ -93,6 +107,7 @@ pub(super) fn scan(a: &ScanArgs) -> Result<Experiment> {
 /// `iolab scale`.
 pub(super) fn scale(a: &ScaleArgs) -> Result<Experiment> {
     let c = &a.common;
+    iolab_engine(c.target.engine, "scale")?;
     let exp = Experiment::Scale(ScaleRequest {
         targets: a.targets.iter().map(|p| choice(p, &c.target)).collect(),
         member: a.vs.as_ref().map(|p| choice(p, &c.target)),
@@ -117,7 +132,7 @@ pub(super) fn scale(a: &ScaleArgs) -> Result<Experiment> {
             limit: Limit::Time(c.duration),
             repeat: c.repeat(),
             direct: !c.target.buffered,
-            engine: c.target.engine,
+            engine: c.target.engine.kind(),
         },
     });
     Ok(exp)

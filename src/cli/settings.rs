@@ -55,7 +55,7 @@ pub(super) fn apply(cli: &mut Cli, m: &ArgMatches, cfg: &Config) {
         if !typed("engine")
             && let Some(e) = d.engine
         {
-            t.engine = e;
+            t.engine = e.into();
         }
     };
     let common = |c: &mut CommonArgs| {
@@ -188,7 +188,7 @@ mod tests {
         assert_eq!(c.runs, 2, "flag");
         assert_eq!(c.target.size, Some(16 << 20), "flag");
         assert_eq!(c.duration, Duration::from_secs(10), "file");
-        assert_eq!(c.target.engine, crate::plan::EngineKind::Psync, "file");
+        assert_eq!(c.target.engine, EngineArg::Psync, "file");
         assert_eq!(c.warmup, Duration::from_secs(1), "built-in");
         assert_eq!(c.interval, Duration::from_secs(5), "built-in");
         // A flag equal to the built-in default still wins.

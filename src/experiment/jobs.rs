@@ -18,6 +18,8 @@ pub struct JobsRequest {
     pub target: Choice,
     pub jobs: Vec<JobSpec>,
     pub repeat: Repeat,
+    /// Run the jobs through fio instead of iolab's engines ([`super::fio`]).
+    pub via_fio: bool,
 }
 
 impl JobsRequest {
@@ -45,6 +47,7 @@ impl JobsRequest {
             target,
             jobs: suite.jobs(common),
             repeat,
+            via_fio: false,
         })
     }
 
@@ -66,12 +69,18 @@ impl JobsRequest {
             target,
             jobs: suite.jobs(common),
             repeat,
+            via_fio: false,
         })
     }
 
     pub fn validate(&self) -> Result<()> {
         if self.jobs.is_empty() {
             return Err(usage("nothing to run: no jobs"));
+        }
+        if self.via_fio && self.repeat.steady.is_some() {
+            return Err(usage(
+                "--steady-state is iolab's own (the SNIA rule over rounds): fio cannot run it; use --engine io_uring or psync",
+            ));
         }
         self.repeat.validate()?;
         self.jobs.iter().try_for_each(JobSpec::validate)
@@ -93,6 +102,9 @@ impl JobsRequest {
 }
 
 pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
+    if r.via_fio {
+        return super::fio::run_local(r, ctx);
+    }
     let max_bs = r.jobs.iter().map(|s| s.bs).max().unwrap_or(4096);
     let writes = r.jobs.iter().any(|s| s.rw.writes());
     let target = target::open(&r.target.request(writes, max_bs), &ctx.sys, ctx.stop, ctx.observer)?;

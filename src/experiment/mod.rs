@@ -12,6 +12,7 @@
 //! [`scan`], [`scale`], [`time`], [`apps`] (the files and git workloads).
 
 pub mod apps;
+pub mod fio;
 pub mod jobs;
 pub mod scale;
 pub mod scan;
