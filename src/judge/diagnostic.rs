@@ -209,6 +209,16 @@ codes! {
     CacheCandidate = "cache_candidate", Info;
     /// Per run and code: tests carrying a code that makes them untrustworthy.
     Untrustworthy = "untrustworthy", Untrustworthy;
+    // ---- one plan on many hosts (`summary::hosts`, rules in `judge::hosts`)
+    /// A host's figure on a test stands out of the other hosts' figures and noise.
+    OutlierHost = "outlier_host", Warning;
+    /// The hosts differ on a test, but no single host can be named (no
+    /// majority agrees; `info` when the difference is within the runs' noise).
+    HostsDiffer = "hosts_differ", Warning;
+    /// Every host that reported agrees on every test they share.
+    HostsAgree = "hosts_agree", Info;
+    /// A host gave no result.
+    HostFailed = "host_failed", Warning;
 }
 
 impl fmt::Display for Code {

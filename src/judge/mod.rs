@@ -8,11 +8,13 @@
 //! - [`scan`]: the scan curve note.
 //! - [`steady`] and [`cliff`]: steady state across rounds, the write cliff in a run.
 //! - [`scale`]: depth, thread, together and layout verdicts.
+//! - [`hosts`]: one plan on many hosts: outliers, agreement, failed hosts.
 //! - [`stats`]: median and coefficient of variation, shared with `summary`.
 
 pub mod apps;
 pub mod cliff;
 pub mod diagnostic;
+pub mod hosts;
 pub mod job;
 pub mod scale;
 pub mod scan;

@@ -176,3 +176,16 @@ pub const KEPT_MIN: f64 = 0.85;
 /// accepting a stripe that delivers one member's rate less than 2× (a
 /// raid0 of two members must reach 1.7×).
 pub const LAYOUT_TOLERANCE: f64 = 0.15;
+
+// ------------------------------------------------------------------ hosts
+
+/// `outlier_host`: a host is off the group on a test when its figure
+/// differs from the median host's by at least this percentage (of the
+/// median host's). Identical servers running the same plan differ by a
+/// few percent (firmware, placement, thermal state), and each figure
+/// carries the ±5–10% run-to-run noise of its device, so two measurements
+/// of one rate can be about 10% apart; 15% is beyond both, the same margin
+/// as [`MIN_GAIN`] and [`LAYOUT_TOLERANCE`]. Below it the hosts agree
+/// (`hosts_agree`); at or above it a host is named only when it also lies
+/// outside the others' noise (see `judge::hosts`). Inclusive.
+pub const OUTLIER_MIN_PCT: f64 = 15.0;

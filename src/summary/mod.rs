@@ -16,6 +16,8 @@ use serde::{Deserialize, Serialize};
 pub mod apps;
 mod document;
 pub mod figures;
+pub mod fio;
+pub mod hosts;
 mod named;
 pub mod scale;
 pub mod scan;
@@ -358,7 +360,9 @@ fn med_u64(v: impl Iterator<Item = u64>) -> u64 {
     median(&v).round() as u64
 }
 
-fn dir_median(runs: &[&DirReport]) -> Option<DirReport> {
+/// The median of each figure over `runs`, with the spread of bandwidth
+/// (`bw_min`, `bw_max`, `bw_cv`); `None` without runs.
+pub(crate) fn dir_median(runs: &[&DirReport]) -> Option<DirReport> {
     if runs.is_empty() {
         return None;
     }
@@ -386,7 +390,8 @@ fn dir_median(runs: &[&DirReport]) -> Option<DirReport> {
     })
 }
 
-fn cpu_median(runs: &[RunReport]) -> CpuReport {
+/// The median of each CPU figure over `runs`.
+pub(crate) fn cpu_median(runs: &[RunReport]) -> CpuReport {
     let f = |g: fn(&CpuReport) -> f64| median(&runs.iter().map(|r| g(&r.cpu)).collect::<Vec<_>>());
     let per: Vec<f64> = runs.iter().filter_map(|r| r.cpu.pct_per_100mbs).collect();
     CpuReport {
@@ -552,5 +557,7 @@ pub fn cross_check(d: &DeviceReport) -> Vec<Diagnostic> {
     .collect()
 }
 
+#[cfg(test)]
+mod fixtures;
 #[cfg(test)]
 mod tests;
