@@ -62,7 +62,16 @@ pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
 pub(super) fn job(a: &JobArgs) -> Result<Experiment> {
     let c = &a.common;
     let limit = a.bytes.map(Limit::Bytes).unwrap_or(Limit::Time(c.duration));
-    let spec = JobSpec::custom(a.rw, a.bs, a.qd, a.threads, c.mix_read, limit, !c.target.buffered, c.target.engine.kind());
+    let spec = JobSpec::custom(
+        a.rw,
+        a.bs,
+        a.qd,
+        a.threads,
+        c.mix_read,
+        limit,
+        !c.target.buffered,
+        c.target.engine.kind(),
+    );
     let exp = Experiment::Jobs(JobsRequest {
         suite: None,
         target: choice(&a.target, &c.target),
@@ -77,7 +86,9 @@ pub(super) fn job(a: &JobArgs) -> Result<Experiment> {
 /// `--engine fio` runs jobs (run, job) only.
 fn iolab_engine(e: EngineArg, command: &str) -> Result<()> {
     if e.via_fio() {
-        return Err(usage(format!("--engine fio runs `run` and `job`; `{command}` needs iolab's engines (io_uring or psync)")));
+        return Err(usage(format!(
+            "--engine fio runs `run` and `job`; `{command}` needs iolab's engines (io_uring or psync)"
+        )));
     }
     Ok(())
 }

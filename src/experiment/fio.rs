@@ -92,7 +92,11 @@ pub(crate) fn run_fio(args: &[&std::ffi::OsStr], ctx: &Context, deadline: Durati
             interrupted = Some(sig);
             signal(&child, libc::SIGINT);
         }
-        let grace = if interrupted.is_some() { Duration::from_secs(10) } else { Duration::ZERO };
+        let grace = if interrupted.is_some() {
+            Duration::from_secs(10)
+        } else {
+            Duration::ZERO
+        };
         if start.elapsed() > deadline + grace {
             let _ = child.kill();
             let _ = child.wait();
@@ -166,12 +170,8 @@ pub(super) fn run_local(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
         ctx,
         planned + Duration::from_secs(120),
     )?;
-    let report = crate::import::parse_fio_json(&out.stdout).map_err(|e| {
-        failed(format!(
-            "fio ({version}) gave no result: {e}{}",
-            last_line(&out.stderr)
-        ))
-    })?;
+    let report = crate::import::parse_fio_json(&out.stdout)
+        .map_err(|e| failed(format!("fio ({version}) gave no result: {e}{}", last_line(&out.stderr))))?;
     if !out.success && out.interrupted.is_none() {
         return Err(failed(format!("fio ({version}) failed{}", last_line(&out.stderr))));
     }
@@ -230,7 +230,10 @@ impl HostSpec {
         {
             return Err(format!("'{port}' in '{addr}' is not a port"));
         }
-        Ok(HostSpec { addr: addr.to_string(), path })
+        Ok(HostSpec {
+            addr: addr.to_string(),
+            path,
+        })
     }
 
     /// (host, port) for connecting.
@@ -339,7 +342,10 @@ pub fn run_hosts(r: &HostsRequest, ctx: &Context) -> Result<HostsOutcome> {
         // iolab cannot look at a remote path: one under /dev is a device,
         // anything else a directory where fio makes the test file.
         let target = if device {
-            FioTarget::Path { filename: p, size: r.jobs.target.size }
+            FioTarget::Path {
+                filename: p,
+                size: r.jobs.target.size,
+            }
         } else {
             FioTarget::Directory {
                 dir: p,
@@ -396,9 +402,9 @@ pub fn run_hosts(r: &HostsRequest, ctx: &Context) -> Result<HostsOutcome> {
     let parsed = crate::import::parse_fio_client_json(&out.stdout).unwrap_or_default();
     for &(h, i) in &ready {
         let name = h.fio_client().replace(',', ":");
-        let got = parsed.iter().find(|(host, _)| {
-            host.as_deref().is_some_and(|x| x == h.addr || x == name || x == h.endpoint().0)
-        });
+        let got = parsed
+            .iter()
+            .find(|(host, _)| host.as_deref().is_some_and(|x| x == h.addr || x == name || x == h.endpoint().0));
         runs[i].1 = match got {
             Some((_, rep)) => {
                 let mut rep = summary::fio::merge_fio_sections(rep.clone());
@@ -435,7 +441,10 @@ mod tests {
     #[test]
     fn host_specs() {
         let h = HostSpec::parse("10.0.0.2").unwrap();
-        assert_eq!((h.endpoint(), h.path.clone(), h.fio_client()), (("10.0.0.2", FIO_PORT), None, "10.0.0.2".into()));
+        assert_eq!(
+            (h.endpoint(), h.path.clone(), h.fio_client()),
+            (("10.0.0.2", FIO_PORT), None, "10.0.0.2".into())
+        );
         let h = HostSpec::parse(" nas2:8799=/mnt/pool ").unwrap();
         assert_eq!(h.endpoint(), ("nas2", 8799));
         assert_eq!(h.fio_client(), "nas2,8799");

@@ -3,7 +3,7 @@
 //!
 //! | iolab | fio |
 //! |---|---|
-//! | a test's warm-up, then `--runs` measured runs | one section per run (`NAME#1`, `NAME#2`, …), each `stonewall`ed; the first carries `ramp_time` = `--warmup` |
+//! | a test's warm-up, then `--runs` measured runs | one section per run (`NAME@1`, `NAME@2`, …), each `stonewall`ed; the first carries `ramp_time` = `--warmup` |
 //! | `--interval` between runs and tests | `startdelay` on every section after the first |
 //! | `--duration` | `time_based`, `runtime` |
 //! | `--bytes` (all threads together) | `io_size` per thread (bytes / threads) |
@@ -43,9 +43,11 @@ pub enum FioTarget {
 /// The name of the test file fio makes in a directory target.
 pub const TEST_FILE: &str = "iolab-fio.test";
 
-/// The name of measured run `k` (1-based) of `job` in the job file.
+/// The name of measured run `k` (1-based) of `job` in the job file. fio
+/// reads `#` and `;` anywhere on a line as the start of a comment, so the
+/// run number follows an `@`, and those characters in a name become `_`.
 pub fn section_name(job: &str, k: u32) -> String {
-    format!("{}#{k}", job.replace(['[', ']', '\n'], "_"))
+    format!("{}@{k}", job.replace(['[', ']', '\n', '#', ';'], "_"))
 }
 
 /// fio's spelling of a duration: whole milliseconds.

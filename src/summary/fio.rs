@@ -122,7 +122,9 @@ fn merge_test(test: String, sections: Vec<JobReport>) -> JobReport {
     let rejudged = |c: &Code| *c == Code::HighCv || (device.is_some() && matches!(c, Code::CacheAnswered | Code::DeviceExtra));
     let mut warnings: Vec<Diagnostic> = Vec::new();
     for w in sections.iter().flat_map(|s| &s.warnings).filter(|w| !rejudged(&w.code)) {
-        if !warnings.iter().any(|x| x.code == w.code && x.message == w.message) {
+        // fio's CPU note quotes each section's own figures: once per test is enough.
+        let per_test = w.code == crate::judge::Code::FioCpuPerThread;
+        if !warnings.iter().any(|x| x.code == w.code && (per_test || x.message == w.message)) {
             warnings.push(w.clone());
         }
     }
