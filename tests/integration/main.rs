@@ -20,6 +20,7 @@ mod cli;
 mod cliff;
 mod config;
 mod cpu_accounting;
+mod fio_engine;
 mod info;
 mod output;
 mod report;
