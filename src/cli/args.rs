@@ -458,6 +458,10 @@ pub struct ExportArgs {
 }
 
 impl HostsArgs {
+    pub fn given(&self) -> bool {
+        !self.hosts.is_empty() || self.hosts_file.is_some()
+    }
+
     /// The hosts from `--hosts` or `--hosts-file` (none: run here).
     pub fn list(&self) -> crate::error::Result<Vec<crate::experiment::fio::HostSpec>> {
         let Some(f) = &self.hosts_file else { return Ok(self.hosts.clone()) };

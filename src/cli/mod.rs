@@ -76,6 +76,8 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
     match cli.cmd {
         Cmd::Run(a) if a.emit.emit.is_some() => emit_fio(experiments::run(&a, config)?),
         Cmd::Job(a) if a.emit.emit.is_some() => emit_fio(experiments::job(&a)?),
+        Cmd::Run(a) if a.hosts.given() => on_hosts(experiments::run(&a, config)?, a.hosts.list()?, &a.common.out, &db),
+        Cmd::Job(a) if a.hosts.given() => on_hosts(experiments::job(&a)?, a.hosts.list()?, &a.common.out, &db),
         Cmd::Run(a) => measure(experiments::run(&a, config)?, &a.common.out, &db),
         Cmd::Job(a) => measure(experiments::job(&a)?, &a.common.out, &db),
         Cmd::Scan(a) => measure(experiments::scan(&a)?, &a.out, &db),
@@ -204,6 +206,90 @@ fn measure(exp: Experiment, out: &OutputArgs, db: &Path) -> Result<()> {
     let mut outcome = outcome?;
     outcome.report.argv = std::env::args().collect();
     deliver(outcome, out, db)
+}
+
+/// `--hosts`: the plan on every host at once through fio's client; a run
+/// stored per host (tagged `host=…` and `group=…`), then the group view.
+/// Exit status 1 when a host gave no result (the others are kept).
+fn on_hosts(exp: Experiment, hosts: Vec<crate::experiment::fio::HostSpec>, out: &OutputArgs, db: &Path) -> Result<()> {
+    check_paths(out)?;
+    let Experiment::Jobs(jobs) = exp else {
+        return Err(usage(
+            "--hosts runs `run` and `job` suites of jobs; this suite is an application workload",
+        ));
+    };
+    let stop = Stop::install();
+    let view = render::progress::Terminal::new(out.quiet, out.export.units);
+    let ctx = Context {
+        stop: &stop,
+        observer: &view,
+        sys: SysRoot::default(),
+    };
+    let req = crate::experiment::fio::HostsRequest { jobs, hosts };
+    let outcome = crate::experiment::fio::run_hosts(&req, &ctx);
+    view.finish();
+    let outcome = outcome?;
+    let group = format!("hosts-{}", crate::units::now_rfc3339());
+    let mut stored: Vec<(String, Option<crate::summary::Report>, Option<String>, Option<i64>)> = Vec::new();
+    for (host, got) in outcome.runs {
+        match got {
+            Ok(mut report) => {
+                report.argv = std::env::args().collect();
+                let mut id = None;
+                if !out.no_store {
+                    let mut tags = out.tag.clone();
+                    tags.retain(|(k, _)| k != "host" && k != "group");
+                    tags.push(("host".into(), host.clone()));
+                    tags.push(("group".into(), group.clone()));
+                    match Store::open(db).and_then(|mut s| s.save(&report, out.label.as_deref(), &tags, !report.interrupted)) {
+                        Ok(n) => {
+                            report.run_id = Some(n);
+                            id = Some(n);
+                        }
+                        Err(e) => eprintln!("iolab: WARNING: {host}'s run was not stored: {e}"),
+                    }
+                }
+                stored.push((host, Some(report), None, id));
+            }
+            Err(e) => {
+                eprintln!("iolab: {host}: {e}");
+                stored.push((host, None, Some(e), None));
+            }
+        }
+    }
+    let input: Vec<(String, Option<&crate::summary::Report>, Option<String>)> =
+        stored.iter().map(|(h, r, e, _)| (h.clone(), r.as_ref(), e.clone())).collect();
+    let mut group_report = crate::summary::hosts::hosts_report(&input);
+    for (entry, (_, _, _, id)) in group_report.hosts.iter_mut().zip(&stored) {
+        entry.run_id = *id;
+    }
+    if !out.quiet && !out.no_store {
+        eprintln!(
+            "iolab: stored {} run(s) in {}, tagged group={group}",
+            stored.iter().filter(|s| s.3.is_some()).count(),
+            db.display()
+        );
+    }
+    let x = match out.json.as_deref() {
+        Some(p) => ExportArgs {
+            format: Format::Json,
+            output: (p != "-").then(|| p.into()),
+            ..out.export.clone()
+        },
+        None => out.export.clone(),
+    };
+    export(&x, Document::Hosts(&group_report))?;
+    if let Some(sig) = outcome.interrupted {
+        return Err(Error::Interrupted(sig));
+    }
+    let failed_hosts = stored.iter().filter(|s| s.1.is_none()).count();
+    if failed_hosts > 0 {
+        return Err(failed(format!(
+            "{failed_hosts} of {} hosts gave no result (the others' runs are kept)",
+            stored.len()
+        )));
+    }
+    Ok(())
 }
 
 /// Validate what can be validated before touching the target.

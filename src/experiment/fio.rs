@@ -259,7 +259,8 @@ pub struct HostsRequest {
     pub hosts: Vec<HostSpec>,
 }
 
-/// What each host gave: its report, or why it has none.
+/// What each host gave: its report, or why it has none (the reason without
+/// the host's name, which goes with it).
 #[derive(Debug)]
 pub struct HostsOutcome {
     pub runs: Vec<(String, std::result::Result<crate::summary::Report, String>)>,
@@ -275,7 +276,7 @@ fn reachable(h: &HostSpec) -> std::result::Result<(), String> {
     let (host, port) = h.endpoint();
     let addrs: Vec<_> = (host, port)
         .to_socket_addrs()
-        .map_err(|e| format!("{}: cannot resolve {host}: {e}", h.addr))?
+        .map_err(|e| format!("cannot resolve {host}: {e}"))?
         .collect();
     let mut last = String::from("no address");
     for a in addrs {
@@ -284,7 +285,7 @@ fn reachable(h: &HostSpec) -> std::result::Result<(), String> {
             Err(e) => last = e.to_string(),
         }
     }
-    Err(format!("{}: no fio server at {host}:{port} ({last})", h.addr))
+    Err(format!("no fio server at {host}:{port} ({last})"))
 }
 
 /// The fio version a host's server runs: fio's client prints it when it
@@ -296,9 +297,9 @@ fn server_version(h: &HostSpec, job: &std::path::Path) -> std::result::Result<St
         .arg(job)
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| format!("{}: cannot run fio: {e}", h.addr))?;
+        .map_err(|e| format!("cannot run fio: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    parse_server_version(&text).ok_or_else(|| format!("{}: its fio server did not say its version{}", h.addr, last_line(&text)))
+    parse_server_version(&text).ok_or_else(|| format!("its fio server did not say its version{}", last_line(&text)))
 }
 
 /// `fio=fio-3.33` in fio's client output; a protocol mismatch reports no
@@ -368,8 +369,7 @@ pub fn run_hosts(r: &HostsRequest, ctx: &Context) -> Result<HostsOutcome> {
                 Ok(())
             } else {
                 Err(format!(
-                    "{}: its fio server is {v}, this host's fio is {version}: fio's client and server must be the same version",
-                    h.addr
+                    "its fio server is {v}, this host's fio is {version}: fio's client and server must be the same version"
                 ))
             }
         });
@@ -417,8 +417,7 @@ pub fn run_hosts(r: &HostsRequest, ctx: &Context) -> Result<HostsOutcome> {
                 Ok(rep)
             }
             None => Err(format!(
-                "{}: no result from its fio server{}",
-                h.addr,
+                "no result from its fio server{}",
                 said.lines()
                     .filter(|l| l.contains(h.endpoint().0))
                     .last()

@@ -10,6 +10,7 @@ pub mod apps;
 pub mod chart;
 pub mod compare;
 pub mod csv;
+pub mod hosts;
 pub mod html;
 pub mod info;
 pub mod markdown;
@@ -39,6 +40,8 @@ pub enum Document<'a> {
     Device(&'a DeviceReport),
     /// `iolab report`: stored runs on one page, compared when there are several.
     Page(&'a Page<'a>),
+    /// One plan on many hosts: each host side by side.
+    Hosts(&'a crate::summary::hosts::HostsReport),
 }
 
 /// The runs of one report page, and their comparison when there are several.
@@ -56,6 +59,7 @@ impl Document<'_> {
             Document::Comparison(_) => "a comparison",
             Document::Device(_) => "a device description",
             Document::Page(_) => "a report page",
+            Document::Hosts(_) => "a group of hosts",
         }
     }
 }
@@ -152,6 +156,7 @@ impl Exporter for Text {
     fn export(&self, doc: Document) -> Option<String> {
         Some(match doc {
             Document::Page(_) => return None,
+            Document::Hosts(h) => hosts::table(h, self.0.units),
             Document::Run(r, Some(s)) => table::run_header(s) + &table::table(r, self.0),
             Document::Run(r, None) => table::table(r, self.0),
             Document::Runs(runs) => table::run_list(runs),
@@ -172,6 +177,7 @@ impl Exporter for Json {
             Document::Comparison(c) => serde_json::to_string_pretty(c),
             Document::Device(d) => serde_json::to_string_pretty(d),
             Document::Page(_) => return None,
+            Document::Hosts(h) => serde_json::to_string_pretty(h),
         };
         // Every document is plain data; serialising cannot fail.
         Some(v.expect("documents serialise") + "\n")
@@ -197,6 +203,7 @@ impl Exporter for Markdown {
             Document::Run(r, _) => Some(markdown::run(r, self.0)),
             Document::Runs(runs) => Some(markdown::run_list(runs)),
             Document::Device(d) => Some(info::markdown(d)),
+            Document::Hosts(h) => Some(hosts::markdown(h, self.0)),
             Document::Page(_) => None,
         }
     }
@@ -212,6 +219,7 @@ impl Exporter for Csv {
             Document::Run(r, _) => Some(csv::run(r)),
             Document::Runs(runs) => Some(csv::run_list(runs)),
             Document::Device(d) => Some(info::csv(d)),
+            Document::Hosts(h) => Some(hosts::csv(h)),
             Document::Page(_) => None,
         }
     }
@@ -233,7 +241,7 @@ impl Exporter for Html {
                 comparison: Some(c),
             })),
             Document::Page(p) => Some(html::page(p)),
-            Document::Runs(_) | Document::Device(_) => None,
+            Document::Runs(_) | Document::Device(_) | Document::Hosts(_) => None,
         }
     }
 }
