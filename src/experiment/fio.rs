@@ -310,6 +310,18 @@ pub fn parse_server_version(text: &str) -> Option<String> {
         .filter(|v| v.starts_with("fio-"))
 }
 
+/// A server's fio must be this host's: fio's client and server speak a
+/// protocol whose version changes with almost every fio release.
+pub fn same_version(server: &str, local: &str) -> std::result::Result<(), String> {
+    if server == local {
+        Ok(())
+    } else {
+        Err(format!(
+            "its fio server is {server}, this host's fio is {local}: fio's client and server must be the same version"
+        ))
+    }
+}
+
 /// Run `r` on every host at once through fio's client. A host that cannot
 /// be reached, whose fio differs from this host's, or that gives no result
 /// is named with the reason, and the other hosts' results are kept.
@@ -364,15 +376,9 @@ pub fn run_hosts(r: &HostsRequest, ctx: &Context) -> Result<HostsOutcome> {
     }
     // Reachable, and the same fio: each check names the host.
     ready.retain(|&(h, i)| {
-        let check = reachable(h).and_then(|()| server_version(h, &files[i].0)).and_then(|v| {
-            if v == version {
-                Ok(())
-            } else {
-                Err(format!(
-                    "its fio server is {v}, this host's fio is {version}: fio's client and server must be the same version"
-                ))
-            }
-        });
+        let check = reachable(h)
+            .and_then(|()| server_version(h, &files[i].0))
+            .and_then(|v| same_version(&v, &version));
         match check {
             Ok(()) => true,
             Err(e) => {
@@ -459,5 +465,8 @@ mod tests {
         assert_eq!(parse_server_version(probe).as_deref(), Some("fio-3.33"));
         let mismatch = "fio: bad server cmd version 101\nfio: client/server version mismatch (101 != 97)\n";
         assert_eq!(parse_server_version(mismatch), None);
+        assert!(same_version("fio-3.33", "fio-3.33").is_ok());
+        let e = same_version("fio-3.36", "fio-3.33").unwrap_err();
+        assert!(e.contains("fio-3.36") && e.contains("fio-3.33"), "{e}");
     }
 }
