@@ -241,7 +241,8 @@ impl Exporter for Html {
                 comparison: Some(c),
             })),
             Document::Page(p) => Some(html::page(p)),
-            Document::Runs(_) | Document::Device(_) | Document::Hosts(_) => None,
+            Document::Hosts(h) => Some(html::hosts_page(h)),
+            Document::Runs(_) | Document::Device(_) => None,
         }
     }
 }

@@ -476,3 +476,27 @@ fn live_zone_lines() {
         .collect();
     insta::assert_snapshot!(lines.join("\n"));
 }
+
+#[test]
+fn group_of_hosts_in_every_format() {
+    let r = report("demo");
+    let h = crate::summary::hosts::hosts_report(&[
+        ("h1".into(), Some(&r), None),
+        ("h2".into(), Some(&r), None),
+        ("h3".into(), None, Some("no fio server at h3:8765 (Connection refused)".into())),
+    ]);
+    let doc = Document::Hosts(&h);
+    let table = Text::default().export(doc).unwrap();
+    assert!(table.contains("│ h1") || table.contains("h1 "), "{table}");
+    assert!(table.contains("verdict [host_failed]: h3: no result: no fio server"), "{table}");
+    let md = Markdown(crate::units::BwUnit::Mb).export(doc).unwrap();
+    assert!(md.starts_with("| Test | Unit | h1 | h2 | h3 | Sum |"), "{md}");
+    let csv = Csv.export(doc).unwrap();
+    assert_eq!(csv.lines().count(), 1 + h.tests.len() * 3, "{csv}");
+    let page = super::Html.export(doc).unwrap();
+    assert!(page.contains("data-chart=\"hosts-bars\""), "{page}");
+    let bars = page.matches("class=\"bar\"").count();
+    assert_eq!(bars, h.tests.len() * 2, "a bar per reporting host and test");
+    let json: serde_json::Value = serde_json::from_str(&Json.export(doc).unwrap()).unwrap();
+    assert_eq!(json["hosts"][2]["ok"], false);
+}

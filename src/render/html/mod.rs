@@ -47,6 +47,7 @@ macro_rules! w {
 mod apps;
 mod compare;
 mod header;
+mod hosts;
 mod jobs;
 mod scale;
 mod scan;
@@ -76,7 +77,24 @@ pub fn page(p: &Page) -> String {
         run(&mut o, r, *s, &format!("run-{}", i + 1));
     }
 
-    let title = page_title(p);
+    shell(&page_title(p), page_subtitle(p), &o)
+}
+
+/// The group of a many-hosts run: each host side by side per test.
+pub fn hosts_page(h: &crate::summary::hosts::HostsReport) -> String {
+    let mut o = Out {
+        toc_shift: -1,
+        ..Out::default()
+    };
+    hosts::section(&mut o, h);
+    let title = format!("iolab: one plan on {} hosts", h.hosts.len());
+    shell(&title, None, &o)
+}
+
+/// The document around the sections in `o`: head, inline stylesheet, title,
+/// table of contents.
+fn shell(title: &str, subtitle: Option<String>, o: &Out) -> String {
+    let title = title.to_string();
     let mut s = String::with_capacity(o.body.len() + CSS.len() + 2048);
     s.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n");
     w!(s, "<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\"/>\n");
@@ -88,7 +106,7 @@ pub fn page(p: &Page) -> String {
         escape(&title)
     );
     w!(s, "<h1>{}</h1>\n", escape(&title));
-    if let Some(sub) = page_subtitle(p) {
+    if let Some(sub) = subtitle {
         w!(s, "<p class=\"sub\">{}</p>\n", escape(&sub));
     }
     s.push_str(&o.toc());
