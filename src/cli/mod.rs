@@ -230,7 +230,9 @@ fn on_hosts(exp: Experiment, hosts: Vec<crate::experiment::fio::HostSpec>, out: 
     view.finish();
     let outcome = outcome?;
     let group = format!("hosts-{}", crate::units::now_rfc3339());
-    let mut stored: Vec<(String, Option<crate::summary::Report>, Option<String>, Option<i64>)> = Vec::new();
+    // (host, its report, why it has none, its stored run)
+    type HostRun = (String, Option<crate::summary::Report>, Option<String>, Option<i64>);
+    let mut stored: Vec<HostRun> = Vec::new();
     for (host, got) in outcome.runs {
         match got {
             Ok(mut report) => {

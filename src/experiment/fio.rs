@@ -425,8 +425,7 @@ pub fn run_hosts(r: &HostsRequest, ctx: &Context) -> Result<HostsOutcome> {
             None => Err(format!(
                 "no result from its fio server{}",
                 said.lines()
-                    .filter(|l| l.contains(h.endpoint().0))
-                    .last()
+                    .rfind(|l| l.contains(h.endpoint().0))
                     .map(|l| format!(" (fio: {})", l.trim()))
                     .unwrap_or_default()
             )),
