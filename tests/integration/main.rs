@@ -22,6 +22,7 @@ mod config;
 mod cpu_accounting;
 mod fio_engine;
 mod info;
+mod netns_harness;
 mod output;
 mod report;
 mod safety;

@@ -41,6 +41,7 @@
 
 mod blockdev;
 mod cgroup;
+pub mod fiohosts;
 mod loopdev;
 mod mounts;
 mod names;
