@@ -272,15 +272,28 @@ fn on_hosts(exp: Experiment, hosts: Vec<crate::experiment::fio::HostSpec>, out: 
             db.display()
         );
     }
-    let x = match out.json.as_deref() {
-        Some(p) => ExportArgs {
-            format: Format::Json,
-            output: (p != "-").then(|| p.into()),
-            ..out.export.clone()
-        },
-        None => out.export.clone(),
-    };
-    export(&x, Document::Hosts(&group_report))?;
+    // As for one run: `--json -` is JSON alone, `--json PATH` writes it
+    // there and still prints the table.
+    let doc = Document::Hosts(&group_report);
+    match out.json.as_deref() {
+        Some("-") => export(&out.export.or_json(true), doc)?,
+        Some(p) => {
+            let json = ExportArgs {
+                output: Some(p.into()),
+                ..out.export.or_json(true)
+            };
+            export(&json, doc)?;
+            export(
+                &ExportArgs {
+                    format: Format::Table,
+                    output: None,
+                    ..out.export.clone()
+                },
+                doc,
+            )?;
+        }
+        None => export(&out.export, doc)?,
+    }
     if let Some(sig) = outcome.interrupted {
         return Err(Error::Interrupted(sig));
     }

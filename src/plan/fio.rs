@@ -3,7 +3,7 @@
 //!
 //! | iolab | fio |
 //! |---|---|
-//! | a test's warm-up, then `--runs` measured runs | one section per run (`NAME@1`, `NAME@2`, …), each `stonewall`ed; the first carries `ramp_time` = `--warmup` |
+//! | a test's warm-up, then `--runs` measured runs | one section per run (`NAME@1`, `NAME@2`, …), each `stonewall`ed; the first carries `ramp_time` = `--warmup`, the others 500 ms of it (fio restarts the stream at each section, iolab does not) |
 //! | `--interval` between runs and tests | `startdelay` on every section after the first |
 //! | `--duration` | `time_based`, `runtime` |
 //! | `--bytes` (all threads together) | `io_size` per thread (bytes / threads) |
@@ -39,6 +39,9 @@ pub enum FioTarget {
     /// A directory: fio lays out a test file of `size` bytes there.
     Directory { dir: String, size: u64 },
 }
+
+/// The discarded lead-in of every run after a test's first (see [`section`]).
+pub const RESTART_RAMP: Duration = Duration::from_millis(500);
 
 /// The name of the test file fio makes in a directory target.
 pub const TEST_FILE: &str = "iolab-fio.test";
@@ -126,8 +129,17 @@ fn section(s: &mut String, job: &JobSpec, repeat: &Repeat, first_run: bool) {
         }
         Limit::Span => {}
     }
-    if first_run && !repeat.warmup.is_zero() && matches!(job.limit, Limit::Time(_)) {
-        let _ = writeln!(s, "ramp_time={}", ms(repeat.warmup));
+    if !repeat.warmup.is_zero() && matches!(job.limit, Limit::Time(_)) {
+        // The warm-up before a test's first run; before each later run, a
+        // short one: iolab's runs are windows of one stream, but fio starts
+        // each section anew, and a restarting stream is served a burst
+        // (a device's idle cache, a throttle's unspent slice).
+        let ramp = if first_run {
+            repeat.warmup
+        } else {
+            repeat.warmup.min(RESTART_RAMP)
+        };
+        let _ = writeln!(s, "ramp_time={}", ms(ramp));
     }
     if job.rw.writes() {
         s.push_str("end_fsync=1\n");

@@ -18,18 +18,41 @@ fn run(hosts: &FioHosts, db: &std::path::Path, extra: &[&str]) -> (Output, Value
     let out = Command::new(IOLAB)
         .env("IOLAB_DB", db)
         .env("XDG_CONFIG_HOME", "/nonexistent/iolab-tests-config")
-        .args(["job", "/dev/null", "--rw", "read", "--bs", "512k", "--qd", "4", "--runs", "2", "--duration", "3s"])
+        .args([
+            "job",
+            "/dev/null",
+            "--rw",
+            "read",
+            "--bs",
+            "512k",
+            "--qd",
+            "4",
+            "--runs",
+            "2",
+            "--duration",
+            "3s",
+        ])
         .args(["--warmup", "1s", "--interval", "0s", "--json", "-", "--hosts", &list.join(",")])
         .args(extra)
         .output()
         .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
     (out, v)
 }
 
 fn codes(v: &Value) -> Vec<String> {
-    v["verdicts"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap().to_string()).collect()
+    v["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]
@@ -50,7 +73,10 @@ fn issue_14_three_equal_hosts_sum_to_their_limits() {
         assert!(within(x.as_f64().unwrap(), 20.0 * MIB as f64, 0.03), "host {i}: {x}");
     }
     let c = codes(&v);
-    assert!(!c.contains(&"outlier_host".to_string()) && c.contains(&"hosts_agree".to_string()), "{c:?}");
+    assert!(
+        !c.contains(&"outlier_host".to_string()) && c.contains(&"hosts_agree".to_string()),
+        "{c:?}"
+    );
     // A run per host, tagged with its host and the group.
     for h in hosts.hosts() {
         let list = Command::new(IOLAB)
@@ -73,8 +99,47 @@ fn issue_14_the_slow_host_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let (out, v) = run(&hosts, &dir.path().join("r.db"), &["--no-store"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The same as people see it (`--json FILE` keeps the table on stdout).
+    let json = dir.path().join("g.json");
+    let table = Command::new(IOLAB)
+        .env("IOLAB_DB", dir.path().join("r.db"))
+        .args([
+            "job",
+            "/dev/null",
+            "--rw",
+            "read",
+            "--bs",
+            "512k",
+            "--qd",
+            "4",
+            "--runs",
+            "2",
+            "--duration",
+            "3s",
+        ])
+        .args(["--warmup", "1s", "--interval", "0s", "--no-store", "--json"])
+        .arg(&json)
+        .arg("--hosts")
+        .arg(
+            hosts
+                .hosts()
+                .iter()
+                .map(|h| format!("{}={}", h.addr, h.device.display()))
+                .collect::<Vec<_>>()
+                .join(","),
+        )
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&table.stdout);
+    note!("the group view:\n{text}");
+    assert!(text.contains("verdict [outlier_host]"), "{text}");
     let slow = &hosts.hosts()[1].addr;
-    let outliers: Vec<&Value> = v["verdicts"].as_array().unwrap().iter().filter(|d| d["code"] == "outlier_host").collect();
+    let outliers: Vec<&Value> = v["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "outlier_host")
+        .collect();
     assert_eq!(outliers.len(), 1, "{:?}", v["verdicts"]);
     let m = outliers[0]["message"].as_str().unwrap();
     assert!(m.starts_with(&format!("{slow}: ")) && m.contains("below the median host"), "{m}");

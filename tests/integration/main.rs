@@ -21,6 +21,7 @@ mod cliff;
 mod config;
 mod cpu_accounting;
 mod fio_engine;
+mod hosts;
 mod info;
 mod netns_harness;
 mod output;
