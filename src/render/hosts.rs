@@ -46,6 +46,13 @@ fn notes(h: &HostsReport, bw: BwUnit) -> Vec<String> {
         "{}; each host's value is the median of its measured runs; ◀ marks an outlier.",
         bw.definition()
     )];
+    if !h.complete {
+        let failed = h.hosts.iter().filter(|e| !e.ok).count();
+        v.push(format!(
+            "INCOMPLETE: {failed} of {} hosts gave no result; the sum and spread are over the others.",
+            h.hosts.len()
+        ));
+    }
     let stored: Vec<String> = h
         .hosts
         .iter()

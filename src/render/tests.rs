@@ -489,6 +489,7 @@ fn group_of_hosts_in_every_format() {
     let table = Text::default().export(doc).unwrap();
     assert!(table.contains("│ h1") || table.contains("h1 "), "{table}");
     assert!(table.contains("verdict [host_failed]: h3: no result: no fio server"), "{table}");
+    assert!(table.contains("INCOMPLETE: 1 of 3 hosts gave no result"), "{table}");
     let md = Markdown(crate::units::BwUnit::Mb).export(doc).unwrap();
     assert!(md.starts_with("| Test | Unit | h1 | h2 | h3 | Sum |"), "{md}");
     let csv = Csv.export(doc).unwrap();

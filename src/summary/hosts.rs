@@ -23,6 +23,9 @@ use serde::Serialize;
 /// The group's results, and its JSON document.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct HostsReport {
+    /// Every host gave a result (otherwise the group is incomplete: the
+    /// others' results are kept, and `hosts[].error` says why).
+    pub complete: bool,
     /// The hosts in the order given.
     pub hosts: Vec<HostEntry>,
     /// Every test any host ran, in the order the hosts first ran them.
@@ -183,6 +186,7 @@ pub fn hosts_report(hosts: &[(String, Option<&Report>, Option<String>)]) -> Host
         t.outliers = v.outliers.iter().map(|&i| names[i].to_string()).collect();
     }
     HostsReport {
+        complete: entries.iter().all(|e| e.ok),
         hosts: entries,
         tests,
         verdicts,

@@ -161,6 +161,7 @@ fn issue_14_a_host_without_a_server_is_named_and_the_others_kept() {
     assert!(err.contains(&format!("iolab: {gone}: no fio server at {gone}:8765")), "{err}");
     assert!(err.contains("1 of 3 hosts gave no result"), "{err}");
     assert_eq!(v["hosts"][2]["ok"], false);
+    assert_eq!(v["complete"], false, "the group is marked incomplete");
     let values = v["tests"][0]["values"].as_array().unwrap();
     assert!(values[0].is_number() && values[1].is_number() && values[2].is_null(), "{values:?}");
     assert!(codes(&v).contains(&"host_failed".to_string()));
