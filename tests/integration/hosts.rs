@@ -168,3 +168,50 @@ fn issue_14_a_host_without_a_server_is_named_and_the_others_kept() {
     let stored = v["hosts"].as_array().unwrap().iter().filter(|h| h["run_id"].is_number()).count();
     assert_eq!(stored, 2, "the reachable hosts' runs are stored");
 }
+
+/// A host whose server dies in the middle of the run is named; the other
+/// hosts' results are kept and stored; exit status 1.
+#[test]
+fn issue_14_a_host_dying_mid_run_is_named_and_the_others_kept() {
+    if !require_root() || !crate::common::have_fio("issue_14_a_host_dying_mid_run_is_named_and_the_others_kept") {
+        return;
+    }
+    let mut hosts = FioHosts::new(&[20, 20, 20], 128);
+    let dir = tempfile::tempdir().unwrap();
+    let list: Vec<String> = hosts.hosts().iter().map(|h| format!("{}={}", h.addr, h.device.display())).collect();
+    let child = Command::new(IOLAB)
+        .env("IOLAB_DB", dir.path().join("r.db"))
+        .env("XDG_CONFIG_HOME", "/nonexistent/iolab-tests-config")
+        .args([
+            "job",
+            "/dev/null",
+            "--rw",
+            "read",
+            "--bs",
+            "512k",
+            "--qd",
+            "4",
+            "--runs",
+            "2",
+            "--duration",
+            "3s",
+        ])
+        .args(["--warmup", "1s", "--interval", "0s", "--json", "-", "--hosts", &list.join(",")])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // fio's client connects and starts within a few seconds; the run lasts about 8 s.
+    std::thread::sleep(std::time::Duration::from_secs(6));
+    hosts.stop(1);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let dead = &hosts.hosts()[1].addr;
+    note!("{err}");
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("iolab: {dead}: no result")), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["complete"], false);
+    let stored = v["hosts"].as_array().unwrap().iter().filter(|h| h["run_id"].is_number()).count();
+    assert_eq!(stored, 2, "{v}");
+}
