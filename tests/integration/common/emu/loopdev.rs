@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::Duration;
 
-use super::blockdev::{BlockDev, dev_numbers};
+use super::blockdev::{BlockDev, dev_numbers, write_sysfs};
 use super::names::unique_name;
 use super::proc::{retry, run_quiet, try_silently};
 use super::{MIB, SHM_DIR};
@@ -133,6 +133,14 @@ impl LoopDev {
             .and_then(|s| s.trim().parse().ok())
             .unwrap_or(0);
         assert_eq!(sysfs_size * 512, size, "{} has the wrong size", lo.path.display());
+        // A loop device keeps the request-size limit of its last backing
+        // file after it is detached: one that served a FUSE file stays at
+        // 124 KiB, and the blkio throttle then charges each split request
+        // in full (a 128K read counts twice). Start from the device's own.
+        let q = format!("/sys/block/{}/queue", lo.kernel_name());
+        if let Ok(hw) = fs::read_to_string(format!("{q}/max_hw_sectors_kb")) {
+            let _ = write_sysfs(format!("{q}/max_sectors_kb"), hw.trim());
+        }
         lo
     }
 
