@@ -13,6 +13,7 @@ pub mod plan;
 pub mod progress;
 pub mod render;
 pub mod samples;
+pub mod selftest;
 pub mod signals;
 pub mod store;
 pub mod summary;

@@ -65,7 +65,7 @@ impl Cli {
                 }
                 None
             }
-            Cmd::Info(_) | Cmd::Completions(_) | Cmd::Man(_) => None,
+            Cmd::Info(_) | Cmd::Completions(_) | Cmd::Man(_) | Cmd::Selftest(_) => None,
         };
         if let Some(f) = sub {
             if f.db.is_some() {
@@ -152,10 +152,19 @@ pub enum Cmd {
         #[command(flatten)]
         files: StoreArgs,
     },
+    /// Prove iolab's accuracy on this machine (root): emulated devices with known limits, short jobs
+    /// and a scan, each figure against its limit (±3%); leaves nothing behind
+    Selftest(SelftestArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(CompletionsArgs),
     /// Write the manual pages (iolab.1, iolab-COMMAND.1), or print iolab.1
     Man(ManArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SelftestArgs {
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 #[derive(Args, Debug)]

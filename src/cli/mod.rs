@@ -42,7 +42,7 @@ pub fn main() -> ExitCode {
     cli.resolve_files();
     // The configuration file: not needed to print completions or manuals.
     let config = match cli.cmd {
-        Cmd::Completions(_) | Cmd::Man(_) | Cmd::Info(_) => Ok(None),
+        Cmd::Completions(_) | Cmd::Man(_) | Cmd::Info(_) | Cmd::Selftest(_) => Ok(None),
         _ => settings::load(&cli),
     };
     let config = match config {
@@ -133,6 +133,7 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
             .map(|_| eprintln!("deleted run {id}")),
         Cmd::Label { id, text, .. } => open_store(&db).and_then(|mut s| s.set_label(id, &text).map_err(store_err)),
         Cmd::Tag { id, tag, .. } => open_store(&db).and_then(|mut s| s.set_tag(id, &tag.0, &tag.1).map_err(store_err)),
+        Cmd::Selftest(a) => selftest(&a),
         Cmd::Completions(a) => docs::completions(a.shell),
         Cmd::Man(a) => docs::man(a.dir.as_deref()),
     }
@@ -157,6 +158,37 @@ fn emit_fio(exp: Experiment) -> Result<()> {
         }
     };
     print(&plan::fio::job_file(&req.jobs, &req.repeat, &target))
+}
+
+/// `iolab selftest`. `IOLAB_SELFTEST_LIMIT_SCALE` multiplies every limit:
+/// a knob for iolab's own tests, which make the limits unreachable with it.
+fn selftest(a: &SelftestArgs) -> Result<()> {
+    let stop = Stop::install();
+    let exe = std::env::current_exe().map_err(|e| failed(format!("cannot find iolab's own binary: {e}")))?;
+    let scale = std::env::var("IOLAB_SELFTEST_LIMIT_SCALE")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .unwrap_or(1.0);
+    eprintln!("iolab: selftest: emulated devices under the kernel's block throttle, about a minute");
+    let report = crate::selftest::run(&stop, &exe, scale, Path::new("/sys/fs/cgroup"))?;
+    export(&a.export, Document::Selftest(&report))?;
+    if report.passed {
+        Ok(())
+    } else {
+        let bad: Vec<String> = report
+            .cases
+            .iter()
+            .filter(|c| !c.ok)
+            .map(|c| format!("{} on {} {:+.1}%", c.name, c.device, c.error_pct))
+            .collect();
+        Err(failed(format!(
+            "selftest failed: {} outside ±{}% of its limit ({})",
+            bad.len(),
+            crate::selftest::TOLERANCE_PCT,
+            bad.join("; ")
+        )))
+    }
 }
 
 fn print(text: &str) -> Result<()> {

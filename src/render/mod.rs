@@ -15,6 +15,7 @@ pub mod html;
 pub mod info;
 pub mod markdown;
 pub mod progress;
+pub mod selftest;
 pub mod svg;
 pub mod table;
 
@@ -42,6 +43,8 @@ pub enum Document<'a> {
     Page(&'a Page<'a>),
     /// One plan on many hosts: each host side by side.
     Hosts(&'a crate::summary::hosts::HostsReport),
+    /// `iolab selftest`: each figure against its emulated limit.
+    Selftest(&'a crate::selftest::SelftestReport),
 }
 
 /// The runs of one report page, and their comparison when there are several.
@@ -60,6 +63,7 @@ impl Document<'_> {
             Document::Device(_) => "a device description",
             Document::Page(_) => "a report page",
             Document::Hosts(_) => "a group of hosts",
+            Document::Selftest(_) => "a self-test",
         }
     }
 }
@@ -157,6 +161,7 @@ impl Exporter for Text {
         Some(match doc {
             Document::Page(_) => return None,
             Document::Hosts(h) => hosts::table(h, self.0.units),
+            Document::Selftest(s) => selftest::table(s),
             Document::Run(r, Some(s)) => table::run_header(s) + &table::table(r, self.0),
             Document::Run(r, None) => table::table(r, self.0),
             Document::Runs(runs) => table::run_list(runs),
@@ -178,6 +183,7 @@ impl Exporter for Json {
             Document::Device(d) => serde_json::to_string_pretty(d),
             Document::Page(_) => return None,
             Document::Hosts(h) => serde_json::to_string_pretty(h),
+            Document::Selftest(s) => serde_json::to_string_pretty(s),
         };
         // Every document is plain data; serialising cannot fail.
         Some(v.expect("documents serialise") + "\n")
@@ -204,6 +210,7 @@ impl Exporter for Markdown {
             Document::Runs(runs) => Some(markdown::run_list(runs)),
             Document::Device(d) => Some(info::markdown(d)),
             Document::Hosts(h) => Some(hosts::markdown(h, self.0)),
+            Document::Selftest(_) => None,
             Document::Page(_) => None,
         }
     }
@@ -220,6 +227,7 @@ impl Exporter for Csv {
             Document::Runs(runs) => Some(csv::run_list(runs)),
             Document::Device(d) => Some(info::csv(d)),
             Document::Hosts(h) => Some(hosts::csv(h)),
+            Document::Selftest(_) => None,
             Document::Page(_) => None,
         }
     }
@@ -242,7 +250,7 @@ impl Exporter for Html {
             })),
             Document::Page(p) => Some(html::page(p)),
             Document::Hosts(h) => Some(html::hosts_page(h)),
-            Document::Runs(_) | Document::Device(_) => None,
+            Document::Runs(_) | Document::Device(_) | Document::Selftest(_) => None,
         }
     }
 }

@@ -29,6 +29,7 @@ mod report;
 mod safety;
 mod scale;
 mod scan;
+mod selftest;
 mod shell;
 mod slowfile_harness;
 mod steady;
