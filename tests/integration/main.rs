@@ -20,6 +20,7 @@ mod cli;
 mod cliff;
 mod config;
 mod cpu_accounting;
+mod faultdev_harness;
 mod fio_engine;
 mod hosts;
 mod info;

@@ -41,6 +41,7 @@
 
 mod blockdev;
 mod cgroup;
+pub mod faultdev;
 pub mod fiohosts;
 mod loopdev;
 mod mounts;
