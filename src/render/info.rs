@@ -7,7 +7,8 @@ use crate::device::{ChainNode, DeviceReport, NodeKind, TargetKind};
 use crate::units::{fmt_bytes, fmt_mbs};
 use std::fmt::Write;
 
-fn target_kind(k: TargetKind) -> &'static str {
+/// What a target is, in words: "mount point", "whole block device".
+pub(crate) fn target_kind(k: TargetKind) -> &'static str {
     match k {
         TargetKind::File => "file",
         TargetKind::Directory => "directory",

@@ -2,7 +2,8 @@
 //! chain, the physical devices' key facts and the hints of `iolab info`.
 
 use super::{Grid, Out, diagnostics, escape};
-use crate::device::{ChainNode, DeviceReport, NodeKind, TargetKind};
+use crate::device::{ChainNode, DeviceReport, NodeKind};
+use crate::render::info::target_kind;
 use crate::store::RunSummary;
 use crate::summary::Report;
 use crate::summary::figures::IoMode;
@@ -264,18 +265,6 @@ fn chain_node(s: &mut String, n: &ChainNode) {
         s.push_str("</ul>");
     }
     s.push_str("</li>\n");
-}
-
-fn target_kind(k: TargetKind) -> &'static str {
-    match k {
-        TargetKind::File => "file",
-        TargetKind::Directory => "directory",
-        TargetKind::MountPoint => "mount point",
-        TargetKind::Disk => "whole block device",
-        TargetKind::Partition => "partition",
-        TargetKind::StackedDevice => "stacked block device",
-        TargetKind::Other => "special file",
-    }
 }
 
 fn node_kind(k: NodeKind) -> &'static str {
