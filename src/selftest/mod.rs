@@ -183,9 +183,12 @@ impl LoopDev {
         // full: start from the device's own limit.
         if let Some(name) = dev.file_name().and_then(|n| n.to_str()) {
             let q = format!("/sys/block/{name}/queue");
-            if let Ok(hw) = std::fs::read_to_string(format!("{q}/max_hw_sectors_kb")) {
-                let _ = std::fs::write(format!("{q}/max_sectors_kb"), hw.trim());
-            }
+            let hw: u64 = std::fs::read_to_string(format!("{q}/max_hw_sectors_kb"))
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(512);
+            // 512 KiB: no request of the checks is split, none is 1 MiB.
+            let _ = std::fs::write(format!("{q}/max_sectors_kb"), hw.min(512).to_string());
         }
         Ok(LoopDev { dev, file })
     }

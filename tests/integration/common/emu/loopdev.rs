@@ -134,13 +134,17 @@ impl LoopDev {
             .unwrap_or(0);
         assert_eq!(sysfs_size * 512, size, "{} has the wrong size", lo.path.display());
         // A loop device keeps the request-size limit of its last backing
-        // file after it is detached: one that served a FUSE file stays at
-        // 124 KiB, and the blkio throttle then charges each split request
-        // in full (a 128K read counts twice). Start from the device's own.
+        // file after it is detached (one that served a FUSE file stays at
+        // 124 KiB, and the blkio throttle then charges each piece of a
+        // split request in full: a 128K read counts twice). Every test
+        // starts from the same 512 KiB: no request of the cases is split,
+        // and none reaches this kernel's 1 MiB throttle artefact.
         let q = format!("/sys/block/{}/queue", lo.kernel_name());
-        if let Ok(hw) = fs::read_to_string(format!("{q}/max_hw_sectors_kb")) {
-            let _ = write_sysfs(format!("{q}/max_sectors_kb"), hw.trim());
-        }
+        let hw: u64 = fs::read_to_string(format!("{q}/max_hw_sectors_kb"))
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(512);
+        let _ = write_sysfs(format!("{q}/max_sectors_kb"), &hw.min(512).to_string());
         lo
     }
 
