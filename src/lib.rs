@@ -18,3 +18,4 @@ pub mod store;
 pub mod summary;
 pub mod target;
 pub mod units;
+pub mod verify;
