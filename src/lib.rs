@@ -19,3 +19,4 @@ pub mod store;
 pub mod summary;
 pub mod target;
 pub mod units;
+pub mod verify;

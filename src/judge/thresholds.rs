@@ -189,3 +189,38 @@ pub const LAYOUT_TOLERANCE: f64 = 0.15;
 /// (`hosts_agree`); at or above it a host is named only when it also lies
 /// outside the others' noise (see `judge::hosts`). Inclusive.
 pub const OUTLIER_MIN_PCT: f64 = 15.0;
+
+// --------------------------------------------------------- verify, capacity
+
+/// `iolab verify`: the smallest period called a wrap. Blocks misplaced by
+/// multiples of one distance mean the device ignores address bits or maps
+/// addresses modulo its real size; real counterfeit devices wrap at their
+/// flash size (gigabytes), and flash is allocated in erase blocks of
+/// 128 KiB and more, while a controller misdirecting a few writes puts
+/// them a block or a few away. A period below 1 MiB is misdirection
+/// (corruption), not a smaller device. Inclusive.
+pub const WRAP_MIN_PERIOD: u64 = 1 << 20;
+
+/// `iolab verify`: the least a fake-capacity pattern must cover — the bytes
+/// misplaced by a wrap, or the bad bytes of a lost tail — before
+/// the device is called fake. A counterfeit lacks gigabytes; a tail of a
+/// few lost blocks is a write that did not land (a missing flush, a torn
+/// last write), which [`LostWrites`](crate::verify::Verdict::LostWrites)
+/// names better. Inclusive.
+pub const FAKE_MIN_BYTES: u64 = 1 << 20;
+
+/// `iolab verify`: the share of the bad bytes a wrap must explain (as
+/// misplaced blocks) to be the verdict. A fake's address map is exact, so
+/// on a fake nearly every bad block is misplaced; when more than half of
+/// the damage is something else, the device is broken in another way
+/// first, and that verdict is the one to read. Inclusive.
+pub const FAKE_MIN_SHARE: f64 = 0.5;
+
+/// `iolab verify`: a lost tail — the device keeps data up to an offset and
+/// not beyond — needs at least this share of the bytes from the first bad
+/// block to the end to be bad. A fake keeps nothing there, but one that
+/// funnels every write beyond its size onto a few blocks leaves those few
+/// reading back good (each holds the last block written to it), so "all"
+/// would miss it; a genuine device with failing blocks has them scattered,
+/// far below this share of everything after the first. Inclusive.
+pub const FAKE_TAIL_SHARE: f64 = 0.99;
