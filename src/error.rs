@@ -12,6 +12,10 @@ pub enum Error {
     /// Something failed while measuring. Exit status 1.
     #[error("{0}")]
     Failed(String),
+    /// The measurement worked and the device failed it: `verify` found
+    /// data that did not read back, `capacity` a fake size. Exit status 3.
+    #[error("{0}")]
+    Check(String),
 }
 
 impl Error {
@@ -20,6 +24,7 @@ impl Error {
             Error::Usage(_) => 2,
             Error::Interrupted(sig) => (128 + sig) as u8,
             Error::Failed(_) => 1,
+            Error::Check(_) => 3,
         }
     }
 }

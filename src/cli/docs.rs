@@ -18,6 +18,10 @@ pub const EXIT_STATUSES: &[(&str, &str)] = &[
     ("0", "Success."),
     ("1", "Failure: something failed while measuring or storing the result."),
     ("2", "Usage: bad arguments or input (a missing target), a refused write."),
+    (
+        "3",
+        "The device failed a check: verify found data that did not read back as written, capacity found a fake size (the result is kept).",
+    ),
     ("128+N", "Interrupted by signal N (130: SIGINT); what finished is kept."),
 ];
 
@@ -184,7 +188,7 @@ mod tests {
     #[test]
     fn exit_statuses_are_those_of_the_error_type() {
         let codes: Vec<&str> = EXIT_STATUSES.iter().map(|(c, _)| *c).collect();
-        for code in [0, failed("").exit_code(), usage("").exit_code()] {
+        for code in [0, failed("").exit_code(), usage("").exit_code(), crate::error::Error::Check(String::new()).exit_code()] {
             assert!(codes.contains(&code.to_string().as_str()), "exit status {code} is not documented");
         }
         let sigint = crate::error::Error::Interrupted(libc::SIGINT).exit_code();

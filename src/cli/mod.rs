@@ -403,7 +403,7 @@ fn deliver(outcome: Outcome, out: &OutputArgs, db: &Path) -> Result<()> {
     }
     match interrupted {
         Some(sig) => Err(Error::Interrupted(sig)),
-        None => Ok(()),
+        None => report.failed_check().map_or(Ok(()), |why| Err(Error::Check(why))),
     }
 }
 

@@ -4,7 +4,7 @@
 //! without changing the file format, and documents of earlier versions
 //! (and their stores) keep loading.
 
-use super::{Body, Host, JobReport, Report, Settings, apps, scale, scan};
+use super::{Body, Host, JobReport, Report, Settings, apps, scale, scan, verify};
 use crate::target::TargetInfo;
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +32,8 @@ pub(super) struct Document {
     time: Option<apps::TimeReport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     app: Option<apps::AppReport>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    verify: Option<verify::VerifyReport>,
 }
 
 impl From<Document> for Report {
@@ -45,6 +47,8 @@ impl From<Document> for Report {
             Body::Time(t)
         } else if let Some(a) = d.app {
             Body::App(a)
+        } else if let Some(v) = d.verify {
+            Body::Verify(v)
         } else {
             Body::Jobs(d.jobs)
         };
@@ -65,7 +69,7 @@ impl From<Document> for Report {
 
 impl From<Report> for Document {
     fn from(r: Report) -> Document {
-        let (mut scan, mut scale, mut time, mut app) = (None, None, None, None);
+        let (mut scan, mut scale, mut time, mut app, mut verify) = (None, None, None, None, None);
         let jobs = match r.body {
             Body::Jobs(j) => j,
             Body::Scan { scan: s, jobs } => {
@@ -84,6 +88,10 @@ impl From<Report> for Document {
                 app = Some(a);
                 Vec::new()
             }
+            Body::Verify(v) => {
+                verify = Some(v);
+                Vec::new()
+            }
         };
         Document {
             run_id: r.run_id,
@@ -100,6 +108,7 @@ impl From<Report> for Document {
             scale,
             time,
             app,
+            verify,
         }
     }
 }

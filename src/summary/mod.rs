@@ -21,6 +21,7 @@ pub mod hosts;
 mod named;
 pub mod scale;
 pub mod scan;
+pub mod verify;
 
 /// The statistics of figures live with the rules that use them too.
 pub use crate::judge::stats::{cv, median};
@@ -62,6 +63,8 @@ pub enum Body {
     Time(apps::TimeReport),
     /// `run --suite files|git`: the phases of an application workload.
     App(apps::AppReport),
+    /// `verify`: every block written, read back and classified.
+    Verify(verify::VerifyReport),
 }
 
 impl Report {
@@ -69,7 +72,7 @@ impl Report {
     pub fn jobs(&self) -> &[JobReport] {
         match &self.body {
             Body::Jobs(jobs) | Body::Scan { jobs, .. } | Body::Scale { jobs, .. } => jobs,
-            Body::Time(_) | Body::App(_) => &[],
+            Body::Time(_) | Body::App(_) | Body::Verify(_) => &[],
         }
     }
     pub fn scan(&self) -> Option<&scan::ScanReport> {
@@ -96,12 +99,27 @@ impl Report {
             _ => None,
         }
     }
+    pub fn verify(&self) -> Option<&verify::VerifyReport> {
+        match &self.body {
+            Body::Verify(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// What a check found wrong with the device (`verify` not clean), for
+    /// the exit status: the measurement itself worked.
+    pub fn failed_check(&self) -> Option<String> {
+        match &self.body {
+            Body::Verify(v) if v.failed() => Some(v.summary.message.clone()),
+            _ => None,
+        }
+    }
     /// Whether anything was measured (an interrupted run may have nothing).
     pub fn has_results(&self) -> bool {
         match &self.body {
             Body::Jobs(j) | Body::Scan { jobs: j, .. } | Body::Scale { jobs: j, .. } => !j.is_empty(),
             Body::Time(t) => !t.runs.is_empty(),
             Body::App(a) => a.runs > 0,
+            Body::Verify(v) => v.written_bytes > 0,
         }
     }
 }
