@@ -53,6 +53,7 @@ impl Cli {
             Cmd::Scale(a) => Some(&a.common.out.files),
             Cmd::Scan(a) => Some(&a.out.files),
             Cmd::Time(a) => Some(&a.out.files),
+            Cmd::Capacity(a) => Some(&a.out.files),
             Cmd::List(a) => Some(&a.files),
             Cmd::Show(a) => Some(&a.files),
             Cmd::Compare(a) => Some(&a.files),
@@ -111,6 +112,24 @@ pub enum Cmd {
     Scale(Box<ScaleArgs>),
     /// Time a real command (hyperfine-style) with cold caches and the device's I/O
     Time(TimeArgs),
+    /// Is a device's announced size real? A probe of a few thousand stamped 4 KiB blocks (f3probe's
+    /// question, in seconds); without --allow-destroy every overwritten block is saved and restored
+    ///
+    /// The probe writes stamped 4 KiB blocks (each names its own offset) at chosen offsets: the
+    /// powers of two and the blocks between them, a comb over the whole device and its last blocks,
+    /// then a binary search for the boundary below which every block reads back as itself. Each
+    /// round's writes are flushed (fdatasync) and read back with O_DIRECT, past every cache. About
+    /// 1,000-2,000 blocks (4-8 MiB) are written, whatever the device's size. Verdict: genuine; FAKE
+    /// with the real size, the first bad byte and a safe partition size; DAMAGED (read errors or
+    /// answers that change on a second read); or SUSPECT (the probe found nothing, but an earlier
+    /// `iolab verify` of this device, in the store, did). Exit status 3 for all but genuine.
+    ///
+    /// Without --allow-destroy the device's data is kept: every block is read and saved before the
+    /// round that overwrites it, in memory and in a backup file flushed to disk before the round
+    /// writes; at the end (also after an error, SIGINT or SIGTERM) the blocks are written back, read
+    /// back and checked, and the file is deleted. After a crash or kill -9 the file remains:
+    /// `--restore FILE` writes it back. A mounted, swap or held device is refused either way.
+    Capacity(CapacityArgs),
     /// List the suites and their tests: the built-in ones and the configuration file's
     Suites(ConfigArgs),
     /// Describe a target: filesystem, device chain, physical devices, throttles, hints
@@ -661,6 +680,36 @@ pub struct ScanArgs {
     pub write: bool,
     #[command(flatten)]
     pub target_args: TargetArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct CapacityArgs {
+    /// The block device (a USB stick, an SD card, a disk; not mounted). With --restore: the device
+    /// to write the backup to (default: the one the file names)
+    #[arg(required_unless_present = "restore")]
+    pub device: Option<PathBuf>,
+    /// Overwrite the probed blocks without saving and restoring them: faster, and destroys what
+    /// they held (the device's data is lost)
+    #[arg(long)]
+    pub allow_destroy: bool,
+    /// With --allow-destroy: write even over a partition table or filesystem signature (never over
+    /// a mounted, swap or in-use device)
+    #[arg(long, requires = "allow_destroy")]
+    pub force: bool,
+    /// Precision of the real size: the probe stops when the boundary is known to within this many
+    /// bytes (rounded up to whole 4 KiB blocks; each halving costs one round of about 20 blocks)
+    #[arg(long, value_name = "SIZE", default_value = "1MiB", value_parser = parse_nonzero_size)]
+    pub granularity: u64,
+    /// Write a backup file left by an interrupted probe (a crash, kill -9) back to its device,
+    /// read it back, and delete it; the file must name this device and its size
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["allow_destroy", "granularity", "backup_dir"])]
+    pub restore: Option<PathBuf>,
+    /// Where the backup file of the saved blocks goes (default: the results store's directory, or
+    /// $XDG_STATE_HOME/iolab with an in-memory store); never on the probed device, which must not be mounted
+    #[arg(long, value_name = "DIR")]
+    pub backup_dir: Option<PathBuf>,
     #[command(flatten)]
     pub out: OutputArgs,
 }

@@ -6,16 +6,18 @@ use crate::config::Config;
 use crate::error::{Result, usage};
 use crate::experiment::Experiment;
 use crate::experiment::apps::{AppRequest, Workload};
+use crate::experiment::capacity::CapacityRequest;
 use crate::experiment::jobs::JobsRequest;
 use crate::experiment::scale::{GivenLayout, ScaleRequest};
 use crate::experiment::scan::ScanRequest;
 use crate::experiment::time::TimeRequest;
+use crate::judge::capacity::EarlierVerify;
 use crate::judge::scale::Layout;
 use crate::plan::scale::ScalePlan;
 use crate::plan::scan::ZoneAmount;
 use crate::plan::{Common, JobSpec, Limit, SuiteChoice, SuiteName};
 use crate::target::Choice;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `iolab run`: a built-in suite, or a user suite of `config`.
 pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
@@ -164,6 +166,20 @@ pub(super) fn time(a: &TimeArgs) -> Result<Experiment> {
         ignore_failure: a.ignore_failure,
     });
     Ok(exp)
+}
+
+/// `iolab capacity`: the stored verify runs (`earlier`) veto "genuine" on
+/// their device; `backup_dir` is where the saved blocks go.
+pub(super) fn capacity(a: &CapacityArgs, earlier: Vec<EarlierVerify>, backup_dir: PathBuf) -> Result<Experiment> {
+    let device = a.device.clone().ok_or_else(|| usage("capacity needs a DEVICE"))?;
+    Ok(Experiment::Capacity(CapacityRequest {
+        device,
+        allow_destroy: a.allow_destroy,
+        force: a.force,
+        granularity: a.granularity,
+        backup_dir,
+        earlier,
+    }))
 }
 
 /// The target as given on the command line.

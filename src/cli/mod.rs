@@ -83,6 +83,14 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
         Cmd::Scan(a) => measure(experiments::scan(&a)?, &a.out, &db),
         Cmd::Scale(a) => measure(experiments::scale(&a)?, &a.common.out, &db),
         Cmd::Time(a) => measure(experiments::time(&a)?, &a.out, &db),
+        Cmd::Capacity(a) => match &a.restore {
+            Some(file) => capacity_restore(file, a.device.as_deref()),
+            None => {
+                let earlier = earlier_verifies(&db, a.out.no_store);
+                let dir = a.backup_dir.clone().unwrap_or_else(|| backup_dir(&db));
+                measure(experiments::capacity(&a, earlier, dir)?, &a.out, &db)
+            }
+        },
         Cmd::Suites(_) => print(&suites_listing(config)),
         Cmd::Info(a) => {
             if !a.target.exists() {
@@ -137,6 +145,79 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
         Cmd::Completions(a) => docs::completions(a.shell),
         Cmd::Man(a) => docs::man(a.dir.as_deref()),
     }
+}
+
+/// The verify runs in the store, each with its device's identity, for
+/// `iolab capacity` (a failed one vetoes "genuine" on its device). The
+/// store is opened (made if missing, unless `--no-store`: then a missing
+/// store has none); one that cannot be read is said on stderr.
+fn earlier_verifies(db: &Path, no_store: bool) -> Vec<crate::judge::capacity::EarlierVerify> {
+    if db.as_os_str() == ":memory:" || (no_store && !db.exists()) {
+        return Vec::new();
+    }
+    match Store::open(db).and_then(|s| s.runs_of_kind("verify")) {
+        Ok(runs) => runs
+            .iter()
+            .filter_map(|r| {
+                let v = r.verify()?;
+                Some(crate::judge::capacity::EarlierVerify {
+                    run_id: r.run_id?,
+                    started_at: r.started_at.clone(),
+                    device: v.device.clone()?,
+                    verdict: v.summary.verdict,
+                    message: v.summary.message.clone(),
+                })
+            })
+            .collect(),
+        Err(e) => {
+            eprintln!("iolab: WARNING: cannot read earlier verify runs ({e}): one that found this device lying cannot veto \"genuine\"");
+            Vec::new()
+        }
+    }
+}
+
+/// Where `iolab capacity` keeps its backup file: beside the results store,
+/// or with an in-memory store `$XDG_STATE_HOME/iolab` (else
+/// `~/.local/state/iolab`, else `/var/tmp/iolab`).
+fn backup_dir(db: &Path) -> std::path::PathBuf {
+    if db.as_os_str() != ":memory:"
+        && let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty())
+    {
+        return dir.to_path_buf();
+    }
+    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
+    env("XDG_STATE_HOME")
+        .or_else(|| env("HOME").map(|h| h.join(".local/state")))
+        .unwrap_or_else(|| "/var/tmp".into())
+        .join("iolab")
+}
+
+/// `iolab capacity --restore FILE [DEVICE]`.
+fn capacity_restore(file: &Path, device: Option<&Path>) -> Result<()> {
+    let stop = Stop::install();
+    let view = render::progress::Terminal::new(true, crate::units::BwUnit::Mb);
+    let ctx = Context {
+        stop: &stop,
+        observer: &view,
+        sys: SysRoot::default(),
+    };
+    let s = crate::experiment::capacity::restore_file(file, device, &ctx)?;
+    if s.torn_bytes > 0 {
+        eprintln!(
+            "iolab: {}: ignored a cut-short last record ({} bytes): the process died while saving it, before its round wrote",
+            file.display(),
+            s.torn_bytes
+        );
+    }
+    print(&format!(
+        "restored {} block(s) ({}) from {} to {} in {:.2} s; every one read back as saved; {} removed\n",
+        s.restored,
+        crate::units::fmt_bytes(s.restored * crate::verify::BLOCK as u64),
+        s.file.display(),
+        s.device,
+        s.seconds,
+        s.file.display()
+    ))
 }
 
 /// `--emit fio`: the experiment's jobs as a fio job file, on stdout.

@@ -9,9 +9,11 @@
 //! the signal is in the document, marked `interrupted`.
 //!
 //! Each kind lives in its own module: [`jobs`] (suites and custom jobs),
-//! [`scan`], [`scale`], [`time`], [`apps`] (the files and git workloads).
+//! [`scan`], [`scale`], [`time`], [`apps`] (the files and git workloads),
+//! [`capacity`] (whether a device's announced size is real).
 
 pub mod apps;
+pub mod capacity;
 pub mod fio;
 pub mod jobs;
 pub mod scale;
@@ -38,6 +40,8 @@ pub enum Experiment {
     Time(time::TimeRequest),
     /// `run --suite files|git`: an application workload in a directory.
     App(apps::AppRequest),
+    /// `capacity`: whether a device's announced size is real.
+    Capacity(capacity::CapacityRequest),
 }
 
 impl Experiment {
@@ -49,6 +53,7 @@ impl Experiment {
             Experiment::Scale(r) => r.validate(),
             Experiment::Time(r) => r.check(),
             Experiment::App(r) => r.validate(),
+            Experiment::Capacity(r) => r.validate(),
         }
     }
 }
@@ -87,6 +92,7 @@ pub fn run(exp: &Experiment, ctx: &Context) -> Result<Outcome> {
         Experiment::Scale(r) => scale::run(r, ctx)?,
         Experiment::Time(r) => time::run(r, ctx)?,
         Experiment::App(r) => apps::run(r, ctx)?,
+        Experiment::Capacity(r) => capacity::run(r, ctx)?,
     };
     Ok(Outcome {
         report: Report {

@@ -5,6 +5,7 @@
 //! - [`diagnostic`]: the one type of warnings, hints and findings.
 //! - [`job`]: a measured job's warnings, one small rule each.
 //! - [`apps`]: warnings on timed commands and app-suite phases.
+//! - [`capacity`]: `iolab capacity`'s verdict (genuine, fake, damaged, suspect).
 //! - [`scan`]: the scan curve note.
 //! - [`steady`] and [`cliff`]: steady state across rounds, the write cliff in a run.
 //! - [`scale`]: depth, thread, together and layout verdicts.
@@ -12,6 +13,7 @@
 //! - [`stats`]: median and coefficient of variation, shared with `summary`.
 
 pub mod apps;
+pub mod capacity;
 pub mod cliff;
 pub mod diagnostic;
 pub mod hosts;

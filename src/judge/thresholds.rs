@@ -224,3 +224,12 @@ pub const FAKE_MIN_SHARE: f64 = 0.5;
 /// would miss it; a genuine device with failing blocks has them scattered,
 /// far below this share of everything after the first. Inclusive.
 pub const FAKE_TAIL_SHARE: f64 = 0.99;
+
+/// `iolab capacity`: the alignment of the safe partition size on a fake.
+/// The real size is rounded down to a multiple of this, and one unit is
+/// kept for the partition table: fdisk, parted and Windows start the first
+/// partition at 1 MiB and size partitions in whole MiB, so a partition of
+/// the safe size starting there ends at or below the real size. (No
+/// threshold decides "unstable": a block that reads back differently twice
+/// with nothing written in between is never noise.)
+pub const PARTITION_ALIGN: u64 = 1 << 20;

@@ -27,6 +27,9 @@ fn lines(header: &[&str], rows: Vec<Vec<String>>) -> String {
 
 /// The whole CSV view of a run.
 pub fn run(r: &Report) -> String {
+    if let Some(c) = r.capacity() {
+        return super::capacity::csv(r, c);
+    }
     if let Some(t) = r.time() {
         let rows = t
             .runs

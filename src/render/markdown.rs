@@ -24,6 +24,9 @@ fn opt_bytes(b: Option<u64>) -> String {
 
 /// The whole Markdown view of a run.
 pub fn run(r: &Report, unit: BwUnit) -> String {
+    if let Some(c) = r.capacity() {
+        return super::capacity::markdown(r, c);
+    }
     let mbs = |v: f64, d: usize| bw(v, unit, d);
     let mut s = String::new();
     if let Some(t) = r.time() {

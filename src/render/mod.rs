@@ -7,6 +7,7 @@
 //! documents it has no view of) and add it to [`Format`] and [`exporter`].
 
 pub mod apps;
+pub mod capacity;
 pub mod chart;
 pub mod compare;
 pub mod csv;

@@ -16,6 +16,9 @@ fn mbs(bps: f64, st: Style) -> String {
 /// The result table: one row per job, CrystalDiskMark's units (MB = 10^6
 /// bytes) unless `st` says otherwise.
 pub fn table(report: &Report, st: Style) -> String {
+    if let Some(c) = report.capacity() {
+        return super::capacity::table(report, c, st);
+    }
     if let Some(t) = report.time() {
         let mut s = apps::time_table(t);
         s.push_str(&footer(report, st));

@@ -321,6 +321,28 @@ impl Store {
         Ok(out)
     }
 
+    /// Every stored run of one kind (the command, e.g. `verify`), oldest
+    /// first, with its id set. A document this version cannot read is
+    /// skipped, as the backfill of the jobs table skips it.
+    pub fn runs_of_kind(&self, kind: &str) -> Result<Vec<Report>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT id, document FROM runs WHERE kind = ?1 ORDER BY id")
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([kind], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, doc) = row.map_err(|e| self.err(e))?;
+            if let Ok(mut report) = serde_json::from_str::<Report>(&doc) {
+                report.run_id = Some(id);
+                out.push(report);
+            }
+        }
+        Ok(out)
+    }
+
     pub fn delete(&mut self, id: i64) -> Result<()> {
         let n = self.conn.execute("DELETE FROM runs WHERE id = ?1", [id]).map_err(|e| self.err(e))?;
         if n == 0 { Err(StoreError::NotFound(id)) } else { Ok(()) }

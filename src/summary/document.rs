@@ -4,7 +4,7 @@
 //! without changing the file format, and documents of earlier versions
 //! (and their stores) keep loading.
 
-use super::{Body, Host, JobReport, Report, Settings, apps, scale, scan, verify};
+use super::{Body, Host, JobReport, Report, Settings, apps, capacity, scale, scan, verify};
 use crate::target::TargetInfo;
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +34,8 @@ pub(super) struct Document {
     app: Option<apps::AppReport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     verify: Option<verify::VerifyReport>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    capacity: Option<capacity::CapacityReport>,
 }
 
 impl From<Document> for Report {
@@ -49,6 +51,8 @@ impl From<Document> for Report {
             Body::App(a)
         } else if let Some(v) = d.verify {
             Body::Verify(v)
+        } else if let Some(c) = d.capacity {
+            Body::Capacity(c)
         } else {
             Body::Jobs(d.jobs)
         };
@@ -69,7 +73,7 @@ impl From<Document> for Report {
 
 impl From<Report> for Document {
     fn from(r: Report) -> Document {
-        let (mut scan, mut scale, mut time, mut app, mut verify) = (None, None, None, None, None);
+        let (mut scan, mut scale, mut time, mut app, mut verify, mut capacity) = (None, None, None, None, None, None);
         let jobs = match r.body {
             Body::Jobs(j) => j,
             Body::Scan { scan: s, jobs } => {
@@ -92,6 +96,10 @@ impl From<Report> for Document {
                 verify = Some(v);
                 Vec::new()
             }
+            Body::Capacity(c) => {
+                capacity = Some(c);
+                Vec::new()
+            }
         };
         Document {
             run_id: r.run_id,
@@ -109,6 +117,7 @@ impl From<Report> for Document {
             time,
             app,
             verify,
+            capacity,
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::target::{Target, TargetInfo};
 use serde::{Deserialize, Serialize};
 
 pub mod apps;
+pub mod capacity;
 mod document;
 pub mod figures;
 pub mod fio;
@@ -65,6 +66,8 @@ pub enum Body {
     App(apps::AppReport),
     /// `verify`: every block written, read back and classified.
     Verify(verify::VerifyReport),
+    /// `capacity`: the probe of the device's real size, and its verdict.
+    Capacity(capacity::CapacityReport),
 }
 
 impl Report {
@@ -72,7 +75,7 @@ impl Report {
     pub fn jobs(&self) -> &[JobReport] {
         match &self.body {
             Body::Jobs(jobs) | Body::Scan { jobs, .. } | Body::Scale { jobs, .. } => jobs,
-            Body::Time(_) | Body::App(_) | Body::Verify(_) => &[],
+            Body::Time(_) | Body::App(_) | Body::Verify(_) | Body::Capacity(_) => &[],
         }
     }
     pub fn scan(&self) -> Option<&scan::ScanReport> {
@@ -105,11 +108,19 @@ impl Report {
             _ => None,
         }
     }
-    /// What a check found wrong with the device (`verify` not clean), for
-    /// the exit status: the measurement itself worked.
+    pub fn capacity(&self) -> Option<&capacity::CapacityReport> {
+        match &self.body {
+            Body::Capacity(c) => Some(c),
+            _ => None,
+        }
+    }
+    /// What a check found wrong with the device (`verify` not clean,
+    /// `capacity` fake, damaged or suspect), for the exit status: the
+    /// measurement itself worked.
     pub fn failed_check(&self) -> Option<String> {
         match &self.body {
             Body::Verify(v) if v.failed() => Some(v.summary.message.clone()),
+            Body::Capacity(c) if c.failed() => Some(c.message.clone()),
             _ => None,
         }
     }
@@ -120,6 +131,7 @@ impl Report {
             Body::Time(t) => !t.runs.is_empty(),
             Body::App(a) => a.runs > 0,
             Body::Verify(v) => v.written_bytes > 0,
+            Body::Capacity(c) => c.probe.is_some() || c.bytes_written > 0,
         }
     }
 }

@@ -27,7 +27,8 @@
 //! target, device chain, hints), the CrystalDiskMark-style summary table,
 //! the surface scan (`scan-curve`, `scan-access`), the scaling sweep
 //! (`scale-sweep`, `scale-together`, `scale-layout`), a timed command
-//! (`time-runs`) or workload (`app-phases`), then one section per job
+//! (`time-runs`) or workload (`app-phases`), a capacity probe's verdict
+//! and facts (`capacity`), then one section per job
 //! (`timeline`, `latency`, `members`). A comparison (`compare-bars`) comes
 //! before the runs.
 
@@ -45,6 +46,7 @@ macro_rules! w {
 }
 
 mod apps;
+mod capacity;
 mod compare;
 mod header;
 mod hosts;
@@ -160,6 +162,9 @@ fn run(o: &mut Out, r: &Report, s: Option<&RunSummary>, id: &str) {
     }
     if let Some(a) = r.app() {
         apps::app(o, r, a, id);
+    }
+    if let Some(c) = r.capacity() {
+        capacity::section(o, r, c, id);
     }
     jobs::job_sections(o, r, id);
     o.close();
