@@ -260,7 +260,7 @@ fn verdict_message(v: &CapacityVerdict, p: &ProbeReport, earlier: Option<&Earlie
             alias_distance,
         } => {
             let how = match alias_distance {
-                Some(d) => format!("writes there land on data {} lower (the device wraps)", fmt_bytes(*d)),
+                Some(d) => format!("writes there land on the data {} lower: the device wraps", fmt_bytes(*d)),
                 None => "data written there does not come back".to_string(),
             };
             let safe = if *safe_partition_bytes > 0 {

@@ -435,6 +435,7 @@ fn run_rounds(
                     text: &format!("test hook: paused after round {n} (pid {})", std::process::id()),
                 });
                 ctx.stop.sleep(Duration::from_secs(60));
+                ctx.stop.check()?;
             }
             Hook::Kill(n) if n as u64 == g => {
                 // SAFETY: kill(2) on this very process: the crash the hook simulates.
@@ -443,7 +444,8 @@ fn run_rounds(
             _ => {}
         }
     }
-    Ok(())
+    // A stop asked for during the last round: no confirmation, no verdict.
+    ctx.stop.check()
 }
 
 /// The confirmation (see the module documentation): the last round read
