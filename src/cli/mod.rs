@@ -734,6 +734,33 @@ mod tests {
     }
 
     #[test]
+    fn capacity_arguments() {
+        use clap::FromArgMatches;
+        let parse = |args: &[&str]| command().try_get_matches_from(args).and_then(|m| Cli::from_arg_matches(&m));
+        let Cmd::Capacity(a) = parse(&["iolab", "capacity", "/dev/sdz"]).unwrap().cmd else {
+            panic!("not capacity")
+        };
+        // The help's default is the probe's.
+        assert_eq!(a.granularity, crate::verify::probe::DEFAULT_GRANULARITY);
+        assert!(!a.allow_destroy && a.restore.is_none());
+        // --restore needs no device; the probe does; --restore takes no probe options.
+        assert!(parse(&["iolab", "capacity", "--restore", "/tmp/x.bak"]).is_ok());
+        assert!(parse(&["iolab", "capacity"]).is_err());
+        assert!(parse(&["iolab", "capacity", "--restore", "/tmp/x.bak", "--allow-destroy"]).is_err());
+        assert!(parse(&["iolab", "capacity", "/dev/sdz", "--force"]).is_err());
+        assert!(parse(&["iolab", "capacity", "/dev/sdz", "--granularity", "0"]).is_err());
+    }
+
+    #[test]
+    fn capacity_backups_go_beside_the_store() {
+        assert_eq!(
+            backup_dir(Path::new("/home/u/.local/share/iolab/results.db")),
+            Path::new("/home/u/.local/share/iolab")
+        );
+        assert!(backup_dir(Path::new(":memory:")).ends_with("iolab"));
+    }
+
+    #[test]
     fn clap_definition_is_consistent() {
         command().debug_assert();
     }

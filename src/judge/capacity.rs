@@ -248,9 +248,10 @@ fn exact(b: u64) -> String {
 fn verdict_message(v: &CapacityVerdict, p: &ProbeReport, earlier: Option<&EarlierVerify>) -> String {
     match v {
         CapacityVerdict::Genuine => format!(
-            "genuine: every probed block of the announced {} read back as written ({} rounds, a wrap at any multiple of {} would have shown)",
+            "genuine: every probed block of the announced {} read back as written ({} round{}; a wrap at any multiple of {} would have shown)",
             fmt_bytes(p.announced),
             p.rounds,
+            if p.rounds == 1 { "" } else { "s" },
             crate::units::fmt_bs(p.unit)
         ),
         CapacityVerdict::Fake {

@@ -64,7 +64,7 @@ pub fn facts(r: &Report, c: &CapacityReport) -> Vec<(&'static str, String)> {
             fmt_bs(c.probe.as_ref().map(|p| p.granularity).unwrap_or(c.granularity)),
             c.probe
                 .as_ref()
-                .map(|p| format!("; wraps at any multiple of {} found", fmt_bs(p.unit)))
+                .map(|p| format!(" (a wrap at any multiple of {} shows)", fmt_bs(p.unit)))
                 .unwrap_or_default()
         ),
     ));
@@ -72,8 +72,12 @@ pub fn facts(r: &Report, c: &CapacityReport) -> Vec<(&'static str, String)> {
         v.push((
             "Probe",
             format!(
-                "{} rounds, {} block writes ({} distinct), {} block reads",
-                p.rounds, p.blocks_written, p.distinct_blocks_written, p.blocks_read
+                "{} round{}, {} block writes ({} distinct), {} block reads",
+                p.rounds,
+                if p.rounds == 1 { "" } else { "s" },
+                p.blocks_written,
+                p.distinct_blocks_written,
+                p.blocks_read
             ),
         ));
     }
@@ -100,6 +104,14 @@ pub fn facts(r: &Report, c: &CapacityReport) -> Vec<(&'static str, String)> {
         "Device data",
         match &c.backup {
             None => "overwritten (--allow-destroy)".to_string(),
+            Some(b)
+                if !b.kept && b.unreadable + b.differing_beyond + b.differing + b.restore_write_errors == 0 && b.blocks == b.verified =>
+            {
+                format!(
+                    "{} block(s) saved, written back and read back as saved (backup file removed)",
+                    b.blocks
+                )
+            }
             Some(b) => {
                 let mut s = format!(
                     "{} block(s) saved, {} written back, {} read back as saved",
@@ -257,4 +269,91 @@ pub fn csv(r: &Report, c: &CapacityReport) -> String {
     s.push_str(&row.iter().map(|f| csv_field(f)).collect::<Vec<_>>().join(","));
     s.push_str("\r\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::render::{Csv, Document, Exporter, Html, Json, Markdown, Text};
+    use crate::summary::Report;
+    use serde_json::Value;
+
+    /// A capacity run as iolab wrote it (`tests/fixtures/render/capacity-*.json`).
+    fn fixture(name: &str) -> String {
+        let path = format!("{}/tests/fixtures/render/capacity-{name}.json", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    fn report(name: &str) -> Report {
+        serde_json::from_str(&fixture(name)).expect("fixture parses")
+    }
+
+    fn all_views(r: &Report) -> String {
+        let d = Document::Run(r, None);
+        format!(
+            "{}--- markdown\n{}--- csv\n{}",
+            Text::default().export(d).unwrap(),
+            Markdown(crate::units::BwUnit::Mb).export(d).unwrap(),
+            Csv.export(d).unwrap()
+        )
+    }
+
+    #[test]
+    fn json_gives_back_the_document_byte_for_byte() {
+        for name in ["fake", "genuine"] {
+            let r = report(name);
+            assert!(Json.export(Document::Run(&r, None)).unwrap() == fixture(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_fake_device_in_every_format() {
+        let r = report("fake");
+        assert!(r.failed_check().is_some_and(|m| m.starts_with("FAKE")));
+        insta::assert_snapshot!(all_views(&r));
+    }
+
+    #[test]
+    fn a_genuine_device_in_every_format() {
+        let r = report("genuine");
+        assert_eq!(r.failed_check(), None);
+        insta::assert_snapshot!(all_views(&r));
+    }
+
+    #[test]
+    fn an_interrupted_probe_and_a_kept_backup() {
+        let mut v: Value = serde_json::from_str(&fixture("fake")).unwrap();
+        v["interrupted"] = true.into();
+        let c = &mut v["capacity"];
+        c["verdict"] = Value::Null;
+        c["probe"] = Value::Null;
+        c["confirmation"] = Value::Null;
+        c["message"] = "interrupted after 1 round(s): no verdict; the saved data is kept (see above)".into();
+        c["backup"]["kept"] = true.into();
+        c["backup"]["differing"] = 3.into();
+        let r: Report = serde_json::from_value(v).unwrap();
+        assert_eq!(
+            r.failed_check(),
+            None,
+            "no verdict, no failed check: the signal sets the exit status"
+        );
+        let out = all_views(&r);
+        assert!(out.contains("interrupted"), "{out}");
+        assert!(out.contains("KEPT in /tmp/") && out.contains("iolab capacity --restore"), "{out}");
+        assert!(out.contains(",interrupted,4294967296,,,"), "{out}");
+    }
+
+    #[test]
+    fn the_html_section_says_the_verdict_and_the_facts() {
+        let r = report("fake");
+        let html = Html.export(Document::Run(&r, None)).unwrap();
+        assert!(html.contains("<section class=\"capacity\" id=\"run-1-capacity\">"), "{html}");
+        assert!(
+            html.contains("<p class=\"alert capacity-verdict\">FAKE: announces 4.00 GiB"),
+            "{html}"
+        );
+        assert!(html.contains("<dt>Safe partition</dt><dd>1023M (1072693248 bytes) from 1 MiB, MBR (dos) table</dd>"));
+        let g = report("genuine");
+        let html = Html.export(Document::Run(&g, None)).unwrap();
+        assert!(html.contains("<p class=\"capacity-verdict\">genuine: "), "{html}");
+    }
 }

@@ -133,6 +133,8 @@ impl Writer {
         if !dir.is_dir() {
             std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
         }
+        // Said in messages and kept in the report: absolute, whatever the working directory.
+        let dir = &dir.canonicalize()?;
         let node = Path::new(&header.path)
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
