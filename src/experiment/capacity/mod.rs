@@ -563,6 +563,19 @@ pub(super) fn run(r: &CapacityRequest, ctx: &Context) -> Result<Measured> {
                 r.backup_dir.display()
             ))
         })?;
+        // Room for every block the probe can write, before the first one is.
+        let need = probe.max_writes() * backup::RECORD as u64;
+        let dir = file.path().parent().unwrap_or(Path::new("/")).to_path_buf();
+        if let Err(e) = target::space::check(
+            &dir,
+            need,
+            0,
+            "the backup of the blocks the probe overwrites",
+            Some("choose another --backup-dir, or pass --allow-destroy"),
+        ) {
+            let _ = backup::remove(file.path());
+            return Err(e);
+        }
         Some(Saver {
             order: Backup::new(),
             records: Vec::new(),
