@@ -319,7 +319,7 @@ fn damage_message(d: &Damage, p: &ProbeReport, earlier: Option<&EarlierVerify>) 
             )
         }
         Damage::BadRegion { from, good_at } => format!(
-            "blocks from {} on lost their data, yet the block at {} above them kept its own: a damaged region, not a smaller real size (announced {})",
+            "blocks from {} on failed (read errors, or data that did not come back), yet the block at {} above them kept its own: a damaged region, not a smaller real size (announced {})",
             exact(*from),
             exact(*good_at),
             fmt_bytes(p.announced)

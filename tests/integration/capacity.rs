@@ -506,3 +506,32 @@ fn capacity_finds_an_odd_real_size_to_the_granularity_asked_for() {
         c["probe"]["rounds"]
     );
 }
+
+#[test]
+fn read_errors_in_the_middle_of_an_honest_device_are_damage_not_a_smaller_size() {
+    if !require_root() {
+        return;
+    }
+    let _one = alone();
+    let lab = Lab::new();
+    // 2 GiB is one of the probe's powers of two: its read fails, the blocks above it read back.
+    let dev = FaultDev::new(FaultSpec {
+        eio: vec![(2 * GIB, 2 * GIB + MIB)],
+        ..FaultSpec::clean(4 * GIB)
+    });
+    let out = run(&mut lab.capacity(dev.path(), &[]));
+    assert_eq!(out.status.code(), Some(3));
+    let v = json(&out);
+    let c = &v["capacity"];
+    assert_eq!(c["verdict"]["kind"], "damaged", "{c:#}");
+    assert_eq!(c["verdict"]["damage"]["kind"], "bad_region", "{c:#}");
+    assert_eq!(c["verdict"]["damage"]["from"], 2 * GIB);
+    assert!(c["read_errors"].as_u64().unwrap() >= 1);
+    // The block that could not be read could not be saved either; everything else was restored.
+    let b = &c["backup"];
+    assert_eq!(b["unreadable"], 1, "{b:#}");
+    assert_eq!(b["differing"], 0, "{b:#}");
+    assert_eq!(b["kept"], false);
+    assert!(lab.backups().is_empty());
+    assert!(c["message"].as_str().unwrap().starts_with("DAMAGED"), "{c:#}");
+}
