@@ -785,7 +785,7 @@ pub fn restore_file(file: &Path, device: Option<&Path>, ctx: &Context) -> Result
     let identity = device_identity(&target.info);
     if !b.header.is_for(identity.as_deref(), &target.info.path, target.span()) {
         return Err(usage(format!(
-            "{} was saved from {} ({}, {} bytes), not from {} ({}, {} bytes): refusing to write it there",
+            "{} was saved from {} ({}, {} bytes), not from {} ({}, {} bytes): refusing to write it there (if that device has another name now, give it: `iolab capacity --restore FILE DEVICE`)",
             file.display(),
             b.header.path,
             b.header.device.as_deref().unwrap_or("no identity"),
