@@ -83,6 +83,7 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
         Cmd::Scan(a) => measure(experiments::scan(&a)?, &a.out, &db),
         Cmd::Scale(a) => measure(experiments::scale(&a)?, &a.common.out, &db),
         Cmd::Time(a) => measure(experiments::time(&a)?, &a.out, &db),
+        Cmd::Verify(a) => measure(experiments::verify(&a)?, &a.out, &db),
         Cmd::Suites(_) => print(&suites_listing(config)),
         Cmd::Info(a) => {
             if !a.target.exists() {

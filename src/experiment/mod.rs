@@ -17,6 +17,7 @@ pub mod jobs;
 pub mod scale;
 pub mod scan;
 pub mod time;
+pub mod verify;
 
 use crate::device::SysRoot;
 use crate::error::{Error, Result};
@@ -38,6 +39,8 @@ pub enum Experiment {
     Time(time::TimeRequest),
     /// `run --suite files|git`: an application workload in a directory.
     App(apps::AppRequest),
+    /// `verify`: every block written, read back and checked.
+    Verify(verify::VerifyRequest),
 }
 
 impl Experiment {
@@ -49,6 +52,7 @@ impl Experiment {
             Experiment::Scale(r) => r.validate(),
             Experiment::Time(r) => r.check(),
             Experiment::App(r) => r.validate(),
+            Experiment::Verify(r) => r.validate(),
         }
     }
 }
@@ -87,6 +91,7 @@ pub fn run(exp: &Experiment, ctx: &Context) -> Result<Outcome> {
         Experiment::Scale(r) => scale::run(r, ctx)?,
         Experiment::Time(r) => time::run(r, ctx)?,
         Experiment::App(r) => apps::run(r, ctx)?,
+        Experiment::Verify(r) => verify::run(r, ctx)?,
     };
     Ok(Outcome {
         report: Report {

@@ -51,6 +51,7 @@ mod hosts;
 mod jobs;
 mod scale;
 mod scan;
+mod verify;
 #[cfg(test)]
 mod tests;
 
@@ -160,6 +161,9 @@ fn run(o: &mut Out, r: &Report, s: Option<&RunSummary>, id: &str) {
     }
     if let Some(a) = r.app() {
         apps::app(o, r, a, id);
+    }
+    if let Some(v) = r.verify() {
+        verify::section(o, r, v, id);
     }
     jobs::job_sections(o, r, id);
     o.close();

@@ -1,0 +1,311 @@
+//! The views of `iolab verify`: the verdict, bytes per class, the bad
+//! ranges and the zones' write and read rates. The rows are built here
+//! once and laid out by each format (table, Markdown, CSV, HTML). Formats
+//! only: every figure comes from [`VerifyReport`].
+
+use super::Style;
+use crate::summary::verify::{VerifyLayout, VerifyReport};
+use crate::units::{BwUnit, bw, fmt_bs, fmt_bytes};
+use crate::verify::{BadRange, Class, Verdict};
+use comfy_table::{Cell, CellAlignment};
+
+/// Bad ranges listed in the table and Markdown views (the JSON document
+/// has them all).
+pub const SHOWN_RANGES: usize = 20;
+
+/// The verdict in a few words, for headings and the list.
+pub fn verdict_word(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Clean => "CLEAN",
+        Verdict::FakeCapacity { .. } => "FAKE CAPACITY",
+        Verdict::Corrupt => "CORRUPT",
+        Verdict::LostWrites => "LOST WRITES",
+        Verdict::Unreadable => "UNREADABLE",
+    }
+}
+
+/// The verdict line: its word and the summary's sentence.
+pub fn verdict_line(v: &VerifyReport, interrupted: bool) -> String {
+    let stopped = if interrupted {
+        " (interrupted: only what was read back is judged)"
+    } else {
+        ""
+    };
+    format!(
+        "{}: {}{stopped}",
+        verdict_word(&v.summary.verdict),
+        v.summary.message
+    )
+}
+
+/// (what, value) facts about the pass, in the order every view lists them.
+pub fn facts(v: &VerifyReport, units: BwUnit) -> Vec<(&'static str, String)> {
+    let s = &v.summary;
+    let mut f = Vec::new();
+    let place = match &v.layout {
+        VerifyLayout::Device => "the device, from its first byte".to_string(),
+        VerifyLayout::Files { dir, file_bytes, files } => format!(
+            "{files} file(s) of up to {} in {dir} (removed afterwards; offsets count through the files in order)",
+            fmt_bytes(*file_bytes)
+        ),
+    };
+    f.push((
+        "Verified",
+        format!(
+            "{} of {} planned: {place}",
+            fmt_bytes(s.to.saturating_sub(s.from)),
+            fmt_bytes(v.planned_bytes)
+        ),
+    ));
+    f.push((
+        "Requests",
+        format!(
+            "{}, {}, pass {:016x}",
+            fmt_bs(v.bs),
+            if v.direct {
+                "O_DIRECT"
+            } else {
+                "BUFFERED (page cache flushed and dropped before the read-back)"
+            },
+            v.pass
+        ),
+    ));
+    f.push((
+        "Write",
+        format!(
+            "{} in {:.1} s{}",
+            fmt_bytes(v.written_bytes),
+            v.write_s,
+            match (v.write_errors, v.first_write_error) {
+                (0, _) => String::new(),
+                (n, Some(at)) => format!(", {n} block(s) failed to write, the first at offset {at}"),
+                (n, None) => format!(", {n} block(s) failed to write"),
+            }
+        ),
+    ));
+    if let Some(w) = v.cold_wait_s {
+        f.push(("Cold wait", format!("{w:.1} s between writing and reading back (the target was let go)")));
+    }
+    f.push(("Read back", format!("{} in {:.1} s", fmt_bytes(s.to.saturating_sub(s.from)), v.read_s)));
+    f.push((
+        "First bad block",
+        s.first_bad
+            .map(|o| format!("offset {o} ({})", fmt_bytes(o)))
+            .unwrap_or_else(|| "none".into()),
+    ));
+    f.push((
+        "Usable",
+        format!(
+            "the first {} read back good ({} good in all)",
+            fmt_bytes(s.usable_bytes),
+            fmt_bytes(s.good_bytes)
+        ),
+    ));
+    let (lo, hi) = rate_range(v, |z| z.write_bw_bytes);
+    let (rlo, rhi) = rate_range(v, |z| z.read_bw_bytes);
+    if let (Some(lo), Some(hi)) = (lo, hi) {
+        f.push((
+            "Zone rates",
+            format!(
+                "write {}–{} {u}, read {}–{} {u}",
+                bw(lo, units, 1),
+                bw(hi, units, 1),
+                rlo.map(|x| bw(x, units, 1)).unwrap_or_else(|| "–".into()),
+                rhi.map(|x| bw(x, units, 1)).unwrap_or_else(|| "–".into()),
+                u = units.label()
+            ),
+        ));
+    }
+    if let Some(d) = &v.device {
+        f.push(("Device", d.clone()));
+    }
+    f
+}
+
+/// The lowest and highest rate over the zones (`None` where no zone has one).
+fn rate_range(v: &VerifyReport, get: impl Fn(&crate::summary::verify::VerifyZone) -> Option<f64>) -> (Option<f64>, Option<f64>) {
+    let r: Vec<f64> = v.zones.iter().filter_map(get).collect();
+    (
+        r.iter().copied().reduce(f64::min),
+        r.iter().copied().reduce(f64::max),
+    )
+}
+
+/// A row per class that has bytes (good always): class, bytes, bytes exact, share.
+pub fn class_rows(v: &VerifyReport) -> Vec<[String; 4]> {
+    let b = &v.summary.bytes;
+    let total = b.total().max(1) as f64;
+    Class::ALL
+        .iter()
+        .filter(|&&c| c == Class::Good || b.get(c) > 0)
+        .map(|&c| {
+            [
+                c.as_str().to_string(),
+                fmt_bytes(b.get(c)),
+                b.get(c).to_string(),
+                format!("{:.2}%", b.get(c) as f64 * 100.0 / total),
+            ]
+        })
+        .collect()
+}
+
+/// What a range's blocks were: the offset they were written for, or the pass.
+pub fn range_note(r: &BadRange) -> String {
+    match (r.written_for_from, r.pass) {
+        (Some(w), _) => format!("written for offset {w} on"),
+        (None, Some(p)) => format!("from pass {p:016x}"),
+        _ => String::new(),
+    }
+}
+
+/// A row per bad range (the first `max`): from, to, class, bytes, note.
+pub fn range_rows(v: &VerifyReport, max: usize) -> Vec<[String; 5]> {
+    v.summary
+        .ranges
+        .iter()
+        .take(max)
+        .map(|r| {
+            [
+                r.from.to_string(),
+                r.to.to_string(),
+                r.class.as_str().to_string(),
+                fmt_bytes(r.bytes()),
+                range_note(r),
+            ]
+        })
+        .collect()
+}
+
+/// How many ranges a view leaves out after showing `max`.
+pub fn ranges_left_out(v: &VerifyReport, max: usize) -> u64 {
+    v.summary.ranges.len().saturating_sub(max) as u64 + v.summary.ranges_dropped
+}
+
+/// A row per zone: number, offset, write rate, read rate, bad bytes.
+pub fn zone_rows(v: &VerifyReport, units: BwUnit) -> Vec<[String; 5]> {
+    let rate = |x: Option<f64>| x.map(|b| bw(b, units, 1)).unwrap_or_else(|| "–".into());
+    v.zones
+        .iter()
+        .enumerate()
+        .map(|(i, z)| {
+            [
+                (i + 1).to_string(),
+                fmt_bytes(z.offset),
+                rate(z.write_bw_bytes),
+                rate(z.read_bw_bytes),
+                if z.bad_bytes == 0 { "0".into() } else { fmt_bytes(z.bad_bytes) },
+            ]
+        })
+        .collect()
+}
+
+fn right(s: &str) -> Cell {
+    Cell::new(s).set_alignment(CellAlignment::Right)
+}
+
+/// The terminal view.
+pub fn table(v: &VerifyReport, interrupted: bool, st: Style) -> String {
+    let mut s = String::new();
+    let line = verdict_line(v, interrupted);
+    s.push_str(&if v.failed() { st.paint(&line) } else { line });
+    s.push_str("\n\n");
+    for (k, val) in facts(v, st.units) {
+        s.push_str(&format!("{k}: {val}\n"));
+    }
+    let mut t = super::text_table();
+    t.set_header(vec!["Class", "Bytes", "Share"]);
+    for r in class_rows(v) {
+        t.add_row(vec![Cell::new(&r[0]), right(&r[1]), right(&r[3])]);
+    }
+    s.push_str(&format!("\n{t}\n"));
+    let ranges = range_rows(v, SHOWN_RANGES);
+    if !ranges.is_empty() {
+        let mut t = super::text_table();
+        t.set_header(vec!["Bad from", "To", "Class", "Bytes", ""]);
+        for r in &ranges {
+            t.add_row(vec![right(&r[0]), right(&r[1]), Cell::new(&r[2]), right(&r[3]), Cell::new(&r[4])]);
+        }
+        s.push_str(&format!("\nBad ranges (byte offsets, [from, to)):\n{t}\n"));
+        let more = ranges_left_out(v, SHOWN_RANGES);
+        if more > 0 {
+            s.push_str(&format!("… and {more} more range(s): --format json lists them\n"));
+        }
+    }
+    let u = st.units.label();
+    let mut t = super::text_table();
+    t.set_header(vec![
+        "Zone".to_string(),
+        "From".into(),
+        format!("Write {u}"),
+        format!("Read {u}"),
+        "Bad".into(),
+    ]);
+    for r in zone_rows(v, st.units) {
+        t.add_row(vec![right(&r[0]), right(&r[1]), right(&r[2]), right(&r[3]), right(&r[4])]);
+    }
+    s.push_str(&format!("\n{t}\n"));
+    s
+}
+
+/// The Markdown view.
+pub fn markdown(v: &VerifyReport, interrupted: bool, units: BwUnit) -> String {
+    let mut s = format!("**{}**\n\n", verdict_line(v, interrupted));
+    for (k, val) in facts(v, units) {
+        s.push_str(&format!("- {k}: {val}\n"));
+    }
+    s.push_str("\n| Class | Bytes | Exact | Share |\n|---|--:|--:|--:|\n");
+    for r in class_rows(v) {
+        s.push_str(&format!("| {} | {} | {} | {} |\n", r[0], r[1], r[2], r[3]));
+    }
+    let ranges = range_rows(v, SHOWN_RANGES);
+    if !ranges.is_empty() {
+        s.push_str("\n| Bad from | To | Class | Bytes | |\n|--:|--:|---|--:|---|\n");
+        for r in &ranges {
+            s.push_str(&format!("| {} | {} | {} | {} | {} |\n", r[0], r[1], r[2], r[3], r[4]));
+        }
+        let more = ranges_left_out(v, SHOWN_RANGES);
+        if more > 0 {
+            s.push_str(&format!("\n… and {more} more range(s) in the JSON document.\n"));
+        }
+    }
+    let u = units.label();
+    s.push_str(&format!(
+        "\n| Zone | From | Write {u} | Read {u} | Bad |\n|--:|--:|--:|--:|--:|\n"
+    ));
+    for r in zone_rows(v, units) {
+        s.push_str(&format!("| {} | {} | {} | {} | {} |\n", r[0], r[1], r[2], r[3], r[4]));
+    }
+    s
+}
+
+/// The CSV view's header and rows: a row per zone, raw units (the classes
+/// and ranges are in the JSON document and the other views).
+pub fn csv(v: &VerifyReport) -> (&'static [&'static str], Vec<Vec<String>>) {
+    let num = |x: Option<f64>| x.filter(|f| f.is_finite()).map(|f| f.to_string()).unwrap_or_default();
+    let rows = v
+        .zones
+        .iter()
+        .enumerate()
+        .map(|(i, z)| {
+            vec![
+                (i + 1).to_string(),
+                z.offset.to_string(),
+                z.bytes.to_string(),
+                num(z.write_bw_bytes),
+                num(z.read_bw_bytes),
+                z.bad_bytes.to_string(),
+            ]
+        })
+        .collect();
+    (
+        &[
+            "zone",
+            "offset",
+            "bytes",
+            "write_bw_bytes",
+            "read_bw_bytes",
+            "bad_bytes",
+        ],
+        rows,
+    )
+}
