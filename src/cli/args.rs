@@ -2,8 +2,8 @@
 //! once (shared ones in [`CommonArgs`], [`TargetArgs`], [`OutputArgs`]),
 //! with the limits of [`crate::plan::limits`] as their parsers.
 
-use crate::plan::limits::parse as limit;
 use crate::experiment::verify::ColdWait;
+use crate::plan::limits::parse as limit;
 use crate::plan::scan::Position;
 use crate::plan::{EngineKind, Repeat, Rw, SteadyRule, SuiteChoice, SuiteName};
 use crate::render::Format;

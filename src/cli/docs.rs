@@ -188,7 +188,12 @@ mod tests {
     #[test]
     fn exit_statuses_are_those_of_the_error_type() {
         let codes: Vec<&str> = EXIT_STATUSES.iter().map(|(c, _)| *c).collect();
-        for code in [0, failed("").exit_code(), usage("").exit_code(), crate::error::Error::Check(String::new()).exit_code()] {
+        for code in [
+            0,
+            failed("").exit_code(),
+            usage("").exit_code(),
+            crate::error::Error::Check(String::new()).exit_code(),
+        ] {
             assert!(codes.contains(&code.to_string().as_str()), "exit status {code} is not documented");
         }
         let sigint = crate::error::Error::Interrupted(libc::SIGINT).exit_code();

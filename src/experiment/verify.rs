@@ -90,7 +90,7 @@ impl VerifyRequest {
 
 /// The bytes being verified: the device itself or a directory's files.
 enum Media {
-    Device(Target),
+    Device(Box<Target>),
     Files(FileSet),
 }
 
@@ -239,7 +239,7 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
         let t = target::open(&r.target.request(true, r.bs), &ctx.sys, ctx.stop, ctx.observer)?;
         let planned = t.span() / BLOCK_U64 * BLOCK_U64;
         let info = t.info.clone();
-        (Media::Device(t), info, planned)
+        (Media::Device(Box::new(t)), info, planned)
     } else if md.is_dir() {
         let planned = directory_bytes(path, r.target.size)?;
         let files = FileSet::new(path, VERIFY_FILE_BYTES, r.cold_wait.is_some(), !r.target.buffered)?;
@@ -295,7 +295,7 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
         facts = (media.layout(), media.direct());
         result?;
         media.flush_for_reading()?;
-        let mut media = match r.cold_wait {
+        let media = match r.cold_wait {
             Some(w) => {
                 let t0 = Instant::now();
                 let m = cold_wait(media, w, r, ctx);
@@ -304,7 +304,7 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
             }
             None => media,
         };
-        let result = read_phase(&mut media, r.bs, &mut st, ctx);
+        let result = read_phase(&media, r.bs, &mut st, ctx);
         facts = (media.layout(), media.direct());
         result
     })?;
@@ -580,7 +580,7 @@ fn full_at(fd: RawFd, c: Chunk, at: u64) -> u64 {
 /// Read everything written, in order, and classify every block. Reads run
 /// on their own thread, each zone timed from its first request to its
 /// last completion; the classification follows behind.
-fn read_phase(media: &mut Media, bs: u64, st: &mut State, ctx: &Context) -> Result<()> {
+fn read_phase(media: &Media, bs: u64, st: &mut State, ctx: &Context) -> Result<()> {
     enum Msg {
         Data(Chunk, AlignedBuf, Vec<u64>),
         Zone(usize, f64),
@@ -596,7 +596,6 @@ fn read_phase(media: &mut Media, bs: u64, st: &mut State, ctx: &Context) -> Resu
         zone: 0,
     };
     let stop: &Stop = ctx.stop;
-    let media: &Media = media;
     let t_all = Instant::now();
     std::thread::scope(|s| {
         let (tx, rx) = mpsc::sync_channel::<Msg>(PIPELINE);
@@ -736,7 +735,7 @@ fn cold_wait(media: Media, w: ColdWait, r: &VerifyRequest, ctx: &Context) -> Res
                     fmt_bytes(size)
                 )));
             }
-            Ok(Media::Device(t))
+            Ok(Media::Device(Box::new(t)))
         }
         (None, None) => unreachable!("a device has a size"),
     }
@@ -830,7 +829,16 @@ mod tests {
         };
         let mut z = vec![0u8; 2 * 4096];
         fill(&mut z, 0, 7);
-        classify_chunk(Chunk { off: 0, len: 2 * 4096, zone: 0 }, &z, &[4096], &mut st);
+        classify_chunk(
+            Chunk {
+                off: 0,
+                len: 2 * 4096,
+                zone: 0,
+            },
+            &z,
+            &[4096],
+            &mut st,
+        );
         let mut buf = vec![0u8; 2 * 4096];
         fill(&mut buf, 2 * 4096, 7);
         buf[4096 + 100] ^= 1;

@@ -31,11 +31,10 @@ pub fn verdict_line(v: &VerifyReport, interrupted: bool) -> String {
     } else {
         ""
     };
-    format!(
-        "{}: {}{stopped}",
-        verdict_word(&v.summary.verdict),
-        v.summary.message
-    )
+    // The sentence may open with the verdict's own words ("fake capacity: …").
+    let m = &v.summary.message;
+    let m = m.strip_prefix("fake capacity: ").unwrap_or(m);
+    format!("{}: {m}{stopped}", verdict_word(&v.summary.verdict))
 }
 
 /// (what, value) facts about the pass, in the order every view lists them.
@@ -84,9 +83,15 @@ pub fn facts(v: &VerifyReport, units: BwUnit) -> Vec<(&'static str, String)> {
         ),
     ));
     if let Some(w) = v.cold_wait_s {
-        f.push(("Cold wait", format!("{w:.1} s between writing and reading back (the target was let go)")));
+        f.push((
+            "Cold wait",
+            format!("{w:.1} s between writing and reading back (the target was let go)"),
+        ));
     }
-    f.push(("Read back", format!("{} in {:.1} s", fmt_bytes(s.to.saturating_sub(s.from)), v.read_s)));
+    f.push((
+        "Read back",
+        format!("{} in {:.1} s", fmt_bytes(s.to.saturating_sub(s.from)), v.read_s),
+    ));
     f.push((
         "First bad block",
         s.first_bad
@@ -125,10 +130,7 @@ pub fn facts(v: &VerifyReport, units: BwUnit) -> Vec<(&'static str, String)> {
 /// The lowest and highest rate over the zones (`None` where no zone has one).
 fn rate_range(v: &VerifyReport, get: impl Fn(&crate::summary::verify::VerifyZone) -> Option<f64>) -> (Option<f64>, Option<f64>) {
     let r: Vec<f64> = v.zones.iter().filter_map(get).collect();
-    (
-        r.iter().copied().reduce(f64::min),
-        r.iter().copied().reduce(f64::max),
-    )
+    (r.iter().copied().reduce(f64::min), r.iter().copied().reduce(f64::max))
 }
 
 /// A row per class that has bytes (good always): class, bytes, bytes exact, share.
@@ -269,9 +271,7 @@ pub fn markdown(v: &VerifyReport, interrupted: bool, units: BwUnit) -> String {
         }
     }
     let u = units.label();
-    s.push_str(&format!(
-        "\n| Zone | From | Write {u} | Read {u} | Bad |\n|--:|--:|--:|--:|--:|\n"
-    ));
+    s.push_str(&format!("\n| Zone | From | Write {u} | Read {u} | Bad |\n|--:|--:|--:|--:|--:|\n"));
     for r in zone_rows(v, units) {
         s.push_str(&format!("| {} | {} | {} | {} | {} |\n", r[0], r[1], r[2], r[3], r[4]));
     }
@@ -297,15 +297,115 @@ pub fn csv(v: &VerifyReport) -> (&'static [&'static str], Vec<Vec<String>>) {
             ]
         })
         .collect();
-    (
-        &[
-            "zone",
-            "offset",
-            "bytes",
-            "write_bw_bytes",
-            "read_bw_bytes",
-            "bad_bytes",
-        ],
-        rows,
-    )
+    (&["zone", "offset", "bytes", "write_bw_bytes", "read_bw_bytes", "bad_bytes"], rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::{Document, Format, exporter};
+    use crate::summary::verify::VerifyZone;
+    use crate::summary::{Body, Report, fixtures};
+    use crate::verify::{BlockState, VerifyTally};
+
+    const MIB: u64 = 1 << 20;
+
+    /// A verify of 4 MiB on a device that wraps at 1 MiB (each lap reads back the
+    /// last), with one unreadable block in the last lap.
+    fn fake() -> Report {
+        let mut t = VerifyTally::new();
+        for lap in 0..4u64 {
+            for k in 0..256u64 {
+                let off = lap * MIB + k * 4096;
+                let s = match lap {
+                    3 if k == 7 => BlockState::Unreadable,
+                    3 => BlockState::Good,
+                    _ => BlockState::Misplaced {
+                        written_for: 3 * MIB + k * 4096,
+                    },
+                };
+                t.push(off, s);
+            }
+        }
+        let mut r = fixtures::report("h", Some(4), &[]);
+        r.command = "verify".into();
+        r.body = Body::Verify(VerifyReport {
+            pass: 0xabc,
+            bs: MIB,
+            planned_bytes: 4 * MIB,
+            written_bytes: 4 * MIB,
+            layout: VerifyLayout::Device,
+            direct: true,
+            cold_wait_s: None,
+            write_s: 0.5,
+            read_s: 0.25,
+            write_errors: 0,
+            first_write_error: None,
+            zones: (0..4)
+                .map(|i| VerifyZone {
+                    offset: i * MIB,
+                    bytes: MIB,
+                    write_bw_bytes: Some(8e6),
+                    read_bw_bytes: Some(16e6),
+                    bad_bytes: if i == 3 { 4096 } else { MIB },
+                })
+                .collect(),
+            summary: t.summary(),
+            device: Some("loop:/x:4194304".into()),
+        });
+        r
+    }
+
+    fn export(r: &Report, f: Format) -> String {
+        exporter(f, Style::default()).export(Document::Run(r, None)).expect("a view")
+    }
+
+    #[test]
+    fn every_view_says_the_verdict_and_the_ranges() {
+        let r = fake();
+        let v = r.verify().unwrap();
+        assert!(v.failed());
+        assert_eq!(r.failed_check().as_deref(), Some(v.summary.message.as_str()));
+        let table = export(&r, Format::Table);
+        assert!(table.starts_with("FAKE CAPACITY: the device keeps about 1020.00 KiB"), "{table}");
+        assert!(table.contains("misplaced") && table.contains("unreadable"), "{table}");
+        assert!(table.contains("written for offset 3145728 on"), "{table}");
+        assert!(
+            table.contains("Write MB/s") && table.contains("8.0") && table.contains("16.0"),
+            "{table}"
+        );
+        let md = export(&r, Format::Markdown);
+        assert!(md.starts_with("**FAKE CAPACITY: "), "{md}");
+        assert!(md.contains("| misplaced | 3.00 MiB | 3145728 | 75.00% |"), "{md}");
+        let csv = export(&r, Format::Csv);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines[0], "zone,offset,bytes,write_bw_bytes,read_bw_bytes,bad_bytes");
+        assert_eq!(lines[4], "4,3145728,1048576,8000000,16000000,4096");
+        let html = export(&r, Format::Html);
+        assert!(html.contains("<p class=\"alert\" role=\"alert\">FAKE CAPACITY"), "no alert");
+        assert!(html.contains("data-chart=\"verify-curve\""));
+        let json: serde_json::Value = serde_json::from_str(&export(&r, Format::Json)).unwrap();
+        assert_eq!(json["verify"]["summary"]["verdict"]["kind"], "fake_capacity");
+        let back: Report = serde_json::from_value(json).unwrap();
+        assert_eq!(back.verify(), r.verify(), "the document round-trips");
+    }
+
+    #[test]
+    fn ranges_beyond_the_shown_are_counted() {
+        let mut r = fake();
+        let Body::Verify(v) = &mut r.body else { unreachable!() };
+        v.summary.ranges = (0..25)
+            .map(|i| BadRange {
+                from: i * 8192,
+                to: i * 8192 + 4096,
+                class: Class::Corrupted,
+                written_for_from: None,
+                pass: None,
+            })
+            .collect();
+        v.summary.ranges_dropped = 3;
+        assert_eq!(range_rows(v, SHOWN_RANGES).len(), SHOWN_RANGES);
+        assert_eq!(ranges_left_out(v, SHOWN_RANGES), 8);
+        assert!(export(&r, Format::Table).contains("… and 8 more range(s)"));
+    }
 }

@@ -576,6 +576,6 @@ pub fn cross_check(d: &DeviceReport) -> Vec<Diagnostic> {
 }
 
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 #[cfg(test)]
 mod tests;

@@ -37,3 +37,4 @@ mod steady;
 mod store;
 mod sudo;
 mod sustained;
+mod verify;

@@ -51,9 +51,9 @@ mod hosts;
 mod jobs;
 mod scale;
 mod scan;
-mod verify;
 #[cfg(test)]
 mod tests;
+mod verify;
 
 /// The stylesheet, inlined into every page.
 const CSS: &str = include_str!("style.css");
