@@ -31,6 +31,9 @@ pub fn verdict_line(v: &VerifyReport, interrupted: bool) -> String {
     } else {
         ""
     };
+    if v.summary.bytes.total() == 0 {
+        return "NOT CHECKED: nothing was read back (stopped before the read-back)".to_string();
+    }
     // The sentence may open with the verdict's own words ("fake capacity: …").
     let m = &v.summary.message;
     let m = m.strip_prefix("fake capacity: ").unwrap_or(m);
