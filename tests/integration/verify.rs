@@ -105,6 +105,13 @@ fn issue_15_a_clean_device_verifies_clean() {
     }
     let id = v["device"].as_str().unwrap();
     assert!(id.starts_with("loop:") && id.contains("faultfs"), "identity {id}");
+
+    // --cold-wait lets go of the device and opens it again for the read-back.
+    let (code, doc) = verify(dev.path(), &["--allow-destroy", "--cold-wait", "1s"]);
+    assert_eq!(code, 0);
+    assert_eq!(verdict(&doc), "clean");
+    let waited = doc["verify"]["cold_wait_s"].as_f64().unwrap();
+    assert!((1.0..5.0).contains(&waited), "waited {waited} s");
 }
 
 #[test]
@@ -310,6 +317,14 @@ fn issue_15_a_directory_gets_files_of_its_own_and_keeps_none() {
     assert_eq!(code, 0);
     assert_eq!(doc["verify"]["planned_bytes"].as_u64(), Some(8 * MIB));
     assert_eq!(doc["verify"]["direct"], doc["target"]["direct"], "the label follows what was done");
+    assert!(t.entries().is_empty(), "files left behind: {:?}", t.entries());
+
+    // With --cold-wait the files have names while the target is let go, and are
+    // gone afterwards all the same.
+    let (code, doc) = verify(t.dir(), &["--size", "8M", "--cold-wait", "1s"]);
+    assert_eq!(code, 0);
+    assert_eq!(verdict(&doc), "clean");
+    assert!(doc["verify"]["layout"]["dir"].as_str().unwrap().contains("iolab-verify-"));
     assert!(t.entries().is_empty(), "files left behind: {:?}", t.entries());
 
     // More than the free space is refused before anything is written.
