@@ -2,6 +2,7 @@
 //! once (shared ones in [`CommonArgs`], [`TargetArgs`], [`OutputArgs`]),
 //! with the limits of [`crate::plan::limits`] as their parsers.
 
+use crate::experiment::verify::ColdWait;
 use crate::plan::limits::parse as limit;
 use crate::plan::scan::Position;
 use crate::plan::{EngineKind, Repeat, Rw, SteadyRule, SuiteChoice, SuiteName};
@@ -54,6 +55,7 @@ impl Cli {
             Cmd::Scan(a) => Some(&a.out.files),
             Cmd::Time(a) => Some(&a.out.files),
             Cmd::Capacity(a) => Some(&a.out.files),
+            Cmd::Verify(a) => Some(&a.out.files),
             Cmd::List(a) => Some(&a.files),
             Cmd::Show(a) => Some(&a.files),
             Cmd::Compare(a) => Some(&a.files),
@@ -171,6 +173,10 @@ pub enum Cmd {
         #[command(flatten)]
         files: StoreArgs,
     },
+    /// Check that a device keeps what it is given: write every block (a directory: its free space) with
+    /// stamped data, read it back, classify each 4 KiB block (good, corrupted, misplaced, stale, blank,
+    /// garbage, unreadable); finds fake capacity, corruption and lost writes
+    Verify(VerifyArgs),
     /// Prove iolab's accuracy on this machine (root): emulated devices with known limits, short jobs
     /// and a scan, each figure against its limit (±3%); leaves nothing behind
     Selftest(SelftestArgs),
@@ -712,6 +718,46 @@ pub struct CapacityArgs {
     pub backup_dir: Option<PathBuf>,
     #[command(flatten)]
     pub out: OutputArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// A directory (its free space is filled with files of iolab's own, removed afterwards) or a block
+    /// device (every byte is overwritten: needs --allow-destroy)
+    pub target: PathBuf,
+    /// Bytes to verify (default: the whole device, or the directory's free space less a margin of 0.1%,
+    /// at least 16 MiB); a multiple of 4 KiB
+    #[arg(long, value_parser = parse_nonzero_size)]
+    pub size: Option<u64>,
+    /// Bytes per write and read request (a multiple of 4 KiB)
+    #[arg(long, default_value = "1M", value_parser = limit::bs)]
+    pub bs: u64,
+    /// Zones from the first byte to the last, each with its write and read rate
+    #[arg(long, default_value_t = 16, value_parser = limit::zones)]
+    pub zones: u32,
+    /// Between writing and reading back, let go of the target and wait: for Enter (no value) or for a
+    /// duration (30s). Unplug and replug the device meanwhile, so its own cache cannot answer the reads
+    #[arg(long, value_name = "DURATION", num_args = 0..=1, default_missing_value = "enter", value_parser = parse_cold_wait)]
+    pub cold_wait: Option<ColdWait>,
+    /// Use the page cache instead of O_DIRECT (flushed and dropped before reading back; labelled buffered)
+    #[arg(long)]
+    pub buffered: bool,
+    /// Allow writing a whole block device (destroys its contents)
+    #[arg(long)]
+    pub allow_destroy: bool,
+    /// With --allow-destroy: write even over a partition table or filesystem signature (never over a
+    /// mounted, swap or in-use device)
+    #[arg(long, requires = "allow_destroy")]
+    pub force: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+fn parse_cold_wait(s: &str) -> std::result::Result<ColdWait, String> {
+    match s {
+        "enter" => Ok(ColdWait::Prompt),
+        _ => parse_nonzero_duration(s).map(ColdWait::For),
+    }
 }
 
 #[derive(Args, Debug)]

@@ -11,6 +11,7 @@ use crate::experiment::jobs::JobsRequest;
 use crate::experiment::scale::{GivenLayout, ScaleRequest};
 use crate::experiment::scan::ScanRequest;
 use crate::experiment::time::TimeRequest;
+use crate::experiment::verify::VerifyRequest;
 use crate::judge::capacity::EarlierVerify;
 use crate::judge::scale::Layout;
 use crate::plan::scale::ScalePlan;
@@ -115,6 +116,22 @@ pub(super) fn scan(a: &ScanArgs) -> Result<Experiment> {
         engine: a.target_args.engine.kind(),
     });
     Ok(exp)
+}
+
+/// `iolab verify`.
+pub(super) fn verify(a: &VerifyArgs) -> Result<Experiment> {
+    Ok(Experiment::Verify(VerifyRequest {
+        target: Choice {
+            path: a.target.clone(),
+            size: a.size,
+            buffered: a.buffered,
+            allow_destroy: a.allow_destroy,
+            force: a.force,
+        },
+        bs: a.bs,
+        zones: a.zones,
+        cold_wait: a.cold_wait,
+    }))
 }
 
 /// `iolab scale`.

@@ -91,6 +91,7 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
                 measure(experiments::capacity(&a, earlier, dir)?, &a.out, &db)
             }
         },
+        Cmd::Verify(a) => measure(experiments::verify(&a)?, &a.out, &db),
         Cmd::Suites(_) => print(&suites_listing(config)),
         Cmd::Info(a) => {
             if !a.target.exists() {

@@ -287,38 +287,63 @@ pub fn compare(runs: &[RunRef], baseline_id: i64) -> Result<Comparison, String> 
     Ok(c)
 }
 
-/// Seconds per run of each timed test a report has: `time: COMMAND` for
-/// `iolab time`, `WORKLOAD: PHASE` for the files and git suites.
-fn timed(report: &Report) -> Vec<(String, Vec<f64>)> {
+/// A test besides the jobs: (name, unit, direction, samples).
+type OtherTest = (String, Unit, Direction, Vec<f64>);
+
+/// The tests a report has besides its jobs, as (name, unit, direction,
+/// samples): seconds per run of `time: COMMAND` (`iolab time`) and of
+/// `WORKLOAD: PHASE` (the files and git suites); the zones' write and read
+/// rates of `verify` (a zone is a sample: the spread along the device).
+fn other(report: &Report) -> Vec<OtherTest> {
     let mut v = Vec::new();
     if let Some(t) = report.time() {
-        v.push((format!("time: {}", t.command), t.runs.iter().map(|r| r.wall_s).collect()));
+        v.push((
+            format!("time: {}", t.command),
+            Unit::Seconds,
+            Direction::App,
+            t.runs.iter().map(|r| r.wall_s).collect(),
+        ));
     }
     if let Some(a) = report.app() {
         for p in &a.phases {
-            v.push((format!("{}: {}", a.workload, p.name), p.wall_s_runs.clone()));
+            v.push((
+                format!("{}: {}", a.workload, p.name),
+                Unit::Seconds,
+                Direction::App,
+                p.wall_s_runs.clone(),
+            ));
+        }
+    }
+    if let Some(x) = report.verify() {
+        let w: Vec<f64> = x.zones.iter().filter_map(|z| z.write_bw_bytes).collect();
+        let r: Vec<f64> = x.zones.iter().filter_map(|z| z.read_bw_bytes).collect();
+        for (name, d, s) in [("verify: write", Direction::Write, w), ("verify: read", Direction::Read, r)] {
+            if !s.is_empty() {
+                v.push((name.to_string(), Unit::BytesPerSec, d, s));
+            }
         }
     }
     v
 }
 
-/// Timed tests every run has, compared by speed-up (baseline time / time).
+/// The tests besides jobs that every run has, compared by their unit
+/// (time: speed-up, baseline time / time; rates: rate / baseline rate).
 fn timed_tests(runs: &[RunRef], b: usize) -> Vec<TestComparison> {
-    let all: Vec<Vec<(String, Vec<f64>)>> = runs.iter().map(|r| timed(&r.report)).collect();
+    let all: Vec<Vec<OtherTest>> = runs.iter().map(|r| other(&r.report)).collect();
     let mut out = Vec::new();
-    for (name, _) in &all[0] {
+    for (name, unit, direction, _) in &all[0] {
         let samples: Option<Vec<Vec<f64>>> = all
             .iter()
-            .map(|t| t.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone()))
+            .map(|t| t.iter().find(|(n, ..)| n == name).map(|(.., s)| s.clone()))
             .collect();
         let Some(samples) = samples else { continue };
         let values: Vec<f64> = samples.iter().map(|s| crate::summary::median(s)).collect();
-        let Ratios { ratios, within_noise, ci } = ratios(&values, &samples, b, Unit::Seconds);
+        let Ratios { ratios, within_noise, ci } = ratios(&values, &samples, b, *unit);
         out.push(TestComparison {
             test: name.clone(),
             job: name.clone(),
-            direction: Direction::App,
-            unit: Unit::Seconds,
+            direction: *direction,
+            unit: *unit,
             measured_runs: samples.iter().map(Vec::len).collect(),
             cpu_pct_per_100mbs: vec![None; runs.len()],
             mbs_per_price: vec![None; runs.len()],

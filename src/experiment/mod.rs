@@ -19,6 +19,7 @@ pub mod jobs;
 pub mod scale;
 pub mod scan;
 pub mod time;
+pub mod verify;
 
 use crate::device::SysRoot;
 use crate::error::{Error, Result};
@@ -42,6 +43,8 @@ pub enum Experiment {
     App(apps::AppRequest),
     /// `capacity`: whether a device's announced size is real.
     Capacity(capacity::CapacityRequest),
+    /// `verify`: every block written, read back and checked.
+    Verify(verify::VerifyRequest),
 }
 
 impl Experiment {
@@ -54,6 +57,7 @@ impl Experiment {
             Experiment::Time(r) => r.check(),
             Experiment::App(r) => r.validate(),
             Experiment::Capacity(r) => r.validate(),
+            Experiment::Verify(r) => r.validate(),
         }
     }
 }
@@ -93,6 +97,7 @@ pub fn run(exp: &Experiment, ctx: &Context) -> Result<Outcome> {
         Experiment::Time(r) => time::run(r, ctx)?,
         Experiment::App(r) => apps::run(r, ctx)?,
         Experiment::Capacity(r) => capacity::run(r, ctx)?,
+        Experiment::Verify(r) => verify::run(r, ctx)?,
     };
     Ok(Outcome {
         report: Report {

@@ -20,6 +20,20 @@ pub const MAX_ROUNDS: u32 = 1000;
 /// Surface-scan zones at the most.
 pub const MAX_ZONES: u32 = 100_000;
 
+/// Free space `iolab verify` leaves in a directory it fills: at least
+/// [`VERIFY_MARGIN_MIN`], and one part in [`VERIFY_MARGIN_PARTS`] of the free
+/// space. The files' own metadata (extent trees, FAT chains) needs some,
+/// and a filesystem filled to the last block starves every other writer on
+/// it while the check runs; 0.1% of a 128 GB stick is 128 MB left unchecked.
+pub const VERIFY_MARGIN_MIN: u64 = 16 << 20;
+/// See [`VERIFY_MARGIN_MIN`].
+pub const VERIFY_MARGIN_PARTS: u64 = 1000;
+
+/// The free space `iolab verify` leaves unwritten in a directory with `free` bytes free.
+pub fn verify_free_margin(free: u64) -> u64 {
+    (free / VERIFY_MARGIN_PARTS).max(VERIFY_MARGIN_MIN)
+}
+
 /// A transfer size: a positive multiple of [`BS_GRANULE`], at most [`MAX_BS`].
 pub fn check_bs(v: u64) -> Result<u64, String> {
     if v == 0 {

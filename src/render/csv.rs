@@ -99,6 +99,10 @@ pub fn run(r: &Report) -> String {
             rows,
         );
     }
+    if let Some(v) = r.verify() {
+        let (head, rows) = super::verify::csv(v);
+        return lines(head, rows);
+    }
     if let Some(sc) = r.scan() {
         // A row per zone: the curve. Access time and burst rate are in the
         // JSON document and the other views.

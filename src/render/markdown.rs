@@ -53,6 +53,9 @@ pub fn run(r: &Report, unit: BwUnit) -> String {
             "\nTime (mean ± σ): {:.3} s ± {:.3} s, median {:.3} s, min {:.3} s, max {:.3} s  \n",
             t.wall_s.mean, t.wall_s.stddev, t.wall_s.median, t.wall_s.min, t.wall_s.max
         ));
+    } else if let Some(v) = r.verify() {
+        s.push_str(&super::verify::markdown(v, r.interrupted, unit));
+        s.push('\n');
     } else if let Some(a) = r.app() {
         let rows: Vec<Vec<String>> = a
             .phases
@@ -171,7 +174,7 @@ pub fn run(r: &Report, unit: BwUnit) -> String {
     }
     s.push_str(&format!("Target: `{}`  \n", r.target.path.replace('`', "'")));
     s.push_str(&format!("{}.", unit.definition()));
-    s.push_str(if r.time().is_some() || r.app().is_some() {
+    s.push_str(if r.time().is_some() || r.app().is_some() || r.verify().is_some() {
         "\n"
     } else {
         " CPU % = iolab's user+sys time (all threads) per wall time.\n"
@@ -188,7 +191,7 @@ pub fn run(r: &Report, unit: BwUnit) -> String {
             s.push_str(&format!("- {}\n", md_cell(&w)));
         }
     }
-    if r.interrupted {
+    if r.interrupted && r.verify().is_none() {
         s.push_str("\n*Interrupted: only the rows above finished.*\n");
     }
     s

@@ -19,6 +19,7 @@ pub mod progress;
 pub mod selftest;
 pub mod svg;
 pub mod table;
+pub mod verify;
 
 #[cfg(test)]
 mod tests;

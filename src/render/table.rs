@@ -29,6 +29,11 @@ pub fn table(report: &Report, st: Style) -> String {
         s.push_str(&footer(report, st));
         return s;
     }
+    if let Some(v) = report.verify() {
+        let mut s = super::verify::table(v, report.interrupted, st);
+        s.push_str(&footer(report, st));
+        return s;
+    }
     if let Some(sc) = report.scale() {
         let mut s = scale_table(sc, st);
         s.push_str(&footer(report, st));
@@ -206,6 +211,10 @@ fn footer(r: &Report, st: Style) -> String {
     let t = &r.target;
     let dev = t.devices.first().map(|d| format!(", device {}", d.name)).unwrap_or_default();
     let fs = t.filesystem.as_ref().map(|f| format!(", {}", f.fstype)).unwrap_or_default();
+    if r.verify().is_some() {
+        s.push_str(&format!("Target: {}{}{}\n{unit}.\n", t.path, fs, dev));
+        return s;
+    }
     if r.time().is_some() || r.app().is_some() {
         // Application workloads work through the filesystem: no span, no O_DIRECT.
         s.push_str(&format!("Target: {}{}{}\n", t.path, fs, dev));

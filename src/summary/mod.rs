@@ -588,6 +588,6 @@ pub fn cross_check(d: &DeviceReport) -> Vec<Diagnostic> {
 }
 
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 #[cfg(test)]
 mod tests;

@@ -101,7 +101,11 @@ pub fn device_identity(t: &TargetInfo) -> Option<String> {
     if let Some(m) = model.filter(|m| !m.trim().is_empty()) {
         return Some(format!("model:{}:{size}", m.trim()));
     }
-    let node = if t.kind == Kind::BlockDevice { t.path.clone() } else { format!("/dev/{whole}") };
+    let node = if t.kind == Kind::BlockDevice {
+        t.path.clone()
+    } else {
+        format!("/dev/{whole}")
+    };
     Some(format!("dev:{node}:{size}"))
 }
 

@@ -13,6 +13,7 @@
 //! O_DIRECT is requested by default; when the filesystem refuses it, the
 //! target falls back to buffered I/O and says so ([`Target::direct_fallback`]).
 
+pub mod files;
 pub mod safety;
 pub mod space;
 
@@ -338,7 +339,7 @@ fn block_size(f: &File) -> Result<u64> {
     device::block_device_size(f).map_err(|e| failed(format!("BLKGETSIZE64 failed: {e}")))
 }
 
-fn set_direct(f: &File, on: bool) -> bool {
+pub(crate) fn set_direct(f: &File, on: bool) -> bool {
     let fd = f.as_raw_fd();
     // SAFETY: fcntl on our own descriptor.
     unsafe {
@@ -351,7 +352,7 @@ fn set_direct(f: &File, on: bool) -> bool {
 /// Some filesystems accept O_DIRECT at open time and fail at the first I/O;
 /// one aligned read tells. A target of zero length cannot be probed, and is
 /// rejected earlier anyway.
-fn probe_direct(f: &File, span: u64) -> bool {
+pub(crate) fn probe_direct(f: &File, span: u64) -> bool {
     let len = 4096.min(span as usize).max(512);
     let buf = crate::io::buffers::AlignedBuf::new(len);
     // SAFETY: buf holds at least len bytes.
@@ -365,20 +366,7 @@ fn create_test_file(dir: &Path, size: u64) -> Result<File> {
         return Err(usage(format!("--size must be a positive multiple of 4 KiB, got {size}")));
     }
     space::check(dir, size, 0, "the test file", Some("use --size"))?;
-    let cpath = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|_| usage("path contains a NUL byte"))?;
-    // SAFETY: valid C string; the returned descriptor is owned by the File below.
-    let fd = unsafe { libc::open(cpath.as_ptr(), libc::O_TMPFILE | libc::O_RDWR | libc::O_CLOEXEC, 0o600) };
-    let file = if fd >= 0 {
-        // SAFETY: fd is a fresh, owned descriptor.
-        unsafe { File::from_raw_fd(fd) }
-    } else {
-        let err = std::io::Error::last_os_error();
-        match err.raw_os_error() {
-            // O_TMPFILE unsupported by this filesystem: create a named file and unlink it at once.
-            Some(libc::EOPNOTSUPP) | Some(libc::EISDIR) | Some(libc::EINVAL) => named_unlinked(dir)?,
-            _ => return Err(usage(format!("cannot create a test file in {}: {err}", dir.display()))),
-        }
-    };
+    let file = anonymous_file(dir)?;
     // Reserve the space now, so a full disk is an error before measuring, not during.
     // SAFETY: plain syscall on our own descriptor.
     let r = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, size as i64) };
@@ -398,6 +386,24 @@ fn create_test_file(dir: &Path, size: u64) -> Result<File> {
         }
     }
     Ok(file)
+}
+
+/// A file in `dir` that has no name, so it never outlives the process
+/// (O_TMPFILE; where the filesystem lacks it, a file unlinked at once).
+pub(crate) fn anonymous_file(dir: &Path) -> Result<File> {
+    let cpath = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|_| usage("path contains a NUL byte"))?;
+    // SAFETY: valid C string; the returned descriptor is owned by the File below.
+    let fd = unsafe { libc::open(cpath.as_ptr(), libc::O_TMPFILE | libc::O_RDWR | libc::O_CLOEXEC, 0o600) };
+    if fd >= 0 {
+        // SAFETY: fd is a fresh, owned descriptor.
+        return Ok(unsafe { File::from_raw_fd(fd) });
+    }
+    let err = std::io::Error::last_os_error();
+    match err.raw_os_error() {
+        // O_TMPFILE unsupported by this filesystem: create a named file and unlink it at once.
+        Some(libc::EOPNOTSUPP) | Some(libc::EISDIR) | Some(libc::EINVAL) => named_unlinked(dir),
+        _ => Err(usage(format!("cannot create a test file in {}: {err}", dir.display()))),
+    }
 }
 
 fn named_unlinked(dir: &Path) -> Result<File> {

@@ -38,3 +38,4 @@ mod steady;
 mod store;
 mod sudo;
 mod sustained;
+mod verify;

@@ -1,6 +1,6 @@
 //! The HTML report in a real browser (issue 13): `iolab report` of a stored
 //! battery, a scan, a scale run, a `time` run and a three-run comparison
-//! each load in headless chromium with no console error and no network
+//! (and a `verify`, issue 15) each load in headless chromium with no console error and no network
 //! request; every chart's SVG has as many points or bars as its data, its
 //! axis labels and its table; the same charts are there with JavaScript
 //! off; and a screenshot of each is written for people to look at.
@@ -210,6 +210,21 @@ fn issue_13_report_of_a_scan() {
     assert_eq!(curve[0].points, 40, "a 40-zone scan has 40 points");
     assert_eq!(curve[0].table_rows, 40, "and 40 rows");
     assert_eq!(of(&c, "scan-access").len(), 1, "the access-time distribution");
+}
+
+#[test]
+fn issue_15_report_of_a_verify() {
+    let e = Env::new();
+    let doc = e.measure(&["verify", e.t(), "--size", "16MiB", "--zones", "8", "--bs", "256K"]);
+    assert_eq!(doc["verify"]["summary"]["verdict"]["kind"], "clean");
+    let c = check(&e.report(&[id(&doc)], "verify.html"), "verify");
+    if c.is_empty() {
+        return;
+    }
+    let curve = of(&c, "verify-curve");
+    assert_eq!(curve.len(), 1);
+    assert_eq!(curve[0].points, 16, "8 zones written and read back");
+    assert_eq!(curve[0].table_rows, 8);
 }
 
 #[test]

@@ -55,6 +55,7 @@ mod scale;
 mod scan;
 #[cfg(test)]
 mod tests;
+mod verify;
 
 /// The stylesheet, inlined into every page.
 const CSS: &str = include_str!("style.css");
@@ -165,6 +166,9 @@ fn run(o: &mut Out, r: &Report, s: Option<&RunSummary>, id: &str) {
     }
     if let Some(c) = r.capacity() {
         capacity::section(o, r, c, id);
+    }
+    if let Some(v) = r.verify() {
+        verify::section(o, r, v, id);
     }
     jobs::job_sections(o, r, id);
     o.close();
