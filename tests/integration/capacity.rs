@@ -535,3 +535,35 @@ fn read_errors_in_the_middle_of_an_honest_device_are_damage_not_a_smaller_size()
     assert!(lab.backups().is_empty());
     assert!(c["message"].as_str().unwrap().starts_with("DAMAGED"), "{c:#}");
 }
+
+#[test]
+fn a_real_verify_that_found_lost_writes_vetoes_genuine() {
+    if !require_root() {
+        return;
+    }
+    let _one = alone();
+    let lab = Lab::new();
+    // Writes to a few blocks that none of the probe's offsets touch are lost: the probe
+    // passes, a full verify does not.
+    let lost = 150 * MIB + 12 * 1024;
+    let dev = FaultDev::new(FaultSpec {
+        drop: vec![(lost, lost + 64 * 1024)],
+        ..FaultSpec::clean(256 * MIB)
+    });
+    let out = run(iolab()
+        .arg("verify")
+        .arg(dev.path())
+        .args(["--allow-destroy", "--json", "-", "--db"])
+        .arg(lab.db()));
+    assert_eq!(out.status.code(), Some(3), "verify finds the lost writes");
+    let verify = json(&out);
+    let verify_id = verify["run_id"].as_i64().expect("stored");
+    let out = run(&mut lab.capacity(dev.path(), &[]));
+    assert_eq!(out.status.code(), Some(3), "never genuine after a failed verify");
+    let c = &json(&out)["capacity"];
+    assert_eq!(c["probe"]["verdict"]["kind"], "genuine", "the probe alone passes: {c:#}");
+    assert_eq!(c["verdict"]["kind"], "suspect", "{c:#}");
+    assert_eq!(c["verdict"]["verify_run"], verify_id);
+    assert_eq!(c["earlier_verify"]["device"], verify["verify"]["device"]);
+    assert!(c["message"].as_str().unwrap().contains(&format!("verify run {verify_id}")));
+}
