@@ -18,9 +18,8 @@ use crate::common::emu::faultdev::{FaultDev, FaultSpec};
 use crate::common::emu::{LoopDev, MIB, Mount, output_with_timeout, require_root, run_checked};
 use crate::common::iolab;
 use serde_json::Value;
-use std::fs::OpenOptions;
 use std::io::{BufRead, BufReader};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
