@@ -5,6 +5,7 @@
 //! device to its backing file, which resolves in turn. All paths are read
 //! under a root directory so tests can use captured fixture trees.
 
+mod activity;
 mod cgroup;
 mod diskstats;
 mod facts;
@@ -16,6 +17,7 @@ mod report;
 mod scenarios;
 mod sysfs;
 
+pub use activity::{DeviceActivity, activity, bottom_total, busiest, elsewhere, pick, sum_activity, tops};
 pub use diskstats::{DiskCounters, delta, diskstats, parse_diskstats};
 pub use facts::{DeviceFacts, Transport};
 pub use hints::hints;
@@ -173,6 +175,11 @@ pub fn block_dev(root: &SysRoot, major: u32, minor: u32) -> Option<BlockDev> {
         major,
         minor,
     })
+}
+
+/// The device number of the block device with kernel name `name` (`sdb`, `loop3`, `dm-0`).
+pub fn dev_of_name(root: &SysRoot, name: &str) -> Option<(u32, u32)> {
+    sysfs::by_name(root, name).map(|b| b.dev)
 }
 
 /// The chain of block devices serving `path` (see [`device_of_path`] and

@@ -121,6 +121,8 @@ codes! {
     CacheAnswered = "cache_answered", Untrustworthy("a cache answered instead of the device");
     /// The device saw clearly more bytes than the job moved.
     DeviceExtra = "device_extra", Warning;
+    /// Another block device than the target's (or the named one) did the I/O.
+    OtherDevice = "other_device", Untrustworthy("the I/O went to another device than the one the figures name");
     /// O_DIRECT was asked for and refused: buffered I/O instead.
     BufferedFallback = "buffered_fallback", Untrustworthy("O_DIRECT was refused, so the page cache was in the path");
     /// Buffered I/O on request.
