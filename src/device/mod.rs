@@ -15,13 +15,20 @@ mod hints;
 mod report;
 #[cfg(test)]
 mod scenarios;
+#[cfg(test)]
+mod stack_scenarios;
 mod sysfs;
+mod zfs;
 
 pub use activity::{DeviceActivity, activity, bottom_total, busiest, elsewhere, pick, sum_activity, tops};
 pub use diskstats::{DiskCounters, delta, diskstats, parse_diskstats};
 pub use facts::{DeviceFacts, Transport};
 pub use hints::hints;
-pub use report::{ChainNode, DeviceReport, FsFacts, LayoutInfo, LoopInfo, NodeKind, TargetKind, Throttle, describe};
+pub use report::{
+    ChainNode, DeviceReport, FsFacts, IoWeight, LayoutInfo, LoopInfo, MdInfo, MdMember, NodeKind, TargetKind, Throttle, describe,
+    describe_with,
+};
+pub use zfs::{Commands, LiveCommands, NoCommands, Vdev, ZfsInfo};
 
 use serde::{Deserialize, Serialize};
 use std::fs;

@@ -190,8 +190,12 @@ codes! {
     VolatileWriteCache = "volatile-write-cache", Info;
     /// A loop device without direct I/O.
     LoopBuffered = "loop-buffered", Info;
-    /// A blkio cgroup throttles the device.
+    /// A cgroup (v1 blkio or v2 io.max) throttles the device.
     CgroupThrottle = "cgroup-throttle", Info;
+    /// ZFS accepts O_DIRECT and ignores it (before OpenZFS 2.3, or `direct=disabled`).
+    ZfsDirectIgnored = "zfs-direct-ignored", Info;
+    /// A redundant layout (ZFS pool, md array) runs with members missing or failed.
+    Degraded = "degraded", Info;
     // ---- comparison findings (`compare::findings`)
     /// The runs share no test.
     NoCommonTests = "no_common_tests", Warning;

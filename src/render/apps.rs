@@ -117,7 +117,7 @@ fn moved_lines(t: &TimeReport) -> String {
     }
     let how = match t.named() {
         Some(n) => format!("figures above: the device named by {n}"),
-        None => "figures above: each run's busiest device".into(),
+        None => "figures above: each run's device that did the command's reads, else its busiest".into(),
     };
     let mut s = format!("Devices that moved, all {} run(s) ({how}):\n", t.runs.len());
     for d in &all {

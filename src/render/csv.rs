@@ -42,7 +42,7 @@ pub fn run(r: &Report) -> String {
                     opt(x.device_write_bytes),
                     opt(x.device_busy_s),
                     x.exit_code.to_string(),
-                    x.device.clone().unwrap_or_default(),
+                    Some(super::apps::run_device(t, i)).filter(|d| d != "none").unwrap_or_default(),
                     opt(x.total_read_bytes),
                     opt(x.total_write_bytes),
                     x.devices.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(" "),

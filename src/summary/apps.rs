@@ -76,8 +76,9 @@ pub struct TimeRun {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<String>,
     /// Every block device that moved during the run, busiest first: its own
-    /// counters, the partitions folded into it, the devices it is built on.
-    #[serde(default)]
+    /// counters, the partitions folded into it, the devices it is built on
+    /// (absent when none moved, and in documents before 0.2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<DeviceActivity>,
     /// Read and written over the bottom devices of `devices` only (those
     /// built on no other block device): each byte once, however deep the stack.
@@ -259,8 +260,9 @@ pub struct PhaseReport {
     pub device_write_bytes: Option<u64>,
     pub device_busy_s: Option<f64>,
     /// Every block device that moved during the phase, each figure the
-    /// median over runs (0 in a run where it did not move), busiest first.
-    #[serde(default)]
+    /// median over runs (0 in a run where it did not move), busiest first;
+    /// absent when none did, and in documents before 0.2.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<DeviceActivity>,
 }
 
