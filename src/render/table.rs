@@ -216,9 +216,9 @@ fn footer(r: &Report, st: Style) -> String {
         // Application workloads work through the filesystem: no span, no O_DIRECT.
         s.push_str(&format!("Target: {}{}{}\n", t.path, fs, dev));
         let which = match r.time().map(|tr| tr.named()) {
-            Some(None) => "each run's Device column names the device (the one that did the command's reads, else the busiest)",
-            Some(Some(n)) if n != "the working directory" => "the named device's top device",
-            _ => "the top device under the directory",
+            Some(None) => "those of each run's Device (the one that did the command's reads, else the busiest)".to_string(),
+            Some(Some(n)) if n != "the working directory" => format!("the top device named by {n}"),
+            _ => "the top device under the directory".to_string(),
         };
         s.push_str(&format!("{unit}. Device figures are {which} (/proc/diskstats).\n"));
         for w in r.run_warnings() {
