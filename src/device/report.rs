@@ -404,7 +404,7 @@ fn layout(root: &SysRoot, r: &DeviceReport) -> Option<LayoutInfo> {
     spreads(top).then(|| LayoutInfo {
         by: if top.lvm.is_some() { "lvm" } else { "dm" }.into(),
         profile: top.dm_target.clone().unwrap_or_else(|| "unknown".into()),
-        members: top.children.len() as u32,
+        members: dm_members(top),
         groups: None,
     })
 }
@@ -488,6 +488,18 @@ pub(crate) fn dm_target(table: &str) -> Option<String> {
         "mirror" => "raid1".to_string(),
         t => t.to_string(),
     })
+}
+
+/// The members a dm device spreads data over: its slaves, except that an
+/// LVM RAID volume's slaves are its sub-volumes in pairs, `LV_rmeta_N`
+/// (metadata) and `LV_rimage_N` (data): only the images count.
+fn dm_members(n: &ChainNode) -> u32 {
+    let images = n
+        .children
+        .iter()
+        .filter(|c| c.lvm.as_deref().or(c.dm_name.as_deref()).is_some_and(|l| l.contains("_rimage_")))
+        .count();
+    if images > 0 { images as u32 } else { n.children.len() as u32 }
 }
 
 /// An md array's `md/` attributes and its members' `md/dev-*/` states.
@@ -704,5 +716,34 @@ mod tests {
     #[test]
     fn missing_target_is_an_error() {
         assert!(describe(&SysRoot::default(), Path::new("/no/such/iolab/path")).is_err());
+    }
+
+    #[test]
+    fn lvm_raid_members_are_its_images_and_dm_tables_name_the_target() {
+        let node = |name: &str, children: Vec<ChainNode>| ChainNode {
+            name: name.into(),
+            dev: "253:0".into(),
+            kind: NodeKind::Dm,
+            size_bytes: 0,
+            dm_name: Some(name.into()),
+            md_level: None,
+            dm_uuid: None,
+            lvm: None,
+            dm_target: None,
+            md: None,
+            loop_info: None,
+            holders: vec![],
+            physical: children.is_empty(),
+            children,
+        };
+        let sub = ["vg-r_rmeta_0", "vg-r_rimage_0", "vg-r_rmeta_1", "vg-r_rimage_1"].map(|n| node(n, vec![]));
+        assert_eq!(dm_members(&node("vg-r", sub.to_vec())), 2);
+        assert_eq!(dm_members(&node("vg-s", vec![node("a", vec![]), node("b", vec![])])), 2);
+        assert_eq!(
+            dm_target("0 2097152 raid raid5_ls 3 128 region_size 4096 3 - 254:1 - 254:2 - 254:3\n").as_deref(),
+            Some("raid5")
+        );
+        assert_eq!(dm_target("0 100 mirror core 1 1024 2 8:16 0 8:32 0").as_deref(), Some("raid1"));
+        assert_eq!(dm_target("").as_deref(), None);
     }
 }
