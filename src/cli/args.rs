@@ -824,10 +824,12 @@ pub struct TimeArgs {
     /// Shell command run after each run, untimed
     #[arg(long, value_name = "CMD")]
     pub cleanup: Option<String>,
-    /// Directory the command runs in (default: the current one); its devices are measured
+    /// Directory the command runs in (default: the current one); naming it also names its device for
+    /// the figures (default: every device that moved is recorded, and the one that did the command's reads
+    /// gives them)
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
-    /// Measure this block device instead of the ones under the working directory
+    /// The device whose figures are shown: a kernel name (sdb, loop3), a /dev path, or a path on the device
     #[arg(long, value_name = "DEV")]
     pub device: Option<PathBuf>,
     /// Let the command's stdout and stderr through (default: discarded)

@@ -2,6 +2,7 @@
 //! the directories, attribute files and relative symlinks real sysfs has.
 
 use super::SysRoot;
+use super::zfs::Commands;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
@@ -320,5 +321,197 @@ pub(crate) fn machine() -> Fx {
     fx.file("sys/fs/cgroup/blkio/blkio.throttle.read_bps_device", "");
     fx.file("sys/fs/cgroup/blkio/lab/blkio.throttle.read_bps_device", "8:32 30000000\n");
     fx.file("sys/fs/cgroup/blkio/lab/blkio.throttle.write_iops_device", "8:32 200\n");
+    fx
+}
+
+/// Captured outputs of commands, from files under `tests/fixtures/device/`
+/// (each starts with a comment citing the format's source, ended by a line
+/// of dashes, which is stripped).
+pub(crate) struct Captured(Vec<(String, String)>);
+
+impl Captured {
+    pub fn new() -> Captured {
+        Captured(Vec::new())
+    }
+
+    /// `cmdline` (program and arguments, space-separated) prints the fixture file `name`.
+    pub fn file(mut self, cmdline: &str, name: &str) -> Captured {
+        let path = format!("{}/tests/fixtures/device/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let body = match text.find("\n# ---") {
+            Some(i) => text[i + 1..].split_once('\n').map_or("", |(_, rest)| rest).to_string(),
+            None => text,
+        };
+        self.0.push((cmdline.to_string(), body));
+        self
+    }
+}
+
+impl Commands for Captured {
+    fn run(&self, program: &str, args: &[&str]) -> Option<String> {
+        let line = std::iter::once(program).chain(args.iter().copied()).collect::<Vec<_>>().join(" ");
+        self.0.iter().find(|(c, _)| *c == line).map(|(_, out)| out.clone())
+    }
+}
+
+/// The commands of the stacks in [`stacks`], as captured in `tests/fixtures/device/`.
+pub(crate) fn stack_commands() -> Captured {
+    Captured::new()
+        .file("zpool status -P tank", "zpool-status-P-tank-raidz2-degraded.txt")
+        .file("zpool status -P fast", "zpool-status-P-fast-mirrors.txt")
+        .file("zfs get -H -p -o value compression tank/data", "zfs-get-compression-tank-data.txt")
+        .file("zfs get -H -p -o value compression fast", "zfs-get-compression-fast.txt")
+        .file("dmsetup table vg0-lv--data", "dmsetup-table-vg0-lv--data.txt")
+        .file("dmsetup table vg1-home", "dmsetup-table-vg1-home.txt")
+}
+
+/// A virtio disk `vdX` on PCI slot `slot` (as QEMU/KVM guests have them).
+fn virtio(fx: &Fx, slot: u32, name: &str, dev: (u32, u32), sectors: u64) -> String {
+    let p = format!("sys/devices/pci0000:00/0000:00:{slot:02x}.0/virtio{slot}/block/{name}");
+    let q = [
+        ("rotational", "1"),
+        ("logical_block_size", "512"),
+        ("physical_block_size", "512"),
+        ("scheduler", "[none] mq-deadline"),
+        ("write_cache", "write back"),
+    ];
+    fx.disk(&p, dev, sectors, &q);
+    p
+}
+
+/// A `/dev` node under the root for `by_source` (a plain file: only its
+/// name matters to a fixture) and, when `by_id` is given, the
+/// `/dev/disk/by-id` link to it.
+fn dev_node(fx: &Fx, name: &str, by_id: Option<&str>) {
+    fx.file(&format!("dev/{name}"), "");
+    if let Some(id) = by_id {
+        fx.link(&format!("dev/disk/by-id/{id}"), &format!("dev/{name}"));
+    }
+}
+
+/// The fixture [`machine`] with the stacks this kernel cannot build:
+/// - ZFS pool `tank`: raidz2 over `sdg1`..`sdl1` (SATA HDDs, `sdl1`
+///   FAULTED: the pool is DEGRADED), a log on `nvme0n1p2`, a cache on
+///   `nvme0n1p3`, a spare `sdm1`; dataset `tank/data` (lz4) on `/tank/data`;
+///   OpenZFS 2.1.5, ARC 3.0 GiB of 7.7 GiB;
+/// - ZFS pool `fast`: two mirrors over `vdf1`+`vdg1`, `vdh1`+`vdi1`, on `/fast`;
+/// - md `md0`: raid1 over `vdb1` and `vdc1` (`vdc1` faulty: degraded), an
+///   LVM PV for `vg1`, whose linear LV `home` (`dm-2`) holds ext4 on `/home`;
+/// - LVM `vg0/lv-data` (`dm-1`, dm name `vg0-lv--data`) striped over the
+///   whole disks `vdd` and `vde`, xfs on `/srv/lvm`.
+///
+/// sysfs layouts from the kernel's documentation: md's
+/// Documentation/admin-guide/md.rst (`md/level`, `md/raid_disks`,
+/// `md/degraded`, `md/array_state`, `md/sync_action`, `md/dev-XXX/{state,slot}`),
+/// device-mapper's Documentation/ABI/testing/sysfs-block-dm (`dm/name`,
+/// `dm/uuid`, `dm/suspended`), `holders/` and `slaves/` links
+/// (Documentation/ABI/stable/sysfs-block); LVM's dm UUIDs are `LVM-` then the
+/// VG's and the LV's 32-character UUIDs (LVM2 `UUID_PREFIX`). The kstat files
+/// follow OpenZFS's formats (see `device/zfs.rs`).
+pub(crate) fn stacks() -> Fx {
+    let fx = machine();
+    // ---- tank: six SATA HDDs (partition 1 of each whole disk), log and cache on the NVMe.
+    for (i, (name, serial)) in [
+        ("sdg", "G1"),
+        ("sdh", "H2"),
+        ("sdi", "I3"),
+        ("sdj", "J4"),
+        ("sdk", "K5"),
+        ("sdl", "L6"),
+        ("sdm", "M7"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let major_minor = (8, 96 + 16 * i as u32);
+        let p = sata(
+            &fx,
+            7 + i as u32,
+            8 + i as u32,
+            name,
+            major_minor,
+            "WDC WD40EFZX-68AWUN0",
+            &format!("WD-CA0{serial}"),
+            "1",
+        );
+        let part = format!("{name}1");
+        fx.part(&p, &part, (8, major_minor.1 + 1), 1, 7814035120);
+        dev_node(&fx, &part, Some(&format!("ata-WDC_WD40EFZX-68AWUN0_WD-CA0{serial}-part1")));
+    }
+    for (n, minor) in [(2u32, 2u32), (3, 3)] {
+        let part = format!("nvme0n1p{n}");
+        fx.part(NVME, &part, (259, minor), n, 33554432);
+        dev_node(&fx, &part, Some(&format!("nvme-Samsung_SSD_980_PRO_1TB_S5GXNF0R123456-part{n}")));
+    }
+    fx.mount("50 27 0:52 / /tank/data rw,noatime shared:30 - zfs tank/data rw,xattr,posixacl,casesensitive");
+    fx.file("proc/spl/kstat/zfs/tank/state", "DEGRADED\n");
+    fx.file(
+        "proc/spl/kstat/zfs/arcstats",
+        "13 1 0x01 147 39984 2934061855 1045993874963\n\
+         name                            type data\n\
+         hits                            4    91255270\n\
+         misses                          4    1812904\n\
+         c                               4    4116611072\n\
+         c_min                           4    257288192\n\
+         c_max                           4    8233222144\n\
+         size                            4    3221225472\n",
+    );
+    fx.file("sys/module/zfs/version", "2.1.5-1ubuntu6~22.04.1\n");
+    // ---- fast: two mirrors over four virtio disks.
+    for (i, name) in ["vdf", "vdg", "vdh", "vdi"].iter().enumerate() {
+        let minor = 80 + 16 * i as u32;
+        let p = virtio(&fx, 10 + i as u32, name, (254, minor), 1048576000);
+        let part = format!("{name}1");
+        fx.part(&p, &part, (254, minor + 1), 1, 1048571904);
+        dev_node(&fx, &part, None);
+    }
+    fx.mount("51 27 0:53 / /fast rw,relatime shared:31 - zfs fast rw,xattr,noacl");
+    fx.file("proc/spl/kstat/zfs/fast/state", "ONLINE\n");
+    // ---- md0 raid1 over vdb1 + vdc1 (vdc1 failed), the PV of vg1; vg1/home on it.
+    let vdb = virtio(&fx, 6, "vdb", (254, 16), 41943040);
+    let vdc = virtio(&fx, 7, "vdc", (254, 32), 41943040);
+    let vdb1 = fx.part(&vdb, "vdb1", (254, 17), 1, 41940992);
+    let vdc1 = fx.part(&vdc, "vdc1", (254, 33), 1, 41940992);
+    let md = "sys/devices/virtual/block/md0";
+    fx.disk(md, (9, 0), 41938944, &[("rotational", "1")]);
+    for (k, v) in [
+        ("level", "raid1"),
+        ("raid_disks", "2"),
+        ("degraded", "1"),
+        ("array_state", "clean"),
+        ("sync_action", "idle"),
+    ] {
+        fx.file(&format!("{md}/md/{k}"), &format!("{v}\n"));
+    }
+    for (part, path, state, slot) in [("vdb1", &vdb1, "in_sync", "0"), ("vdc1", &vdc1, "faulty", "none")] {
+        fx.file(&format!("{md}/md/dev-{part}/state"), &format!("{state}\n"));
+        fx.file(&format!("{md}/md/dev-{part}/slot"), &format!("{slot}\n"));
+        fx.link(&format!("{md}/md/dev-{part}/block"), path);
+        fx.stack(path, md);
+    }
+    let home = "sys/devices/virtual/block/dm-2";
+    fx.disk(home, (253, 2), 41938944, &[("rotational", "1")]);
+    fx.file(&format!("{home}/dm/name"), "vg1-home\n");
+    fx.file(
+        &format!("{home}/dm/uuid"),
+        "LVM-Xq3mZ1sB8kW0cT5vN2pR7yL4dF6gH9jAeU1oI3pK5sD7fG9hJ2kL4mN6bV8cX0zQ\n",
+    );
+    fx.file(&format!("{home}/dm/suspended"), "0\n");
+    fx.stack(md, home);
+    fx.mount("52 27 253:2 / /home rw,relatime shared:32 - ext4 /dev/mapper/vg1-home rw");
+    // ---- vg0/lv-data striped over the whole disks vdd and vde.
+    let vdd = virtio(&fx, 8, "vdd", (254, 48), 41943040);
+    let vde = virtio(&fx, 9, "vde", (254, 64), 41943040);
+    let lv = "sys/devices/virtual/block/dm-1";
+    fx.disk(lv, (253, 1), 83886080, &[("rotational", "1")]);
+    fx.file(&format!("{lv}/dm/name"), "vg0-lv--data\n");
+    fx.file(
+        &format!("{lv}/dm/uuid"),
+        "LVM-aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xYz2A4c6E8g0I2k4M6o8Q0s2U4w6Y8a0C2\n",
+    );
+    fx.file(&format!("{lv}/dm/suspended"), "0\n");
+    fx.stack(&vdd, lv);
+    fx.stack(&vde, lv);
+    fx.mount("53 27 253:1 / /srv/lvm rw,relatime shared:33 - xfs /dev/mapper/vg0-lv--data rw,attr2,inode64");
     fx
 }

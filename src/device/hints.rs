@@ -3,6 +3,7 @@
 
 use super::facts::{DeviceFacts, Transport};
 use super::report::{ChainNode, DeviceReport, Throttle};
+use super::zfs::ZfsInfo;
 use crate::judge::{Code, Diagnostic};
 
 /// A hint: `code`, the device (or mount point) it is about, the sentence.
@@ -10,7 +11,8 @@ fn hint(code: Code, subject: &str, text: String) -> Diagnostic {
     Diagnostic::new(code, text).about(subject)
 }
 
-/// Every hint for a report, in a fixed order: filesystem, devices, loop devices, throttles.
+/// Every hint for a report, in a fixed order: filesystem, devices, ZFS,
+/// loop devices and md arrays, throttles.
 pub fn hints(r: &DeviceReport) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if let Some(fs) = &r.filesystem {
@@ -60,9 +62,102 @@ pub fn hints(r: &DeviceReport) -> Vec<Diagnostic> {
                 .flatten(),
         );
     }
-    walk(&r.chain, &mut |n| out.extend(loop_buffered(n)));
+    if let Some(z) = &r.zfs {
+        out.extend([zfs_direct(z), zfs_degraded(z)].into_iter().flatten());
+    }
+    walk(&r.chain, &mut |n| {
+        out.extend([loop_buffered(n), md_degraded(n)].into_iter().flatten())
+    });
     out.extend(r.throttles.iter().map(throttled));
     out
+}
+
+/// O_DIRECT is ignored on this dataset: reads can come from the ARC.
+fn zfs_direct(z: &ZfsInfo) -> Option<Diagnostic> {
+    if z.direct_io_ignored == Some(false) {
+        return None;
+    }
+    let bytes = crate::units::fmt_bytes;
+    let arc = match (z.arc_size_bytes, z.arc_max_bytes) {
+        (Some(s), Some(m)) => format!(" (now {}, up to {})", bytes(s), bytes(m)),
+        (Some(s), None) => format!(" (now {})", bytes(s)),
+        _ => String::new(),
+    };
+    let why = match (z.version.as_deref(), z.direct.as_deref()) {
+        (_, Some("disabled")) => format!("{} has direct=disabled: ZFS ignores O_DIRECT", z.dataset),
+        (Some(v), _) => format!("OpenZFS {v} ignores O_DIRECT (Direct I/O came in 2.3)"),
+        (None, _) => "the OpenZFS version is unknown, and before 2.3 ZFS ignores O_DIRECT".to_string(),
+    };
+    Some(hint(
+        Code::ZfsDirectIgnored,
+        &z.dataset,
+        format!(
+            "{why}: reads can come from the ARC{arc} at memory speed, not from the pool's disks; test a span well over the ARC's maximum, or use OpenZFS 2.3 or later with direct=standard."
+        ),
+    ))
+}
+
+/// The pool is not ONLINE: which vdevs are not.
+fn zfs_degraded(z: &ZfsInfo) -> Option<Diagnostic> {
+    let state = z.state.as_deref()?;
+    if state == "ONLINE" {
+        return None;
+    }
+    let bad: Vec<String> = z
+        .leaves()
+        .into_iter()
+        .filter(|v| !matches!(v.state.as_str(), "ONLINE" | "AVAIL" | "INUSE"))
+        .map(|v| format!("{} {}", v.device.as_deref().unwrap_or(&v.name), v.state))
+        .collect();
+    Some(hint(
+        Code::Degraded,
+        &z.pool,
+        format!(
+            "pool {} is {state}{}: figures are those of the pool as it is now (reconstructing or resilvering), not of the whole layout.",
+            z.pool,
+            if bad.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", bad.join(", "))
+            }
+        ),
+    ))
+}
+
+/// An md array runs with members missing or failed.
+fn md_degraded(n: &ChainNode) -> Option<Diagnostic> {
+    let md = n.md.as_ref()?;
+    let faulty: Vec<&str> = md
+        .members
+        .iter()
+        .filter(|m| m.state.split(',').any(|f| f == "faulty"))
+        .map(|m| m.name.as_str())
+        .collect();
+    let missing = md.degraded.unwrap_or(0);
+    if missing == 0 && faulty.is_empty() {
+        return None;
+    }
+    let level = md.level.as_deref().unwrap_or("md");
+    let of = md.raid_disks.map(|d| format!(" of {d}")).unwrap_or_default();
+    let sync = md
+        .sync_action
+        .as_deref()
+        .filter(|a| *a != "idle")
+        .map(|a| format!(", {a} running"))
+        .unwrap_or_default();
+    Some(hint(
+        Code::Degraded,
+        &n.name,
+        format!(
+            "{} ({level}) is degraded: {missing}{of} members missing{}{sync}; figures are those of the degraded array, not of the whole layout.",
+            n.name,
+            if faulty.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} faulty)", faulty.join(", "))
+            }
+        ),
+    ))
 }
 
 fn walk(nodes: &[ChainNode], f: &mut impl FnMut(&ChainNode)) {
@@ -165,8 +260,13 @@ fn throttled(t: &Throttle) -> Diagnostic {
         Code::CgroupThrottle,
         &t.device,
         format!(
-            "{} is throttled for this process by blkio cgroup {}: {}.",
+            "{} is throttled for this process by {} {}: {}.",
             t.device,
+            if t.controller == "io.max" {
+                "cgroup v2 io.max in"
+            } else {
+                "blkio cgroup"
+            },
             t.cgroup,
             parts.join(", ")
         ),
@@ -218,6 +318,8 @@ mod tests {
             devices,
             throttles: Vec::new(),
             hints: Vec::new(),
+            io_weights: Vec::new(),
+            zfs: None,
         }
     }
 
@@ -311,6 +413,10 @@ mod tests {
             size_bytes: 0,
             dm_name: None,
             md_level: None,
+            dm_uuid: None,
+            lvm: None,
+            dm_target: None,
+            md: None,
             loop_info: Some(info),
             holders: vec![],
             physical: true,
@@ -333,12 +439,24 @@ mod tests {
             write_bps: None,
             read_iops: None,
             write_iops: Some(500),
+            controller: "blkio".into(),
         };
         let h = throttled(&t);
         assert_eq!(h.code, "cgroup-throttle");
         assert_eq!(
             h.message,
             "loop3 is throttled for this process by blkio cgroup /lab: reads to 30.0 MB/s, writes to 500 IOPS."
+        );
+        let v2 = Throttle {
+            controller: "io.max".into(),
+            cgroup: "/user.slice/bench".into(),
+            read_iops: Some(1000),
+            write_iops: None,
+            ..t
+        };
+        assert_eq!(
+            throttled(&v2).message,
+            "loop3 is throttled for this process by cgroup v2 io.max in /user.slice/bench: reads to 30.0 MB/s / 1000 IOPS."
         );
     }
 }

@@ -5,6 +5,7 @@
 //! device to its backing file, which resolves in turn. All paths are read
 //! under a root directory so tests can use captured fixture trees.
 
+mod activity;
 mod cgroup;
 mod diskstats;
 mod facts;
@@ -14,12 +15,20 @@ mod hints;
 mod report;
 #[cfg(test)]
 mod scenarios;
+#[cfg(test)]
+mod stack_scenarios;
 mod sysfs;
+mod zfs;
 
+pub use activity::{DeviceActivity, activity, bottom_total, busiest, elsewhere, pick, sum_activity, tops};
 pub use diskstats::{DiskCounters, delta, diskstats, parse_diskstats};
 pub use facts::{DeviceFacts, Transport};
 pub use hints::hints;
-pub use report::{ChainNode, DeviceReport, FsFacts, LayoutInfo, LoopInfo, NodeKind, TargetKind, Throttle, describe};
+pub use report::{
+    ChainNode, DeviceReport, FsFacts, IoWeight, LayoutInfo, LoopInfo, MdInfo, MdMember, NodeKind, TargetKind, Throttle, describe,
+    describe_with,
+};
+pub use zfs::{Commands, LiveCommands, NoCommands, Vdev, ZfsInfo};
 
 use serde::{Deserialize, Serialize};
 use std::fs;
@@ -173,6 +182,11 @@ pub fn block_dev(root: &SysRoot, major: u32, minor: u32) -> Option<BlockDev> {
         major,
         minor,
     })
+}
+
+/// The device number of the block device with kernel name `name` (`sdb`, `loop3`, `dm-0`).
+pub fn dev_of_name(root: &SysRoot, name: &str) -> Option<(u32, u32)> {
+    sysfs::by_name(root, name).map(|b| b.dev)
 }
 
 /// The chain of block devices serving `path` (see [`device_of_path`] and

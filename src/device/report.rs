@@ -4,6 +4,7 @@
 use super::facts::{DeviceFacts, device_facts};
 use super::hints::hints;
 use super::sysfs::{self, Blk};
+use super::zfs::{self, Commands, LiveCommands, NoCommands, ZfsInfo};
 use super::{FsInfo, SysRoot, cgroup, mount_for, mounts};
 use serde::{Deserialize, Serialize};
 use std::fs;
@@ -118,6 +119,19 @@ pub struct ChainNode {
     pub dm_name: Option<String>,
     /// md RAID level (`md/level`).
     pub md_level: Option<String>,
+    /// Device-mapper UUID (`dm/uuid`; LVM's start `LVM-`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dm_uuid: Option<String>,
+    /// The LVM logical volume this dm device is (`VG/LV`, from its dm name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lvm: Option<String>,
+    /// The dm table's target (`linear`, `striped`, `raid1`, `crypt`, `thin`...),
+    /// from `dmsetup table` when it may run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dm_target: Option<String>,
+    /// An md array's geometry and members' states.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub md: Option<MdInfo>,
     #[serde(rename = "loop")]
     pub loop_info: Option<LoopInfo>,
     /// Devices built on this one (`holders/`).
@@ -127,17 +141,38 @@ pub struct ChainNode {
     pub children: Vec<ChainNode>,
 }
 
-/// blkio throttle limits (cgroup v1) on one device for the calling process.
+/// Throttle limits on one device for the calling process: the smallest
+/// of each over its cgroup and the parents, in one hierarchy.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Throttle {
     pub device: String,
     pub dev: String,
-    /// The process's blkio cgroup (its parents were read too).
+    /// The process's cgroup in that hierarchy (its parents were read too).
     pub cgroup: String,
     pub read_bps: Option<u64>,
     pub write_bps: Option<u64>,
     pub read_iops: Option<u64>,
     pub write_iops: Option<u64>,
+    /// Where the limits are set: `blkio` (cgroup v1 `blkio.throttle.*`) or
+    /// `io.max` (cgroup v2). Documents before 0.2 knew blkio only.
+    #[serde(default = "blkio")]
+    pub controller: String,
+}
+
+fn blkio() -> String {
+    "blkio".into()
+}
+
+/// One cgroup v2 `io.weight` entry on the process's path: a level's default
+/// weight, or its override for a device of the chain (for the record: a
+/// weight shares a contended device among sibling groups, it limits nothing).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct IoWeight {
+    pub cgroup: String,
+    /// The device an override is for; `None`: the level's default.
+    pub device: Option<String>,
+    pub dev: Option<String>,
+    pub weight: u32,
 }
 
 /// Everything `iolab info` knows about a target.
@@ -161,6 +196,38 @@ pub struct DeviceReport {
     /// How the data is spread over several devices (btrfs profile, md level).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<LayoutInfo>,
+    /// The cgroup v2 `io.weight` entries on the process's path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub io_weights: Vec<IoWeight>,
+    /// The ZFS dataset, pool and vdevs under the target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zfs: Option<ZfsInfo>,
+}
+
+/// An md array, from its `md/` directory (the kernel's
+/// Documentation/admin-guide/md.rst, "MD devices in sysfs").
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MdInfo {
+    pub level: Option<String>,
+    /// `md/raid_disks`: the members the array is made of when whole.
+    pub raid_disks: Option<u32>,
+    /// `md/degraded`: how many of those are missing.
+    pub degraded: Option<u32>,
+    /// `md/array_state` (`clean`, `active`, `read-auto`...).
+    pub array_state: Option<String>,
+    /// `md/sync_action` (`idle`, `resync`, `recover`, `check`...).
+    pub sync_action: Option<String>,
+    pub members: Vec<MdMember>,
+}
+
+/// One member of an md array (`md/dev-NAME/`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MdMember {
+    pub name: String,
+    /// `slot`: its role in the array, `none` for a spare or a failed member.
+    pub slot: Option<String>,
+    /// `state`: comma-separated flags (`in_sync`, `faulty`, `spare`, `write_error`...).
+    pub state: String,
 }
 
 /// A multi-device layout under the target.
@@ -169,8 +236,12 @@ pub struct LayoutInfo {
     /// Who lays the data out: `btrfs` or `md`.
     pub by: String,
     /// The profile or level as that layer names it: `raid0`, `raid1`, `raid1c3`, `raid10`, `single`, `dup`, `raid5`...
+    /// (ZFS: `stripe`, `mirror`, `raidz1`..; LVM: the dm target, `linear`, `striped`, `raid1`..)
     pub profile: String,
     pub members: u32,
+    /// Top-level groups the members form (ZFS: data vdevs, e.g. 2 for two mirrors striped).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<u32>,
 }
 
 /// The file-type and device numbers of the target, as `stat` gives them.
@@ -188,8 +259,19 @@ fn split(d: u64) -> (u32, u32) {
 
 /// Describe what serves `path`: a file, directory, mount point, partition,
 /// whole or stacked block device. Only the target itself is `stat`ed on the
-/// live system; everything else is read under `root`.
+/// live system; everything else is read under `root`, and the read-only
+/// `zpool`/`zfs`/`dmsetup` commands run only for a live root (and only for
+/// a ZFS or device-mapper stack).
 pub fn describe(root: &SysRoot, path: &Path) -> Result<DeviceReport, String> {
+    if root.0 == Path::new("/") {
+        describe_with(root, &LiveCommands, path)
+    } else {
+        describe_with(root, &NoCommands, path)
+    }
+}
+
+/// [`describe`] with the commands given.
+pub fn describe_with(root: &SysRoot, cmds: &dyn Commands, path: &Path) -> Result<DeviceReport, String> {
     let md = fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let canon = fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let ft = md.file_type();
@@ -202,16 +284,18 @@ pub fn describe(root: &SysRoot, path: &Path) -> Result<DeviceReport, String> {
     } else {
         Stat::Other { dev: split(md.dev()) }
     };
-    Ok(describe_stat(root, &path.display().to_string(), &canon, stat))
+    Ok(describe_stat(root, cmds, &path.display().to_string(), &canon, stat))
 }
 
 /// [`describe`] with the target's `stat` already taken (fixture tests pass their own).
-pub(crate) fn describe_stat(root: &SysRoot, target: &str, canon: &Path, stat: Stat) -> DeviceReport {
+pub(crate) fn describe_stat(root: &SysRoot, cmds: &dyn Commands, target: &str, canon: &Path, stat: Stat) -> DeviceReport {
     let mounts = mounts(root);
     let mut w = Walk {
         root,
+        cmds,
         mounts: &mounts,
         seen: Vec::new(),
+        zfs: Vec::new(),
     };
     let (kind, filesystem, chain) = match stat {
         Stat::Block { rdev } => {
@@ -243,6 +327,18 @@ pub(crate) fn describe_stat(root: &SysRoot, target: &str, canon: &Path, stat: St
             (kind, fs.as_ref().map(FsFacts::from_mount), chain)
         }
     };
+    let mut filesystem = filesystem;
+    // The target's own ZFS dataset (a loop device's file on ZFS has its own).
+    let zfs = filesystem
+        .as_ref()
+        .filter(|f| f.fstype == "zfs")
+        .and_then(|f| w.zfs.iter().find(|z| z.dataset == f.source).cloned());
+    if let (Some(fs), Some(z)) = (filesystem.as_mut(), zfs.as_ref())
+        && let Some(c) = &z.compression
+    {
+        fs.compression = Some(c.clone());
+        fs.compress = true;
+    }
     let mut devices: Vec<DeviceFacts> = Vec::new();
     let mut all: Vec<(String, (u32, u32))> = Vec::new();
     collect(root, &chain, false, &mut devices, &mut all);
@@ -250,8 +346,10 @@ pub(crate) fn describe_stat(root: &SysRoot, target: &str, canon: &Path, stat: St
         target: target.to_string(),
         path: canon.display().to_string(),
         kind,
+        zfs,
         filesystem,
         throttles: cgroup::throttles(root, &all),
+        io_weights: cgroup::io_weights(root, &all),
         chain,
         devices,
         hints: Vec::new(),
@@ -262,7 +360,10 @@ pub(crate) fn describe_stat(root: &SysRoot, target: &str, canon: &Path, stat: St
     report
 }
 
-/// The btrfs data profile (from sysfs) or the md level of the top device.
+/// The btrfs data profile (from sysfs), the ZFS pool's data vdevs, or,
+/// below single-device layers (a linear LV, dm-crypt), an md level or the dm
+/// target of a device-mapper device over several devices (LVM striped, raid
+/// and mirrored volumes).
 fn layout(root: &SysRoot, r: &DeviceReport) -> Option<LayoutInfo> {
     if let Some(fs) = r.filesystem.as_ref().filter(|f| f.fstype == "btrfs") {
         let source = sysfs::by_source(root, &fs.source)?;
@@ -271,14 +372,40 @@ fn layout(root: &SysRoot, r: &DeviceReport) -> Option<LayoutInfo> {
             by: "btrfs".into(),
             profile,
             members: r.chain.len() as u32,
+            groups: None,
         });
     }
-    let top = r.chain.first()?;
-    let level = top.md_level.clone()?;
-    Some(LayoutInfo {
-        by: "md".into(),
-        profile: level,
-        members: top.children.len() as u32,
+    if let Some(z) = &r.zfs {
+        return Some(LayoutInfo {
+            by: "zfs".into(),
+            profile: z.layout.clone()?,
+            members: z.data_leaves().len() as u32,
+            groups: Some(z.data_groups() as u32),
+        });
+    }
+    let spreads = |n: &ChainNode| {
+        let t = n.dm_target.as_deref();
+        n.kind == NodeKind::Dm
+            && (n.children.len() > 1 || matches!(t, Some("striped" | "mirror")) || t.is_some_and(|t| t.starts_with("raid")))
+    };
+    // Through single-child layers (a linear LV, dm-crypt, a partition) down to what spreads the data.
+    let mut top = r.chain.first()?;
+    while top.md_level.is_none() && !spreads(top) && top.children.len() == 1 && matches!(top.kind, NodeKind::Dm | NodeKind::Partition) {
+        top = &top.children[0];
+    }
+    if let Some(level) = top.md_level.clone() {
+        return Some(LayoutInfo {
+            by: "md".into(),
+            members: top.md.as_ref().and_then(|m| m.raid_disks).unwrap_or(top.children.len() as u32),
+            profile: level,
+            groups: None,
+        });
+    }
+    spreads(top).then(|| LayoutInfo {
+        by: if top.lvm.is_some() { "lvm" } else { "dm" }.into(),
+        profile: top.dm_target.clone().unwrap_or_else(|| "unknown".into()),
+        members: dm_members(top),
+        groups: None,
     })
 }
 
@@ -324,10 +451,93 @@ fn collect(root: &SysRoot, nodes: &[ChainNode], on_memory: bool, devices: &mut V
     }
 }
 
+/// The LVM `VG/LV` of a dm device whose UUID carries LVM's `LVM-` prefix:
+/// LVM names the dm device `VG-LV` with each `-` inside a name doubled
+/// (LVM2 `libdm`'s dm name building), so the first single `-` splits them.
+fn lvm_name(b: &Blk) -> Option<String> {
+    b.attr("dm/uuid").filter(|u| u.starts_with("LVM-"))?;
+    let name = b.attr("dm/name")?;
+    let bytes = name.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'-' {
+            if bytes.get(i + 1) == Some(&b'-') {
+                i += 2;
+                continue;
+            }
+            let (vg, lv) = (&name[..i], &name[i + 1..]);
+            return Some(format!("{}/{}", vg.replace("--", "-"), lv.replace("--", "-")));
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The target of a dm table (`dmsetup table`: `START LENGTH TARGET ARGS`
+/// per segment; the kernel's Documentation/admin-guide/device-mapper/):
+/// the first segment's, with a `raid` target's RAID type (`raid1`, `raid5_ls`
+/// → `raid5`) and a `mirror` as `raid1`.
+pub(crate) fn dm_target(table: &str) -> Option<String> {
+    let w: Vec<&str> = table.lines().next()?.split_whitespace().collect();
+    let target = *w.get(2)?;
+    Some(match target {
+        "raid" => {
+            let t = w.get(3)?;
+            t.split('_').next().unwrap_or(t).to_string()
+        }
+        "mirror" => "raid1".to_string(),
+        t => t.to_string(),
+    })
+}
+
+/// The members a dm device spreads data over: its slaves, except that an
+/// LVM RAID volume's slaves are its sub-volumes in pairs, `LV_rmeta_N`
+/// (metadata) and `LV_rimage_N` (data): only the images count.
+fn dm_members(n: &ChainNode) -> u32 {
+    let images = n
+        .children
+        .iter()
+        .filter(|c| c.lvm.as_deref().or(c.dm_name.as_deref()).is_some_and(|l| l.contains("_rimage_")))
+        .count();
+    if images > 0 { images as u32 } else { n.children.len() as u32 }
+}
+
+/// An md array's `md/` attributes and its members' `md/dev-*/` states.
+fn md_info(b: &Blk) -> MdInfo {
+    let num = |f: &str| b.attr(f).and_then(|v| v.parse().ok());
+    let mut members: Vec<MdMember> = fs::read_dir(b.dir.join("md"))
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().strip_prefix("dev-")?.to_string();
+                    let rd = |f: &str| sysfs::read_trimmed(&e.path().join(f));
+                    Some(MdMember {
+                        name,
+                        slot: rd("slot"),
+                        state: rd("state").unwrap_or_default(),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    members.sort_by(|a, b| a.name.cmp(&b.name));
+    MdInfo {
+        level: b.attr("md/level"),
+        raid_disks: num("md/raid_disks"),
+        degraded: num("md/degraded"),
+        array_state: b.attr("md/array_state"),
+        sync_action: b.attr("md/sync_action"),
+        members,
+    }
+}
+
 struct Walk<'a> {
     root: &'a SysRoot,
+    cmds: &'a dyn Commands,
     mounts: &'a [FsInfo],
     seen: Vec<(u32, u32)>,
+    /// The ZFS datasets met on the way, each once.
+    zfs: Vec<ZfsInfo>,
 }
 
 const MAX_DEPTH: usize = 16;
@@ -337,7 +547,19 @@ impl Walk<'_> {
     /// that is a block device, else the mount source (for btrfs: all members).
     fn roots_for_mount(&mut self, m: &FsInfo, depth: usize) -> Vec<ChainNode> {
         let source = sysfs::by_source(self.root, &m.source);
-        let tops: Vec<Blk> = if m.fstype == "btrfs" {
+        let tops: Vec<Blk> = if m.fstype == "zfs" {
+            if !self.zfs.iter().any(|z| z.dataset == m.source) {
+                self.zfs.push(zfs::describe(self.root, self.cmds, &m.source));
+            }
+            let z = self.zfs.iter().find(|z| z.dataset == m.source).expect("just added");
+            let mut tops: Vec<Blk> = Vec::new();
+            for b in z.leaves().iter().filter_map(|v| sysfs::by_name(self.root, v.device.as_deref()?)) {
+                if !tops.iter().any(|t| t.dev == b.dev) {
+                    tops.push(b);
+                }
+            }
+            tops
+        } else if m.fstype == "btrfs" {
             let members = source.as_ref().map(|s| sysfs::btrfs_members(self.root, s)).unwrap_or_default();
             if members.is_empty() {
                 source.into_iter().collect()
@@ -377,6 +599,14 @@ impl Walk<'_> {
             size_bytes: b.size_bytes(),
             dm_name: b.attr("dm/name"),
             md_level: b.attr("md/level"),
+            dm_uuid: b.attr("dm/uuid"),
+            lvm: lvm_name(b),
+            dm_target: (kind == NodeKind::Dm)
+                .then(|| b.attr("dm/name"))
+                .flatten()
+                .and_then(|n| self.cmds.run("dmsetup", &["table", &n]))
+                .and_then(|t| dm_target(&t)),
+            md: (kind == NodeKind::Md).then(|| md_info(b)),
             loop_info,
             holders: b.holders().into_iter().map(|h| h.name).collect(),
             physical: children.is_empty() && kind != NodeKind::Partition,
@@ -486,5 +716,34 @@ mod tests {
     #[test]
     fn missing_target_is_an_error() {
         assert!(describe(&SysRoot::default(), Path::new("/no/such/iolab/path")).is_err());
+    }
+
+    #[test]
+    fn lvm_raid_members_are_its_images_and_dm_tables_name_the_target() {
+        let node = |name: &str, children: Vec<ChainNode>| ChainNode {
+            name: name.into(),
+            dev: "253:0".into(),
+            kind: NodeKind::Dm,
+            size_bytes: 0,
+            dm_name: Some(name.into()),
+            md_level: None,
+            dm_uuid: None,
+            lvm: None,
+            dm_target: None,
+            md: None,
+            loop_info: None,
+            holders: vec![],
+            physical: children.is_empty(),
+            children,
+        };
+        let sub = ["vg-r_rmeta_0", "vg-r_rimage_0", "vg-r_rmeta_1", "vg-r_rimage_1"].map(|n| node(n, vec![]));
+        assert_eq!(dm_members(&node("vg-r", sub.to_vec())), 2);
+        assert_eq!(dm_members(&node("vg-s", vec![node("a", vec![]), node("b", vec![])])), 2);
+        assert_eq!(
+            dm_target("0 2097152 raid raid5_ls 3 128 region_size 4096 3 - 254:1 - 254:2 - 254:3\n").as_deref(),
+            Some("raid5")
+        );
+        assert_eq!(dm_target("0 100 mirror core 1 1024 2 8:16 0 8:32 0").as_deref(), Some("raid1"));
+        assert_eq!(dm_target("").as_deref(), None);
     }
 }

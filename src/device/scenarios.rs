@@ -3,11 +3,12 @@
 use super::Transport;
 use super::fixtures::{Fx, machine};
 use super::report::{DeviceReport, NodeKind, Stat, TargetKind, describe_stat};
+use super::zfs::NoCommands;
 use crate::render::info::render_info;
 use std::path::Path;
 
 fn file(fx: &Fx, path: &str, dev: (u32, u32)) -> DeviceReport {
-    describe_stat(&fx.root(), path, Path::new(path), Stat::File { dev })
+    describe_stat(&fx.root(), &NoCommands, path, Path::new(path), Stat::File { dev })
 }
 
 fn codes(r: &DeviceReport) -> Vec<String> {
@@ -17,7 +18,7 @@ fn codes(r: &DeviceReport) -> Vec<String> {
 #[test]
 fn sata_disk_with_ncq() {
     let fx = machine();
-    let r = describe_stat(&fx.root(), "/data", Path::new("/data"), Stat::Dir { dev: (8, 1) });
+    let r = describe_stat(&fx.root(), &NoCommands, "/data", Path::new("/data"), Stat::Dir { dev: (8, 1) });
     assert_eq!(r.kind, TargetKind::MountPoint);
     assert_eq!(r.filesystem.as_ref().unwrap().fstype, "ext4");
     assert!(r.filesystem.as_ref().unwrap().noatime);
@@ -71,7 +72,13 @@ fn usb_uas_disk_under_device_mapper() {
     assert_eq!(d.queue_depth, Some(30));
     assert!(codes(&r).is_empty(), "{:?}", r.hints);
     // The dm source also resolves through /dev/mapper when the target is the mount's block device.
-    let b = describe_stat(&fx.root(), "/dev/dm-0", Path::new("/dev/dm-0"), Stat::Block { rdev: (253, 0) });
+    let b = describe_stat(
+        &fx.root(),
+        &NoCommands,
+        "/dev/dm-0",
+        Path::new("/dev/dm-0"),
+        Stat::Block { rdev: (253, 0) },
+    );
     assert_eq!(b.kind, TargetKind::StackedDevice);
     assert_eq!(b.filesystem.unwrap().mount_point, "/media/crypt");
 }
@@ -130,7 +137,13 @@ fn loop_device_down_to_its_disk() {
     assert_eq!(r.devices.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(), ["sda"]);
     assert_eq!(codes(&r), ["rotational", "volatile-write-cache", "loop-buffered"]);
 
-    let b = describe_stat(&fx.root(), "/dev/loop0", Path::new("/dev/loop0"), Stat::Block { rdev: (7, 0) });
+    let b = describe_stat(
+        &fx.root(),
+        &NoCommands,
+        "/dev/loop0",
+        Path::new("/dev/loop0"),
+        Stat::Block { rdev: (7, 0) },
+    );
     assert_eq!(b.kind, TargetKind::StackedDevice);
     assert_eq!(b.filesystem.unwrap().mount_point, "/mnt/img");
 }
@@ -138,7 +151,13 @@ fn loop_device_down_to_its_disk() {
 #[test]
 fn loop_over_tmpfs_is_memory() {
     let fx = machine();
-    let r = describe_stat(&fx.root(), "/dev/loop1", Path::new("/dev/loop1"), Stat::Block { rdev: (7, 1) });
+    let r = describe_stat(
+        &fx.root(),
+        &NoCommands,
+        "/dev/loop1",
+        Path::new("/dev/loop1"),
+        Stat::Block { rdev: (7, 1) },
+    );
     assert!(r.filesystem.is_none());
     assert!(r.chain[0].children.is_empty() && r.chain[0].physical);
     assert_eq!(
@@ -153,7 +172,13 @@ fn loop_over_tmpfs_is_memory() {
 #[test]
 fn zram_whole_device() {
     let fx = machine();
-    let r = describe_stat(&fx.root(), "/dev/zram0", Path::new("/dev/zram0"), Stat::Block { rdev: (251, 0) });
+    let r = describe_stat(
+        &fx.root(),
+        &NoCommands,
+        "/dev/zram0",
+        Path::new("/dev/zram0"),
+        Stat::Block { rdev: (251, 0) },
+    );
     assert_eq!(r.kind, TargetKind::Disk);
     assert_eq!(r.chain[0].kind, NodeKind::Zram);
     let d = &r.devices[0];
@@ -189,7 +214,13 @@ fn btrfs_raid1_over_three_devices() {
 #[test]
 fn tmpfs_directory_has_no_chain() {
     let fx = machine();
-    let r = describe_stat(&fx.root(), "/dev/shm/d", Path::new("/dev/shm/d"), Stat::Dir { dev: (0, 23) });
+    let r = describe_stat(
+        &fx.root(),
+        &NoCommands,
+        "/dev/shm/d",
+        Path::new("/dev/shm/d"),
+        Stat::Dir { dev: (0, 23) },
+    );
     assert_eq!(r.kind, TargetKind::Directory);
     assert!(r.chain.is_empty() && r.devices.is_empty());
     assert_eq!(codes(&r), ["memory-backed"]);

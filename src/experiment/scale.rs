@@ -28,6 +28,19 @@ use verdict::Layout;
 pub fn layout_of(info: &crate::device::LayoutInfo) -> (verdict::Layout, Option<u32>) {
     use verdict::Layout;
     let md = info.by == "md";
+    match (info.by.as_str(), info.profile.as_str()) {
+        // A ZFS pool of plain vdevs stripes; mirrors copy on each member,
+        // several mirror vdevs stripe over them.
+        ("zfs", "stripe") | ("lvm" | "dm", "striped") => return (Layout::Raid0, None),
+        ("zfs", "mirror") => {
+            return match info.groups.filter(|g| *g > 1) {
+                Some(g) => (Layout::Raid10, Some(info.members / g)),
+                None => (Layout::Raid1, Some(info.members)),
+            };
+        }
+        ("lvm" | "dm", "raid1") => return (Layout::Raid1, Some(info.members)),
+        _ => {}
+    }
     match info.profile.as_str() {
         "single" | "dup" | "linear" => (Layout::Single, None),
         "raid0" => (Layout::Raid0, None),

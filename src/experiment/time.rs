@@ -1,8 +1,9 @@
 //! `iolab time`: a real command timed like hyperfine does, with what a
 //! storage user needs on top: caches emptied before each run (`--cold`),
 //! untimed `--prepare`/`--cleanup` commands (a `git reset`, a snapshot
-//! rollback), and the bytes, I/Os and busy time of the devices under the
-//! working directory for each run.
+//! rollback), and the bytes, I/Os and busy time of every block device that
+//! moved during each run (the figures of the busiest one, or of the device
+//! named with `--device`/`--cwd`).
 //!
 //! The command is run directly (no shell) and waited for with `wait4`, so
 //! its user and system time include every child it waited for; a blocking
@@ -25,7 +26,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// `iolab time`: the devices are found from the working directory unless one is named.
+/// `iolab time`: every device that moved is recorded; one may be named for the single figures.
 pub type TimeRequest = TimeOpts;
 
 impl TimeRequest {
@@ -50,24 +51,22 @@ pub(super) fn run(r: &TimeRequest, ctx: &Context) -> Result<Measured> {
         return Err(usage(format!("{} is not a directory", cwd.display())));
     }
     let sys = &ctx.sys;
-    let devs = match &r.device {
-        Some(d) => {
-            use std::os::unix::fs::FileTypeExt;
-            let md = std::fs::metadata(d).map_err(|e| usage(format!("cannot access {}: {e}", d.display())))?;
-            if !md.file_type().is_block_device() {
-                return Err(usage(format!("{} is not a block device", d.display())));
-            }
-            // A block device's chain starts at the device itself.
-            device::chain_of_path(sys, d)
-        }
-        None => device::chain_of_path(sys, &cwd),
+    let cwd_chain = device::chain_of_path(sys, &cwd);
+    // Named devices (`--device`, else `--cwd`) give the single figures; with
+    // neither, each run's busiest device does (every device that moved is recorded).
+    let (named, named_by) = match (&r.device, &r.cwd) {
+        (Some(d), _) => (named_device(sys, d)?, Some(format!("--device {}", d.display()))),
+        (None, Some(_)) => (cwd_chain.clone(), Some(format!("--cwd {}", cwd.display()))),
+        (None, None) => (Vec::new(), None),
     };
     let place = Place {
         cwd: cwd.clone(),
-        devices: devs.iter().map(|d| d.name.clone()).collect(),
+        devices: named.iter().map(|d| d.name.clone()).collect(),
+        named_by,
     };
     let mut runs = Vec::new();
     let interrupted = until_stopped(|| measure(r, &place, sys, ctx, &mut runs))?;
+    let devs = if r.device.is_some() { named } else { cwd_chain };
     Ok(Measured {
         command: "time",
         target: TargetInfo::directory(sys, &cwd, devs),
@@ -81,6 +80,33 @@ pub(super) fn run(r: &TimeRequest, ctx: &Context) -> Result<Measured> {
         body: Body::Time(summary::apps::time_report(r, &place, &runs)),
         interrupted,
     })
+}
+
+/// The devices `--device` names, top first: a kernel name (`sdb`, `loop3`),
+/// a block device node, or any other path (the devices that serve it).
+fn named_device(sys: &SysRoot, d: &std::path::Path) -> Result<Vec<device::BlockDev>> {
+    use std::os::unix::fs::FileTypeExt;
+    let text = d.to_string_lossy();
+    if !text.contains('/')
+        && let Some((ma, mi)) = device::dev_of_name(sys, &text)
+    {
+        return Ok(device::chain_for_dev(sys, ma, mi));
+    }
+    let md = std::fs::metadata(d).map_err(|e| {
+        usage(format!(
+            "cannot access {}: {e} (give a block device name such as sda, a /dev path, or a path on the device)",
+            d.display()
+        ))
+    })?;
+    let chain = device::chain_of_path(sys, d);
+    if chain.is_empty() {
+        return Err(usage(if md.file_type().is_block_device() {
+            format!("{} is a block device sysfs does not show", d.display())
+        } else {
+            format!("no block device serves {}", d.display())
+        }));
+    }
+    Ok(chain)
 }
 
 /// How often the live view hears of the device's current rate.
@@ -100,12 +126,22 @@ fn sh(cmd: &str, place: &Place, what: &str) -> Result<()> {
     Ok(())
 }
 
-fn total_bytes(c: &HashMap<String, DiskCounters>, names: &[String]) -> u64 {
-    // The top device only: lower devices see the same bytes again.
-    names
-        .first()
-        .and_then(|n| c.get(n))
-        .map_or(0, |d| (d.read_sectors + d.write_sectors) * 512)
+/// The device the live view follows from `a` to `b`, and its bytes
+/// meanwhile: the named top device, or else the busiest one.
+fn live_device(
+    sys: &SysRoot,
+    place: &Place,
+    a: &HashMap<String, DiskCounters>,
+    b: &HashMap<String, DiskCounters>,
+) -> Option<(String, u64)> {
+    match place.devices.first() {
+        // The top device only: lower devices see the same bytes again.
+        Some(n) => device::delta(a, b, std::slice::from_ref(n))
+            .first()
+            .map(|d| (n.clone(), d.read_bytes + d.write_bytes))
+            .or(Some((n.clone(), 0))),
+        None => device::busiest(&device::activity(sys, a, b)).map(|d| (d.name.clone(), d.bytes())),
+    }
 }
 
 /// Run the warm-ups and the measured runs; each measured run lands in `out`.
@@ -170,7 +206,7 @@ fn one(opts: &TimeOpts, place: &Place, sys: &SysRoot, stop: &Stop, observer: &dy
     });
     // `child` is not waited for through std: wait4 above reaps it.
     std::mem::forget(child);
-    let mut last = (start, total_bytes(&before.disks, &place.devices));
+    let mut last = (start, before.disks.clone());
     let mut killed = false;
     let (r, status, ru, end) = loop {
         match rx.recv_timeout(TICK) {
@@ -182,13 +218,14 @@ fn one(opts: &TimeOpts, place: &Place, sys: &SysRoot, stop: &Stop, observer: &dy
                     killed = true;
                 }
                 let now = Instant::now();
-                let bytes = total_bytes(&device::diskstats(sys), &place.devices);
-                let rate = bytes.saturating_sub(last.1) as f64 / (now - last.0).as_secs_f64().max(1e-3);
-                last = (now, bytes);
+                let disks = device::diskstats(sys);
+                let live = live_device(sys, place, &last.1, &disks);
+                let secs = (now - last.0).as_secs_f64().max(1e-3);
+                last = (now, disks);
                 observer.event(Event::Command {
                     label,
                     elapsed: now - start,
-                    device: place.devices.first().map(|d| (d.as_str(), rate)),
+                    device: live.as_ref().map(|(n, b)| (n.as_str(), *b as f64 / secs)),
                 });
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => return Err(failed("the waiter thread died")),
@@ -214,5 +251,8 @@ fn one(opts: &TimeOpts, place: &Place, sys: &SysRoot, stop: &Stop, observer: &dy
         exit_code: st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)),
         // The CPU is the command's own, from wait4: the devices come from the snapshots.
         devices: before.delta(&after, &place.devices).devices,
+        moved: before.moved(&after, sys),
+        own_read_bytes: ru.ru_inblock.max(0) as u64 * 512,
+        own_write_bytes: ru.ru_oublock.max(0) as u64 * 512,
     })
 }

@@ -4,7 +4,7 @@
 
 use super::diagnostic::{Code, Diagnostic};
 use super::stats::median;
-use super::thresholds::{FIRST_RUN_SLOWER, MIN_FOR_OUTLIERS, OUTLIER_Z};
+use super::thresholds::{DEVICE_TOLERANCE, FIRST_RUN_SLOWER, MIN_FOR_OUTLIERS, OTHER_DEVICE_MIN_BYTES, OUTLIER_Z};
 
 /// Scales the median absolute deviation to the standard deviation of a
 /// normal distribution (Iglewicz and Hoaglin's modified z-score).
@@ -88,6 +88,64 @@ pub fn command_failed(exit_codes: impl IntoIterator<Item = i32>) -> Option<Diagn
     })
 }
 
+/// What one run read: from the named device (its top device), from storage
+/// as the work itself counted it (the kernel's per-task I/O accounting,
+/// whatever device), and from each top device outside the named one.
+pub struct RunReads<'a> {
+    pub named: u64,
+    pub own: u64,
+    pub others: Vec<(&'a str, u64)>,
+}
+
+/// `other_device` for a named device (`--device`, `--cwd`, a suite's
+/// directory): in some run `work` (the command, the phase) read more than [`OTHER_DEVICE_MIN_BYTES`]
+/// from storage, the named device's reads are off that by more than
+/// [`DEVICE_TOLERANCE`], and a device outside it read what is missing (or
+/// all of it) within the same tolerance: the reads went there. A device
+/// that is merely busier (other programs) is not enough.
+pub fn named_device_elsewhere<'a>(named: &str, work: &str, runs: &[RunReads<'a>]) -> Option<Diagnostic> {
+    let hit = |r: &RunReads<'a>| -> Option<(&'a str, u64)> {
+        let m = r.own as f64;
+        if r.own <= OTHER_DEVICE_MIN_BYTES || (r.named as f64 - m).abs() <= DEVICE_TOLERANCE * m {
+            return None;
+        }
+        let targets: Vec<u64> = std::iter::once(r.own).chain((r.named < r.own).then(|| r.own - r.named)).collect();
+        let dist = |b: u64| targets.iter().map(|t| t.abs_diff(b)).min().unwrap_or(u64::MAX);
+        let (n, b) = r
+            .others
+            .iter()
+            .copied()
+            .filter(|(_, b)| *b > OTHER_DEVICE_MIN_BYTES)
+            .min_by_key(|(_, b)| dist(*b))?;
+        (dist(b) as f64 <= DEVICE_TOLERANCE * m).then_some((n, b))
+    };
+    let hits: Vec<(usize, &RunReads<'a>, (&'a str, u64))> = runs.iter().enumerate().filter_map(|(i, r)| Some((i, r, hit(r)?))).collect();
+    let &(i, r, (other, bytes)) = hits.iter().max_by_key(|h| h.2.1)?;
+    let fmt = crate::units::fmt_bytes;
+    let what = if r.named < r.own {
+        format!("{named} read {} of the {} {work} read from storage", fmt(r.named), fmt(r.own))
+    } else {
+        format!(
+            "{named} read {}, more than the {} {work} read from storage",
+            fmt(r.named),
+            fmt(r.own)
+        )
+    };
+    Some(Diagnostic::new(
+        Code::OtherDevice,
+        format!(
+            "{what} in run {}, and {other} (outside it) read {}: the reads went to {other}{}; each run's device list shows every device that moved",
+            i + 1,
+            fmt(bytes),
+            if hits.len() > 1 {
+                format!(" (so in {} of {} runs)", hits.len(), runs.len())
+            } else {
+                String::new()
+            }
+        ),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,5 +203,46 @@ mod tests {
         );
         assert_eq!(command_failed([0, 0]), None);
         assert_eq!(command_failed([0, 1]).unwrap().code, "command_failed");
+    }
+
+    #[test]
+    fn named_device_elsewhere_needs_the_works_own_reads_to_be_missing_there() {
+        const MB: u64 = 1 << 20;
+        let run = |named: u64, own: u64, others: Vec<(&'static str, u64)>| RunReads { named, own, others };
+        // cat read 48 MiB from loop2 while the named vda read 2 MiB: said, naming loop2.
+        let w = named_device_elsewhere("vda", "the command", &[run(2 * MB, 49 * MB, vec![("loop2", 48 * MB)])]).unwrap();
+        assert_eq!(w.code, "other_device");
+        assert!(
+            w.message.starts_with("vda read 2.00 MiB of the 49.00 MiB the command read from storage in run 1, and loop2 (outside it) read 48.00 MiB: the reads went to loop2"),
+            "{}",
+            w.message
+        );
+        // The named device read it (within 10%): nothing, however busy another device was.
+        assert!(named_device_elsewhere("loop2", "the command", &[run(48 * MB, 49 * MB, vec![("vda", 60 * MB)])]).is_none());
+        // The named device read more (other programs) and another read exactly the command's share.
+        let w = named_device_elsewhere("vda", "the command", &[run(60 * MB, 48 * MB, vec![("loop2", 48 * MB)])]).unwrap();
+        assert!(w.message.contains("more than the 48.00 MiB"), "{}", w.message);
+        // Warm (the command read nothing from storage): nothing to say.
+        assert!(named_device_elsewhere("vda", "the command", &[run(0, 0, vec![("loop2", 48 * MB)])]).is_none());
+        // A busier device whose reads do not match what is missing: not named.
+        assert!(named_device_elsewhere("vda", "the command", &[run(2 * MB, 49 * MB, vec![("loop2", 90 * MB)])]).is_none());
+        // At most 1 MiB elsewhere is noise.
+        assert!(named_device_elsewhere("vda", "the phase", &[run(0, 2 * MB, vec![("loop2", MB)])]).is_none());
+        // Several runs: the worst named, and how many.
+        let w = named_device_elsewhere(
+            "vda",
+            "the command",
+            &[
+                run(2 * MB, 49 * MB, vec![("loop2", 48 * MB)]),
+                run(49 * MB, 49 * MB, vec![]),
+                run(0, 50 * MB, vec![("loop2", 50 * MB)]),
+            ],
+        )
+        .unwrap();
+        assert!(
+            w.message.contains("in run 3") && w.message.contains("(so in 2 of 3 runs)"),
+            "{}",
+            w.message
+        );
     }
 }

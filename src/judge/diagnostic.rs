@@ -121,6 +121,8 @@ codes! {
     CacheAnswered = "cache_answered", Untrustworthy("a cache answered instead of the device");
     /// The device saw clearly more bytes than the job moved.
     DeviceExtra = "device_extra", Warning;
+    /// Another block device than the target's (or the named one) did the I/O.
+    OtherDevice = "other_device", Untrustworthy("the I/O went to another device than the one the figures name");
     /// O_DIRECT was asked for and refused: buffered I/O instead.
     BufferedFallback = "buffered_fallback", Untrustworthy("O_DIRECT was refused, so the page cache was in the path");
     /// Buffered I/O on request.
@@ -188,8 +190,12 @@ codes! {
     VolatileWriteCache = "volatile-write-cache", Info;
     /// A loop device without direct I/O.
     LoopBuffered = "loop-buffered", Info;
-    /// A blkio cgroup throttles the device.
+    /// A cgroup (v1 blkio or v2 io.max) throttles the device.
     CgroupThrottle = "cgroup-throttle", Info;
+    /// ZFS accepts O_DIRECT and ignores it (before OpenZFS 2.3, or `direct=disabled`).
+    ZfsDirectIgnored = "zfs-direct-ignored", Info;
+    /// A redundant layout (ZFS pool, md array) runs with members missing or failed.
+    Degraded = "degraded", Info;
     // ---- comparison findings (`compare::findings`)
     /// The runs share no test.
     NoCommonTests = "no_common_tests", Warning;

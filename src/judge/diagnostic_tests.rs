@@ -27,7 +27,7 @@ fn unknown_codes_are_kept_not_refused() {
 }
 
 /// The codes that make a figure untrustworthy, their order and reasons are
-/// those comparison findings have always named.
+/// those comparison findings have always named (`other_device` since 0.2).
 #[test]
 fn untrustworthy_codes_in_order_with_their_reasons() {
     let listed: Vec<(&str, String)> = Code::ALL
@@ -36,6 +36,7 @@ fn untrustworthy_codes_in_order_with_their_reasons() {
         .collect();
     let expected = [
         ("cache_answered", "a cache answered instead of the device"),
+        ("other_device", "the I/O went to another device than the one the figures name"),
         ("buffered_fallback", "O_DIRECT was refused, so the page cache was in the path"),
         ("no_block_device", "no block device serves the target: memory or cache speed"),
         ("memory_device", "the device is memory-backed: memory speed"),

@@ -6,7 +6,8 @@ use super::cliff::Cliff;
 use super::diagnostic::{Code, Diagnostic};
 use super::steady::SteadyState;
 use super::thresholds::{
-    CPU_SATURATED, DEVICE_EXTRA_MIN_BYTES, DEVICE_TOLERANCE, HIGH_CV, MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT, UNEVEN_THREADS,
+    CPU_SATURATED, DEVICE_EXTRA_MIN_BYTES, DEVICE_TOLERANCE, HIGH_CV, MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT, OTHER_DEVICE_MIN_BYTES,
+    UNEVEN_THREADS,
 };
 use crate::plan::EngineKind;
 
@@ -65,7 +66,15 @@ pub fn cross_check(device: &str, dir: &str, job_bytes: u64, device_bytes: u64) -
         return None;
     }
     let ratio = device_bytes as f64 / job_bytes as f64;
-    if ratio < 1.0 - DEVICE_TOLERANCE {
+    if device_bytes == 0 {
+        Some(Diagnostic::new(
+            Code::CacheAnswered,
+            format!(
+                "{device} was idle while the job {dir} {}: a cache answered (page cache, filesystem or device cache) or the I/O went elsewhere; this is not the device's speed",
+                crate::units::fmt_bytes(job_bytes)
+            ),
+        ))
+    } else if ratio < 1.0 - DEVICE_TOLERANCE {
         Some(Diagnostic::new(
             Code::CacheAnswered,
             format!(
@@ -84,6 +93,34 @@ pub fn cross_check(device: &str, dir: &str, job_bytes: u64, device_bytes: u64) -
     } else {
         None
     }
+}
+
+/// `other_device` for one direction of a job: the target's device saw more
+/// than [`DEVICE_TOLERANCE`] fewer bytes than the job moved, and `other`,
+/// a device outside the target's chain, moved at least the missing bytes
+/// (less the same tolerance) and over [`OTHER_DEVICE_MIN_BYTES`]: the I/O
+/// went there (or another program used it), so the figures are not the
+/// target device's. Takes the place of `cache_answered`.
+pub fn device_elsewhere(device: &str, dir: &str, job_bytes: u64, device_bytes: u64, other: Option<(&str, u64)>) -> Option<Diagnostic> {
+    let (name, bytes) = other?;
+    let missing = job_bytes.saturating_sub(device_bytes);
+    let short = (device_bytes as f64) < (1.0 - DEVICE_TOLERANCE) * job_bytes as f64;
+    (job_bytes > 0 && short && bytes > OTHER_DEVICE_MIN_BYTES && bytes as f64 >= (1.0 - DEVICE_TOLERANCE) * missing as f64).then(|| {
+        let fmt = crate::units::fmt_bytes;
+        Diagnostic::new(
+            Code::OtherDevice,
+            format!(
+                "{device} {} while the job {dir} {}, and {name} (not under the target) {dir} {} meanwhile: the job's I/O went to {name} (a filesystem over several devices, a cache device) or another program used it; these are not {device}'s figures",
+                if device_bytes == 0 {
+                    "was idle".to_string()
+                } else {
+                    format!("saw only {}", fmt(device_bytes))
+                },
+                fmt(job_bytes),
+                fmt(bytes)
+            ),
+        )
+    })
 }
 
 /// `high_cv`: one direction's bandwidth varied more than [`HIGH_CV`]

@@ -154,3 +154,41 @@ fn uneven_threads_is_exclusive_at_a_tenth() {
     assert_eq!(uneven_threads(1, 0, 10 * s), None, "one thread cannot be uneven");
     assert_eq!(uneven_threads(4, 0, 0), None, "nothing finished");
 }
+
+#[test]
+fn an_idle_device_and_another_device_that_did_the_work_are_said() {
+    let idle = cross_check("loop9", "read", 100 * MIB, 0).unwrap();
+    assert_eq!(idle.code, "cache_answered");
+    assert!(
+        idle.message.starts_with("loop9 was idle while the job read 100.00 MiB"),
+        "{}",
+        idle.message
+    );
+    // The bytes went to sdb: named, in place of cache_answered.
+    let w = device_elsewhere("loop9", "read", 100 * MIB, 0, Some(("sdb", 100 * MIB))).unwrap();
+    assert_eq!(w.code, "other_device");
+    assert!(
+        w.message
+            .starts_with("loop9 was idle while the job read 100.00 MiB, and sdb (not under the target) read 100.00 MiB meanwhile"),
+        "{}",
+        w.message
+    );
+    let w = device_elsewhere("loop9", "written", 100 * MIB, 40 * MIB, Some(("sdb", 54 * MIB))).unwrap();
+    assert!(
+        w.message.starts_with("loop9 saw only 40.00 MiB while the job written"),
+        "{}",
+        w.message
+    );
+    // The other device moved too little of what is missing, or the target saw enough: nothing.
+    assert_eq!(device_elsewhere("loop9", "read", 100 * MIB, 0, Some(("sdb", 80 * MIB))), None);
+    assert_eq!(
+        device_elsewhere("loop9", "read", 100 * MIB, 95 * MIB, Some(("sdb", 100 * MIB))),
+        None
+    );
+    assert_eq!(device_elsewhere("loop9", "read", 100 * MIB, 0, None), None);
+    assert_eq!(
+        device_elsewhere("loop9", "read", MIB / 2, 0, Some(("sdb", MIB))),
+        None,
+        "1 MiB elsewhere is noise"
+    );
+}

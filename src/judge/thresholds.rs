@@ -30,6 +30,13 @@ pub const DEVICE_TOLERANCE: f64 = 0.10;
 /// of a handful of blocks.
 pub const DEVICE_EXTRA_MIN_BYTES: u64 = 1 << 20;
 
+/// `other_device`: a device outside the target's (or the named) devices
+/// must have moved more than this many bytes before iolab says the I/O
+/// went there. A quiet system disk writes a few hundred kilobytes of logs
+/// and journal in a few seconds; a mebibyte is above that and far below
+/// any workload worth timing. Exclusive.
+pub const OTHER_DEVICE_MIN_BYTES: u64 = 1 << 20;
+
 /// `cpu_bound` and the scale verdicts: the CPU counts as saturated from
 /// this busy fraction of the CPUs the work could use (for a job: as many
 /// as it has worker threads, at most the machine's). Accounting of

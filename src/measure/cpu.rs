@@ -24,6 +24,21 @@ fn usage(who: libc::c_int) -> CpuTimes {
     rusage_times(&ru)
 }
 
+/// Bytes this process (and, `with_children`, the children it waited for)
+/// read from storage, from the kernel's per-task I/O accounting
+/// (`ru_inblock`, 512-byte units: a read is counted when its bio is
+/// submitted, whichever device it goes to; page-cache hits are not).
+pub fn storage_read_bytes(with_children: bool) -> u64 {
+    let blocks = |who| {
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: valid out-pointer.
+        unsafe { libc::getrusage(who, &mut ru) };
+        ru.ru_inblock.max(0) as u64
+    };
+    let own = blocks(libc::RUSAGE_SELF);
+    (if with_children { own + blocks(libc::RUSAGE_CHILDREN) } else { own }) * 512
+}
+
 /// User and system time of a `rusage` (from `getrusage` or `wait4`).
 pub fn rusage_times(ru: &libc::rusage) -> CpuTimes {
     let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;

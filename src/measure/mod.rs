@@ -56,6 +56,21 @@ enum Windows<'a> {
 }
 
 impl Runner<'_> {
+    /// Of the devices that moved, those outside the target's chain (its
+    /// devices and the disks of its partitions): where else I/O went.
+    fn others(&self, moved: Vec<crate::device::DeviceActivity>) -> Vec<crate::device::DeviceActivity> {
+        let own = |n: &str| {
+            self.target.device_names.iter().any(|d| d == n)
+                || self
+                    .target
+                    .info
+                    .devices
+                    .iter()
+                    .any(|d| d.name == n || d.partition_of.as_deref() == Some(n))
+        };
+        moved.into_iter().filter(|m| !own(&m.name)).collect()
+    }
+
     /// Warm-up (discarded), then `repeat.runs` measured runs.
     ///
     /// The worker threads, their rings and their buffers live for the whole
@@ -332,6 +347,7 @@ impl Runner<'_> {
             run.cpu = d.cpu;
             run.sys = d.sys;
             run.devices = d.devices;
+            run.other_devices = self.others(snaps[k].moved(&snaps[k + 1], &self.sys));
             // The last window ends when its I/O has completed and been flushed.
             let win_end = if last { u64::MAX } else { ends[k] };
             run.device_seconds = seconds.series(win_start, win_end, &self.target.device_names);

@@ -67,4 +67,10 @@ impl Snapshot {
             devices: device::delta(&self.disks, &later.disks, names),
         }
     }
+
+    /// Every block device that moved from this snapshot to `later`, busiest
+    /// first (partitions folded into their disks; see [`device::activity`]).
+    pub fn moved(&self, later: &Snapshot, sys: &SysRoot) -> Vec<device::DeviceActivity> {
+        device::activity(sys, &self.disks, &later.disks)
+    }
 }

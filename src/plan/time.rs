@@ -17,7 +17,8 @@ pub struct TimeOpts {
     pub cleanup: Option<String>,
     /// Where the command runs (default: the current directory).
     pub cwd: Option<PathBuf>,
-    /// Measure this block device instead of the ones under `cwd`.
+    /// The device whose figures are shown, instead of the busiest: a block
+    /// device name (`sdb`), its `/dev` path, or a path whose device is meant.
     pub device: Option<PathBuf>,
     /// Let the command's output through (default: discarded, as hyperfine does).
     pub show_output: bool,
@@ -29,8 +30,11 @@ pub struct TimeOpts {
 #[derive(Clone, Debug)]
 pub struct Place {
     pub cwd: PathBuf,
-    /// diskstats names of the devices, top first.
+    /// diskstats names of the named devices, top first (empty when none is named).
     pub devices: Vec<String>,
+    /// How the devices were named (`--device sdb`, `--cwd /srv`); `None`:
+    /// each run's figures come from the device that moved the most.
+    pub named_by: Option<String>,
 }
 
 impl TimeOpts {

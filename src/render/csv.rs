@@ -45,6 +45,10 @@ pub fn run(r: &Report) -> String {
                     opt(x.device_write_bytes),
                     opt(x.device_busy_s),
                     x.exit_code.to_string(),
+                    Some(super::apps::run_device(t, i)).filter(|d| d != "none").unwrap_or_default(),
+                    opt(x.total_read_bytes),
+                    opt(x.total_write_bytes),
+                    x.devices.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(" "),
                 ]
             })
             .collect();
@@ -58,6 +62,10 @@ pub fn run(r: &Report) -> String {
                 "device_write_bytes",
                 "device_busy_s",
                 "exit_code",
+                "device",
+                "total_read_bytes",
+                "total_write_bytes",
+                "devices_moved",
             ],
             rows,
         );

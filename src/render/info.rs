@@ -3,7 +3,7 @@
 //! then the hints. Formats only; computes nothing.
 
 use crate::device::DeviceFacts;
-use crate::device::{ChainNode, DeviceReport, NodeKind, TargetKind};
+use crate::device::{ChainNode, DeviceReport, NodeKind, TargetKind, Vdev, ZfsInfo};
 use crate::units::{fmt_bytes, fmt_mbs};
 use std::fmt::Write;
 
@@ -71,7 +71,13 @@ pub fn render_info(r: &DeviceReport) -> String {
         }
     }
     if let Some(l) = &r.layout {
-        let _ = writeln!(s, "Layout:     {} {} over {} devices", l.by, l.profile, l.members);
+        let _ = writeln!(s, "Layout:     {}", layout_words(l));
+    }
+    if let Some(z) = &r.zfs {
+        let _ = writeln!(s, "ZFS:        {}", zfs_words(z));
+        if let Some(arc) = arc_words(z) {
+            let _ = writeln!(s, "ARC:        {arc}");
+        }
     }
     s.push('\n');
     if r.chain.is_empty() {
@@ -81,15 +87,37 @@ pub fn render_info(r: &DeviceReport) -> String {
             tree(&mut s, n, "", "");
         }
     }
+    if let Some(z) = &r.zfs {
+        if z.vdevs.is_empty() {
+            let _ = writeln!(
+                s,
+                "\nZFS vdevs unknown: `zpool` did not run (state from /proc/spl/kstat/zfs/{}/state)",
+                z.pool
+            );
+        } else {
+            s.push_str("\nZFS vdevs (zpool status -P):\n");
+            let mut class = "data";
+            for v in &z.vdevs {
+                if v.class != class {
+                    class = &v.class;
+                    let _ = writeln!(s, "  {class}");
+                }
+                vdev_lines(&mut s, v, if class == "data" { 2 } else { 4 });
+            }
+        }
+    }
     for d in &r.devices {
         s.push('\n');
         device_block(&mut s, d);
     }
     if !r.throttles.is_empty() {
-        s.push_str("\nThrottle limits (blkio cgroup):\n");
+        s.push_str("\nThrottle limits (cgroup):\n");
         for t in &r.throttles {
-            let _ = writeln!(s, "  {} ({}): {}  [cgroup {}]", t.device, t.dev, limits(t), t.cgroup);
+            let _ = writeln!(s, "  {} ({}): {}  [{} {}]", t.device, t.dev, limits(t), controller(t), t.cgroup);
         }
+    }
+    if !r.io_weights.is_empty() {
+        let _ = writeln!(s, "\nI/O weights (cgroup v2 io.weight): {}", weights(r));
     }
     if !r.hints.is_empty() {
         s.push_str("\nHints:\n");
@@ -100,14 +128,127 @@ pub fn render_info(r: &DeviceReport) -> String {
     s
 }
 
-/// What the tree line says after a node's size: dm name, md level, the
-/// loop device's file, its holders.
+/// Where the limits of a throttle are set.
+fn controller(t: &crate::device::Throttle) -> &'static str {
+    if t.controller == "io.max" {
+        "cgroup v2 io.max in"
+    } else {
+        "blkio cgroup"
+    }
+}
+
+/// The `io.weight` entries: `CGROUP default N, DEVICE N; ...`, deepest first.
+fn weights(r: &DeviceReport) -> String {
+    let mut levels: Vec<(String, Vec<String>)> = Vec::new();
+    for w in &r.io_weights {
+        let item = match &w.device {
+            Some(d) => format!("{d} {}", w.weight),
+            None => format!("default {}", w.weight),
+        };
+        match levels.iter_mut().find(|(c, _)| *c == w.cgroup) {
+            Some((_, items)) => items.push(item),
+            None => levels.push((w.cgroup.clone(), vec![item])),
+        }
+    }
+    levels
+        .iter()
+        .map(|(c, items)| format!("{c} {}", items.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// "zfs raidz2 over 6 devices", "zfs mirror over 4 devices in 2 groups".
+fn layout_words(l: &crate::device::LayoutInfo) -> String {
+    let groups = match l.groups {
+        Some(g) if g > 1 => format!(" in {g} groups"),
+        _ => String::new(),
+    };
+    format!("{} {} over {} devices{groups}", l.by, l.profile, l.members)
+}
+
+/// "pool tank (DEGRADED), dataset tank/data, compression lz4, OpenZFS 2.1.5".
+fn zfs_words(z: &ZfsInfo) -> String {
+    let mut s = format!("pool {}", z.pool);
+    if let Some(st) = &z.state {
+        let _ = write!(s, " ({st})");
+    }
+    let _ = write!(s, ", dataset {}", z.dataset);
+    if let Some(c) = &z.compression {
+        let _ = write!(s, ", compression {c}");
+    }
+    if let Some(v) = &z.version {
+        let _ = write!(s, ", OpenZFS {v}");
+    }
+    s
+}
+
+/// The ARC's size and maximum, and what that means for O_DIRECT.
+fn arc_words(z: &ZfsInfo) -> Option<String> {
+    let direct = match z.direct_io_ignored {
+        Some(true) => "O_DIRECT ignored (reads can come from the ARC)".to_string(),
+        Some(false) => format!("O_DIRECT honoured (direct={})", z.direct.as_deref().unwrap_or("standard")),
+        None => "O_DIRECT: unknown (OpenZFS version unknown)".to_string(),
+    };
+    let size = match (z.arc_size_bytes, z.arc_max_bytes) {
+        (Some(a), Some(m)) => format!("{} of up to {}", fmt_bytes(a), fmt_bytes(m)),
+        (Some(a), None) => fmt_bytes(a),
+        (None, Some(m)) => format!("up to {}", fmt_bytes(m)),
+        (None, None) => return Some(direct),
+    };
+    Some(format!("{size}; {direct}"))
+}
+
+/// A vdev as a line: a leaf by its kernel name and path, an interior vdev by its name.
+fn vdev_name(v: &Vdev) -> String {
+    match &v.device {
+        Some(d) => format!("{d} ({})", v.name),
+        None => v.name.clone(),
+    }
+}
+
+fn vdev_lines(s: &mut String, v: &Vdev, indent: usize) {
+    let _ = writeln!(s, "{:indent$}{}  {}", "", vdev_name(v), v.state);
+    for c in &v.children {
+        vdev_lines(s, c, indent + 2);
+    }
+}
+
+/// An md array in words: "raid1, 1 of 2 missing: vdb1 in_sync, vdc1 faulty".
+fn md_words(n: &ChainNode) -> Option<String> {
+    let md = n.md.as_ref()?;
+    let level = md.level.as_deref().or(n.md_level.as_deref()).unwrap_or("md");
+    let size = match (md.degraded, md.raid_disks) {
+        (Some(d), Some(t)) if d > 0 => format!("{d} of {t} missing"),
+        (_, Some(t)) => format!("{t} disks"),
+        _ => "disks unknown".to_string(),
+    };
+    let members: Vec<String> = md.members.iter().map(|m| format!("{} {}", m.name, m.state)).collect();
+    let sync = md
+        .sync_action
+        .as_deref()
+        .filter(|a| *a != "idle")
+        .map(|a| format!(", {a}"))
+        .unwrap_or_default();
+    Some(format!("{level}, {size}{sync}: {}", members.join(", ")))
+}
+
+/// What the tree line says after a node's size: dm name (an LVM volume and
+/// its dm target), md level and members, the loop device's file, its holders.
 fn node_extra(n: &ChainNode) -> String {
     let mut extra = String::new();
-    if let Some(name) = &n.dm_name {
-        let _ = write!(extra, "  {name}");
+    let target = n.dm_target.as_deref().map(|t| format!(" ({t})")).unwrap_or_default();
+    match (&n.lvm, &n.dm_name) {
+        (Some(lv), _) => {
+            let _ = write!(extra, "  LVM {lv}{target}");
+        }
+        (None, Some(name)) => {
+            let _ = write!(extra, "  {name}{target}");
+        }
+        _ => {}
     }
-    if let Some(level) = &n.md_level {
+    if let Some(md) = md_words(n) {
+        let _ = write!(extra, "  {md}");
+    } else if let Some(level) = &n.md_level {
         let _ = write!(extra, "  {level}");
     }
     if let Some(l) = &n.loop_info {
@@ -234,7 +375,24 @@ pub fn markdown(r: &DeviceReport) -> String {
         );
     }
     if let Some(l) = &r.layout {
-        let _ = writeln!(s, "**Layout** {} {} over {} devices  ", l.by, l.profile, l.members);
+        let _ = writeln!(s, "**Layout** {}  ", layout_words(l));
+    }
+    if let Some(z) = &r.zfs {
+        let mut line = format!("**ZFS** pool `{}`", z.pool);
+        if let Some(st) = &z.state {
+            let _ = write!(line, " ({st})");
+        }
+        let _ = write!(line, ", dataset `{}`", z.dataset.replace('`', "'"));
+        if let Some(c) = &z.compression {
+            let _ = write!(line, ", compression {c}");
+        }
+        if let Some(v) = &z.version {
+            let _ = write!(line, ", OpenZFS {v}");
+        }
+        if let Some(arc) = arc_words(z) {
+            let _ = write!(line, "; ARC {arc}");
+        }
+        let _ = writeln!(s, "{}  ", md_cell(&line));
     }
     s.push('\n');
     if r.chain.is_empty() {
@@ -280,17 +438,47 @@ pub fn markdown(r: &DeviceReport) -> String {
             ]));
         }
     }
+    if let Some(z) = r.zfs.as_ref().filter(|z| !z.vdevs.is_empty()) {
+        s.push_str("\n| Vdev | Class | Kind | State |\n| --- | --- | --- | --- |\n");
+        fn rows(v: &Vdev, depth: usize, out: &mut Vec<Vec<String>>) {
+            let indent = if depth == 0 {
+                String::new()
+            } else {
+                format!("{}└ ", "\u{a0}\u{a0}".repeat(depth - 1))
+            };
+            out.push(vec![
+                format!("{indent}{}", vdev_name(v)),
+                v.class.clone(),
+                v.kind.clone(),
+                v.state.clone(),
+            ]);
+            for c in &v.children {
+                rows(c, depth + 1, out);
+            }
+        }
+        let mut out = Vec::new();
+        for v in &z.vdevs {
+            rows(v, 0, &mut out);
+        }
+        for cells in out {
+            s.push_str(&row(cells));
+        }
+    }
     if !r.throttles.is_empty() {
-        s.push_str("\n**Throttle limits** (blkio cgroup)\n\n");
+        s.push_str("\n**Throttle limits** (cgroup)\n\n");
         for t in &r.throttles {
             s.push_str(&format!(
-                "- {} ({}): {} [cgroup {}]\n",
+                "- {} ({}): {} [{} {}]\n",
                 t.device,
                 t.dev,
                 md_cell(&limits(t)),
+                controller(t),
                 t.cgroup
             ));
         }
+    }
+    if !r.io_weights.is_empty() {
+        s.push_str(&format!("\n**I/O weights** (cgroup v2 io.weight): {}\n", md_cell(&weights(r))));
     }
     if !r.hints.is_empty() {
         s.push_str("\n**Hints**\n\n");
@@ -302,7 +490,7 @@ pub fn markdown(r: &DeviceReport) -> String {
 }
 
 /// Column names of [`csv`].
-pub const CSV_HEADER: [&str; 22] = [
+pub const CSV_HEADER: [&str; 25] = [
     "target",
     "target_kind",
     "fstype",
@@ -325,7 +513,73 @@ pub const CSV_HEADER: [&str; 22] = [
     "write_cache",
     "discard",
     "memory_backed",
+    "layout",
+    "member_of",
+    "member_state",
 ];
+
+/// For each physical device: the names on its way up the chain (itself,
+/// its partition, the md array...), found by walking the chain.
+fn paths(chain: &[ChainNode]) -> Vec<(String, Vec<&ChainNode>)> {
+    fn walk<'a>(n: &'a ChainNode, above: &mut Vec<&'a ChainNode>, out: &mut Vec<(String, Vec<&'a ChainNode>)>) {
+        above.push(n);
+        if n.physical {
+            out.push((n.name.clone(), above.clone()));
+        }
+        for c in &n.children {
+            walk(c, above, out);
+        }
+        above.pop();
+    }
+    let mut out = Vec::new();
+    for n in chain {
+        walk(n, &mut Vec::new(), &mut out);
+    }
+    out
+}
+
+/// What a physical device is a member of, and its state there: a ZFS vdev
+/// (`tank raidz2-0`, `tank logs`) or an md array (`md0`).
+fn membership(r: &DeviceReport, device: &str) -> (String, String) {
+    for (name, path) in paths(&r.chain) {
+        if name != device {
+            continue;
+        }
+        let on_path = |n: &str| path.iter().any(|p| p.name == n);
+        if let Some(z) = &r.zfs {
+            for top in &z.vdevs {
+                let mut leaves = Vec::new();
+                fn collect<'a>(v: &'a Vdev, out: &mut Vec<&'a Vdev>) {
+                    if v.children.is_empty() {
+                        out.push(v);
+                    }
+                    for c in &v.children {
+                        collect(c, out);
+                    }
+                }
+                collect(top, &mut leaves);
+                if let Some(leaf) = leaves.iter().find(|l| l.device.as_deref().is_some_and(on_path)) {
+                    let group = if top.children.is_empty() {
+                        if top.class == "data" {
+                            z.pool.clone()
+                        } else {
+                            format!("{} {}", z.pool, top.class)
+                        }
+                    } else {
+                        format!("{} {}", z.pool, top.name)
+                    };
+                    return (group, leaf.state.clone());
+                }
+            }
+        }
+        for n in &path {
+            if let Some(m) = n.md.as_ref().and_then(|md| md.members.iter().find(|m| on_path(&m.name))) {
+                return (n.name.clone(), m.state.clone());
+            }
+        }
+    }
+    (String::new(), String::new())
+}
 
 /// The CSV view: one row per physical device under the target (one row with
 /// empty device columns when there is none), raw values.
@@ -364,6 +618,8 @@ pub fn csv(r: &DeviceReport) -> String {
                 opt(d.discard.map(|v| v.to_string())),
                 d.memory_backed.to_string(),
             ]);
+            let (member_of, state) = membership(r, &d.name);
+            row.extend([opt(r.layout.as_ref().map(|l| format!("{} {}", l.by, l.profile))), member_of, state]);
             row
         })
         .collect();

@@ -40,6 +40,7 @@ pub fn run(r: &Report, unit: BwUnit) -> String {
                     format!("{:.3}", x.wall_s),
                     format!("{:.3}", x.user_s),
                     format!("{:.3}", x.sys_s),
+                    super::apps::run_device(t, i),
                     opt_bytes(x.device_read_bytes),
                     opt_bytes(x.device_write_bytes),
                     x.device_busy_s.map(|b| format!("{b:.2}")).unwrap_or_else(|| "–".into()),
@@ -48,7 +49,16 @@ pub fn run(r: &Report, unit: BwUnit) -> String {
             })
             .collect();
         s.push_str(&format!("Command: `{}`\n\n", t.command.replace('`', "'")));
-        s.push_str(&grid(&super::apps::TIME_COLUMNS, &[true; 8], &rows));
+        let mut right = [true; 9];
+        right[4] = false;
+        s.push_str(&grid(&super::apps::TIME_COLUMNS, &right, &rows));
+        let all = crate::device::sum_activity(t.runs.iter().map(|r| r.devices.as_slice()));
+        if !all.is_empty() {
+            s.push_str("\nDevices that moved (all runs):\n\n");
+            for d in &all {
+                s.push_str(&format!("- {}\n", md_cell(&super::apps::activity_line(d))));
+            }
+        }
         s.push_str(&format!(
             "\nTime (mean ± σ): {:.3} s ± {:.3} s, median {:.3} s, min {:.3} s, max {:.3} s  \n",
             t.wall_s.mean, t.wall_s.stddev, t.wall_s.median, t.wall_s.min, t.wall_s.max

@@ -218,9 +218,12 @@ fn footer(r: &Report, st: Style) -> String {
     if r.time().is_some() || r.app().is_some() {
         // Application workloads work through the filesystem: no span, no O_DIRECT.
         s.push_str(&format!("Target: {}{}{}\n", t.path, fs, dev));
-        s.push_str(&format!(
-            "{unit}. Device figures are the top device under the directory (/proc/diskstats).\n"
-        ));
+        let which = match r.time().map(|tr| tr.named()) {
+            Some(None) => "those of each run's Device (the one that did the command's reads, else the busiest)".to_string(),
+            Some(Some(n)) if n != "the working directory" => format!("the top device named by {n}"),
+            _ => "the top device under the directory".to_string(),
+        };
+        s.push_str(&format!("{unit}. Device figures are {which} (/proc/diskstats).\n"));
         for w in r.run_warnings() {
             s.push_str(&st.paint(&format!("warning [{}]: {}", w.code, w.message)));
             s.push('\n');

@@ -170,6 +170,9 @@ pub struct RunSamples {
     pub devices: Vec<DiskDelta>,
     /// The same devices second by second.
     pub device_seconds: Vec<DiskSeries>,
+    /// Every other block device that moved meanwhile (partitions folded into
+    /// their disks), busiest first: where the job's I/O went if not to `devices`.
+    pub other_devices: Vec<crate::device::DeviceActivity>,
     pub workers: u32,
 }
 
@@ -217,6 +220,10 @@ pub struct PhaseSamples {
     pub sys: SysCpu,
     /// What reached the devices under the working directory.
     pub devices: Vec<DiskDelta>,
+    /// Every block device that moved during the phase, busiest first.
+    pub moved: Vec<crate::device::DeviceActivity>,
+    /// Bytes iolab and its children read from storage (task I/O accounting), any device.
+    pub own_read_bytes: u64,
     /// Whether the caches were emptied right before the phase.
     pub cold: bool,
 }
@@ -229,7 +236,15 @@ pub struct CommandRun {
     pub sys_ns: u64,
     /// Exit code, or 128 + signal.
     pub exit_code: i32,
+    /// The named devices (`--device`, `--cwd`), top first; empty when none is named.
     pub devices: Vec<DiskDelta>,
+    /// Every block device that moved during the run, busiest first.
+    pub moved: Vec<crate::device::DeviceActivity>,
+    /// Bytes the command (and the children it waited for) read from storage,
+    /// any device (`ru_inblock` from `wait4`).
+    pub own_read_bytes: u64,
+    /// Bytes it dirtied for writing (`ru_oublock`): written back now or later.
+    pub own_write_bytes: u64,
 }
 
 /// What a scan measured (as far as it got).

@@ -2,6 +2,7 @@
 //! built-in `files` and `git` suites (phases), with hyperfine's warnings
 //! about outliers and a first run slower than the rest.
 
+use crate::device::{self, DeviceActivity};
 use crate::judge::Diagnostic;
 use crate::judge::apps as rules;
 use crate::plan::time::{Place, TimeOpts};
@@ -63,11 +64,35 @@ pub struct TimeRun {
     pub user_s: f64,
     pub sys_s: f64,
     pub exit_code: i32,
-    /// What reached the device under the working directory (the top one; `null` without one).
+    /// What reached `device`: the named device (the top one of `--device`
+    /// or `--cwd`; `null` when nothing serves it), else the device that did
+    /// the command's reads (see `device::pick`; 0 when no device moved).
     pub device_read_bytes: Option<u64>,
     pub device_write_bytes: Option<u64>,
     /// Time the device had I/O in flight (ms resolution).
     pub device_busy_s: Option<f64>,
+    /// The device the three figures above are from (absent in documents
+    /// before 0.2, where it is the first of the report's `devices`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    /// Every block device that moved during the run, busiest first: its own
+    /// counters, the partitions folded into it, the devices it is built on
+    /// (absent when none moved, and in documents before 0.2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceActivity>,
+    /// Read and written over the bottom devices of `devices` only (those
+    /// built on no other block device): each byte once, however deep the stack.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_read_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_write_bytes: Option<u64>,
+    /// What the command itself read from storage and dirtied for writing,
+    /// whatever device (the kernel's per-task I/O accounting, from `wait4`;
+    /// dirtied bytes reach a device at writeback, possibly after the run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_read_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_write_bytes: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -78,13 +103,31 @@ pub struct TimeReport {
     pub prepare: Option<String>,
     pub cleanup: Option<String>,
     pub warmup_runs: u32,
-    /// The devices measured (diskstats names, top first).
+    /// The named devices (diskstats names, top first); without a named
+    /// device, every run's busiest device, in the order they first appear.
     pub devices: Vec<String>,
+    /// How the devices were named (`--device sdb`, `--cwd /srv`); absent:
+    /// each run's figures are its busiest device's (documents before 0.2
+    /// always named the working directory's devices).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub named_by: Option<String>,
     pub runs: Vec<TimeRun>,
     pub wall_s: Stats,
     pub user_s: Stats,
     pub sys_s: Stats,
     pub warnings: Vec<Diagnostic>,
+}
+
+impl TimeReport {
+    /// How the device of the single figures was chosen: named (`--device
+    /// sdb`, `--cwd /srv`; in documents before 0.2 always the working
+    /// directory's), or `None` when each run's busiest device gives them.
+    pub fn named(&self) -> Option<String> {
+        let legacy = !self.devices.is_empty() && self.runs.iter().all(|r| r.total_read_bytes.is_none());
+        self.named_by
+            .clone()
+            .or_else(|| legacy.then(|| "the working directory".to_string()))
+    }
 }
 
 /// Shell-like quoting for showing a command line.
@@ -101,29 +144,85 @@ pub fn quote(args: &[String]) -> String {
         .join(" ")
 }
 
-fn time_run(r: &CommandRun) -> TimeRun {
-    let top = r.devices.first();
+fn time_run(r: &CommandRun, place: &Place) -> TimeRun {
+    let (device, read, write, busy) = if place.named_by.is_some() {
+        let top = r.devices.first();
+        (
+            top.map(|d| d.name.clone()),
+            top.map(|d| d.read_bytes),
+            top.map(|d| d.write_bytes),
+            top.map(|d| d.busy_ns as f64 / 1e9),
+        )
+    } else {
+        match device::pick(&r.moved, r.own_read_bytes, crate::judge::thresholds::OTHER_DEVICE_MIN_BYTES) {
+            Some(d) => (Some(d.name.clone()), Some(d.read_bytes), Some(d.write_bytes), Some(d.busy_s)),
+            None => (None, Some(0), Some(0), Some(0.0)),
+        }
+    };
+    let (total_r, total_w) = device::bottom_total(&r.moved);
     TimeRun {
         wall_s: r.wall_ns as f64 / 1e9,
         user_s: r.usr_ns as f64 / 1e9,
         sys_s: r.sys_ns as f64 / 1e9,
         exit_code: r.exit_code,
-        device_read_bytes: top.map(|d| d.read_bytes),
-        device_write_bytes: top.map(|d| d.write_bytes),
-        device_busy_s: top.map(|d| d.busy_ns as f64 / 1e9),
+        device_read_bytes: read,
+        device_write_bytes: write,
+        device_busy_s: busy,
+        device,
+        devices: r.moved.clone(),
+        total_read_bytes: Some(total_r),
+        total_write_bytes: Some(total_w),
+        command_read_bytes: Some(r.own_read_bytes),
+        command_write_bytes: Some(r.own_write_bytes),
     }
 }
 
+/// Per run: what the named device (its top one) read, what the work read
+/// from storage itself, and the reads of each top device outside the named
+/// ones, for [`rules::named_device_elsewhere`].
+fn reads<'a>(
+    named: &[String],
+    runs: impl Iterator<Item = (&'a [crate::samples::DiskDelta], &'a [DeviceActivity], u64)>,
+) -> Vec<rules::RunReads<'a>> {
+    runs.map(|(own, moved, work)| rules::RunReads {
+        named: own.first().map_or(0, |d| d.read_bytes),
+        own: work,
+        others: device::elsewhere(moved, named)
+            .into_iter()
+            .map(|d| (d.name.as_str(), d.read_bytes))
+            .collect(),
+    })
+    .collect()
+}
+
 pub fn time_report(opts: &TimeOpts, place: &Place, runs: &[CommandRun]) -> TimeReport {
-    let runs: Vec<TimeRun> = runs.iter().map(time_run).collect();
-    let col = |f: fn(&TimeRun) -> f64| runs.iter().map(f).collect::<Vec<f64>>();
+    let timed: Vec<TimeRun> = runs.iter().map(|r| time_run(r, place)).collect();
+    let col = |f: fn(&TimeRun) -> f64| timed.iter().map(f).collect::<Vec<f64>>();
     let walls = col(|r| r.wall_s);
     let mut warnings = timing_warnings(&walls, opts.cold);
-    warnings.extend(rules::no_device_measured(
-        &place.cwd.display().to_string(),
-        !place.devices.is_empty(),
-    ));
-    warnings.extend(rules::command_failed(runs.iter().map(|r| r.exit_code)));
+    let devices = if place.named_by.is_some() {
+        warnings.extend(rules::no_device_measured(
+            &place.cwd.display().to_string(),
+            !place.devices.is_empty(),
+        ));
+        if let Some(top) = place.devices.first() {
+            let per_run = reads(
+                &place.devices,
+                runs.iter().map(|r| (r.devices.as_slice(), r.moved.as_slice(), r.own_read_bytes)),
+            );
+            warnings.extend(rules::named_device_elsewhere(top, "the command", &per_run));
+        }
+        place.devices.clone()
+    } else {
+        let mut seen: Vec<String> = Vec::new();
+        for d in timed.iter().filter_map(|r| r.device.clone()) {
+            if !seen.contains(&d) {
+                seen.push(d);
+            }
+        }
+        seen
+    };
+    warnings.extend(rules::command_failed(timed.iter().map(|r| r.exit_code)));
     TimeReport {
         command: quote(&opts.command),
         cwd: place.cwd.display().to_string(),
@@ -131,11 +230,12 @@ pub fn time_report(opts: &TimeOpts, place: &Place, runs: &[CommandRun]) -> TimeR
         prepare: opts.prepare.clone(),
         cleanup: opts.cleanup.clone(),
         warmup_runs: opts.warmup,
-        devices: place.devices.clone(),
+        devices,
+        named_by: place.named_by.clone(),
         wall_s: Stats::of(&walls),
         user_s: Stats::of(&col(|r| r.user_s)),
         sys_s: Stats::of(&col(|r| r.sys_s)),
-        runs,
+        runs: timed,
         warnings,
     }
 }
@@ -159,6 +259,11 @@ pub struct PhaseReport {
     pub device_read_bytes: Option<u64>,
     pub device_write_bytes: Option<u64>,
     pub device_busy_s: Option<f64>,
+    /// Every block device that moved during the phase, each figure the
+    /// median over runs (0 in a run where it did not move), busiest first;
+    /// absent when none did, and in documents before 0.2.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceActivity>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -200,13 +305,28 @@ pub fn app_report(workload: &str, cold: bool, params: Vec<(String, u64)>, runs: 
                 device_read_bytes: dev(|d| d.read_bytes),
                 device_write_bytes: dev(|d| d.write_bytes),
                 device_busy_s: dev(|d| d.busy_ns).map(|ns| ns as f64 / 1e9),
+                devices: median_activity(&all.iter().map(|p| p.moved.as_slice()).collect::<Vec<_>>()),
                 wall_s_runs: walls,
             });
         }
     }
     let mut warnings = Vec::new();
-    for p in &phases {
-        for mut w in timing_warnings(&p.wall_s_runs, p.cold) {
+    for (k, p) in phases.iter().enumerate() {
+        let mut ws = timing_warnings(&p.wall_s_runs, p.cold);
+        let all: Vec<&PhaseSamples> = runs.iter().filter_map(|r| r.get(k)).collect();
+        // The directory's devices are the named ones: say so when another moved more.
+        let named: Vec<String> = all
+            .first()
+            .map(|p| p.devices.iter().map(|d| d.name.clone()).collect())
+            .unwrap_or_default();
+        if let Some(top) = named.first() {
+            let per_run = reads(
+                &named,
+                all.iter().map(|p| (p.devices.as_slice(), p.moved.as_slice(), p.own_read_bytes)),
+            );
+            ws.extend(rules::named_device_elsewhere(top, "the phase", &per_run));
+        }
+        for mut w in ws {
             w.message = format!("{}: {}", p.name, w.message);
             warnings.push(w);
         }
@@ -219,6 +339,30 @@ pub fn app_report(workload: &str, cold: bool, params: Vec<(String, u64)>, runs: 
         phases,
         warnings,
     }
+}
+
+/// Each device's figures as the median over `runs` (0 where a run did not
+/// move it), busiest first; what a device is built on comes from the runs.
+fn median_activity(runs: &[&[DeviceActivity]]) -> Vec<DeviceActivity> {
+    let all = device::sum_activity(runs.iter().copied());
+    let mut out: Vec<DeviceActivity> = all
+        .into_iter()
+        .map(|d| {
+            let per_run: Vec<Option<&DeviceActivity>> = runs.iter().map(|r| r.iter().find(|x| x.name == d.name)).collect();
+            let med = |f: fn(&DeviceActivity) -> f64| super::median(&per_run.iter().map(|x| x.map_or(0.0, f)).collect::<Vec<_>>());
+            DeviceActivity {
+                read_bytes: med(|x| x.read_bytes as f64).round() as u64,
+                write_bytes: med(|x| x.write_bytes as f64).round() as u64,
+                read_ios: med(|x| x.read_ios as f64).round() as u64,
+                write_ios: med(|x| x.write_ios as f64).round() as u64,
+                busy_s: med(|x| x.busy_s),
+                ..d
+            }
+        })
+        .filter(|d| d.read_ios + d.write_ios + d.read_bytes + d.write_bytes > 0)
+        .collect();
+    out.sort_by(|a, b| b.bytes().cmp(&a.bytes()).then(a.name.cmp(&b.name)));
+    out
 }
 
 #[cfg(test)]
@@ -247,5 +391,114 @@ mod tests {
         let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(quote(&a(&["git", "pull"])), "git pull");
         assert_eq!(quote(&a(&["sh", "-c", "echo it's"])), r"sh -c 'echo it'\''s'");
+    }
+
+    fn act(name: &str, read: u64, on: &[&str]) -> DeviceActivity {
+        DeviceActivity {
+            name: name.into(),
+            read_bytes: read,
+            read_ios: 1,
+            busy_s: 0.1,
+            on: on.iter().map(|s| s.to_string()).collect(),
+            bottom: on.is_empty(),
+            ..Default::default()
+        }
+    }
+
+    fn opts() -> TimeOpts {
+        TimeOpts {
+            command: vec!["cat".into(), "/mnt/other/big".into()],
+            cold: true,
+            runs: 1,
+            warmup: 0,
+            prepare: None,
+            cleanup: None,
+            cwd: None,
+            device: None,
+            show_output: false,
+            ignore_failure: false,
+        }
+    }
+
+    const MB: u64 = 1 << 20;
+
+    /// The issue's case: run from the home directory (vda) to read 46 MB from
+    /// another disk (loop3 over a file on vda, with direct I/O).
+    fn issue_run() -> CommandRun {
+        CommandRun {
+            wall_ns: 1_000_000_000,
+            moved: vec![act("vda", 46 * MB + 2 * MB, &[]), act("loop3", 46 * MB, &["vda"])],
+            own_read_bytes: 46 * MB + MB / 2,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn without_a_named_device_the_figures_are_the_commands_device() {
+        let place = Place {
+            cwd: "/home/u".into(),
+            devices: vec![],
+            named_by: None,
+        };
+        let t = time_report(&opts(), &place, &[issue_run()]);
+        let r = &t.runs[0];
+        // loop3 is the top of its stack (vda is under it): its figures, not vda's again.
+        assert_eq!((r.device.as_deref(), r.device_read_bytes), (Some("loop3"), Some(46 * MB)));
+        // The total counts each byte once: vda's only.
+        assert_eq!((r.total_read_bytes, r.total_write_bytes), (Some(48 * MB), Some(0)));
+        assert_eq!(r.devices.len(), 2);
+        assert_eq!(t.devices, ["loop3"]);
+        assert_eq!(t.named(), None);
+        assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+        // Nothing moved (warm): zeros from no device, not a device's figures.
+        let warm = time_report(&opts(), &place, &[CommandRun::default()]);
+        assert_eq!((warm.runs[0].device.as_deref(), warm.runs[0].device_read_bytes), (None, Some(0)));
+    }
+
+    #[test]
+    fn a_named_device_that_missed_the_commands_reads_is_said() {
+        // --cwd /home/u names vda (which read 2 MB); the command read 46 MB from sdb.
+        let place = Place {
+            cwd: "/home/u".into(),
+            devices: vec!["vda".into()],
+            named_by: Some("--cwd /home/u".into()),
+        };
+        let run = CommandRun {
+            devices: vec![crate::samples::DiskDelta {
+                name: "vda".into(),
+                read_bytes: 2 * MB,
+                ..Default::default()
+            }],
+            moved: vec![act("sdb", 46 * MB, &[]), act("vda", 2 * MB, &[])],
+            own_read_bytes: 47 * MB,
+            ..Default::default()
+        };
+        let t = time_report(&opts(), &place, &[run]);
+        assert_eq!(
+            (t.runs[0].device.as_deref(), t.runs[0].device_read_bytes),
+            (Some("vda"), Some(2 * MB))
+        );
+        assert_eq!(t.named().as_deref(), Some("--cwd /home/u"));
+        let w: Vec<&str> = t.warnings.iter().map(|w| w.code.as_str()).collect();
+        assert_eq!(w, ["other_device"]);
+        assert!(t.warnings[0].message.contains("the reads went to sdb"), "{}", t.warnings[0].message);
+    }
+
+    #[test]
+    fn a_document_before_per_run_devices_still_loads_and_names_its_device() {
+        let v = serde_json::json!({
+            "command": "cat big", "cwd": "/m", "cold": true, "prepare": null, "cleanup": null,
+            "warmup_runs": 0, "devices": ["loop3"],
+            "runs": [{"wall_s": 1.0, "user_s": 0.0, "sys_s": 0.1, "exit_code": 0,
+                      "device_read_bytes": 41943040, "device_write_bytes": 0, "device_busy_s": 0.5}],
+            "wall_s": {"mean": 1.0, "median": 1.0, "stddev": 0.0, "min": 1.0, "max": 1.0},
+            "user_s": {"mean": 0.0, "median": 0.0, "stddev": 0.0, "min": 0.0, "max": 0.0},
+            "sys_s": {"mean": 0.1, "median": 0.1, "stddev": 0.0, "min": 0.1, "max": 0.1},
+            "warnings": []
+        });
+        let t: TimeReport = serde_json::from_value(v).unwrap();
+        assert!(t.runs[0].devices.is_empty() && t.runs[0].device.is_none());
+        assert_eq!(t.named().as_deref(), Some("the working directory"));
+        assert_eq!(crate::render::apps::run_device(&t, 0), "loop3");
     }
 }

@@ -579,6 +579,7 @@ mod tests {
             device_read_bytes: None,
             device_write_bytes: None,
             device_busy_s: None,
+            devices: Vec::new(),
         };
         assert_eq!(p.wall_s_spread(), Some((0.25, 0.5)));
         p.wall_s_runs.pop();

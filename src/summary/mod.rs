@@ -221,6 +221,11 @@ pub struct DeviceReport {
     pub job_write_bytes: u64,
     /// Devices further down (e.g. under a loop device's backing file).
     pub lower: Vec<crate::samples::DiskDelta>,
+    /// Devices outside the target's chain that moved more than
+    /// [`crate::judge::thresholds::OTHER_DEVICE_MIN_BYTES`] over the same runs
+    /// (summed): where the job's I/O went if the target's device did not see it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<crate::device::DeviceActivity>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -548,6 +553,10 @@ fn device_report(runs: &[RunSamples]) -> Option<DeviceReport> {
         job_read_bytes: 0,
         job_write_bytes: 0,
         lower: Vec::new(),
+        others: crate::device::sum_activity(runs.iter().map(|r| r.other_devices.as_slice()))
+            .into_iter()
+            .filter(|o| o.bytes() > crate::judge::thresholds::OTHER_DEVICE_MIN_BYTES)
+            .collect(),
     };
     for r in runs {
         if let Some(top) = r.devices.first() {
@@ -576,11 +585,17 @@ fn device_report(runs: &[RunSamples]) -> Option<DeviceReport> {
     Some(d)
 }
 
-/// Compare what reached the device with what the job did, reads then writes.
+/// Compare what reached the device with what the job did, reads then
+/// writes; where the device saw too little and a device outside the
+/// target's chain moved the difference, name that one instead.
 pub fn cross_check(d: &DeviceReport) -> Vec<Diagnostic> {
+    let tops = crate::device::tops(&d.others);
+    let other = |f: fn(&crate::device::DeviceActivity) -> u64| tops.iter().map(|o| (o.name.as_str(), f(o))).max_by_key(|x| x.1);
     [
-        rules::cross_check(&d.name, "read", d.job_read_bytes, d.read_bytes),
-        rules::cross_check(&d.name, "written", d.job_write_bytes, d.write_bytes),
+        rules::device_elsewhere(&d.name, "read", d.job_read_bytes, d.read_bytes, other(|o| o.read_bytes))
+            .or_else(|| rules::cross_check(&d.name, "read", d.job_read_bytes, d.read_bytes)),
+        rules::device_elsewhere(&d.name, "written", d.job_write_bytes, d.write_bytes, other(|o| o.write_bytes))
+            .or_else(|| rules::cross_check(&d.name, "written", d.job_write_bytes, d.write_bytes)),
     ]
     .into_iter()
     .flatten()

@@ -12,6 +12,7 @@ fn dev(job_r: u64, dev_r: u64, job_w: u64, dev_w: u64) -> DeviceReport {
         job_read_bytes: job_r,
         job_write_bytes: job_w,
         lower: vec![],
+        others: vec![],
     }
 }
 
@@ -74,4 +75,26 @@ fn spread_is_reported_over_runs() {
     assert_eq!(m.bw_min, Some(100.0));
     assert_eq!(m.bw_max, Some(300.0));
     assert!((m.bw_cv.unwrap() - 0.5).abs() < 1e-9);
+}
+
+#[test]
+fn cross_check_names_a_device_outside_the_target_that_did_the_work() {
+    let mut d = dev(100 << 20, 0, 0, 0);
+    d.others = vec![crate::device::DeviceActivity {
+        name: "sdb".into(),
+        read_bytes: 100 << 20,
+        bottom: true,
+        ..Default::default()
+    }];
+    let w = cross_check(&d);
+    assert_eq!(w.len(), 1);
+    assert_eq!(w[0].code, "other_device");
+    assert!(
+        w[0].message.contains("sdb (not under the target) read 100.00 MiB"),
+        "{}",
+        w[0].message
+    );
+    // Without it, the idle device is said to be idle.
+    d.others.clear();
+    assert!(cross_check(&d)[0].message.starts_with("loop9 was idle"));
 }

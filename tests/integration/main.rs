@@ -5,7 +5,7 @@
 //! configuration file), `output` (formats, `-o`, `--quiet`), `store`,
 //! `safety`, `info`, and the ground truth on emulated devices with known
 //! limits (`accuracy`, `sustained`, `cliff`, `steady`, `scan`, `scale`,
-//! `apps`), `capacity` (on the faulty device), plus the harnesses' own checks (`slowfile_harness`,
+//! `apps`, `attribution`), `capacity` and `verify` (on the faulty device), plus the harnesses' own checks (`slowfile_harness`,
 //! `cpu_accounting`). Root-only tests skip without root, except under
 //! `CI=true`, where they must run. Run one area with
 //! `cargo test --test integration scan::`.
@@ -15,6 +15,7 @@ mod common;
 
 mod accuracy;
 mod apps;
+mod attribution;
 mod browser;
 mod capacity;
 mod cli;

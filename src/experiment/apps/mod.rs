@@ -9,7 +9,8 @@
 //!
 //! [`Meter`] is what every workload measures with: it empties the caches
 //! before a cold phase, and reads the clock, the CPU (iolab's and its
-//! children's: `git` runs as a child) and `/proc/diskstats` around it.
+//! children's: `git` runs as a child) and `/proc/diskstats` around it: the
+//! figures of the devices under the directory, and every device that moved.
 
 pub mod files;
 pub mod git;
@@ -195,8 +196,11 @@ impl<'a> Meter<'a> {
         }
         // With the children: git runs as a child process.
         let a = Snapshot::take(&self.sys, true);
+        let read_before = crate::measure::cpu::storage_read_bytes(true);
         let (files, bytes) = f()?;
-        let d = a.delta(&Snapshot::take(&self.sys, true), &self.devices);
+        let own_read_bytes = crate::measure::cpu::storage_read_bytes(true).saturating_sub(read_before);
+        let b = Snapshot::take(&self.sys, true);
+        let d = a.delta(&b, &self.devices);
         Ok(PhaseSamples {
             name: name.to_string(),
             files,
@@ -205,6 +209,8 @@ impl<'a> Meter<'a> {
             cpu: d.cpu,
             sys: d.sys,
             devices: d.devices,
+            moved: a.moved(&b, &self.sys),
+            own_read_bytes,
             cold,
         })
     }

@@ -49,8 +49,15 @@ pub(super) fn time(o: &mut Out, r: &Report, t: &TimeReport, rid: &str) {
     if let Some(c) = &t.cleanup {
         items.push(("Cleanup", c.clone()));
     }
-    if !t.devices.is_empty() {
-        items.push(("Devices measured", t.devices.join(", ")));
+    match &t.named() {
+        Some(n) if !t.devices.is_empty() => items.push(("Devices measured", format!("{} (named by {n})", t.devices.join(", ")))),
+        None if !t.devices.is_empty() => items.push(("Busiest devices", t.devices.join(", "))),
+        _ => {}
+    }
+    let moved = crate::device::sum_activity(t.runs.iter().map(|r| r.devices.as_slice()));
+    if !moved.is_empty() {
+        let lines: Vec<String> = moved.iter().map(crate::render::apps::activity_line).collect();
+        items.push(("Devices that moved (all runs)", lines.join("; ")));
     }
     let w = &t.wall_s;
     items.push((
@@ -92,17 +99,19 @@ pub(super) fn time(o: &mut Out, r: &Report, t: &TimeReport, rid: &str) {
         ("Wall s", true),
         ("User s", true),
         ("Sys s", true),
+        ("Device", false),
         ("Device read", true),
         ("Device written", true),
         ("Device busy s", true),
         ("Exit", true),
     ]);
-    for (c, x) in cats.iter().zip(&t.runs) {
+    for (i, (c, x)) in cats.iter().zip(&t.runs).enumerate() {
         table.row(vec![
             c.clone(),
             format!("{:.3}", x.wall_s),
             format!("{:.3}", x.user_s),
             format!("{:.3}", x.sys_s),
+            crate::render::apps::run_device(t, i),
             opt_bytes(x.device_read_bytes),
             opt_bytes(x.device_write_bytes),
             x.device_busy_s.map(|b| format!("{b:.3}")).unwrap_or_else(|| "–".into()),
@@ -136,10 +145,13 @@ pub(super) fn time(o: &mut Out, r: &Report, t: &TimeReport, rid: &str) {
             let mb = |b: Option<u64>| b.map(|b| format!("{:.3}", to_mb(b))).unwrap_or_else(|| "–".into());
             table.row(vec![c.clone(), mb(x.device_read_bytes), mb(x.device_write_bytes)]);
         }
-        let caption = format!(
-            "Bytes read from and written to the top device under the directory ({}) during each run, MB = 10^6 bytes (/proc/diskstats).",
-            t.devices.first().map(String::as_str).unwrap_or("none")
-        );
+        let caption = match t.named() {
+            Some(n) => format!(
+                "Bytes read from and written to the device named by {n} ({}) during each run, MB = 10^6 bytes (/proc/diskstats).",
+                t.devices.first().map(String::as_str).unwrap_or("none")
+            ),
+            None => "Bytes read from and written to each run's busiest device (the table names it) during the run, MB = 10^6 bytes (/proc/diskstats).".into(),
+        };
         o.figure("time-runs", &chart.to_svg(), &caption, &table, false);
     }
     o.close();

@@ -153,6 +153,26 @@ fn device(o: &mut Out, d: &DeviceReport) {
         w!(line, "; layout {} {} over {} devices", l.by, l.profile, l.members);
     }
     w!(o.body, "<p>{}</p>\n", escape(&line));
+    if let Some(z) = &d.zfs {
+        let mut zl = format!("ZFS pool {}", z.pool);
+        if let Some(st) = &z.state {
+            w!(zl, " ({st})");
+        }
+        w!(zl, ", dataset {}", z.dataset);
+        if let Some(c) = &z.compression {
+            w!(zl, ", compression {c}");
+        }
+        if let Some(v) = &z.version {
+            w!(zl, ", OpenZFS {v}");
+        }
+        if let Some(m) = z.arc_max_bytes {
+            w!(zl, "; ARC up to {}", fmt_bytes(m));
+        }
+        if z.direct_io_ignored != Some(false) {
+            zl.push_str("; O_DIRECT ignored: reads can come from the ARC");
+        }
+        w!(o.body, "<p>{}</p>\n", escape(&zl));
+    }
     if d.chain.is_empty() {
         o.body.push_str("<p>No block device under this target.</p>\n");
     } else {
@@ -208,7 +228,7 @@ fn device(o: &mut Out, d: &DeviceReport) {
         o.body.push_str(&g.html(Some("Physical devices")));
     }
     if !d.throttles.is_empty() {
-        o.body.push_str("<p>Throttle limits (blkio cgroup):</p>\n<ul>\n");
+        o.body.push_str("<p>Throttle limits (cgroup):</p>\n<ul>\n");
         for t in &d.throttles {
             let mut parts = Vec::new();
             for (what, bps, iops) in [("reads", t.read_bps, t.read_iops), ("writes", t.write_bps, t.write_iops)] {
@@ -223,7 +243,18 @@ fn device(o: &mut Out, d: &DeviceReport) {
             w!(
                 o.body,
                 "<li>{}</li>\n",
-                escape(&format!("{} ({}): {} [cgroup {}]", t.device, t.dev, parts.join(", "), t.cgroup))
+                escape(&format!(
+                    "{} ({}): {} [{} {}]",
+                    t.device,
+                    t.dev,
+                    parts.join(", "),
+                    if t.controller == "io.max" {
+                        "cgroup v2 io.max in"
+                    } else {
+                        "blkio cgroup"
+                    },
+                    t.cgroup
+                ))
             );
         }
         o.body.push_str("</ul>\n");
