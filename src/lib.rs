@@ -18,5 +18,7 @@ pub mod signals;
 pub mod store;
 pub mod summary;
 pub mod target;
+#[doc(hidden)]
+pub mod testknob;
 pub mod units;
 pub mod verify;

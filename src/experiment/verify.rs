@@ -241,6 +241,12 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
         let info = t.info.clone();
         (Media::Device(Box::new(t)), info, planned)
     } else if md.is_dir() {
+        if let Some(text) = crate::target::leftovers::notice(&crate::target::leftovers::sweep(path)) {
+            ctx.observer.event(Event::Notice {
+                level: Level::Note,
+                text: &text,
+            });
+        }
         let planned = directory_bytes(path, r.target.size)?;
         let files = FileSet::new(path, VERIFY_FILE_BYTES, r.cold_wait.is_some(), !r.target.buffered)?;
         let mut info = TargetInfo::directory(&ctx.sys, path, crate::device::chain_of_path(&ctx.sys, path));

@@ -287,6 +287,7 @@ impl Runner<'_> {
             }
             if writes {
                 let t = Instant::now();
+                crate::testknob::pause_at("flush");
                 // SAFETY: plain syscall on the target's descriptor; workers keep writing meanwhile.
                 if unsafe { libc::fdatasync(self.target.fd()) } != 0 {
                     return Err(failed(format!("flushing written data failed: {}", std::io::Error::last_os_error())));
@@ -440,6 +441,7 @@ fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &m
             .and_then(|mut r| {
                 if ctx.wrote {
                     let t = clock.now_ns();
+                    crate::testknob::pause_at("flush");
                     engine.sync().map_err(|e| failed(format!("flushing written data failed: {e}")))?;
                     if let Some(last) = r.last_mut() {
                         last.sync_ns = clock.now_ns() - t;

@@ -255,6 +255,7 @@ impl Store {
         }
         insert_jobs(&tx, id, report).map_err(sql)?;
         fault_injection_pause();
+        crate::testknob::pause_at("store");
         tx.commit().map_err(sql)?;
         Ok(id)
     }

@@ -8,7 +8,8 @@
 //! - **named** (`--cold-wait`, where iolab lets go of every file while the
 //!   user unplugs the device): `NNNN.iolab-verify` in a directory of their
 //!   own, `iolab-verify-PID-NANOS`, removed when the set is dropped (on
-//!   success, on an error, after a first SIGINT or SIGTERM).
+//!   success, on an error, after a first SIGINT or SIGTERM; after a SIGKILL
+//!   the next run removes them: [`super::leftovers`]).
 
 use crate::error::{Result, failed, usage};
 use std::fs::{File, OpenOptions};
@@ -45,6 +46,10 @@ impl FileSet {
                 .unwrap_or(0);
             let sub = dir.join(format!("iolab-verify-{}-{nanos}", std::process::id()));
             std::fs::create_dir(&sub).map_err(|e| usage(format!("cannot create {}: {e}", sub.display())))?;
+            if let Err(e) = super::leftovers::mark(&sub) {
+                let _ = std::fs::remove_dir(&sub);
+                return Err(usage(format!("cannot write in {}: {e}", sub.display())));
+            }
             Some(sub)
         } else {
             None
@@ -179,6 +184,7 @@ impl Drop for FileSet {
                     let _ = std::fs::remove_file(p);
                 }
             }
+            let _ = std::fs::remove_file(sub.join(super::leftovers::MARKER));
             let _ = std::fs::remove_dir(sub);
         }
     }

@@ -14,6 +14,7 @@
 //! target falls back to buffered I/O and says so ([`Target::direct_fallback`]).
 
 pub mod files;
+pub mod leftovers;
 pub mod safety;
 pub mod space;
 
@@ -447,6 +448,7 @@ fn prefill(f: &File, size: u64, direct: bool, stop: &Stop, observer: &dyn Observ
         }
         off += r as u64;
         observer.event(Event::Prefill { done: off, total: size });
+        crate::testknob::pause_at("prefill");
     }
     // SAFETY: plain syscall.
     if unsafe { libc::fdatasync(f.as_raw_fd()) } != 0 {

@@ -34,6 +34,7 @@ mod scale;
 mod scan;
 mod selftest;
 mod shell;
+mod signals;
 mod slowfile_harness;
 mod steady;
 mod store;

@@ -90,7 +90,8 @@ fn dir_of(i: u64) -> (u64, u64) {
 }
 
 /// A fresh working directory, removed with everything in it when dropped:
-/// on success, on error, and when a stop request unwinds the workload.
+/// on success, on error, and when a stop request unwinds the workload; it
+/// carries its owner's marker ([`crate::target::leftovers`]) for a SIGKILL.
 pub(crate) struct Scratch {
     pub(crate) root: PathBuf,
 }
@@ -105,7 +106,10 @@ impl Scratch {
             .unwrap_or(0);
         let root = dir.join(format!("{prefix}-{}-{nanos}", std::process::id()));
         std::fs::create_dir(&root).map_err(|e| usage(format!("cannot create a directory in {}: {e}", dir.display())))?;
-        Ok(Scratch { root })
+        let scratch = Scratch { root };
+        // Its owner, so that a later run removes it if this one is killed.
+        crate::target::leftovers::mark(&scratch.root).map_err(|e| usage(format!("cannot write in {}: {e}", scratch.root.display())))?;
+        Ok(scratch)
     }
 }
 
@@ -317,6 +321,8 @@ pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter) -> Result<Vec<PhaseSampl
                 }
             }
         }
+        let marker = tree.dir.root.join(crate::target::leftovers::MARKER);
+        std::fs::remove_file(&marker).map_err(|e| io_err("remove", &marker, e))?;
         std::fs::remove_dir(&tree.dir.root).map_err(|e| io_err("remove", &tree.dir.root, e))?;
         syncfs(&fsfd, dir)?;
         meter.progress("delete", n, n);

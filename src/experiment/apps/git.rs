@@ -353,17 +353,28 @@ impl Git {
     /// reaches iolab, which then kills git and everything git started).
     fn spawn(&self, cwd: &Path, args: &[&str], stdin: Stdio) -> Result<Running> {
         let log = File::create(&self.log).map_err(|e| failed(format!("cannot create {}: {e}", self.log.display())))?;
-        let child = Command::new(&self.exe)
-            .args(args)
+        let mut cmd = Command::new(&self.exe);
+        cmd.args(args)
             .current_dir(cwd)
             .env_clear()
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(stdin)
             .stdout(Stdio::null())
             .stderr(log)
-            .process_group(0)
-            .spawn()
-            .map_err(|e| failed(format!("cannot run {}: {e}", self.exe.display())))?;
+            .process_group(0);
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: only async-signal-safe calls between fork and exec. git
+        // dies with iolab: a SIGKILLed run must not leave a git writing into
+        // the tree that the next run removes (it would write it back).
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::getppid() != parent {
+                    libc::_exit(127);
+                }
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().map_err(|e| failed(format!("cannot run {}: {e}", self.exe.display())))?;
         Ok(Running {
             child,
             reaped: false,

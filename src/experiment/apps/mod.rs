@@ -92,6 +92,12 @@ pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
             text: "not root, so the caches cannot be emptied between phases: every phase is measured WARM (labelled warm); run as root for cold figures",
         });
     }
+    if let Some(text) = crate::target::leftovers::notice(&crate::target::leftovers::sweep(&r.dir)) {
+        ctx.observer.event(Event::Notice {
+            level: Level::Note,
+            text: &text,
+        });
+    }
     let meter = Meter::for_dir(&r.dir, ctx.stop, ctx.observer);
     let mut runs: Vec<Vec<PhaseSamples>> = Vec::new();
     let interrupted = until_stopped(|| {
