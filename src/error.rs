@@ -16,6 +16,11 @@ pub enum Error {
     /// data that did not read back, `capacity` a fake size. Exit status 3.
     #[error("{0}")]
     Check(String),
+    /// The result was printed (and its JSON written where asked) but could
+    /// not be kept in the results store: a full or read-only disk, a broken
+    /// store. Exit status 4.
+    #[error("{0}")]
+    NotSaved(String),
 }
 
 impl Error {
@@ -25,6 +30,7 @@ impl Error {
             Error::Interrupted(sig) => (128 + sig) as u8,
             Error::Failed(_) => 1,
             Error::Check(_) => 3,
+            Error::NotSaved(_) => 4,
         }
     }
 }

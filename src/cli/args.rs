@@ -343,6 +343,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = limit::bs)]
     pub bs: Vec<u64>,
     #[command(flatten)]
+    pub errors: ErrorArgs,
+    #[command(flatten)]
     pub emit: EmitArgs,
     #[command(flatten)]
     pub hosts: HostsArgs,
@@ -402,6 +404,8 @@ pub struct JobArgs {
     #[arg(long, value_parser = parse_nonzero_size, conflicts_with = "duration")]
     pub bytes: Option<u64>,
     #[command(flatten)]
+    pub errors: ErrorArgs,
+    #[command(flatten)]
     pub emit: EmitArgs,
     #[command(flatten)]
     pub hosts: HostsArgs,
@@ -452,6 +456,15 @@ impl CommonArgs {
             }),
         }
     }
+}
+
+/// What a failed I/O does: shared by `run`, `job` and `scan`.
+#[derive(Args, Debug)]
+pub struct ErrorArgs {
+    /// Count failed I/O per direction and go on, instead of stopping at the first (fio's
+    /// continue_on_error); the figures count only the I/O that succeeded, and say so
+    #[arg(long)]
+    pub continue_on_error: bool,
 }
 
 /// How the target is opened: shared by every command that measures.
@@ -681,6 +694,8 @@ pub struct ScanArgs {
     /// Skip the burst-rate measurement
     #[arg(long)]
     pub no_burst: bool,
+    #[command(flatten)]
+    pub errors: ErrorArgs,
     /// Write the zones instead of reading them: destroys the data (needs --allow-destroy on a file or device)
     #[arg(long)]
     pub write: bool,

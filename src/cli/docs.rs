@@ -22,6 +22,10 @@ pub const EXIT_STATUSES: &[(&str, &str)] = &[
         "3",
         "The device failed a check: verify found data that did not read back as written, capacity found a fake size (the result is kept).",
     ),
+    (
+        "4",
+        "The result was printed (and its JSON written where asked) but not saved in the results store (a full or read-only disk); the message names the store.",
+    ),
     ("128+N", "Interrupted by signal N (130: SIGINT); what finished is kept."),
 ];
 
@@ -193,6 +197,7 @@ mod tests {
             failed("").exit_code(),
             usage("").exit_code(),
             crate::error::Error::Check(String::new()).exit_code(),
+            crate::error::Error::NotSaved(String::new()).exit_code(),
         ] {
             assert!(codes.contains(&code.to_string().as_str()), "exit status {code} is not documented");
         }

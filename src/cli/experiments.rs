@@ -37,13 +37,19 @@ pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
             let user = config
                 .and_then(|cfg| cfg.suite(name))
                 .ok_or_else(|| usage(super::settings::unknown_suite_message(name, config)))?;
-            let mut req = JobsRequest::user_suite(user, &common, choice(&a.target, &c.target), c.repeat())?;
+            let mut req = JobsRequest::user_suite(user, &common, choice(&a.target, &c.target, &a.errors), c.repeat())?;
             req.via_fio = c.target.engine.via_fio();
             return Ok(Experiment::Jobs(req));
         }
     };
     let exp = if suite.is_app() {
         iolab_engine(c.target.engine, &format!("run --suite {}", suite.as_str()))?;
+        if a.errors.continue_on_error {
+            return Err(usage(format!(
+                "--continue-on-error applies to suites of jobs; the {} suite is an application workload, which stops at its first error",
+                suite.as_str()
+            )));
+        }
         Experiment::App(AppRequest {
             workload: match suite {
                 SuiteName::Files => Workload::Files { files: a.files },
@@ -54,7 +60,7 @@ pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
             interval: c.interval,
         })
     } else {
-        let mut req = JobsRequest::suite(suite, &common, choice(&a.target, &c.target), c.repeat())?;
+        let mut req = JobsRequest::suite(suite, &common, choice(&a.target, &c.target, &a.errors), c.repeat())?;
         req.via_fio = c.target.engine.via_fio();
         Experiment::Jobs(req)
     };
@@ -77,7 +83,7 @@ pub(super) fn job(a: &JobArgs) -> Result<Experiment> {
     );
     let exp = Experiment::Jobs(JobsRequest {
         suite: None,
-        target: choice(&a.target, &c.target),
+        target: choice(&a.target, &c.target, &a.errors),
         jobs: vec![spec],
         repeat: c.repeat(),
         via_fio: c.target.engine.via_fio(),
@@ -99,7 +105,7 @@ fn iolab_engine(e: EngineArg, command: &str) -> Result<()> {
 pub(super) fn scan(a: &ScanArgs) -> Result<Experiment> {
     iolab_engine(a.target_args.engine, "scan")?;
     let exp = Experiment::Scan(ScanRequest {
-        target: choice(&a.target, &a.target_args),
+        target: choice(&a.target, &a.target_args, &a.errors),
         zones: a.zones,
         amount: match a.zone_time {
             Some(d) => ZoneAmount::Time(d),
@@ -127,6 +133,7 @@ pub(super) fn verify(a: &VerifyArgs) -> Result<Experiment> {
             buffered: a.buffered,
             allow_destroy: a.allow_destroy,
             force: a.force,
+            continue_on_error: false,
         },
         bs: a.bs,
         zones: a.zones,
@@ -139,8 +146,8 @@ pub(super) fn scale(a: &ScaleArgs) -> Result<Experiment> {
     let c = &a.common;
     iolab_engine(c.target.engine, "scale")?;
     let exp = Experiment::Scale(ScaleRequest {
-        targets: a.targets.iter().map(|p| choice(p, &c.target)).collect(),
-        member: a.vs.as_ref().map(|p| choice(p, &c.target)),
+        targets: a.targets.iter().map(|p| choice(p, &c.target, &NO_CONTINUE)).collect(),
+        member: a.vs.as_ref().map(|p| choice(p, &c.target, &NO_CONTINUE)),
         layout: a.layout.map(|l| GivenLayout {
             layout: match l {
                 LayoutArg::Single => Layout::Single,
@@ -199,13 +206,17 @@ pub(super) fn capacity(a: &CapacityArgs, earlier: Vec<EarlierVerify>, backup_dir
     }))
 }
 
+/// `scale` stops at the first failed I/O: a sweep point with failures has no meaning.
+const NO_CONTINUE: ErrorArgs = ErrorArgs { continue_on_error: false };
+
 /// The target as given on the command line.
-fn choice(path: &Path, t: &TargetArgs) -> Choice {
+fn choice(path: &Path, t: &TargetArgs, e: &ErrorArgs) -> Choice {
     Choice {
         path: path.to_path_buf(),
         size: t.size,
         buffered: t.buffered,
         allow_destroy: t.allow_destroy,
         force: t.force,
+        continue_on_error: e.continue_on_error,
     }
 }

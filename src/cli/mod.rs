@@ -347,6 +347,7 @@ fn on_hosts(exp: Experiment, hosts: Vec<crate::experiment::fio::HostSpec>, out: 
     // (host, its report, why it has none, its stored run)
     type HostRun = (String, Option<crate::summary::Report>, Option<String>, Option<i64>);
     let mut stored: Vec<HostRun> = Vec::new();
+    let mut unsaved: Vec<String> = Vec::new();
     for (host, got) in outcome.runs {
         match got {
             Ok(mut report) => {
@@ -362,7 +363,7 @@ fn on_hosts(exp: Experiment, hosts: Vec<crate::experiment::fio::HostSpec>, out: 
                             report.run_id = Some(n);
                             id = Some(n);
                         }
-                        Err(e) => eprintln!("iolab: WARNING: {host}'s run was not stored: {e}"),
+                        Err(e) => unsaved.push(format!("{host}: {}", not_saved_in(db, &e))),
                     }
                 }
                 stored.push((host, Some(report), None, id));
@@ -408,6 +409,9 @@ fn on_hosts(exp: Experiment, hosts: Vec<crate::experiment::fio::HostSpec>, out: 
         }
         None => export(&out.export, doc)?,
     }
+    for line in &unsaved {
+        eprintln!("iolab: {line}");
+    }
     if let Some(sig) = outcome.interrupted {
         return Err(Error::Interrupted(sig));
     }
@@ -416,6 +420,14 @@ fn on_hosts(exp: Experiment, hosts: Vec<crate::experiment::fio::HostSpec>, out: 
         return Err(failed(format!(
             "{failed_hosts} of {} hosts gave no result (the others' runs are kept)",
             stored.len()
+        )));
+    }
+    if !unsaved.is_empty() {
+        return Err(Error::NotSaved(format!(
+            "{} of {} hosts' runs were not saved in {}",
+            unsaved.len(),
+            stored.len(),
+            db.display()
         )));
     }
     Ok(())
@@ -438,12 +450,25 @@ fn check_paths(out: &OutputArgs) -> Result<()> {
 }
 
 /// Keep the run (or the part that finished), then print it: JSON where asked,
-/// the table otherwise. A store that cannot be opened must not cost the user
-/// the measurement: say so and print it anyway.
+/// the table otherwise. A store that cannot keep it (a full or read-only
+/// disk) must not cost the user the measurement: it is printed anyway, then
+/// one line names the store and why, and the exit status is 4. A run an
+/// error stopped before any test finished has nothing to keep or print: its
+/// error is the one line.
 fn deliver(outcome: Outcome, out: &OutputArgs, db: &Path) -> Result<()> {
-    let Outcome { mut report, interrupted } = outcome;
+    let Outcome {
+        mut report,
+        interrupted,
+        failed,
+    } = outcome;
+    let failed = match failed {
+        Some(e) if !report.has_results() => return Err(e),
+        f => f,
+    };
+    let mut not_saved = None;
     if !out.no_store && report.has_results() {
-        match Store::open(db).and_then(|mut s| s.save(&report, out.label.as_deref(), &out.tag, interrupted.is_none())) {
+        let complete = interrupted.is_none() && failed.is_none();
+        match Store::open(db).and_then(|mut s| s.save(&report, out.label.as_deref(), &out.tag, complete)) {
             Ok(id) => {
                 report.run_id = Some(id);
                 match store::sudo_owner_of(db) {
@@ -452,7 +477,7 @@ fn deliver(outcome: Outcome, out: &OutputArgs, db: &Path) -> Result<()> {
                     None => eprintln!("iolab: stored as run {id} in {}", db.display()),
                 }
             }
-            Err(e) => eprintln!("iolab: WARNING: the run was not stored: {e}"),
+            Err(e) => not_saved = Some(not_saved_in(db, &e)),
         }
     }
     let doc = Document::Run(&report, None);
@@ -483,9 +508,64 @@ fn deliver(outcome: Outcome, out: &OutputArgs, db: &Path) -> Result<()> {
             }
         }
     }
-    match interrupted {
-        Some(sig) => Err(Error::Interrupted(sig)),
-        None => report.failed_check().map_or(Ok(()), |why| Err(Error::Check(why))),
+    let (exit, also) = ending(interrupted, failed, report.failed_check(), not_saved);
+    for e in also {
+        eprintln!("iolab: {e}");
+    }
+    exit.map_or(Ok(()), Err)
+}
+
+/// How a run whose result was printed ends: the error its exit status
+/// comes from, and the lesser ones, said on stderr before it. A signal
+/// first (128+N), then the error that stopped the run (1), then a device
+/// that failed its check (3), then a store that could not keep the result (4).
+fn ending(interrupted: Option<i32>, failed: Option<Error>, check: Option<String>, not_saved: Option<Error>) -> (Option<Error>, Vec<Error>) {
+    let mut all: Vec<Error> = [interrupted.map(Error::Interrupted), failed, check.map(Error::Check), not_saved]
+        .into_iter()
+        .flatten()
+        .collect();
+    if all.is_empty() {
+        return (None, all);
+    }
+    let exit = all.remove(0);
+    (Some(exit), all)
+}
+
+/// `the run was not saved in STORE: REASON` (exit status 4).
+fn not_saved_in(db: &Path, e: &store::StoreError) -> Error {
+    let reason = match e {
+        store::StoreError::Sql { source, .. } => source.to_string(),
+        other => other.to_string(),
+    };
+    Error::NotSaved(format!(
+        "the run was not saved in {}: {reason}{}",
+        db.display(),
+        store_disk_state(db)
+    ))
+}
+
+/// Why the store's disk may have refused: ` (its filesystem is mounted
+/// read-only)`, ` (its filesystem is full)`, or nothing.
+fn store_disk_state(db: &Path) -> &'static str {
+    let Some(v) = db
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .and_then(|d| rustix::fs::statvfs(d).ok())
+    else {
+        return "";
+    };
+    // Root may write into the blocks kept for it; others may not.
+    let free = if rustix::process::geteuid().is_root() {
+        v.f_bfree
+    } else {
+        v.f_bavail
+    };
+    if v.f_flag.contains(rustix::fs::StatVfsMountFlags::RDONLY) {
+        " (its filesystem is mounted read-only)"
+    } else if v.f_blocks > 0 && free == 0 {
+        " (its filesystem is full)"
+    } else {
+        ""
     }
 }
 
@@ -732,6 +812,34 @@ mod tests {
                 assert!(matches!(e.kind(), DisplayHelp | DisplayVersion) || mention, "README: `{ex}`:\n{e}");
             }
         }
+    }
+
+    /// Issue 16: a signal outranks the error that stopped a run, which
+    /// outranks a failed check, which outranks a store that did not keep
+    /// the result; the lesser ones are still said.
+    #[test]
+    fn issue_16_the_exit_status_of_a_printed_result() {
+        let codes = |(exit, also): (Option<Error>, Vec<Error>)| {
+            (exit.map(|e| e.exit_code()), also.iter().map(Error::exit_code).collect::<Vec<_>>())
+        };
+        let not_saved = || Some(Error::NotSaved("the run was not saved in /s: disk full".into()));
+        assert_eq!(codes(ending(None, None, None, None)), (None, vec![]));
+        assert_eq!(codes(ending(None, None, None, not_saved())), (Some(4), vec![]));
+        assert_eq!(codes(ending(None, Some(failed("EIO")), None, not_saved())), (Some(1), vec![4]));
+        assert_eq!(codes(ending(None, None, Some("corrupt".into()), not_saved())), (Some(3), vec![4]));
+        assert_eq!(
+            codes(ending(Some(libc::SIGINT), Some(failed("x")), None, None)),
+            (Some(130), vec![1])
+        );
+        let e = not_saved_in(
+            Path::new("/full/results.db"),
+            &store::StoreError::Sql {
+                path: "/full/results.db".into(),
+                source: rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(13), Some("database or disk is full".into())),
+            },
+        );
+        assert_eq!(e.exit_code(), 4);
+        assert_eq!(e.to_string(), "the run was not saved in /full/results.db: database or disk is full");
     }
 
     #[test]

@@ -194,6 +194,7 @@ pub(super) fn run_local(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
         },
         body: Body::Jobs(jobs),
         interrupted: out.interrupted,
+        failed: None,
     })
 }
 

@@ -1,6 +1,6 @@
 //! `run` and `job`: a list of jobs, in order, on one target.
 
-use super::{Context, Measured, cpus, until_stopped};
+use super::{Context, Measured, cpus, until_cut};
 use crate::error::{Result, usage};
 use crate::measure::Runner;
 use crate::plan::{JobSpec, Repeat, SuiteName};
@@ -82,6 +82,11 @@ impl JobsRequest {
                 "--steady-state is iolab's own (the SNIA rule over rounds): fio cannot run it; use --engine io_uring or psync",
             ));
         }
+        if self.via_fio && self.target.continue_on_error {
+            return Err(usage(
+                "--continue-on-error counts failures in iolab's own engines: fio cannot run it; use --engine io_uring or psync",
+            ));
+        }
         self.repeat.validate()?;
         self.jobs.iter().try_for_each(JobSpec::validate)
     }
@@ -123,7 +128,7 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
     };
     let cpus = cpus();
     let mut jobs = Vec::new();
-    let interrupted = until_stopped(|| {
+    let cut = until_cut(|| {
         for (i, spec) in specs.iter().enumerate() {
             if i > 0 && !r.repeat.interval.is_zero() {
                 ctx.observer.event(Event::Interval {
@@ -138,7 +143,7 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
         Ok(())
     })?;
     let info = target.info.clone();
-    drop(target); // closes (and so removes) the test file before the result is handed on
+    drop(target); // closes (and so removes) the test file before the result is handed on (unless abandoned)
     Ok(Measured {
         command: if r.suite.is_some() { "run" } else { "job" },
         target: info,
@@ -150,6 +155,7 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
             steady_state: r.repeat.steady,
         },
         body: Body::Jobs(jobs),
-        interrupted,
+        interrupted: cut.interrupted,
+        failed: cut.failed,
     })
 }

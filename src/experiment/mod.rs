@@ -4,9 +4,12 @@
 //! tomorrow) builds an [`Experiment`], and [`run`] does the rest: it checks
 //! the plan ([`Experiment::validate`]), opens the targets, measures (each
 //! kind through [`crate::measure`] or its own timer), summarises, and
-//! returns an [`Outcome`]: the result document and whether a signal cut it
-//! short. Interruption is a value here, not an error: what finished before
-//! the signal is in the document, marked `interrupted`.
+//! returns an [`Outcome`]: the result document and whether a signal or an
+//! error cut it short. Interruption is a value here, not an error: what
+//! finished before the signal is in the document, marked `interrupted`; and
+//! for the jobs and the scan, what finished before a failure (an I/O error,
+//! a target that went away or stopped answering) is in the document with
+//! the `error` that stopped the rest.
 //!
 //! Each kind lives in its own module: [`jobs`] (suites and custom jobs),
 //! [`scan`], [`scale`], [`time`], [`apps`] (the files and git workloads),
@@ -75,6 +78,10 @@ pub struct Outcome {
     pub report: Report,
     /// The signal (SIGINT/SIGTERM) that cut the run short: the report holds what finished.
     pub interrupted: Option<i32>,
+    /// The error that cut the run short (the report holds the tests that
+    /// finished before it, and says it in `error`): the front end keeps and
+    /// prints them, then fails with this error.
+    pub failed: Option<Error>,
 }
 
 /// What one kind of experiment hands back to [`run`].
@@ -84,6 +91,8 @@ pub(crate) struct Measured {
     pub settings: Settings,
     pub body: Body,
     pub interrupted: Option<i32>,
+    /// The error that stopped the run after some of it finished ([`until_cut`]).
+    pub failed: Option<Error>,
 }
 
 /// Validate, run and summarise one experiment.
@@ -112,8 +121,10 @@ pub fn run(exp: &Experiment, ctx: &Context) -> Result<Outcome> {
             settings: m.settings,
             body: m.body,
             interrupted: m.interrupted.is_some(),
+            error: m.failed.as_ref().map(Error::to_string),
         },
         interrupted: m.interrupted,
+        failed: m.failed,
     })
 }
 
@@ -124,6 +135,32 @@ pub(crate) fn until_stopped(measure: impl FnOnce() -> Result<()>) -> Result<Opti
     match measure() {
         Ok(()) => Ok(None),
         Err(Error::Interrupted(sig)) => Ok(Some(sig)),
+        Err(e) => Err(e),
+    }
+}
+
+/// What cut a run short ([`until_cut`]).
+#[derive(Debug, Default)]
+pub(crate) struct Cut {
+    pub interrupted: Option<i32>,
+    pub failed: Option<Error>,
+}
+
+/// [`until_stopped`], and a failure while measuring (an I/O error, a
+/// target that went away or stopped answering: [`Error::Failed`]) is a
+/// mark on the result too, so the tests that finished before it are kept.
+/// A usage error (a plan the target cannot take) still fails the run.
+pub(crate) fn until_cut(measure: impl FnOnce() -> Result<()>) -> Result<Cut> {
+    match measure() {
+        Ok(()) => Ok(Cut::default()),
+        Err(Error::Interrupted(sig)) => Ok(Cut {
+            interrupted: Some(sig),
+            failed: None,
+        }),
+        Err(e @ Error::Failed(_)) => Ok(Cut {
+            interrupted: None,
+            failed: Some(e),
+        }),
         Err(e) => Err(e),
     }
 }
@@ -139,5 +176,22 @@ fn host() -> Host {
         hostname: u.nodename().to_string_lossy().into_owned(),
         kernel: u.release().to_string_lossy().into_owned(),
         cpus: cpus(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{failed, usage};
+
+    #[test]
+    fn a_failure_while_measuring_is_a_mark_and_a_usage_error_is_not() {
+        let c = until_cut(|| Ok(())).unwrap();
+        assert!(c.interrupted.is_none() && c.failed.is_none());
+        let c = until_cut(|| Err(Error::Interrupted(libc::SIGTERM))).unwrap();
+        assert_eq!(c.interrupted, Some(libc::SIGTERM));
+        let c = until_cut(|| Err(failed("I/O error on /dev/x"))).unwrap();
+        assert_eq!(c.failed.map(|e| e.to_string()).as_deref(), Some("I/O error on /dev/x"));
+        assert!(matches!(until_cut(|| Err(usage("bad plan"))), Err(Error::Usage(_))));
     }
 }

@@ -135,6 +135,7 @@ pub(super) fn run(r: &ScaleRequest, ctx: &Context) -> Result<Measured> {
         },
         body: Body::Scale { scale, jobs },
         interrupted,
+        failed: None,
     })
 }
 

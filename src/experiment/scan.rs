@@ -13,7 +13,7 @@
 //! previous zone's threads were torn down, would otherwise flatter or
 //! penalise the first fraction of a second of a short window.
 
-use super::{Context, Measured, cpus, until_stopped};
+use super::{Context, Measured, cpus, until_cut};
 use crate::error::{Result, usage};
 use crate::measure::Runner;
 use crate::plan::scan::*;
@@ -92,7 +92,7 @@ pub(super) fn run(r: &ScanRequest, ctx: &Context) -> Result<Measured> {
         sys: ctx.sys.clone(),
     };
     let mut samples = ScanSamples::default();
-    let interrupted = until_stopped(|| measure(&runner, &plan, &mut samples))?;
+    let cut = until_cut(|| measure(&runner, &plan, &mut samples))?;
     let (scan, jobs) = summary::scan::scan_report(&plan, &samples, &target, cpus());
     let info = target.info.clone();
     drop(target);
@@ -107,7 +107,8 @@ pub(super) fn run(r: &ScanRequest, ctx: &Context) -> Result<Measured> {
             steady_state: None,
         },
         body: Body::Scan { scan, jobs },
-        interrupted,
+        interrupted: cut.interrupted,
+        failed: cut.failed,
     })
 }
 

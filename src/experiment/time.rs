@@ -79,6 +79,7 @@ pub(super) fn run(r: &TimeRequest, ctx: &Context) -> Result<Measured> {
         },
         body: Body::Time(summary::apps::time_report(r, &place, &runs)),
         interrupted,
+        failed: None,
     })
 }
 

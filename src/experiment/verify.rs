@@ -356,6 +356,7 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
         },
         body: Body::Verify(report),
         interrupted,
+        failed: None,
     })
 }
 

@@ -6,5 +6,7 @@
 
 pub mod buffers;
 pub mod engine;
+pub mod errno;
 pub mod rng;
+pub mod stall;
 pub mod worker;

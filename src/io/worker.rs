@@ -7,6 +7,7 @@
 use crate::io::buffers::Buffers;
 use crate::io::engine::{Clock, Dir, Done, Engine, Io};
 use crate::io::rng::Rng;
+use crate::io::stall::Beat;
 use crate::samples::WorkerSamples;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +34,10 @@ pub struct WorkerPlan {
     /// Stop issuing after this many bytes, if size-limited.
     pub max_bytes: Option<u64>,
     pub seed: u64,
+    /// A failed I/O is counted (per direction, with the first offset and
+    /// errno) and the loop goes on, instead of ending it (fio's
+    /// `continue_on_error`). Failures of the engine itself still end it.
+    pub continue_on_error: bool,
 }
 
 /// An I/O that failed: which one and the errno.
@@ -47,13 +52,16 @@ pub struct IoFailure {
 }
 
 /// Run one worker to its limit. Returns the samples of each window (one for
-/// a size-limited pass), with times relative to the clock's zero.
+/// a size-limited pass), with times relative to the clock's zero. `beat`
+/// counts completions, for the watchdog of a target that stops answering
+/// ([`crate::io::stall`]).
 pub fn drive<E: Engine, C: Clock>(
     engine: &mut E,
     clock: &C,
     bufs: &mut Buffers,
     plan: &WorkerPlan,
     stop: &AtomicBool,
+    beat: &Beat,
 ) -> Result<Vec<WorkerSamples>, IoFailure> {
     let depth = engine.depth();
     let bs = plan.bs;
@@ -141,13 +149,28 @@ pub fn drive<E: Engine, C: Clock>(
             source: e,
         })?;
         now = clock.now_ns();
+        beat.add(done.len() as u64);
         for d in done.drain(..) {
             let (t0, dir, offset) = slots[d.slot as usize];
+            while win + 1 < nwin && now > plan.windows[win] {
+                win += 1;
+            }
             if d.result < 0 || d.result as u64 != bs {
-                let source = if d.result < 0 {
-                    io::Error::from_raw_os_error(-d.result)
-                } else {
-                    io::Error::new(io::ErrorKind::UnexpectedEof, format!("short transfer: {} of {bs} bytes", d.result))
+                let errno = (d.result < 0).then_some(-d.result);
+                if plan.continue_on_error {
+                    let w = &mut out[win];
+                    let t = now - w.start_ns;
+                    match dir {
+                        Dir::Read => w.read.record_error(offset, errno, t),
+                        Dir::Write => w.write.record_error(offset, errno, t),
+                    }
+                    free.push(d.slot);
+                    inflight -= 1;
+                    continue;
+                }
+                let source = match errno {
+                    Some(e) => io::Error::from_raw_os_error(e),
+                    None => io::Error::new(io::ErrorKind::UnexpectedEof, format!("short transfer: {} of {bs} bytes", d.result)),
                 };
                 return Err(IoFailure {
                     dir,
@@ -157,9 +180,6 @@ pub fn drive<E: Engine, C: Clock>(
                 });
             }
             let lat = now - t0;
-            while win + 1 < nwin && now > plan.windows[win] {
-                win += 1;
-            }
             // Completions after the last window (the drain) are real I/O with
             // real latencies, but the window's throughput must not wait for them.
             let in_window = last_end.is_none_or(|d| now <= d);
@@ -203,6 +223,7 @@ mod tests {
             windows: vec![1_000_000_000],
             max_bytes: None,
             seed: 1,
+            continue_on_error: false,
         }
     }
 
@@ -210,7 +231,9 @@ mod tests {
         let clock = MockClock::default();
         let mut eng = MockEngine::new(clock.clone(), depth, servers, service, 0.0);
         let mut bufs = Buffers::new(p.bs as usize, depth, 1, p.read_pct > 0, p.read_pct < 100);
-        drive(&mut eng, &clock, &mut bufs, p, &AtomicBool::new(false)).unwrap().remove(0)
+        drive(&mut eng, &clock, &mut bufs, p, &AtomicBool::new(false), &Beat::default())
+            .unwrap()
+            .remove(0)
     }
 
     #[test]
@@ -253,7 +276,7 @@ mod tests {
         let clock = MockClock::default();
         let mut eng = MockEngine::new(clock.clone(), 2, 1, 100_000, 0.0);
         let mut bufs = Buffers::new(4096, 2, 1, true, false);
-        let w = drive(&mut eng, &clock, &mut bufs, &p, &AtomicBool::new(false)).unwrap();
+        let w = drive(&mut eng, &clock, &mut bufs, &p, &AtomicBool::new(false), &Beat::default()).unwrap();
         assert_eq!(w.len(), 3);
         for (i, s) in w.iter().enumerate() {
             assert_eq!(s.read.ios, 5_000, "window {i}");
@@ -288,7 +311,7 @@ mod tests {
         let clock = MockClock::default();
         let mut eng = MockEngine::new(clock.clone(), 2, 1, 1_000, 0.0);
         let mut bufs = Buffers::new(4096, 2, 1, true, false);
-        let s = drive(&mut eng, &clock, &mut bufs, &p, &AtomicBool::new(true)).unwrap();
+        let s = drive(&mut eng, &clock, &mut bufs, &p, &AtomicBool::new(true), &Beat::default()).unwrap();
         assert!(s[0].read.ios <= 2);
     }
 
@@ -321,7 +344,7 @@ mod tests {
         let mut e = Rec(vec![]);
         let clock = MockClock::default();
         let mut bufs = Buffers::new(4096, 1, 1, true, false);
-        drive(&mut e, &clock, &mut bufs, &p, &AtomicBool::new(false)).unwrap();
+        drive(&mut e, &clock, &mut bufs, &p, &AtomicBool::new(false), &Beat::default()).unwrap();
         let blocks: Vec<u64> = e.0.iter().map(|o| (o - 8192) / 4096).collect();
         assert_eq!(blocks, [2, 3, 0, 1, 2, 3]);
     }
@@ -359,8 +382,71 @@ mod tests {
         }
         let clock = MockClock::default();
         let mut bufs = Buffers::new(4096, 1, 1, true, false);
-        let err = drive(&mut Fail, &clock, &mut bufs, &plan(100, false), &AtomicBool::new(false)).unwrap_err();
+        let err = drive(
+            &mut Fail,
+            &clock,
+            &mut bufs,
+            &plan(100, false),
+            &AtomicBool::new(false),
+            &Beat::default(),
+        )
+        .unwrap_err();
         assert_eq!(err.source.raw_os_error(), Some(libc::EIO));
         assert_eq!(err.offset, 0);
+    }
+
+    /// An engine whose I/Os fail with EIO on every 4th block (blocks 1, 5, 9…).
+    struct Flaky {
+        queued: Vec<Io>,
+    }
+    impl Engine for Flaky {
+        fn depth(&self) -> usize {
+            2
+        }
+        fn queue(&mut self, io: Io) -> io::Result<()> {
+            self.queued.push(io);
+            Ok(())
+        }
+        fn submit_and_reap(&mut self, _: usize, out: &mut Vec<Done>) -> io::Result<()> {
+            for io in self.queued.drain(..) {
+                let bad = (io.offset / 4096) % 4 == 1;
+                out.push(Done {
+                    slot: io.slot,
+                    result: if bad { -libc::EIO } else { io.len as i32 },
+                });
+            }
+            Ok(())
+        }
+        fn sync(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn continue_on_error_counts_failures_per_direction_and_keeps_going() {
+        let mut p = plan(0, false);
+        p.windows = vec![];
+        p.max_bytes = Some(16 * 4096);
+        p.start = 0;
+        p.len = 16 * 4096;
+        p.continue_on_error = true;
+        let clock = MockClock::default();
+        let mut bufs = Buffers::new(4096, 2, 1, false, true);
+        let beat = Beat::default();
+        let mut e = Flaky { queued: vec![] };
+        let s = drive(&mut e, &clock, &mut bufs, &p, &AtomicBool::new(false), &beat)
+            .unwrap()
+            .remove(0);
+        // 16 blocks written, 4 of them (1, 5, 9, 13) failed: only the 12 good ones are figures.
+        assert_eq!(s.write.errors, 4);
+        assert_eq!(s.write.ios, 12);
+        assert_eq!(s.write.bytes, 12 * 4096);
+        assert_eq!(s.write.first_error.map(|f| (f.offset, f.errno)), Some((4096, Some(libc::EIO))));
+        assert_eq!(s.read.errors, 0);
+        assert_eq!(beat.get(), 16, "every completion, good or failed, is a beat");
+        // Without the flag the first failure ends the loop with its offset.
+        p.continue_on_error = false;
+        let err = drive(&mut Flaky { queued: vec![] }, &clock, &mut bufs, &p, &AtomicBool::new(false), &beat).unwrap_err();
+        assert_eq!((err.offset, err.dir), (4096, Dir::Write));
     }
 }

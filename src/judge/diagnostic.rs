@@ -143,6 +143,8 @@ codes! {
     PsyncThreads = "psync_threads", Info;
     /// Worker threads finished far apart.
     UnevenThreads = "uneven_threads", Warning;
+    /// I/O failed and was counted (`--continue-on-error`): the figures are of the I/O that succeeded.
+    IoErrors = "io_errors", Untrustworthy("some of its I/O failed: the figures count only the I/O that succeeded");
     /// A scan's rate changes across the target.
     ScanCurve = "scan_curve", Info;
     // ---- timed commands and app suites (`summary::apps`)

@@ -42,6 +42,7 @@ fn untrustworthy_codes_in_order_with_their_reasons() {
         ("memory_device", "the device is memory-backed: memory speed"),
         ("high_cv", "the runs varied by more than 10%"),
         ("cpu_bound", "iolab's CPU, not the device, may have been the limit"),
+        ("io_errors", "some of its I/O failed: the figures count only the I/O that succeeded"),
     ];
     assert_eq!(listed, expected.iter().map(|(c, w)| (*c, w.to_string())).collect::<Vec<_>>());
     for c in Code::ALL {

@@ -11,6 +11,21 @@ use super::thresholds::{
 };
 use crate::plan::EngineKind;
 
+/// `io_errors`: `errors` I/Os of one direction (`read` or `write`) failed
+/// and were counted instead of stopping the job (`--continue-on-error`),
+/// the first at `first_offset` with the error `first_error`.
+pub fn io_errors(dir: &str, errors: u64, first_offset: u64, first_error: &str) -> Option<Diagnostic> {
+    (errors > 0).then(|| {
+        Diagnostic::new(
+            Code::IoErrors,
+            format!(
+                "{errors} {dir}{} failed (the first at offset {first_offset}: {first_error}); the figures count only the I/O that succeeded",
+                if errors == 1 { "" } else { "s" }
+            ),
+        )
+    })
+}
+
 /// `buffered_fallback` when O_DIRECT was refused, `buffered` when buffered
 /// I/O was asked for; nothing for direct I/O.
 pub fn buffered(direct: bool, direct_fallback: bool, path: &str) -> Option<Diagnostic> {

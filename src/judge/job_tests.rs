@@ -192,3 +192,21 @@ fn an_idle_device_and_another_device_that_did_the_work_are_said() {
         "1 MiB elsewhere is noise"
     );
 }
+
+#[test]
+fn io_errors_counts_the_failures_and_says_the_figures_exclude_them() {
+    assert_eq!(io_errors("read", 0, 0, ""), None);
+    let one = io_errors("write", 1, 4096, "Input/output error (EIO)").unwrap();
+    assert_eq!(one.code, "io_errors");
+    assert_eq!(one.severity, Severity::Untrustworthy);
+    assert_eq!(
+        one.message,
+        "1 write failed (the first at offset 4096: Input/output error (EIO)); the figures count only the I/O that succeeded"
+    );
+    let many = io_errors("read", 42, 8388608, "Input/output error (EIO)").unwrap();
+    assert!(
+        many.message.starts_with("42 reads failed (the first at offset 8388608"),
+        "{}",
+        many.message
+    );
+}

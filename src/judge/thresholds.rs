@@ -240,3 +240,16 @@ pub const FAKE_TAIL_SHARE: f64 = 0.99;
 /// threshold decides "unstable": a block that reads back differently twice
 /// with nothing written in between is never noise.)
 pub const PARTITION_ALIGN: u64 = 1 << 20;
+
+// ------------------------------------------------------- faults during a run
+
+/// A target that completes no I/O for this long (and whose block devices
+/// complete none either) has stopped answering: a hung device, a dead
+/// network filesystem, a stopped FUSE daemon. The run stops with an error
+/// instead of waiting for ever. A healthy device completes an I/O in
+/// milliseconds, a busy disk or a saturated USB bridge in well under a
+/// second; Linux itself gives a SCSI or NVMe command 30 s before it starts
+/// error recovery, so a device silent for that long is already being
+/// treated as failed by the kernel. Inclusive. Tests shorten it with the
+/// test knob `IOLAB_TEST_STALL_TIMEOUT` (a duration; see [`crate::io::stall`]).
+pub const STALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);

@@ -13,14 +13,15 @@ use crate::device::SysRoot;
 use crate::error::{Error, Result, failed};
 use crate::io::buffers::Buffers;
 use crate::io::engine::{Clock, Engine, RealClock, psync::Psync, uring::Uring};
-use crate::io::worker::{self, WorkerPlan};
+use crate::io::stall::{Beat, Watchdog};
+use crate::io::worker::{self, IoFailure, WorkerPlan};
 use crate::plan::{EngineKind, JobSpec, Limit, Repeat};
 use crate::progress::{Event, Observer, Pass};
 pub use crate::samples::JobSamples;
 use crate::samples::{RunSamples, WorkerSamples};
 use crate::signals::Stop;
 use crate::target::Target;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 pub struct Runner<'a> {
@@ -44,7 +45,13 @@ enum Cmd {
 /// What a worker tells the main thread: setup done, or a stream done.
 enum Report {
     Ready(Result<()>),
-    Done(Result<Vec<WorkerSamples>>),
+    Done(std::result::Result<Vec<WorkerSamples>, Fault>),
+}
+
+/// Why a worker's stream failed; the main thread words it with the target and the job.
+enum Fault {
+    Io(IoFailure),
+    Flush(std::io::Error),
 }
 
 /// The measured stretches of one stream of I/O.
@@ -87,104 +94,128 @@ impl Runner<'_> {
         let mut plans = worker_plans(spec, span, n);
         for p in &mut plans {
             p.start += offset;
+            p.continue_on_error = self.target.continue_on_error;
         }
         let fd = self.target.fd();
-        let stop = self.stop.flag();
         let (reads, writes) = (spec.rw.reads(), spec.rw.writes());
-        std::thread::scope(|s| {
-            let (report_tx, report_rx) = mpsc::channel::<Report>();
-            let mut cmd_txs = Vec::with_capacity(n as usize);
-            let cpus = allowed_cpus();
-            for (i, plan) in plans.into_iter().enumerate() {
-                // See Uring::new for why only queue depth 1 is co-located.
-                let colocate = (depth == 1 && !cpus.is_empty()).then(|| cpus[i % cpus.len()]);
-                let (cmd_tx, cmd_rx) = mpsc::channel::<Cmd>();
-                cmd_txs.push(cmd_tx);
-                let report_tx = report_tx.clone();
-                s.spawn(move || {
+        // The workers are threads of their own, not scoped ones: a worker
+        // stuck in the kernel on a target that stopped answering must not
+        // keep the run from reporting (see `stream` and `io::stall`).
+        let (report_tx, report_rx) = mpsc::channel::<Report>();
+        let mut cmd_txs = Vec::with_capacity(n as usize);
+        let mut handles = Vec::with_capacity(n as usize);
+        let beats: Vec<Arc<Beat>> = (0..n).map(|_| Arc::new(Beat::default())).collect();
+        let cpus = allowed_cpus();
+        for (i, plan) in plans.into_iter().enumerate() {
+            // See Uring::new for why only queue depth 1 is co-located.
+            let colocate = (depth == 1 && !cpus.is_empty()).then(|| cpus[i % cpus.len()]);
+            let (cmd_tx, cmd_rx) = mpsc::channel::<Cmd>();
+            cmd_txs.push(cmd_tx);
+            let report_tx = report_tx.clone();
+            let (engine, bs, stop, beat) = (spec.engine, spec.bs, self.stop.clone(), beats[i].clone());
+            let h = std::thread::Builder::new()
+                .spawn(move || {
                     let pool = crate::io::buffers::min_pool(n as usize);
-                    let mut bufs = Buffers::with_pool(spec.bs as usize, depth as usize, plan.seed, reads, writes, pool);
+                    let mut bufs = Buffers::with_pool(bs as usize, depth as usize, plan.seed, reads, writes, pool);
                     let ctx = WorkerCtx {
-                        kind: spec.engine,
+                        kind: engine,
                         cmds: cmd_rx,
                         reports: report_tx,
-                        stop,
+                        stop: stop.flag(),
                         wrote: writes,
+                        beat: &beat,
                     };
-                    match spec.engine {
+                    match engine {
                         EngineKind::IoUring => {
                             let setup = Uring::new(fd, depth as usize, &bufs, colocate);
                             worker_thread(setup, &ctx, &mut bufs, plan)
                         }
                         EngineKind::Psync => worker_thread(Ok(Psync::new(fd)), &ctx, &mut bufs, plan),
                     }
-                });
+                })
+                .map_err(|e| failed(format!("cannot start a worker thread: {e}")))?;
+            handles.push(h);
+        }
+        drop(report_tx);
+        let pool = Pool {
+            cmds: &cmd_txs,
+            reports: &report_rx,
+            beats: &beats,
+        };
+        let result = self.passes(spec, repeat, direct, n, depth, span, &pool);
+        // Dropping the command senders ends the workers.
+        drop(cmd_txs);
+        if !self.target.abandoned() {
+            for h in handles {
+                let _ = h.join();
             }
-            drop(report_tx);
-            // Wait until every worker has its engine and buffers.
-            for _ in 0..n {
-                match report_rx.recv() {
-                    Ok(Report::Ready(r)) => r?,
-                    _ => return Err(failed("a worker thread stopped during setup")),
-                }
+        }
+        // Abandoned: a worker is stuck in the kernel; it is left behind, and
+        // the target keeps its descriptor open until the process exits.
+        result
+    }
+
+    /// The warm-up and the runs of one job on its running workers.
+    #[allow(clippy::too_many_arguments)]
+    fn passes(&self, spec: &JobSpec, repeat: &Repeat, direct: bool, n: u32, depth: u32, span: u64, pool: &Pool) -> Result<JobSamples> {
+        // Wait until every worker has its engine and buffers.
+        for _ in 0..n {
+            match pool.reports.recv() {
+                Ok(Report::Ready(r)) => r?,
+                _ => return Err(failed("a worker thread stopped during setup")),
             }
-            let pool = Pool {
-                cmds: &cmd_txs,
-                reports: &report_rx,
-            };
-            let mut out = JobSamples {
-                spec: spec.clone(),
-                direct,
-                workers: n,
-                depth_per_worker: depth,
-                runs: Vec::new(),
-                warmup: None,
-                steady: repeat.steady_for(spec),
-            };
-            let warm = !repeat.warmup.is_zero();
-            let runs = (1..=repeat.runs).map(|k| Pass::Run { n: k, of: repeat.runs });
-            if let Some(rule) = repeat.steady_for(spec) {
-                if warm {
-                    out.warmup = self.stream(spec, Windows::Time(&[(Pass::Warmup, repeat.warmup)]), &pool)?.pop();
-                }
-                out.runs = self.steady_rounds(spec, rule, span, &pool)?;
-                self.observer.event(Event::JobDone { job: &spec.name });
-                return Ok(out);
+        }
+        let mut out = JobSamples {
+            spec: spec.clone(),
+            direct,
+            workers: n,
+            depth_per_worker: depth,
+            runs: Vec::new(),
+            warmup: None,
+            steady: repeat.steady_for(spec),
+        };
+        let warm = !repeat.warmup.is_zero();
+        let runs = (1..=repeat.runs).map(|k| Pass::Run { n: k, of: repeat.runs });
+        if let Some(rule) = repeat.steady_for(spec) {
+            if warm {
+                out.warmup = self.stream(spec, Windows::Time(&[(Pass::Warmup, repeat.warmup)]), pool)?.pop();
             }
-            match spec.limit {
-                Limit::Time(d) if repeat.interval.is_zero() && direct => {
-                    let mut w: Vec<(Pass, Duration)> = Vec::new();
-                    if warm {
-                        w.push((Pass::Warmup, repeat.warmup));
-                    }
-                    w.extend(runs.map(|p| (p, d)));
-                    let mut got = self.stream(spec, Windows::Time(&w), &pool)?;
-                    out.runs = got.split_off(usize::from(warm));
-                    out.warmup = got.pop();
-                }
-                limit => {
-                    if warm {
-                        out.warmup = self.stream(spec, Windows::Time(&[(Pass::Warmup, repeat.warmup)]), &pool)?.pop();
-                    }
-                    for (i, p) in runs.enumerate() {
-                        if i > 0 && !repeat.interval.is_zero() {
-                            self.observer.event(Event::Interval { planned: repeat.interval });
-                            self.stop.sleep(repeat.interval);
-                            self.stop.check()?;
-                        }
-                        let mut got = match limit {
-                            Limit::Time(d) => self.stream(spec, Windows::Time(&[(p, d)]), &pool)?,
-                            Limit::Bytes(b) => self.stream(spec, Windows::Bytes(p, b), &pool)?,
-                            Limit::Span => self.stream(spec, Windows::Bytes(p, span), &pool)?,
-                        };
-                        out.runs.append(&mut got);
-                    }
-                }
-            }
+            out.runs = self.steady_rounds(spec, rule, span, pool)?;
             self.observer.event(Event::JobDone { job: &spec.name });
-            Ok(out)
-            // Dropping the command senders ends the workers; the scope joins them.
-        })
+            return Ok(out);
+        }
+        match spec.limit {
+            Limit::Time(d) if repeat.interval.is_zero() && direct => {
+                let mut w: Vec<(Pass, Duration)> = Vec::new();
+                if warm {
+                    w.push((Pass::Warmup, repeat.warmup));
+                }
+                w.extend(runs.map(|p| (p, d)));
+                let mut got = self.stream(spec, Windows::Time(&w), pool)?;
+                out.runs = got.split_off(usize::from(warm));
+                out.warmup = got.pop();
+            }
+            limit => {
+                if warm {
+                    out.warmup = self.stream(spec, Windows::Time(&[(Pass::Warmup, repeat.warmup)]), pool)?.pop();
+                }
+                for (i, p) in runs.enumerate() {
+                    if i > 0 && !repeat.interval.is_zero() {
+                        self.observer.event(Event::Interval { planned: repeat.interval });
+                        self.stop.sleep(repeat.interval);
+                        self.stop.check()?;
+                    }
+                    let mut got = match limit {
+                        Limit::Time(d) => self.stream(spec, Windows::Time(&[(p, d)]), pool)?,
+                        Limit::Bytes(b) => self.stream(spec, Windows::Bytes(p, b), pool)?,
+                        Limit::Span => self.stream(spec, Windows::Bytes(p, span), pool)?,
+                    };
+                    out.runs.append(&mut got);
+                }
+            }
+        }
+        self.observer.event(Event::JobDone { job: &spec.name });
+        Ok(out)
     }
 
     /// Back-to-back rounds until the last `rule.window` are steady (SNIA
@@ -212,6 +243,14 @@ impl Runner<'_> {
 
     fn counters(&self) -> Snapshot {
         Snapshot::take(&self.sys, false)
+    }
+
+    /// A worker's failure as the one line the user reads.
+    fn fault(&self, job: &str, f: Fault) -> Error {
+        failed(match f {
+            Fault::Io(e) => self.target.io_failure(job, e.dir, e.offset, e.len, &e.source),
+            Fault::Flush(e) => self.target.flush_failure(job, &e),
+        })
     }
 
     /// One uninterrupted stream of I/O, measured in windows. At each window
@@ -243,20 +282,36 @@ impl Runner<'_> {
         }
         let mut done: Vec<Vec<WorkerSamples>> = Vec::with_capacity(n as usize);
         let mut first_err: Option<Error> = None;
-        let mut receive = |timeout: Duration, done: &mut Vec<Vec<WorkerSamples>>| match pool.reports.recv_timeout(timeout) {
-            Ok(Report::Done(Ok(w))) => {
-                done.push(w);
-                Ok(())
+        let job = spec.name.as_str();
+        // No completion anywhere (the workers' beats, the devices under the
+        // target) for the stall timeout: the target stopped answering.
+        let mut dog = Watchdog::new(crate::io::stall::timeout(), base);
+        let mut receive = |timeout: Duration, done: &mut Vec<Vec<WorkerSamples>>, seconds: &Seconds| -> Result<()> {
+            match pool.reports.recv_timeout(timeout) {
+                Ok(Report::Done(Ok(w))) => done.push(w),
+                Ok(Report::Done(Err(f))) => {
+                    // Stop the others; the first failure is what we report.
+                    self.stop.request();
+                    first_err.get_or_insert_with(|| self.fault(job, f));
+                    done.push(Vec::new());
+                }
+                Ok(Report::Ready(_)) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(failed("a worker thread panicked")),
             }
-            Ok(Report::Done(Err(e))) => {
-                // Stop the others; the first failure is what we report.
+            if first_err.is_none()
+                && let Some(gone) = self.target.gone()
+            {
                 self.stop.request();
-                first_err.get_or_insert(e);
-                done.push(Vec::new());
-                Ok(())
+                first_err = Some(failed(format!("the target went away in \"{job}\": {gone}")));
             }
-            Ok(Report::Ready(_)) | Err(mpsc::RecvTimeoutError::Timeout) => Ok(()),
-            Err(mpsc::RecvTimeoutError::Disconnected) => Err(failed("a worker thread panicked")),
+            let beats = pool.beats.iter().map(|b| b.get()).fold(0u64, u64::wrapping_add);
+            if let Some(still) = dog.check(Instant::now(), beats.wrapping_add(seconds.progress(&self.target.device_names))) {
+                // The stuck workers are left behind with the target's descriptor.
+                self.target.abandon();
+                self.stop.request();
+                return Err(self.target.stalled(&format!("running \"{job}\""), still));
+            }
+            Ok(())
         };
         for (k, &(pass, planned)) in labels.iter().enumerate() {
             self.observer.event(Event::PassStart {
@@ -280,7 +335,7 @@ impl Runner<'_> {
                     break;
                 }
                 let tick = seconds.sample(&self.sys, base, start);
-                receive((at - now).min(tick).min(Duration::from_millis(100)), &mut done)?;
+                receive((at - now).min(tick).min(Duration::from_millis(100)), &mut done, &seconds)?;
                 self.observer.event(Event::Tick {
                     elapsed: base.elapsed() - start,
                 });
@@ -288,10 +343,18 @@ impl Runner<'_> {
             if writes {
                 let t = Instant::now();
                 crate::testknob::pause_at("flush");
-                // SAFETY: plain syscall on the target's descriptor; workers keep writing meanwhile.
-                if unsafe { libc::fdatasync(self.target.fd()) } != 0 {
-                    return Err(failed(format!("flushing written data failed: {}", std::io::Error::last_os_error())));
-                }
+                let synced = self
+                    .target
+                    .bounded(&self.sys, &format!("flushing written data in \"{job}\""), |fd| {
+                        // SAFETY: plain syscall on the target's descriptor, open until the process
+                        // exits if this call never returns (see `Target::abandon`).
+                        if unsafe { libc::fdatasync(fd) } != 0 {
+                            Err(std::io::Error::last_os_error())
+                        } else {
+                            Ok(())
+                        }
+                    })?;
+                synced.map_err(|e| failed(self.target.flush_failure(job, &e)))?;
                 flush_ns[k] = t.elapsed().as_nanos() as u64;
             }
             snaps.push(self.counters());
@@ -304,7 +367,7 @@ impl Runner<'_> {
         };
         while (done.len() as u64) < n {
             let tick = seconds.sample(&self.sys, base, last_start);
-            receive(tick.min(Duration::from_millis(100)), &mut done)?;
+            receive(tick.min(Duration::from_millis(100)), &mut done, &seconds)?;
             self.observer.event(Event::Tick {
                 elapsed: base.elapsed().saturating_sub(last_start),
             });
@@ -400,10 +463,11 @@ impl Schedule {
     }
 }
 
-/// The main thread's ends of the worker channels.
+/// The main thread's ends of the worker channels, and the workers' beats.
 struct Pool<'a> {
     cmds: &'a [mpsc::Sender<Cmd>],
     reports: &'a mpsc::Receiver<Report>,
+    beats: &'a [Arc<Beat>],
 }
 
 /// A worker's ends of the channels and what it needs besides its engine.
@@ -413,6 +477,8 @@ struct WorkerCtx<'a> {
     reports: mpsc::Sender<Report>,
     stop: &'a std::sync::atomic::AtomicBool,
     wrote: bool,
+    /// Bumped at every completion (and flush), for the watchdog.
+    beat: &'a Beat,
 }
 
 /// One worker's life: report setup, then run a pass per `Go` until the
@@ -435,14 +501,15 @@ fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &m
         let clock = RealClock::new(base);
         plan.windows = windows;
         plan.max_bytes = max_bytes;
-        let result = worker::drive(&mut engine, &clock, bufs, &plan, ctx.stop)
+        let result = worker::drive(&mut engine, &clock, bufs, &plan, ctx.stop, ctx.beat)
             .inspect(|r| plan.seq_offset = r.last().map_or(0, |w| w.seq_next))
-            .map_err(|e| failed(format!("I/O error: {e}")))
+            .map_err(Fault::Io)
             .and_then(|mut r| {
                 if ctx.wrote {
                     let t = clock.now_ns();
                     crate::testknob::pause_at("flush");
-                    engine.sync().map_err(|e| failed(format!("flushing written data failed: {e}")))?;
+                    engine.sync().map_err(Fault::Flush)?;
+                    ctx.beat.add(1);
                     if let Some(last) = r.last_mut() {
                         last.sync_ns = clock.now_ns() - t;
                     }
@@ -499,6 +566,7 @@ pub fn worker_plans(spec: &JobSpec, span: u64, n: u32) -> Vec<WorkerPlan> {
                 windows: Vec::new(),
                 max_bytes: None,
                 seed: 0x1234_5678 ^ ((i as u64 + 1) << 32) ^ bs,
+                continue_on_error: false,
             }
         })
         .collect()
@@ -534,6 +602,18 @@ impl Seconds {
             return Duration::from_nanos(SECOND - (now - next).min(SECOND - 1));
         }
         Duration::from_nanos(next - now)
+    }
+
+    /// I/Os the devices `names` completed, as of the last reading: life
+    /// while the workers' own completions wait (a long flush).
+    fn progress(&self, names: &[String]) -> u64 {
+        self.at.last().map_or(0, |(_, disks)| {
+            names
+                .iter()
+                .filter_map(|n| disks.get(n))
+                .map(|c| c.read_ios.wrapping_add(c.write_ios))
+                .fold(0u64, u64::wrapping_add)
+        })
     }
 
     fn boundary(&mut self, t_ns: u64, snap: &Snapshot) {

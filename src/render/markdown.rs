@@ -204,6 +204,9 @@ pub fn run(r: &Report, unit: BwUnit) -> String {
     if r.interrupted && r.verify().is_none() {
         s.push_str("\n*Interrupted: only the rows above finished.*\n");
     }
+    if let Some(e) = &r.error {
+        s.push_str(&format!("\n*Stopped by an error: only the rows above finished: {}*\n", md_cell(e)));
+    }
     s
 }
 

@@ -294,6 +294,10 @@ fn footer(r: &Report, st: Style) -> String {
     if r.interrupted {
         s.push_str("interrupted: only the tests above finished\n");
     }
+    if let Some(e) = &r.error {
+        s.push_str(&st.paint(&format!("stopped by an error: only the tests above finished: {e}")));
+        s.push('\n');
+    }
     s
 }
 

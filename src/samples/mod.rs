@@ -24,6 +24,21 @@ pub struct DirSamples {
     pub per_sec_bytes: Vec<u64>,
     /// I/Os completed in each second since the job's start.
     pub per_sec_ios: Vec<u64>,
+    /// I/Os that failed (`--continue-on-error`; otherwise the first failure
+    /// stops the job). None of them is in any figure above.
+    pub errors: u64,
+    /// The earliest failure.
+    pub first_error: Option<FirstError>,
+}
+
+/// Where and how an I/O failed first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FirstError {
+    /// When it completed, ns since the job's start (to find the earliest across threads).
+    pub t_ns: u64,
+    pub offset: u64,
+    /// The errno; `None` for a short transfer.
+    pub errno: Option<i32>,
 }
 
 impl Default for DirSamples {
@@ -36,6 +51,8 @@ impl Default for DirSamples {
             lat: Histogram::new_with_bounds(1, MAX_LAT_NS, 3).expect("valid histogram bounds"),
             per_sec_bytes: Vec::new(),
             per_sec_ios: Vec::new(),
+            errors: 0,
+            first_error: None,
         }
     }
 }
@@ -63,6 +80,14 @@ impl DirSamples {
         self.per_sec_ios[sec] += 1;
     }
 
+    /// Count one failed I/O at `offset`, completed at `t_ns`.
+    pub fn record_error(&mut self, offset: u64, errno: Option<i32>, t_ns: u64) {
+        self.errors += 1;
+        if self.first_error.is_none_or(|f| t_ns < f.t_ns) {
+            self.first_error = Some(FirstError { t_ns, offset, errno });
+        }
+    }
+
     pub fn merge(&mut self, other: &DirSamples) {
         self.bytes += other.bytes;
         self.ios += other.ios;
@@ -71,6 +96,12 @@ impl DirSamples {
         self.lat.add(&other.lat).expect("histograms with equal bounds merge");
         add_bins(&mut self.per_sec_bytes, &other.per_sec_bytes);
         add_bins(&mut self.per_sec_ios, &other.per_sec_ios);
+        self.errors += other.errors;
+        if let Some(f) = other.first_error
+            && self.first_error.is_none_or(|mine| f.t_ns < mine.t_ns)
+        {
+            self.first_error = Some(f);
+        }
     }
 }
 
@@ -285,4 +316,31 @@ pub struct Point {
 #[derive(Debug, Default)]
 pub struct ScaleSamples {
     pub points: Vec<Point>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_are_counted_apart_from_the_figures_and_the_earliest_is_kept() {
+        let mut a = DirSamples::default();
+        a.record(4096, 100, 10, true);
+        a.record_error(8192, Some(libc::EIO), 50);
+        a.record_error(0, Some(libc::EIO), 40);
+        assert_eq!((a.ios, a.all_ios, a.errors), (1, 1, 2));
+        assert_eq!(a.first_error.map(|f| f.offset), Some(0), "the earliest, not the lowest or the last");
+        let mut b = DirSamples::default();
+        b.record_error(12288, None, 20);
+        a.merge(&b);
+        assert_eq!(a.errors, 3);
+        assert_eq!(
+            a.first_error,
+            Some(FirstError {
+                t_ns: 20,
+                offset: 12288,
+                errno: None
+            })
+        );
+    }
 }

@@ -25,6 +25,8 @@ pub(super) struct Document {
     #[serde(default)]
     interrupted: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     scan: Option<scan::ScanReport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     scale: Option<scale::ScaleReport>,
@@ -67,6 +69,7 @@ impl From<Document> for Report {
             settings: d.settings,
             body,
             interrupted: d.interrupted,
+            error: d.error,
         }
     }
 }
@@ -112,6 +115,7 @@ impl From<Report> for Document {
             settings: r.settings,
             jobs,
             interrupted: r.interrupted,
+            error: r.error,
             scan,
             scale,
             time,

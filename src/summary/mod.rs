@@ -49,6 +49,10 @@ pub struct Report {
     pub body: Body,
     /// True when SIGINT/SIGTERM stopped the run: the body holds what finished.
     pub interrupted: bool,
+    /// The error that stopped the run (an I/O error, a target that went
+    /// away or stopped answering): the body holds the tests that finished
+    /// before it.
+    pub error: Option<String>,
 }
 
 /// The figures of one kind of experiment.
@@ -183,6 +187,49 @@ pub struct DirReport {
     /// Coefficient of variation of bandwidth over runs (stddev / mean).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bw_cv: Option<f64>,
+    /// I/Os that failed and were counted instead of stopping the job
+    /// (`--continue-on-error`); none of them is in the figures above. At job
+    /// level: over the measured runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<IoErrors>,
+}
+
+/// Failed I/O of one direction (`--continue-on-error`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct IoErrors {
+    pub count: u64,
+    /// Where the first failure was, and its errno (absent for a short transfer).
+    pub first_offset: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_errno: Option<i32>,
+    /// The first failure as people read it: `Input/output error (EIO)`.
+    pub first_error: String,
+}
+
+impl IoErrors {
+    fn of(d: &DirSamples) -> Option<IoErrors> {
+        let f = d.first_error.filter(|_| d.errors > 0)?;
+        Some(IoErrors {
+            count: d.errors,
+            first_offset: f.offset,
+            first_errno: f.errno,
+            first_error: match f.errno {
+                Some(e) => crate::io::errno::describe_errno(e),
+                None => "short transfer".to_string(),
+            },
+        })
+    }
+
+    /// The failures of several runs: their sum, and the first run's first.
+    fn sum<'a>(all: impl Iterator<Item = &'a IoErrors>) -> Option<IoErrors> {
+        all.fold(None, |acc: Option<IoErrors>, e| match acc {
+            None => Some(e.clone()),
+            Some(mut a) => {
+                a.count += e.count;
+                Some(a)
+            }
+        })
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -314,6 +361,19 @@ fn is_zero(v: &u64) -> bool {
 
 fn latency(d: &DirSamples) -> Latency {
     let h = &d.lat;
+    if h.is_empty() {
+        // Every I/O failed (`--continue-on-error`): no latency to report.
+        return Latency {
+            mean: 0.0,
+            min: 0,
+            max: 0,
+            p50: 0,
+            p90: 0,
+            p99: 0,
+            p99_9: 0,
+            p99_99: 0,
+        };
+    }
     Latency {
         mean: h.mean(),
         min: h.min(),
@@ -327,7 +387,7 @@ fn latency(d: &DirSamples) -> Latency {
 }
 
 fn dir_run(d: &DirSamples, wall_ns: u64) -> Option<DirReport> {
-    (d.ios > 0).then(|| {
+    (d.ios > 0 || d.errors > 0).then(|| {
         let secs = wall_ns as f64 / 1e9;
         DirReport {
             bytes: d.bytes,
@@ -338,6 +398,7 @@ fn dir_run(d: &DirSamples, wall_ns: u64) -> Option<DirReport> {
             bw_min: None,
             bw_max: None,
             bw_cv: None,
+            errors: IoErrors::of(d),
         }
     })
 }
@@ -422,6 +483,7 @@ pub(crate) fn dir_median(runs: &[&DirReport]) -> Option<DirReport> {
         bw_min: bw.iter().copied().reduce(f64::min),
         bw_max: bw.iter().copied().reduce(f64::max),
         bw_cv: Some(cv(&bw)),
+        errors: IoErrors::sum(runs.iter().filter_map(|r| r.errors.as_ref())),
     })
 }
 
@@ -506,6 +568,12 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
         .into_iter()
         .flatten(),
     );
+    // Failed I/O first: it changes what every figure means.
+    let failures = [("read", &read), ("write", &write)].into_iter().filter_map(|(dir, d)| {
+        let e = d.as_ref()?.errors.as_ref()?;
+        rules::io_errors(dir, e.count, e.first_offset, &e.first_error)
+    });
+    warnings.splice(0..0, failures.collect::<Vec<_>>());
 
     JobReport {
         name: spec.name.clone(),

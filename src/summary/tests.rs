@@ -68,6 +68,7 @@ fn spread_is_reported_over_runs() {
         bw_min: None,
         bw_max: None,
         bw_cv: None,
+        errors: None,
     };
     let (a, b, c) = (mk(100.0), mk(300.0), mk(200.0));
     let m = dir_median(&[&a, &b, &c]).unwrap();

@@ -13,10 +13,12 @@
 //! O_DIRECT is requested by default; when the filesystem refuses it, the
 //! target falls back to buffered I/O and says so ([`Target::direct_fallback`]).
 
+mod faults;
 pub mod files;
 pub mod leftovers;
 pub mod safety;
 pub mod space;
+pub mod watch;
 
 use crate::device::{self, BlockDev, FsInfo, SysRoot};
 use crate::error::{Error, Result, failed, usage};
@@ -55,6 +57,8 @@ pub struct OpenRequest {
     pub buffered: bool,
     /// Largest block size any job will use (the span must hold one per worker).
     pub max_bs: u64,
+    /// Count failed I/O instead of stopping at the first (`--continue-on-error`).
+    pub continue_on_error: bool,
 }
 
 /// The target as the user chose it, before an experiment knows whether it
@@ -68,6 +72,9 @@ pub struct Choice {
     pub buffered: bool,
     pub allow_destroy: bool,
     pub force: bool,
+    /// Count failed I/O per direction instead of stopping at the first
+    /// (`--continue-on-error`, fio's `continue_on_error`).
+    pub continue_on_error: bool,
 }
 
 impl Choice {
@@ -81,6 +88,7 @@ impl Choice {
             force: self.force,
             buffered: self.buffered,
             max_bs,
+            continue_on_error: self.continue_on_error,
         }
     }
 }
@@ -122,7 +130,8 @@ impl TargetInfo {
 
 /// An open target, ready for jobs.
 pub struct Target {
-    file: File,
+    /// Closed on drop, unless [`Target::abandon`]ed.
+    file: std::mem::ManuallyDrop<File>,
     pub info: TargetInfo,
     /// O_DIRECT was asked for but the target refused it.
     pub direct_fallback: bool,
@@ -131,6 +140,27 @@ pub struct Target {
     /// Atomic so a `Target` can be shared with the threads of several
     /// targets measured at once (`iolab scale`).
     direct_now: std::sync::atomic::AtomicBool,
+    /// Count failed I/O instead of stopping at the first (`--continue-on-error`).
+    pub continue_on_error: bool,
+    /// Free bytes of a directory's filesystem before iolab made its test
+    /// file there (for the message when the filesystem fills up anyway).
+    pub free_before: Option<u64>,
+    /// A thread of iolab's is stuck in the kernel on the target: the
+    /// descriptor it uses stays open until the process exits.
+    abandoned: std::sync::atomic::AtomicBool,
+    /// Whether the target is still there ([`watch`]).
+    watch: Option<watch::Watch>,
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        if !self.abandoned() {
+            // SAFETY: dropped once, here; never used again.
+            unsafe { std::mem::ManuallyDrop::drop(&mut self.file) };
+        }
+        // Abandoned: closing could block for ever too (a FUSE flush), and a
+        // stuck thread may still use the descriptor: it goes with the process.
+    }
 }
 
 impl Target {
@@ -176,20 +206,66 @@ impl Target {
         Ok(())
     }
 
+    /// Give up on the target: a thread of iolab's is stuck in the kernel on
+    /// it. Its descriptor is never closed (a late I/O must not land on a
+    /// reused number); nothing else should touch it.
+    pub fn abandon(&self) {
+        self.abandoned.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub fn abandoned(&self) -> bool {
+        self.abandoned.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// `PATH: why`, once the target went away during the run ([`watch`]).
+    pub fn gone(&self) -> Option<String> {
+        self.watch.as_ref().and_then(watch::Watch::gone)
+    }
+
+    /// I/Os completed so far by the block devices under the target: life,
+    /// while a call on the target itself has not returned yet.
+    pub fn device_progress(&self, sys: &SysRoot) -> u64 {
+        if self.device_names.is_empty() {
+            return 0;
+        }
+        let stats = device::diskstats(sys);
+        self.device_names
+            .iter()
+            .filter_map(|n| stats.get(n))
+            .map(|c| c.read_ios.wrapping_add(c.write_ios))
+            .fold(0u64, u64::wrapping_add)
+    }
+
+    /// `f` on the target's descriptor, on a thread of its own, waited for
+    /// while it or the devices under the target make progress
+    /// ([`crate::io::stall::bounded`]). On a stall the target is abandoned
+    /// and the error says what was being done (`doing`: "flushing written
+    /// data in \"SEQ1M Q8T1 write\"").
+    pub fn bounded<T: Send + 'static>(&self, sys: &SysRoot, doing: &str, f: impl FnOnce(RawFd) -> T + Send + 'static) -> Result<T> {
+        let fd = self.fd();
+        crate::io::stall::bounded(crate::io::stall::timeout(), || self.device_progress(sys), move || f(fd)).map_err(|s| {
+            self.abandon();
+            self.stalled(doing, s.0)
+        })
+    }
+
     /// Make written data durable, then drop the target's pages from the page
     /// cache, so a buffered read pass starts cold. (DONTNEED only drops clean
     /// pages, hence the sync first.)
+    /// Bounded like every wait on the target ([`Target::bounded`]).
     pub fn drop_cache(&self) -> Result<()> {
-        // SAFETY: plain syscalls on our own descriptor.
-        unsafe {
-            libc::fdatasync(self.fd());
-            let r = libc::posix_fadvise(self.fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
-            if r != 0 {
-                return Err(failed(format!(
-                    "posix_fadvise(DONTNEED) failed: {}",
-                    std::io::Error::from_raw_os_error(r)
-                )));
+        let r = self.bounded(&SysRoot::default(), "dropping its pages from the page cache", |fd| {
+            // SAFETY: plain syscalls on the target's descriptor, which outlives the call (see `abandon`).
+            unsafe {
+                libc::fdatasync(fd);
+                libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED)
             }
+        })?;
+        if r != 0 {
+            return Err(failed(format!(
+                "posix_fadvise(DONTNEED) failed: {}",
+                std::io::Error::from_raw_os_error(r)
+            )));
         }
         Ok(())
     }
@@ -203,8 +279,11 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
         _ => usage(format!("cannot access target {}: {e}", path.display())),
     })?;
     let ft = md.file_type();
+    let mut free_before = None;
     let (kind, file, span, test_file) = if ft.is_dir() {
+        refuse_read_only(path, Kind::Directory, true, fs_read_only(path), false)?;
         let size = req.size.unwrap_or(DEFAULT_TEST_FILE);
+        free_before = rustix::fs::statvfs(path.as_path()).ok().map(|v| v.f_bavail * v.f_frsize);
         let file = create_test_file(path, size)?;
         (Kind::Directory, file, size, true)
     } else if ft.is_file() {
@@ -224,6 +303,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
                 path.display()
             )));
         }
+        refuse_read_only(path, Kind::File, req.write, req.write && fs_read_only(path), false)?;
         let file = open_existing(path, req.write, false)?;
         (Kind::File, file, span, false)
     } else if ft.is_block_device() {
@@ -237,7 +317,9 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
             let rdev = std::fs::metadata(path)
                 .map(|m| std::os::unix::fs::MetadataExt::rdev(&m))
                 .unwrap_or(0);
-            let refusals = crate::target::safety::check(root, rustix::fs::major(rdev), rustix::fs::minor(rdev));
+            let (major, minor) = (rustix::fs::major(rdev), rustix::fs::minor(rdev));
+            refuse_read_only(path, Kind::BlockDevice, true, false, device_read_only(path, root, major, minor))?;
+            let refusals = crate::target::safety::check(root, major, minor);
             crate::target::safety::verdict(&refusals, req.force)
                 .map_err(|why| usage(format!("refusing to write to {}: {why}", path.display())))?;
         }
@@ -287,17 +369,27 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
             ),
         });
     }
-    if test_file {
-        prefill(&file, span, direct, stop, observer)?;
-    }
-
     let devices = device::chain_of_path(root, path);
+    let device_names: Vec<String> = devices.iter().map(|d| d.name.clone()).collect();
+    let file = if test_file {
+        let progress = || {
+            let stats = device::diskstats(root);
+            device_names
+                .iter()
+                .filter_map(|n| stats.get(n))
+                .map(|c| c.read_ios.wrapping_add(c.write_ios))
+                .fold(0u64, u64::wrapping_add)
+        };
+        prefill(file, span, direct, stop, observer, progress, path, free_before)?
+    } else {
+        file
+    };
+
     let filesystem = if kind == Kind::BlockDevice {
         None
     } else {
         device::filesystem_of(root, path)
     };
-    let device_names = devices.iter().map(|d| d.name.clone()).collect();
     let report = device::describe(root, path).ok();
     let info = TargetInfo {
         path: std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()).display().to_string(),
@@ -309,13 +401,60 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
         devices,
         info: report,
     };
+    let watch = watch::Identity::of(Path::new(&info.path), &file).map(|id| watch::Watch::start(Path::new(&info.path), id));
     Ok(Target {
-        file,
+        file: std::mem::ManuallyDrop::new(file),
         info,
         direct_fallback,
         device_names,
         direct_now: std::sync::atomic::AtomicBool::new(direct),
+        continue_on_error: req.continue_on_error,
+        free_before,
+        abandoned: std::sync::atomic::AtomicBool::new(false),
+        watch,
     })
+}
+
+/// Whether the filesystem holding `path` is mounted read-only.
+fn fs_read_only(path: &Path) -> bool {
+    rustix::fs::statvfs(path).is_ok_and(|v| v.f_flag.contains(rustix::fs::StatVfsMountFlags::RDONLY))
+}
+
+/// `<linux/fs.h>` BLKROGET: whether a block device is read-only.
+const BLKROGET: libc::c_ulong = 0x125e;
+
+/// Whether a block device refuses writes: `BLKROGET` (what `blockdev --getro`
+/// reads: `blockdev --setro`, a read-only loop device) or sysfs `ro` (the
+/// driver's or a write-protect switch's).
+fn device_read_only(path: &Path, root: &SysRoot, major: u32, minor: u32) -> bool {
+    let sysfs = root
+        .read(&format!("sys/dev/block/{major}:{minor}/ro"))
+        .is_some_and(|v| v.trim() == "1");
+    let ioctl = File::open(path).is_ok_and(|f| {
+        let mut ro: libc::c_int = 0;
+        // SAFETY: BLKROGET writes one int through the pointer.
+        let r = unsafe { libc::ioctl(f.as_raw_fd(), BLKROGET as _, &mut ro as *mut libc::c_int) };
+        r == 0 && ro != 0
+    });
+    sysfs || ioctl
+}
+
+/// Refuse, before anything is written, what a read-only target cannot do:
+/// a directory needs its test file written even to read; a file or a block
+/// device only when the jobs write. `fs_ro`: the filesystem is mounted
+/// read-only; `dev_ro`: the block device is read-only.
+fn refuse_read_only(path: &Path, kind: Kind, write: bool, fs_ro: bool, dev_ro: bool) -> Result<()> {
+    let p = path.display();
+    match kind {
+        Kind::Directory if fs_ro => Err(usage(format!(
+            "cannot create a test file in {p}: its filesystem is mounted read-only (iolab writes its test file even to read; give a file or a block device to measure reads only)"
+        ))),
+        Kind::File if write && fs_ro => Err(usage(format!("refusing to write to {p}: its filesystem is mounted read-only"))),
+        Kind::BlockDevice if write && dev_ro => Err(usage(format!(
+            "refusing to write to {p}: the device is read-only (blockdev --getro says 1: set by blockdev --setro, a read-only loop device, the driver or a write-protect switch)"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn open_existing(path: &Path, write: bool, block: bool) -> Result<File> {
@@ -425,37 +564,160 @@ fn named_unlinked(dir: &Path) -> Result<File> {
 
 /// Fill the file with incompressible, non-repeating data so no read hits a
 /// hole or an unwritten extent (which filesystems answer without the device).
-fn prefill(f: &File, size: u64, direct: bool, stop: &Stop, observer: &dyn Observer) -> Result<()> {
+///
+/// The writing runs on a thread of its own, waited for while it (or the
+/// devices under the target, `device_progress`) makes progress: a target
+/// that stops answering fails the run after the stall timeout instead of
+/// hanging it, and the descriptor is then never closed (see [`Target::abandon`]).
+#[allow(clippy::too_many_arguments)]
+fn prefill(
+    file: File,
+    size: u64,
+    direct: bool,
+    stop: &Stop,
+    observer: &dyn Observer,
+    mut device_progress: impl FnMut() -> u64,
+    dir: &Path,
+    free_before: Option<u64>,
+) -> Result<File> {
+    use crate::io::stall::{Watchdog, beat, timeout};
+    let fd = file.as_raw_fd();
+    let written = beat();
+    let (tx, rx) = std::sync::mpsc::channel();
+    {
+        let (written, stop) = (written.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let _ = tx.send(fill(fd, size, direct, &stop, &written));
+        });
+    }
+    let mut dog = Watchdog::new(timeout(), std::time::Instant::now());
+    let outcome = loop {
+        match rx.recv_timeout(std::time::Duration::from_millis(100)) {
+            Ok(r) => break r,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                let done = written.get();
+                observer.event(Event::Prefill { done, total: size });
+                if let Some(still) = dog.check(std::time::Instant::now(), done.wrapping_add(device_progress())) {
+                    // The thread may use the descriptor whenever its call returns.
+                    std::mem::forget(file);
+                    return Err(failed(faults::stalled(
+                        &dir.display().to_string(),
+                        "prefilling the test file",
+                        still,
+                        None,
+                    )));
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break Err(Fill::Stopped),
+        }
+    };
+    match outcome {
+        Ok(()) => {
+            observer.event(Event::Prefill { done: size, total: size });
+            Ok(file)
+        }
+        Err(Fill::Stopped) => Err(match stop.signal() {
+            Some(sig) => Error::Interrupted(sig),
+            None => Error::Interrupted(libc::SIGINT),
+        }),
+        Err(Fill::Write { offset, err }) => Err(failed(faults::prefill_failure(
+            &dir.display().to_string(),
+            size,
+            offset,
+            &err,
+            free_before,
+        ))),
+        Err(Fill::Sync(err)) => Err(failed(format!(
+            "{} after prefilling the test file in {}: {}",
+            if crate::io::errno::is_no_space(err.raw_os_error()) {
+                "no space left (fdatasync)"
+            } else {
+                "fdatasync failed"
+            },
+            dir.display(),
+            crate::io::errno::describe(&err)
+        ))),
+    }
+}
+
+/// Why [`fill`] stopped.
+enum Fill {
+    Stopped,
+    Write { offset: u64, err: std::io::Error },
+    Sync(std::io::Error),
+}
+
+/// The prefill's writes and its flush, on the descriptor `fd`; `written`
+/// counts the bytes.
+fn fill(fd: RawFd, size: u64, direct: bool, stop: &Stop, written: &crate::io::stall::Beat) -> std::result::Result<(), Fill> {
     const CHUNK: u64 = 1 << 20;
     let chunk = CHUNK.min(size);
     let mut bufs = Buffers::new(chunk as usize, 1, 0x5eed_f111, false, true);
     let mut off = 0;
     while off < size {
-        if let Some(sig) = stop.signal() {
-            return Err(Error::Interrupted(sig));
+        if stop.requested() {
+            return Err(Fill::Stopped);
         }
         let len = chunk.min(size - off) as usize;
         let len = if direct { len.next_multiple_of(512) } else { len };
         let p = bufs.next_write();
-        // SAFETY: p points to at least `chunk` bytes of the pool.
-        let r = unsafe { libc::pwrite64(f.as_raw_fd(), p as *const _, len, off as i64) };
+        // SAFETY: p points to at least `chunk` bytes of the pool; fd stays open (see `prefill`).
+        let r = unsafe { libc::pwrite64(fd, p as *const _, len, off as i64) };
         if r < 0 {
             let e = std::io::Error::last_os_error();
             if e.raw_os_error() == Some(libc::EINTR) {
                 continue;
             }
-            return Err(failed(format!("prefilling the test file failed at offset {off}: {e}")));
+            return Err(Fill::Write { offset: off, err: e });
+        }
+        if r == 0 {
+            return Err(Fill::Write {
+                offset: off,
+                err: std::io::Error::from_raw_os_error(libc::ENOSPC),
+            });
         }
         off += r as u64;
-        observer.event(Event::Prefill { done: off, total: size });
+        written.add(r as u64);
         crate::testknob::pause_at("prefill");
     }
     // SAFETY: plain syscall.
-    if unsafe { libc::fdatasync(f.as_raw_fd()) } != 0 {
-        return Err(failed(format!(
-            "fdatasync after prefill failed: {}",
-            std::io::Error::last_os_error()
-        )));
+    if unsafe { libc::fdatasync(fd) } != 0 {
+        return Err(Fill::Sync(std::io::Error::last_os_error()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_only_targets_are_refused_only_for_what_they_cannot_do() {
+        let p = Path::new("/mnt/ro");
+        let msg = |k, w, fs, dev| refuse_read_only(p, k, w, fs, dev).err().map(|e| (e.exit_code(), e.to_string()));
+        // A directory needs its test file even to read.
+        let (code, m) = msg(Kind::Directory, false, true, false).unwrap();
+        assert_eq!(code, 2);
+        assert!(
+            m.starts_with("cannot create a test file in /mnt/ro: its filesystem is mounted read-only"),
+            "{m}"
+        );
+        assert!(msg(Kind::Directory, true, false, false).is_none());
+        // A file or a device: only writing is refused.
+        assert!(msg(Kind::File, false, true, false).is_none());
+        assert_eq!(
+            msg(Kind::File, true, true, false).unwrap().1,
+            "refusing to write to /mnt/ro: its filesystem is mounted read-only"
+        );
+        assert!(msg(Kind::BlockDevice, false, false, true).is_none());
+        let (code, m) = msg(Kind::BlockDevice, true, false, true).unwrap();
+        assert_eq!(code, 2);
+        assert!(m.starts_with("refusing to write to /mnt/ro: the device is read-only"), "{m}");
+    }
+
+    #[test]
+    fn a_writable_tmp_is_not_read_only() {
+        let d = tempfile::tempdir().unwrap();
+        assert!(!fs_read_only(d.path()));
+    }
 }

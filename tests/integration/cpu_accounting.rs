@@ -54,10 +54,11 @@ fn process_cpu_includes_io_uring_kernel_workers() {
         windows: vec![700_000_000],
         max_bytes: None,
         seed: 9,
+        continue_on_error: false,
     };
     let (self0, thread0) = (rusage(libc::RUSAGE_SELF), rusage(libc::RUSAGE_THREAD));
     let clock = RealClock::new(std::time::Instant::now());
-    let s = drive(&mut eng, &clock, &mut bufs, &plan, &AtomicBool::new(false)).unwrap();
+    let s = drive(&mut eng, &clock, &mut bufs, &plan, &AtomicBool::new(false), &Default::default()).unwrap();
     let workers = iou_workers();
     let (self1, thread1) = (rusage(libc::RUSAGE_SELF), rusage(libc::RUSAGE_THREAD));
     let (proc_us, thread_us) = (self1 - self0, thread1 - thread0);

@@ -3,9 +3,9 @@
 //!
 //! Each module is one area: `cli` (command-line behaviour), `config` (the
 //! configuration file), `output` (formats, `-o`, `--quiet`), `store`,
-//! `safety`, `info`, and the ground truth on emulated devices with known
-//! limits (`accuracy`, `sustained`, `cliff`, `steady`, `scan`, `scale`,
-//! `apps`, `attribution`), `capacity` and `verify` (on the faulty device), plus the harnesses' own checks (`slowfile_harness`,
+//! `safety`, `faults` (faults during a run), `info`, and the ground truth
+//! on emulated devices with known limits (`accuracy`, `sustained`, `cliff`, `steady`, `scan`, `scale`,
+//! `apps`, `attribution`), `capacity` and `verify` (on the faulty device), `signals`, plus the harnesses' own checks (`slowfile_harness`,
 //! `cpu_accounting`). Root-only tests skip without root, except under
 //! `CI=true`, where they must run. Run one area with
 //! `cargo test --test integration scan::`.
@@ -23,6 +23,7 @@ mod cliff;
 mod config;
 mod cpu_accounting;
 mod faultdev_harness;
+mod faults;
 mod fio_engine;
 mod hosts;
 mod info;

@@ -143,6 +143,7 @@ pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
         },
         body: Body::App(summary::apps::app_report(suite.as_str(), cold, r.workload.params(), &runs)),
         interrupted,
+        failed: None,
     })
 }
 

@@ -211,6 +211,7 @@ fn open_device(path: &Path, allow_destroy: bool, force: bool, ctx: &Context) -> 
         force: true,
         buffered: false,
         max_bs: B,
+        continue_on_error: false,
     };
     let t = target::open(&req, &ctx.sys, ctx.stop, ctx.observer)?;
     if let Some(d) = t.info.devices.first()
@@ -755,6 +756,7 @@ pub(super) fn run(r: &CapacityRequest, ctx: &Context) -> Result<Measured> {
         },
         body: Body::Capacity(report),
         interrupted,
+        failed: None,
     })
 }
 

@@ -175,6 +175,7 @@ fn fio_report(
         },
         body: Body::Jobs(out),
         interrupted: false,
+        error: None,
     })
 }
 

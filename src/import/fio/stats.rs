@@ -106,5 +106,6 @@ pub(super) fn dir_report(d: Option<&Value>, notes: &mut Vec<String>, legacy: &mu
         bw_min: None,
         bw_max: None,
         bw_cv: None,
+        errors: None,
     }))
 }

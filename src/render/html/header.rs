@@ -17,6 +17,13 @@ pub(super) fn section(o: &mut Out, r: &Report, s: Option<&RunSummary>, rid: &str
             "<p class=\"alert interrupted\">INTERRUPTED: a signal stopped this run; only what finished before it is shown.</p>\n",
         );
     }
+    if let Some(e) = &r.error {
+        w!(
+            o.body,
+            "<p class=\"alert interrupted\">STOPPED BY AN ERROR: only what finished before it is shown. {}</p>\n",
+            escape(e)
+        );
+    }
     if let Some(s) = s.filter(|s| !s.complete) {
         w!(
             o.body,
