@@ -147,7 +147,11 @@ fn force_overrides_a_signature() {
         return;
     }
     let dev = LoopDev::new_sparse(SIZE);
-    mkfs(dev.path(), "mkfs.ext4", &["-F", "-q"]);
+    mkfs(
+        dev.path(),
+        "mkfs.ext4",
+        &["-F", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0"],
+    );
     assert_refused(dev.path(), &[], "ext2/3/4");
     assert_writes(dev.path(), &["--force"]);
 }
@@ -158,7 +162,11 @@ fn mounted_device_is_refused_even_with_force() {
         return;
     }
     let dev = LoopDev::new_sparse(SIZE);
-    mkfs(dev.path(), "mkfs.ext4", &["-F", "-q"]);
+    mkfs(
+        dev.path(),
+        "mkfs.ext4",
+        &["-F", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0"],
+    );
     let _m = Mount::new(dev.path(), None);
     assert_refused(dev.path(), &["--force"], "is mounted at");
 }
@@ -205,7 +213,7 @@ fn device_with_a_mounted_partition_is_refused_even_with_force() {
         );
         return;
     }
-    mkfs(&part, "mkfs.ext4", &["-F", "-q"]);
+    mkfs(&part, "mkfs.ext4", &["-F", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0"]);
     let _m = Mount::new(&part, None);
     let name = part.file_name().unwrap().to_string_lossy().into_owned();
     assert_refused(&disk.0, &["--force"], &format!("{name} is mounted at"));

@@ -180,10 +180,13 @@ fn signame(sig: i32) -> &'static str {
     SIGNALS.iter().find(|s| s.0 == sig).map(|s| s.1).unwrap_or("?")
 }
 
-/// The store is sound and says the truth about each run.
-fn check_store(env: &Env, complete_exits: usize, what: &str) {
+/// The store is sound and says the truth about each run: every complete run
+/// came from a run that exited 0, except that a SIGKILL may land after the
+/// store's commit, while the result is printed (`killed_late_ok`): then one
+/// more complete run is fine, and `complete_exits` counts it.
+fn check_store(env: &Env, complete_exits: &mut usize, killed_late_ok: bool, what: &str) {
     if !env.db().exists() {
-        assert_eq!(complete_exits, 0, "{what}: runs finished but no store");
+        assert_eq!(*complete_exits, 0, "{what}: runs finished but no store");
         return;
     }
     let conn = rusqlite::Connection::open(env.db()).unwrap();
@@ -200,7 +203,10 @@ fn check_store(env: &Env, complete_exits: usize, what: &str) {
         );
     }
     let complete = rows.iter().filter(|r| r.0).count();
-    assert_eq!(complete, complete_exits, "{what}: complete runs stored vs runs that exited 0");
+    if killed_late_ok && complete == *complete_exits + 1 {
+        *complete_exits += 1;
+    }
+    assert_eq!(complete, *complete_exits, "{what}: complete runs stored vs runs that exited 0");
 }
 
 /// Every name iolab may leave after a SIGKILL must be a marked directory of its own.
@@ -259,7 +265,7 @@ fn torture(case: &Case, seed: u64, log: &Mutex<Vec<String>>) {
                 other => panic!("{what}: ended with {other:?}: {err}"),
             }
             check_left(&env, sig, &what);
-            check_store(&env, complete_exits, &what);
+            check_store(&env, &mut complete_exits, sig == libc::SIGKILL, &what);
         }
         stats.push(format!("{sname}: {early} cut short, {late} done first"));
     }
@@ -282,7 +288,7 @@ fn torture(case: &Case, seed: u64, log: &Mutex<Vec<String>>) {
                 other => panic!("{what}: ended with {other:?}: {err}"),
             }
             check_left(&env, sig, &what);
-            check_store(&env, complete_exits, &what);
+            check_store(&env, &mut complete_exits, false, &what);
         }
     }
     // What SIGKILL left, the next run removes, and says so.
@@ -304,7 +310,7 @@ fn torture(case: &Case, seed: u64, log: &Mutex<Vec<String>>) {
         case.name,
         env.left()
     );
-    check_store(&env, complete_exits, case.name);
+    check_store(&env, &mut complete_exits, false, case.name);
     let line = format!(
         "{}: undisturbed {:.2} s; {}; {leftovers} SIGKILL leftover(s) removed by the next run",
         case.name,
@@ -336,12 +342,15 @@ fn issue_16_signals_at_any_moment_leave_nothing_and_a_sound_store() {
         .filter(|c| c.name != "git" || have_git)
         .filter(|c| only.as_deref().is_none_or(|o| o.split(',').any(|n| n == c.name)))
         .collect();
-    // Three commands at a time (each run waits on its signal as much as it computes).
+    // Three threads (each run waits on its signal as much as it computes):
+    // git, the slowest, alone; the others in two groups of about equal time.
+    let groups: [&[&str]; 3] = [&["git"], &["run", "scan", "time"], &["files", "scale", "verify"]];
     std::thread::scope(|s| {
-        for pair in cases.chunks(cases.len().div_ceil(3)) {
+        for names in groups {
             let log = &log;
+            let mine: Vec<&Case> = cases.iter().filter(|c| names.contains(&c.name)).collect();
             s.spawn(move || {
-                for c in pair {
+                for c in mine {
                     torture(c, seed, log);
                 }
             });
