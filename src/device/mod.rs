@@ -215,6 +215,55 @@ pub fn chain_for_dev(root: &SysRoot, major: u32, minor: u32) -> Vec<BlockDev> {
     out
 }
 
+/// The whole disks under the data vdevs of a ZFS pool (each leaf's
+/// partition folded into its disk, as [`activity`] folds them), each once,
+/// in the pool's order. Empty when the pool's tree is unknown (`zpool` did
+/// not run) or no leaf is a block device (file vdevs).
+pub fn zfs_member_disks(root: &SysRoot, z: &ZfsInfo) -> Vec<BlockDev> {
+    let mut out: Vec<BlockDev> = Vec::new();
+    for leaf in z.data_leaves() {
+        let Some(b) = leaf.device.as_deref().and_then(|n| sysfs::by_name(root, n)) else {
+            continue;
+        };
+        let disk = b.disk().unwrap_or(b);
+        if out.iter().any(|d| (d.major, d.minor) == disk.dev) {
+            continue;
+        }
+        if let Some(d) = block_dev(root, disk.dev.0, disk.dev.1) {
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// The block devices a measuring target's figures are cross-checked
+/// against, and the ZFS pool when they are its members.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Served {
+    /// Top first; for a ZFS dataset, the pool's data member disks, side by side.
+    pub devices: Vec<BlockDev>,
+    /// The ZFS pool whose member disks `devices` are (their counters are summed).
+    pub zfs_pool: Option<String>,
+}
+
+/// What serves a target: its block device chain (`chain`, from
+/// [`chain_of_path`]), or, for a dataset on ZFS (which has no block device
+/// of its own), the data member disks of its pool as `report` (from
+/// [`describe`]) found them.
+pub fn served(root: &SysRoot, chain: Vec<BlockDev>, report: Option<&DeviceReport>) -> Served {
+    if chain.is_empty()
+        && let Some(z) = report.and_then(|r| r.zfs.as_ref())
+    {
+        let devices = zfs_member_disks(root, z);
+        let zfs_pool = (!devices.is_empty()).then(|| z.pool.clone());
+        return Served { devices, zfs_pool };
+    }
+    Served {
+        devices: chain,
+        zfs_pool: None,
+    }
+}
+
 /// The block device number a path's data lives on, if any: the device
 /// itself for a block special file, else the filesystem's device (following
 /// the mount source for filesystems with anonymous device numbers, like btrfs).

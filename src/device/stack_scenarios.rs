@@ -297,6 +297,69 @@ fn views_show_the_stacks() {
     assert_eq!(v["chain"][0]["children"][0]["md"]["members"][1]["state"], "faulty");
 }
 
+#[test]
+fn a_job_on_zfs_watches_the_pools_member_disks() {
+    let fx = stacks();
+    let root = fx.root();
+    // No block device of its own: the chain of a zfs mount is empty.
+    let r = dir(&fx, &stack_commands(), "/fast", (0, 53));
+    let s = super::served(&root, Vec::new(), Some(&r));
+    let names: Vec<&str> = s.devices.iter().map(|d| d.name.as_str()).collect();
+    // The leaves are partitions (vdf1..vdi1): folded into their disks.
+    assert_eq!(names, ["vdf", "vdg", "vdh", "vdi"]);
+    assert!(s.devices.iter().all(|d| d.partition_of.is_none() && d.logical_block_size == 512));
+    assert_eq!(s.zfs_pool.as_deref(), Some("fast"));
+    // raidz2: the six data disks (the faulted one too); not the log, cache or spare.
+    let t = dir(&fx, &stack_commands(), "/tank/data", (0, 52));
+    let tank = super::served(&root, Vec::new(), Some(&t));
+    let names: Vec<&str> = tank.devices.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["sdg", "sdh", "sdi", "sdj", "sdk", "sdl"]);
+    // Without `zpool`: no members, no pool, and the job keeps `no_block_device`.
+    let k = dir(&fx, &NoCommands, "/tank/data", (0, 52));
+    assert_eq!(super::served(&root, Vec::new(), Some(&k)), super::Served::default());
+    // A chain, when there is one, is kept as it is.
+    let chain = vec![super::block_dev(&root, 254, 80).unwrap()];
+    assert_eq!(super::served(&root, chain.clone(), Some(&r)).devices, chain);
+
+    // The cross-check over two diskstats readings of the members, as a job's run takes them.
+    let names: Vec<String> = s.devices.iter().map(|d| d.name.clone()).collect();
+    let stats = |sectors: [(u64, u64); 4]| {
+        let mut text = String::new();
+        for (i, (n, (rd, wr))) in ["vdf", "vdg", "vdh", "vdi"].iter().zip(sectors).enumerate() {
+            let minor = 80 + 16 * i as u32;
+            // The disk and its partition 1 (which the disk's counters include).
+            for (m, name) in [(minor, n.to_string()), (minor + 1, format!("{n}1"))] {
+                text.push_str(&format!("254 {m} {name} {} 0 {rd} 10 {} 0 {wr} 10 0 20 20\n", rd / 8, wr / 8));
+            }
+        }
+        fx.file("proc/diskstats", &text);
+        super::diskstats(&root)
+    };
+    let run = |job_r: u64, job_w: u64, after: [(u64, u64); 4]| {
+        let before = stats([(1000, 1000); 4]);
+        let later = stats(after.map(|(r, w)| (1000 + r, 1000 + w)));
+        let mut r = crate::samples::RunSamples {
+            devices: super::delta(&before, &later, &names),
+            ..Default::default()
+        };
+        r.read.all_bytes = job_r;
+        r.write.all_bytes = job_w;
+        let d = crate::summary::device_report(&[r], s.zfs_pool.as_deref()).unwrap();
+        crate::summary::cross_check(&d)
+            .iter()
+            .map(|w| w.code.to_string())
+            .collect::<Vec<_>>()
+    };
+    const GIB: u64 = 1 << 30;
+    const SECTORS_PER_GIB: u64 = GIB / 512;
+    // The job read 1 GiB and wrote 1 GiB; the members moved nothing: the ARC.
+    assert_eq!(run(GIB, GIB, [(0, 0); 4]), ["cache_answered", "cache_answered"]);
+    // The members read 1 GiB between them (a mirror reads each block from one
+    // side) and wrote it twice (each mirror's two members): the disks did it.
+    let half = SECTORS_PER_GIB / 2;
+    assert!(run(GIB, GIB, [(half, half), (0, half), (half / 2, half), (half / 2, half)]).is_empty());
+}
+
 /// `cargo test --lib print_stacks -- --ignored --nocapture`: the views of the fixture stacks.
 #[test]
 #[ignore]

@@ -41,6 +41,40 @@ fn no_block_device_names_the_filesystem() {
 }
 
 #[test]
+fn no_block_device_on_zfs_says_why_the_members_are_unknown() {
+    let w = no_block_device("/tank/data", false, Some("zfs")).unwrap();
+    assert_eq!(w.code, "no_block_device");
+    assert!(
+        w.message.contains("(filesystem zfs)")
+            && w.message.contains("the ARC")
+            && w.message.contains("member disks are unknown")
+            && w.message.contains("install the ZFS utilities")
+            && w.message.contains("run as root"),
+        "{}",
+        w.message
+    );
+}
+
+#[test]
+fn pool_cross_check_sums_reads_and_judges_writes_from_below() {
+    let m = 1u64 << 20;
+    let name = "zpool fast (vdf+vdg+vdh+vdi)";
+    // Reads: the members' sum against the job, both ways.
+    assert_eq!(pool_cross_check(name, "read", 100 * m, 100 * m), None);
+    let arc = pool_cross_check(name, "read", 100 * m, 0).unwrap();
+    assert_eq!(arc.code, "cache_answered");
+    assert!(arc.message.starts_with(name) && arc.message.contains("the ARC"), "{}", arc.message);
+    assert_eq!(pool_cross_check(name, "read", 100 * m, 400 * m).unwrap().code, "device_extra");
+    // Writes: a mirror's two copies (or parity, metadata) are no warning...
+    assert_eq!(pool_cross_check(name, "written", 100 * m, 200 * m), None);
+    assert_eq!(pool_cross_check(name, "written", 100 * m, 100 * m), None);
+    // ...but less than once is the ARC holding dirty data.
+    let w = pool_cross_check(name, "written", 100 * m, 30 * m).unwrap();
+    assert_eq!(w.code, "cache_answered");
+    assert!(w.message.contains("30%"), "{}", w.message);
+}
+
+#[test]
 fn memory_device_only_for_a_memory_backed_top_device() {
     assert_eq!(memory_device("sda", false), None);
     let w = memory_device("zram0", true).unwrap();

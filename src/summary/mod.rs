@@ -268,6 +268,11 @@ pub struct DeviceReport {
     pub job_write_bytes: u64,
     /// Devices further down (e.g. under a loop device's backing file).
     pub lower: Vec<crate::samples::DiskDelta>,
+    /// The ZFS pool whose data member disks the figures above sum (`name`
+    /// lists them): reads are judged on the sum, writes only from below
+    /// ([`crate::judge::job::pool_cross_check`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zfs_pool: Option<String>,
     /// Devices outside the target's chain that moved more than
     /// [`crate::judge::thresholds::OTHER_DEVICE_MIN_BYTES`] over the same runs
     /// (summed): where the job's I/O went if the target's device did not see it.
@@ -509,7 +514,14 @@ pub(crate) fn cpu_median(runs: &[RunReport]) -> CpuReport {
 pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
     let spec = &job.spec;
     let (_, span) = spec.extent(target.span());
-    let runs: Vec<RunReport> = job.runs.iter().map(run_report).collect();
+    let pool = target.info.zfs_pool.as_deref();
+    let mut runs: Vec<RunReport> = job.runs.iter().map(run_report).collect();
+    if pool.is_some() {
+        // The pool's member disks side by side: a run's device is their sum.
+        for (r, s) in runs.iter_mut().zip(&job.runs) {
+            r.device = members_sum(&s.devices);
+        }
+    }
     let judged = job.steady.map(|rule| {
         let values: Vec<f64> = job.runs.iter().map(crate::measure::round_value).collect();
         let st = crate::judge::steady::steady_state(&values, rule.window);
@@ -534,7 +546,7 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
     let read = dir_median(&figured.iter().filter_map(|r| r.read.as_ref()).collect::<Vec<_>>());
     let write = dir_median(&figured.iter().filter_map(|r| r.write.as_ref()).collect::<Vec<_>>());
     let cpu = cpu_median(figured);
-    let device = device_report(&job.runs);
+    let device = device_report(&job.runs, pool);
     let tinfo = &target.info;
 
     // The rules, in the order their warnings are shown.
@@ -610,10 +622,38 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
     }
 }
 
-fn device_report(runs: &[RunSamples]) -> Option<DeviceReport> {
+/// The member disks of a ZFS pool summed into one delta, named
+/// `vdf+vdg+...`; `None` when there are none.
+fn members_sum(devices: &[crate::samples::DiskDelta]) -> Option<crate::samples::DiskDelta> {
+    let first = devices.first()?;
+    let mut sum = crate::samples::DiskDelta {
+        name: devices.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join("+"),
+        ..first.clone()
+    };
+    for d in &devices[1..] {
+        sum.read_bytes += d.read_bytes;
+        sum.write_bytes += d.write_bytes;
+        sum.read_ios += d.read_ios;
+        sum.write_ios += d.write_ios;
+        sum.busy_ns = sum.busy_ns.max(d.busy_ns);
+    }
+    Some(sum)
+}
+
+/// What the target's devices did over a job's runs. The first device is
+/// the one the filesystem is on and the rest lie under it (`lower`); on a
+/// ZFS pool (`zfs_pool`) the devices are the pool's data member disks side
+/// by side, and the figures are their sum (each member also in `lower`).
+pub(crate) fn device_report(runs: &[RunSamples], zfs_pool: Option<&str>) -> Option<DeviceReport> {
     let first = runs.first()?.devices.first()?;
     let mut d = DeviceReport {
-        name: first.name.clone(),
+        name: match zfs_pool {
+            Some(pool) => format!(
+                "zpool {pool} ({})",
+                runs[0].devices.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join("+")
+            ),
+            None => first.name.clone(),
+        },
         read_bytes: 0,
         write_bytes: 0,
         read_ios: 0,
@@ -621,13 +661,21 @@ fn device_report(runs: &[RunSamples]) -> Option<DeviceReport> {
         job_read_bytes: 0,
         job_write_bytes: 0,
         lower: Vec::new(),
+        zfs_pool: zfs_pool.map(str::to_string),
         others: crate::device::sum_activity(runs.iter().map(|r| r.other_devices.as_slice()))
             .into_iter()
             .filter(|o| o.bytes() > crate::judge::thresholds::OTHER_DEVICE_MIN_BYTES)
             .collect(),
     };
+    // On a pool every member is counted in the figures (and listed in `lower`).
+    let under = if zfs_pool.is_some() { 0 } else { 1 };
     for r in runs {
-        if let Some(top) = r.devices.first() {
+        let top = if zfs_pool.is_some() {
+            members_sum(&r.devices)
+        } else {
+            r.devices.first().cloned()
+        };
+        if let Some(top) = top {
             d.read_bytes += top.read_bytes;
             d.write_bytes += top.write_bytes;
             d.read_ios += top.read_ios;
@@ -636,7 +684,7 @@ fn device_report(runs: &[RunSamples]) -> Option<DeviceReport> {
         // Everything the job moved, including I/O that completed after the deadline.
         d.job_read_bytes += r.read.all_bytes;
         d.job_write_bytes += r.write.all_bytes;
-        for (i, low) in r.devices.iter().skip(1).enumerate() {
+        for (i, low) in r.devices.iter().skip(under).enumerate() {
             if d.lower.len() <= i {
                 d.lower.push(crate::samples::DiskDelta {
                     name: low.name.clone(),
@@ -659,11 +707,15 @@ fn device_report(runs: &[RunSamples]) -> Option<DeviceReport> {
 pub fn cross_check(d: &DeviceReport) -> Vec<Diagnostic> {
     let tops = crate::device::tops(&d.others);
     let other = |f: fn(&crate::device::DeviceActivity) -> u64| tops.iter().map(|o| (o.name.as_str(), f(o))).max_by_key(|x| x.1);
+    let check = |dir: &str, job: u64, dev: u64| match d.zfs_pool {
+        Some(_) => rules::pool_cross_check(&d.name, dir, job, dev),
+        None => rules::cross_check(&d.name, dir, job, dev),
+    };
     [
         rules::device_elsewhere(&d.name, "read", d.job_read_bytes, d.read_bytes, other(|o| o.read_bytes))
-            .or_else(|| rules::cross_check(&d.name, "read", d.job_read_bytes, d.read_bytes)),
+            .or_else(|| check("read", d.job_read_bytes, d.read_bytes)),
         rules::device_elsewhere(&d.name, "written", d.job_write_bytes, d.write_bytes, other(|o| o.write_bytes))
-            .or_else(|| rules::cross_check(&d.name, "written", d.job_write_bytes, d.write_bytes)),
+            .or_else(|| check("written", d.job_write_bytes, d.write_bytes)),
     ]
     .into_iter()
     .flatten()

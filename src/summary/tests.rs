@@ -12,6 +12,7 @@ fn dev(job_r: u64, dev_r: u64, job_w: u64, dev_w: u64) -> DeviceReport {
         job_read_bytes: job_r,
         job_write_bytes: job_w,
         lower: vec![],
+        zfs_pool: None,
         others: vec![],
     }
 }
@@ -98,4 +99,67 @@ fn cross_check_names_a_device_outside_the_target_that_did_the_work() {
     // Without it, the idle device is said to be idle.
     d.others.clear();
     assert!(cross_check(&d)[0].message.starts_with("loop9 was idle"));
+}
+
+/// A run on the ZFS pool `fast` (two mirrors over vdf..vdi): the job moved
+/// `job_r`/`job_w` bytes, each member disk `per_member` (read, written).
+fn pool_run(job_r: u64, job_w: u64, per_member: [(u64, u64); 4]) -> RunSamples {
+    let mut r = RunSamples::default();
+    r.read.all_bytes = job_r;
+    r.write.all_bytes = job_w;
+    r.devices = ["vdf", "vdg", "vdh", "vdi"]
+        .iter()
+        .zip(per_member)
+        .map(|(n, (rd, wr))| crate::samples::DiskDelta {
+            name: n.to_string(),
+            read_bytes: rd,
+            write_bytes: wr,
+            read_ios: rd / 4096,
+            write_ios: wr / 4096,
+            busy_ns: 0,
+        })
+        .collect();
+    r
+}
+
+#[test]
+fn a_zfs_pool_is_cross_checked_on_its_members_summed() {
+    const M: u64 = 1 << 20;
+    // The ARC answered: the job read 400 MiB, the members nothing.
+    let arc = device_report(&[pool_run(400 * M, 0, [(0, 0); 4])], Some("fast")).unwrap();
+    assert_eq!(arc.name, "zpool fast (vdf+vdg+vdh+vdi)");
+    assert_eq!(arc.zfs_pool.as_deref(), Some("fast"));
+    let w = cross_check(&arc);
+    assert_eq!(w.len(), 1);
+    assert_eq!(w[0].code, "cache_answered");
+    assert!(
+        w[0].message
+            .starts_with("zpool fast (vdf+vdg+vdh+vdi) was idle while the job read 400.00 MiB")
+            && w[0].message.contains("ARC"),
+        "{}",
+        w[0].message
+    );
+    // The disks did the work: reads split over the members (one side of each
+    // mirror here, 100 MiB each of 4 would do too), writes on every member of
+    // a mirror: 2 × 200 MiB for a 200 MiB job is no `device_extra`.
+    let fine = [(200 * M, 100 * M), (0, 100 * M), (150 * M, 100 * M), (50 * M, 100 * M)];
+    let d = device_report(&[pool_run(400 * M, 200 * M, fine), pool_run(400 * M, 200 * M, fine)], Some("fast")).unwrap();
+    assert_eq!((d.read_bytes, d.write_bytes), (800 * M, 800 * M));
+    assert_eq!((d.job_read_bytes, d.job_write_bytes), (800 * M, 400 * M));
+    // Every member listed, summed over the runs.
+    let lower: Vec<(&str, u64)> = d.lower.iter().map(|l| (l.name.as_str(), l.read_bytes)).collect();
+    assert_eq!(lower, [("vdf", 400 * M), ("vdg", 0), ("vdh", 300 * M), ("vdi", 100 * M)]);
+    assert!(cross_check(&d).is_empty(), "{:?}", cross_check(&d));
+    // Not the first member alone: vdf by itself read only half of it.
+    let single = device_report(&[pool_run(400 * M, 200 * M, fine)], None).unwrap();
+    assert_eq!(single.name, "vdf");
+    assert_eq!(cross_check(&single)[0].code, "cache_answered");
+    // Writes still in the ARC (dirty data): less than once on the members.
+    let dirty = device_report(&[pool_run(0, 400 * M, [(0, 20 * M); 4])], Some("fast")).unwrap();
+    let w = cross_check(&dirty);
+    assert_eq!(w.len(), 1);
+    assert_eq!(w[0].code, "cache_answered");
+    assert!(w[0].message.contains("20%"), "{}", w[0].message);
+    // A run's own device is the sum too.
+    assert_eq!(members_sum(&pool_run(0, 0, fine).devices).unwrap().read_bytes, 400 * M);
 }

@@ -138,6 +138,7 @@ mod tests {
             direct: true,
             filesystem: None,
             devices,
+            zfs_pool: None,
             info: None,
         }
     }

@@ -104,8 +104,13 @@ pub struct TargetInfo {
     pub span_bytes: u64,
     pub direct: bool,
     pub filesystem: Option<FsInfo>,
-    /// Block devices serving the target, top first (a loop device before the device under its backing file).
+    /// Block devices serving the target, top first (a loop device before the
+    /// device under its backing file); on ZFS, the pool's data member disks.
     pub devices: Vec<BlockDev>,
+    /// The ZFS pool whose data member disks `devices` are: the device
+    /// cross-check sums their counters ([`device::served`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zfs_pool: Option<String>,
     /// What `iolab info` says about the target: the full chain, each physical
     /// device's facts, the throttles that apply, and the hints.
     pub info: Option<device::DeviceReport>,
@@ -123,6 +128,7 @@ impl TargetInfo {
             direct: false,
             filesystem: device::filesystem_of(sys, dir),
             devices,
+            zfs_pool: None,
             info: device::describe(sys, dir).ok(),
         }
     }
@@ -369,7 +375,9 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
             ),
         });
     }
-    let devices = device::chain_of_path(root, path);
+    // What `iolab info` says, first: on ZFS its pool's member disks are the devices to watch.
+    let report = device::describe(root, path).ok();
+    let device::Served { devices, zfs_pool } = device::served(root, device::chain_of_path(root, path), report.as_ref());
     let device_names: Vec<String> = devices.iter().map(|d| d.name.clone()).collect();
     let file = if test_file {
         let progress = || {
@@ -390,7 +398,6 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
     } else {
         device::filesystem_of(root, path)
     };
-    let report = device::describe(root, path).ok();
     let info = TargetInfo {
         path: std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()).display().to_string(),
         kind,
@@ -399,6 +406,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
         direct,
         filesystem,
         devices,
+        zfs_pool,
         info: report,
     };
     let watch = watch::Identity::of(Path::new(&info.path), &file).map(|id| watch::Watch::start(Path::new(&info.path), id));

@@ -86,6 +86,7 @@ pub(super) fn device_report(
                 job_read_bytes: read.as_ref().map_or(0, |d| d.bytes),
                 job_write_bytes: write.as_ref().map_or(0, |d| d.bytes),
                 lower: ds,
+                zfs_pool: None,
                 others: Vec::new(),
             })
         }

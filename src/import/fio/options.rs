@@ -46,6 +46,7 @@ pub(super) fn target_info(first: &Opts) -> TargetInfo {
         direct,
         filesystem: None,
         devices: Vec::new(),
+        zfs_pool: None,
         info: None,
     }
 }
