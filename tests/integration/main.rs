@@ -3,7 +3,7 @@
 //!
 //! Each module is one area: `cli` (command-line behaviour), `config` (the
 //! configuration file), `output` (formats, `-o`, `--quiet`), `store`,
-//! `safety`, `info`, and the ground truth on emulated devices with known
+//! `safety`, `hostile` (malformed input, paths and stores: issue 16), `info`, and the ground truth on emulated devices with known
 //! limits (`accuracy`, `sustained`, `cliff`, `steady`, `scan`, `scale`,
 //! `apps`), plus the harnesses' own checks (`slowfile_harness`,
 //! `cpu_accounting`). Root-only tests skip without root, except under
@@ -22,6 +22,7 @@ mod config;
 mod cpu_accounting;
 mod faultdev_harness;
 mod fio_engine;
+mod hostile;
 mod hosts;
 mod info;
 mod netns_harness;

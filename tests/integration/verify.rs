@@ -396,7 +396,7 @@ fn readme_examples() {
         &FaultDev::new(FaultSpec {
             eio: vec![(100 * MIB, 100 * MIB + 64 * KIB)],
             flip: vec![30 * MIB + 8 * KIB],
-            drop: vec![200 * MIB, 200 * MIB + MIB].chunks(2).map(|c| (c[0], c[1])).collect(),
+            drop: [200 * MIB, 200 * MIB + MIB].chunks(2).map(|c| (c[0], c[1])).collect(),
             ..FaultSpec::clean(256 * MIB)
         }),
     );
