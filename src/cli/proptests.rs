@@ -37,6 +37,98 @@ struct ArgSpec {
     last: bool,
     /// Its possible values and its default: values clap accepts.
     good: Vec<String>,
+    /// The hostile values of its kind (sizes, durations, counts), by its name.
+    kind: &'static [&'static str],
+}
+
+const SIZES: &[&str] = &[
+    "0",
+    "1",
+    "511",
+    "513",
+    "4k",
+    "4K",
+    "1.5k",
+    "0.3",
+    "1e9",
+    "64MiB",
+    "64M",
+    "65M",
+    "1GB",
+    "4kB",
+    "99999999999999T",
+    "16777216T",
+    "18446744073709551615",
+    "18446744073709551616",
+    "17179869184G",
+    "-4k",
+    "4q",
+    "NaN",
+    "inf",
+    "",
+    "k",
+];
+const DURATIONS: &[&str] = &[
+    "0",
+    "0s",
+    "1ns",
+    "1us",
+    "1ms",
+    "5s",
+    "-1s",
+    "1.5",
+    "1e3",
+    "NaN",
+    "inf",
+    "999999999",
+    "1000000000",
+    "999999999999999s",
+    "5000000000000000000s 1ns",
+    "9000000000000000000s 1ms",
+    "150000000000y 1s",
+    "7000000000000000w 1d",
+    "2562047788015215h 30m",
+    "18446744073709551615s",
+    "584942417355y",
+    "30y",
+    "1h 30m",
+    "1m30x",
+    "",
+    "s",
+];
+const COUNTS: &[&str] = &[
+    "0",
+    "1",
+    "2",
+    "255",
+    "256",
+    "257",
+    "4096",
+    "4097",
+    "100000",
+    "100001",
+    "4294967295",
+    "4294967296",
+    "-1",
+    "1.5",
+    "1e3",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "",
+    "x",
+];
+
+/// The hostile values for an argument, by its name.
+fn kind_of(id: &str) -> &'static [&'static str] {
+    let has = |words: &[&str]| words.iter().any(|w| id.contains(w));
+    if has(&["size", "bytes", "window", "bs", "capacity"]) {
+        SIZES
+    } else if has(&["duration", "time", "warmup", "interval", "wait"]) {
+        DURATIONS
+    } else {
+        COUNTS
+    }
 }
 
 /// Each command's name and arguments, from clap (the top command first, name "").
@@ -58,6 +150,7 @@ fn commands() -> &'static Vec<(String, Vec<ArgSpec>)> {
                         required: a.is_required_set(),
                         last: a.is_last_set(),
                         good,
+                        kind: kind_of(a.get_id().as_str()),
                     }
                 })
                 .collect()
@@ -239,16 +332,17 @@ fn word() -> impl Strategy<Value = OsString> {
 /// a path, a number), often a hostile one.
 fn value(a: &ArgSpec) -> BoxedStrategy<OsString> {
     let paths = files().paths.clone();
+    let kind = prop::sample::select(a.kind).prop_map(OsString::from);
     if a.good.is_empty() {
         prop_oneof![
-            2 => prop::sample::select(WORDS).prop_map(OsString::from),
+            2 => kind,
             1 => word(),
             1 => prop::sample::select(paths).prop_map(OsString::from),
             2 => prop::sample::select(&["1", "2", "3", "8", "4k", "1M", "16MiB", "1s", "200ms", "50%", "1=2", "k=v"][..]).prop_map(OsString::from),
         ]
         .boxed()
     } else {
-        prop_oneof![3 => prop::sample::select(a.good.clone()).prop_map(OsString::from), 1 => word()].boxed()
+        prop_oneof![3 => prop::sample::select(a.good.clone()).prop_map(OsString::from), 2 => kind, 1 => word()].boxed()
     }
 }
 
@@ -293,7 +387,7 @@ fn command_line(c: usize) -> BoxedStrategy<Vec<OsString>> {
             if a.required { r } else { prop_oneof![r, Just(Vec::new())].boxed() }
         })
         .collect();
-    let k = options.len().min(5);
+    let k = options.len().min(8);
     let opts = prop::sample::subsequence(options, 0..=k)
         .prop_flat_map(|chosen| chosen.iter().map(render_arg).collect::<Vec<_>>())
         .prop_shuffle();
@@ -320,8 +414,15 @@ fn command_line(c: usize) -> BoxedStrategy<Vec<OsString>> {
 }
 
 fn argv() -> impl Strategy<Value = Vec<OsString>> {
+    // The commands that measure build and validate a plan: drawn four times as often.
+    let weighted: Vec<usize> = (1..commands().len())
+        .flat_map(|c| {
+            let measuring = ["run", "job", "scan", "scale", "time", "verify"].contains(&commands()[c].0.as_str());
+            std::iter::repeat_n(c, if measuring { 4 } else { 1 })
+        })
+        .collect();
     (
-        1..commands().len(),
+        prop::sample::select(weighted),
         prop::option::weighted(0.2, command_line(0).prop_map(|v| v.into_iter().take(2).collect::<Vec<_>>())),
     )
         .prop_flat_map(|(c, global)| (Just(c), Just(global), command_line(c)))
