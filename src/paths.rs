@@ -117,13 +117,12 @@ pub fn planted_link(path: &Path) -> Option<(PathBuf, u32)> {
     None
 }
 
-/// The refusal for a planted link on the way to `path`, for `verb`
-/// ("write", "use as the results store").
-pub fn refuse_planted_link(path: &Path, verb: &str) -> Result<(), String> {
+/// The refusal for a planted link on the way to `path`; `action` says what
+/// was refused, path included (`write /tmp/x`, `use /tmp/x as the results store`).
+pub fn refuse_planted_link(path: &Path, action: &str) -> Result<(), String> {
     match planted_link(path) {
         Some((link, uid)) => Err(format!(
-            "refusing to {verb} {}: {} is a symbolic link owned by another user (uid {uid}); iolab does not follow links that others can plant in shared directories",
-            path.display(),
+            "refusing to {action}: {} is a symbolic link owned by another user (uid {uid}); iolab does not follow links that others can plant in shared directories",
             link.display()
         )),
         None => Ok(()),
@@ -156,7 +155,7 @@ fn shared_dir(dir: &Path) -> bool {
 pub fn create_output(path: &Path) -> Result<File, String> {
     let refuse = |why: String| format!("refusing to write {}: {why}", path.display());
     let cannot = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    refuse_planted_link(path, "write")?;
+    refuse_planted_link(path, &format!("write {}", path.display()))?;
     match create_new(path, 0o644) {
         Ok(f) => return Ok(f),
         Err(e) if e.kind() == ErrorKind::AlreadyExists => {}

@@ -274,7 +274,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
     };
     let path = &shown;
     if req.write && !md.is_dir() {
-        crate::paths::refuse_planted_link(given, "write to").map_err(usage)?;
+        crate::paths::refuse_planted_link(given, &format!("write to {}", given.display())).map_err(usage)?;
     }
     let ft = md.file_type();
     let (kind, file, span, test_file) = if ft.is_dir() {
