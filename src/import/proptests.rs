@@ -182,6 +182,8 @@ fn hostile() -> impl Strategy<Value = Hostile> {
             Just(f64::MAX),
             Just(f64::MIN),
             Just(f64::MIN_POSITIVE),
+            Just(5e-324),
+            Just(-5e-324),
             Just(-0.5),
             Just(0.5),
             Just(1e-300),
@@ -259,6 +261,8 @@ fn leaf() -> impl Strategy<Value = Hostile> {
             Just(1e308),
             Just(-1e308),
             Just(1e-300),
+            Just(5e-324),
+            Just(f64::MIN_POSITIVE),
             Just(0.5),
             any::<f64>().prop_filter("finite", |f| f.is_finite())
         ]
@@ -732,4 +736,13 @@ fn issue_16_regression_option_of_400_digits() {
     assert_eq!(report.jobs()[0].duration_s, None);
     assert_eq!(report.settings.warmup_s, 0.0);
     exercise(report);
+}
+
+/// Found by `issue_16_mutated_fixtures_never_panic` at 100,000 cases: an
+/// IOPS of 5e-324 (the smallest denormal) imports, and the HTML report's
+/// chart axis over it overflowed (`render::svg`'s ticks).
+#[test]
+fn issue_16_regression_denormal_iops_renders() {
+    let text = edited("fio/two_jobs_randread_write.json", &[("/jobs/0/read/iops", Value::from(5e-324))]);
+    check(&text);
 }
