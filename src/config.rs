@@ -113,8 +113,7 @@ impl UserSuite {
 impl Config {
     /// Read and check the file at `path`.
     pub fn load(path: &Path) -> Result<Config> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read the configuration file {}: {e}", path.display())))?;
+        let text = crate::paths::read_text(path, "the configuration file").map_err(usage)?;
         Config::parse(&text, path)
     }
 
@@ -635,6 +634,192 @@ jobs = [{ rw = "randrw", bs = 4096, mix_read = 50 }]
             Some(PathBuf::from("/h/.config/iolab/config.toml"))
         );
         assert_eq!(default_path_from(env(&[])), None);
+    }
+
+    /// Hostile values for a key of the file.
+    const HOSTILE: &[&str] = &[
+        "0",
+        "-1",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551616",
+        "1e308",
+        "-1e308",
+        "1e400",
+        "nan",
+        "+nan",
+        "-nan",
+        "inf",
+        "+inf",
+        "-inf",
+        "0.5",
+        "-0.0",
+        "0x7fffffffffffffff",
+        "0o777",
+        "0b1",
+        "1_000",
+        "true",
+        "1979-05-27T07:32:00Z",
+        "07:32:00",
+        "\"\"",
+        "\"0\"",
+        "\"-1s\"",
+        "\"1e400\"",
+        "\"18446744073709551616\"",
+        "\"99999999999999T\"",
+        "\"5000000000000000000s 1ns\"",
+        "\"NaN\"",
+        "\"inf\"",
+        "\"4q\"",
+        "\"~/\"",
+        "\"\\u0000\"",
+        "'''\nx'''",
+        "[]",
+        "[1, \"a\"]",
+        "{}",
+        "{ price = nan }",
+        "{ price = 1, capacity = \"0\" }",
+        "{ price = 1, capacity = -1 }",
+        "[{ rw = \"read\", bs = \"4k\", qd = 4294967296 }]",
+        "[{ rw = \"randrw\", bs = \"4k\", mix_read = 255 }]",
+        "[{ rw = \"randrw\", bs = \"4k\", mix_read = 256 }]",
+        "[{ rw = \"write\", bs = 0 }]",
+        "[{ rw = \"write\", bs = 67109376 }]",
+    ];
+
+    /// Text to splice into a file: a hostile value, a key, a header, a
+    /// duplicate, deep nesting.
+    fn splice() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            4 => proptest::sample::select(HOSTILE).prop_map(str::to_string),
+            1 => proptest::sample::select(&["\n[defaults]\n", "\n[suites.x]\n", "\n[prices]\n", "\n[[suites]]\n", "\nruns = 3\n", "\n[defaults]\nruns = 1\nruns = 2\n", "=", "\"", "[", "]", "{", "}", ",", "\n", "#"][..]).prop_map(str::to_string),
+            1 => (prop_oneof![Just(129usize), Just(10_000), 1usize..200], any::<bool>()).prop_map(|(d, arrays)| {
+                if arrays { format!("{}1{}", "[".repeat(d), "]".repeat(d)) } else { format!("{}1{}", "{ a = ".repeat(d), " }".repeat(d)) }
+            }),
+            1 => ".{0,12}",
+        ]
+    }
+
+    /// What to do to a good file: put `text` after the `=` of a line, in
+    /// place of the line, or at a byte; or cut the file at a byte.
+    #[derive(Clone, Debug)]
+    enum Edit {
+        Value(proptest::sample::Index, String),
+        Line(proptest::sample::Index, String),
+        Insert(proptest::sample::Index, String),
+        Truncate(proptest::sample::Index),
+    }
+
+    fn edit() -> impl proptest::strategy::Strategy<Value = Edit> {
+        use proptest::prelude::*;
+        prop_oneof![
+            4 => (any::<proptest::sample::Index>(), splice()).prop_map(|(i, t)| Edit::Value(i, t)),
+            1 => (any::<proptest::sample::Index>(), splice()).prop_map(|(i, t)| Edit::Line(i, t)),
+            1 => (any::<proptest::sample::Index>(), splice()).prop_map(|(i, t)| Edit::Insert(i, t)),
+            1 => any::<proptest::sample::Index>().prop_map(Edit::Truncate),
+        ]
+    }
+
+    fn apply(text: &str, e: &Edit) -> String {
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let floor = |s: &str, mut i: usize| {
+            i = i.min(s.len());
+            while !s.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        match e {
+            Edit::Value(i, t) if !lines.is_empty() => {
+                let n = i.index(lines.len());
+                let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+                if let Some(eq) = out[n].find('=') {
+                    out[n] = format!("{}= {t}\n", &out[n][..eq]);
+                }
+                out.concat()
+            }
+            Edit::Line(i, t) if !lines.is_empty() => {
+                let n = i.index(lines.len());
+                let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+                out[n] = format!("{t}\n");
+                out.concat()
+            }
+            Edit::Insert(i, t) => {
+                let at = floor(text, i.index(text.len() + 1));
+                format!("{}{t}{}", &text[..at], &text[at..])
+            }
+            Edit::Truncate(i) => text[..floor(text, i.index(text.len() + 1))].to_string(),
+            _ => text.to_string(),
+        }
+    }
+
+    /// The good files: this module's, the README's example, prices.
+    fn good_files() -> Vec<String> {
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let start = readme.find("```toml\n").unwrap() + "```toml\n".len();
+        let end = start + readme[start..].find("```").unwrap();
+        vec![
+            GOOD.to_string(),
+            readme[start..end].to_string(),
+            "[prices]\n\"Samsung SSD 870 EVO 1TB\" = 59.99\nstick = { price = 12, capacity = \"128GB\" }\n".to_string(),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::import::proptests::config())]
+
+        /// Issue 16: a configuration file mutated every way (wrong types,
+        /// huge, negative and non-finite numbers, broken syntax, duplicate
+        /// keys and tables, deep nesting, truncation) is read or refused
+        /// with a located message; it never panics.
+        #[test]
+        fn issue_16_mutated_config_files_never_panic(
+            which in 0usize..3,
+            edits in proptest::collection::vec(edit(), 1..4),
+        ) {
+            let mut text = good_files()[which].clone();
+            for e in &edits {
+                text = apply(&text, e);
+            }
+            match parse(&text) {
+                Ok(c) => {
+                    // What the commands do with it.
+                    for s in &c.suites {
+                        for spec in s.jobs(&check_common()) {
+                            proptest::prop_assert!(spec.validate().is_ok());
+                        }
+                    }
+                    let _ = crate::cli::suites_listing(Some(&c));
+                }
+                Err(e) => {
+                    let e = e.to_string();
+                    proptest::prop_assert!(e.starts_with("/etc/x/config.toml:"), "{}", e);
+                }
+            }
+        }
+    }
+
+    /// Issue 16: 10,000 nested arrays or inline tables are an error (the
+    /// TOML parser's recursion limit), not a stack overflow.
+    #[test]
+    fn issue_16_deeply_nested_config_is_an_error() {
+        for v in [
+            format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000)),
+            format!("{}1{}", "{ a = ".repeat(10_000), " }".repeat(10_000)),
+        ] {
+            for text in [
+                format!("[defaults]\nruns = {v}\n"),
+                format!("[suites.x]\njobs = {v}\n"),
+                format!("x = {v}\n"),
+            ] {
+                let e = err(&text);
+                assert!(e.starts_with("/etc/x/config.toml:"), "{e}");
+            }
+        }
+        let deep_header = format!("[{}]\n", vec!["a"; 10_000].join("."));
+        assert!(err(&deep_header).starts_with("/etc/x/config.toml:"));
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod import;
 pub mod io;
 pub mod judge;
 pub mod measure;
+pub mod paths;
 pub mod plan;
 pub mod progress;
 pub mod render;

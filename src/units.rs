@@ -56,10 +56,19 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         return Err(format!("invalid duration '{s}': it cannot be negative"));
     }
     if let Some(d) = simple_duration(t) {
-        return d.ok_or_else(|| format!("invalid duration '{s}'"));
+        return d.ok_or_else(|| format!("invalid duration '{s}': at most {MAX_DURATION_S} seconds"));
     }
-    humantime::parse_duration(t).map_err(|_| format!("invalid duration '{s}': expected e.g. 5s, 1.5s, 500ms, 1m30s, 2h"))
+    let d = humantime::parse_duration(t).map_err(|_| format!("invalid duration '{s}': expected e.g. 5s, 1.5s, 500ms, 1m30s, 2h"))?;
+    if d.as_secs_f64() >= MAX_DURATION_S as f64 {
+        return Err(format!("invalid duration '{s}': at most {MAX_DURATION_S} seconds"));
+    }
+    Ok(d)
 }
+
+/// The longest duration [`parse_duration`] accepts (about 31 years): times a
+/// thousand runs and rounds, a plan's total still fits a `Duration`, and a
+/// deadline an `Instant`.
+pub const MAX_DURATION_S: u64 = 1_000_000_000;
 
 /// One number with one unit, or none (seconds). `None`: not of that form;
 /// `Some(None)`: of that form but not a duration.
@@ -75,7 +84,7 @@ fn simple_duration(t: &str) -> Option<Option<Duration>> {
         "h" => num * 3600.0,
         _ => return None,
     };
-    Some((0.0..1e15).contains(&secs).then(|| Duration::from_secs_f64(secs)))
+    Some((0.0..MAX_DURATION_S as f64).contains(&secs).then(|| Duration::from_secs_f64(secs)))
 }
 
 /// The rule of [`parse_size`] in a line, for help texts.
@@ -436,5 +445,105 @@ mod tests {
             let b = k * 512;
             proptest::prop_assert_eq!(parse_size(&fmt_bs(b)).unwrap(), b);
         }
+    }
+
+    /// Text shaped like a size or a duration, often broken: digits (up to
+    /// 400 of them), fractions, exponents, signs, spaces, real and unknown
+    /// units, several parts (`1h 30m`); or any text at all.
+    fn size_or_duration_like() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        const UNITS: &[&str] = &[
+            "", "b", "B", "k", "K", "KiB", "kiB", "Ki", "m", "M", "MiB", "Mi", "g", "G", "GiB", "t", "T", "TiB", "kB", "KB", "MB", "GB",
+            "TB", "PB", "q", "s", "sec", "secs", "ms", "us", "µs", "ns", "m", "min", "mins", "h", "hr", "d", "day", "w", "week", "M",
+            "month", "y", "year", "%", "e", "E", "e308", "e-5", ".", "..", " ", "\t", "∞",
+        ];
+        let part = (
+            prop_oneof![
+                Just(String::new()),
+                Just("-".to_string()),
+                Just("+".to_string()),
+                Just(" ".to_string())
+            ],
+            prop_oneof![
+                "[0-9]{0,3}",
+                "[0-9]{15,25}",
+                "[0-9]{300,400}",
+                Just("18446744073709551615".to_string()),
+                Just("18446744073709551616".to_string()),
+                Just("NaN".to_string()),
+                Just("inf".to_string()),
+                Just("1e308".to_string()),
+            ],
+            prop_oneof![Just(String::new()), "\\.[0-9]{0,20}"],
+            proptest::sample::select(UNITS),
+        )
+            .prop_map(|(sign, int, frac, unit)| format!("{sign}{int}{frac}{unit}"));
+        prop_oneof![
+            4 => proptest::collection::vec(part, 1..4).prop_map(|p| p.join(" ")),
+            1 => proptest::collection::vec(".{0,6}", 1..4).prop_map(|p| p.concat()),
+            1 => ".{0,30}",
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::import::proptests::config())]
+
+        /// Issue 16: every text parser of sizes, durations, counts and the
+        /// options built on them returns a value or an error.
+        #[test]
+        fn issue_16_size_and_duration_parsers_never_panic(s in size_or_duration_like()) {
+            use crate::plan::limits::parse as limit;
+            if let Ok(v) = parse_size(&s) {
+                let _ = (fmt_bs(v), fmt_bytes(v), fmt_capacity(v));
+            }
+            if let Ok(d) = parse_duration(&s) {
+                // What a plan does with a duration: a deadline, a thousand runs of it.
+                proptest::prop_assert!(d.as_secs() < MAX_DURATION_S);
+                let _ = std::time::Instant::now() + d;
+                let _ = d * crate::plan::limits::MAX_RUNS * crate::plan::limits::MAX_ROUNDS;
+                let _ = fmt_duration(d);
+            }
+            let _ = decimal_size_note(&s);
+            let _ = (limit::bs(&s), limit::qd(&s), limit::threads(&s), limit::runs(&s), limit::zones(&s), limit::mix_read(&s));
+            if let Ok(p) = crate::plan::scan::Position::parse(&s) {
+                for (span, align) in [(0, 0), (0, 4096), (u64::MAX, 1), (1 << 30, 1 << 20)] {
+                    let _ = p.resolve(span, align);
+                }
+            }
+            let _ = crate::store::parse_tag(&s);
+            let _ = crate::experiment::fio::HostSpec::parse(&s);
+        }
+
+        /// Issue 16: every formatter takes any number.
+        #[test]
+        fn issue_16_formatters_never_panic(b in proptest::num::u64::ANY, f in proptest::num::f64::ANY) {
+            let _ = (fmt_bs(b), fmt_bytes(b), fmt_capacity(b), rfc3339(b), fmt_duration(Duration::from_nanos(b)));
+            let _ = (fmt_ns(f), fmt_ratio(f), fmt_pct(f), pct(f, 3), signed_diff(f), fmt_time_ratio(f), fmt_mbs(f));
+            for u in [Unit::BytesPerSec, Unit::Iops, Unit::Seconds] {
+                for w in [BwUnit::Mb, BwUnit::Mib, BwUnit::Gb] {
+                    let _ = (fmt_number(f, u, w), fmt_value(f, u));
+                }
+            }
+        }
+    }
+
+    /// Issue 16, found by the suite above: `humantime` reads
+    /// `5000000000000000000s 1ns` (some 158 billion years), and a plan
+    /// made of it overflowed `Duration` (times the runs, summed over the
+    /// tests) and `Instant` (a deadline).
+    #[test]
+    fn issue_16_durations_beyond_the_longest_are_refused() {
+        for s in [
+            "5000000000000000000s 1ns",
+            "18446744073709551615s",
+            "1000000000s",
+            "31710y 1d",
+            "999999999999999",
+        ] {
+            let e = parse_duration(s).unwrap_err();
+            assert!(e.contains("at most 1000000000 seconds") || e.contains("expected"), "{s}: {e}");
+        }
+        assert_eq!(parse_duration("999999999s").unwrap(), Duration::from_secs(999_999_999));
+        assert_eq!(parse_duration("30y").unwrap().as_secs(), 30 * 31_557_600);
     }
 }

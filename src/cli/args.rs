@@ -512,8 +512,7 @@ impl HostsArgs {
     /// The hosts from `--hosts` or `--hosts-file` (none: run here).
     pub fn list(&self) -> crate::error::Result<Vec<crate::experiment::fio::HostSpec>> {
         let Some(f) = &self.hosts_file else { return Ok(self.hosts.clone()) };
-        let text =
-            std::fs::read_to_string(f).map_err(|e| crate::error::usage(format!("cannot read the hosts file {}: {e}", f.display())))?;
+        let text = crate::paths::read_text(f, "the hosts file").map_err(crate::error::usage)?;
         let mut out = Vec::new();
         for (n, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();

@@ -26,6 +26,10 @@ pub const EXIT_STATUSES: &[(&str, &str)] = &[
         "4",
         "The result was printed (and its JSON written where asked) but not saved in the results store (a full or read-only disk); the message names the store.",
     ),
+    (
+        "70",
+        "Internal error: a bug in iolab (a panic), said in one line; please report it.",
+    ),
     ("128+N", "Interrupted by signal N (130: SIGINT); what finished is kept."),
 ];
 
@@ -124,7 +128,7 @@ pub fn man(dir: Option<&Path>) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| failed(format!("cannot create {}: {e}", dir.display())))?;
     for (name, page) in &pages {
         let path = dir.join(name);
-        std::fs::write(&path, page).map_err(|e| failed(format!("cannot write {}: {e}", path.display())))?;
+        crate::paths::write_output(&path, page).map_err(super::output_err)?;
         eprintln!("{}", path.display());
     }
     Ok(())
@@ -201,6 +205,7 @@ mod tests {
         ] {
             assert!(codes.contains(&code.to_string().as_str()), "exit status {code} is not documented");
         }
+        assert!(codes.contains(&super::super::panic::EXIT_STATUS.to_string().as_str()));
         let sigint = crate::error::Error::Interrupted(libc::SIGINT).exit_code();
         assert_eq!(sigint, 128 + libc::SIGINT as u8);
         assert!(codes.contains(&"128+N"));

@@ -7,6 +7,9 @@
 mod args;
 mod docs;
 mod experiments;
+pub mod panic;
+#[cfg(test)]
+mod proptests;
 mod settings;
 
 use crate::device::SysRoot;
@@ -22,9 +25,19 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// Entry point of the binary.
+/// Entry point of the binary. A panic anywhere is one line on stderr and
+/// exit status 70 ([`panic`]).
 pub fn main() -> ExitCode {
+    panic::install();
+    match std::panic::catch_unwind(main_unguarded) {
+        Ok(code) if !panic::panicked() => code,
+        _ => ExitCode::from(panic::EXIT_STATUS),
+    }
+}
+
+fn main_unguarded() -> ExitCode {
     use clap::FromArgMatches;
+    panic::test_knob();
     let parsed = command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
     let (mut cli, matches) = match parsed {
         Ok(c) => c,
@@ -122,7 +135,7 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
         Cmd::Compare(a) => compare(&db, &a, config),
         Cmd::Report(a) => report(&db, &a, config),
         Cmd::Import(a) => {
-            let text = std::fs::read_to_string(&a.file).map_err(|e| usage(format!("cannot read {}: {e}", a.file.display())))?;
+            let text = crate::paths::read_text(&a.file, "the document to import").map_err(usage)?;
             let imported = crate::import::parse_import(&text).map_err(|e| usage(format!("{}: {e}", a.file.display())))?;
             if let Some(note) = &imported.note {
                 eprintln!("iolab: {}: {note}", a.file.display());
@@ -293,9 +306,14 @@ fn export(x: &ExportArgs, doc: Document) -> Result<()> {
         ))
     })?;
     match file {
-        Some(p) => std::fs::write(p, text).map_err(|e| failed(format!("cannot write {}: {e}", p.display()))),
+        Some(p) => crate::paths::write_output(p, text.as_bytes()).map_err(output_err),
         None => print(&text),
     }
+}
+
+/// A refused output path (a planted link, a block device) is a usage error.
+fn output_err(e: String) -> Error {
+    if e.starts_with("refusing") { usage(e) } else { failed(e) }
 }
 
 /// The warning lines of a run on stderr, when stdout does not carry the table.
@@ -571,7 +589,7 @@ fn store_disk_state(db: &Path) -> &'static str {
 
 fn store_err(e: store::StoreError) -> Error {
     match e {
-        store::StoreError::NotFound(_) => usage(e.to_string()),
+        store::StoreError::NotFound(_) | store::StoreError::Refused(_) => usage(e.to_string()),
         _ => failed(e.to_string()),
     }
 }

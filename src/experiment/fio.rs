@@ -38,10 +38,31 @@ pub fn local_version() -> Result<String> {
 pub(crate) struct JobFile(pub PathBuf);
 
 impl JobFile {
+    /// In the temporary directory, shared with everyone: a new file
+    /// (`O_EXCL|O_NOFOLLOW`), never one that exists at the name (a link
+    /// planted there would have fio's job file written through it).
     pub(crate) fn write(tag: &str, text: &str) -> Result<JobFile> {
-        let p = std::env::temp_dir().join(format!("iolab-{}-{tag}.fio", std::process::id()));
-        std::fs::write(&p, text).map_err(|e| failed(format!("cannot write {}: {e}", p.display())))?;
-        Ok(JobFile(p))
+        use std::io::Write;
+        let mut last = None;
+        for n in 0..100 {
+            let p = std::env::temp_dir().join(format!("iolab-{}-{tag}-{n}.fio", std::process::id()));
+            match crate::paths::create_new(&p, 0o600) {
+                Ok(mut f) => {
+                    // Removed on drop, whatever happens next.
+                    let file = JobFile(p);
+                    f.write_all(text.as_bytes())
+                        .map_err(|e| failed(format!("cannot write {}: {e}", file.0.display())))?;
+                    return Ok(file);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(failed(format!("cannot write {}: {e}", p.display()))),
+            }
+        }
+        Err(failed(format!(
+            "cannot create a fio job file in {}: {}",
+            std::env::temp_dir().display(),
+            last.map_or_else(String::new, |e| e.to_string())
+        )))
     }
 }
 

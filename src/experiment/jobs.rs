@@ -98,11 +98,16 @@ impl JobsRequest {
             crate::plan::Limit::Time(d) => d,
             crate::plan::Limit::Bytes(_) | crate::plan::Limit::Span => Duration::from_secs(1),
         };
+        // Saturating: a plan's parts are bounded, their sum over many jobs need not be.
+        let job = |s: &JobSpec| {
+            r.warmup
+                .saturating_add(per_run(s).saturating_mul(r.runs))
+                .saturating_add(r.interval.saturating_mul(r.runs.saturating_sub(1)))
+        };
         self.jobs
             .iter()
-            .map(|s| r.warmup + per_run(s) * r.runs + r.interval * r.runs.saturating_sub(1))
-            .sum::<Duration>()
-            + r.interval * (self.jobs.len() as u32).saturating_sub(1)
+            .fold(Duration::ZERO, |t, s| t.saturating_add(job(s)))
+            .saturating_add(r.interval.saturating_mul((self.jobs.len() as u32).saturating_sub(1)))
     }
 }
 

@@ -230,6 +230,7 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
         std::io::ErrorKind::NotFound => usage(format!("target {} does not exist", path.display())),
         _ => usage(format!("cannot access target {}: {e}", path.display())),
     })?;
+    target::refuse_non_storage(path, &md)?;
     if r.cold_wait == Some(ColdWait::Prompt) && !tty_available() {
         return Err(usage(
             "--cold-wait without a duration waits for Enter on a terminal, and there is none; give a duration (--cold-wait 30s)",

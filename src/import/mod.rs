@@ -14,6 +14,8 @@
 pub mod fio;
 pub mod iolab;
 #[cfg(test)]
+pub(crate) mod proptests;
+#[cfg(test)]
 mod tests;
 
 pub use fio::{parse_fio_client_json, parse_fio_json};

@@ -378,8 +378,14 @@ fn nice_ticks(lo: f64, hi: f64, max_count: usize) -> (Vec<f64>, Option<i32>) {
     if lo < 0.0 && hi > 0.0 {
         n = n.max(3.0); // 0 lies between the end ticks
     }
-    let k0 = (span / (n - 1.0)).log10().floor() as i32 - 1;
-    for k in k0..k0 + 64 {
+    // A span of a few denormals over several ticks underflows to 0 (issue 16:
+    // an imported IOPS of 5e-324): no decade to start from.
+    let step0 = span / (n - 1.0);
+    if !(step0.is_finite() && step0 > 0.0) {
+        return ends();
+    }
+    let k0 = (step0.log10().floor() as i32).saturating_sub(1);
+    for k in k0..k0.saturating_add(64) {
         for m in [1i64, 2, 5] {
             let step = pow10(k) * m as f64;
             let a = (lo / step + 1e-9).floor();
@@ -1954,6 +1960,26 @@ mod tests {
         let v: Vec<f64> = lay.ticks.iter().map(|t| t.0).collect();
         assert_eq!(v, vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
         assert_eq!((lay.lo, lay.hi), (0.0, 100.0));
+    }
+
+    /// Issue 16, found by the importer's property test at 100,000 cases: an
+    /// axis over a few denormals (an imported IOPS of 5e-324) made the first
+    /// decade `log10(0)`, and `i32::MIN - 1` overflowed.
+    #[test]
+    fn issue_16_regression_ticks_of_denormal_ranges() {
+        for (lo, hi) in [
+            (0.0, 5e-324),
+            (5e-324, 1e-323),
+            (-5e-324, 5e-324),
+            (0.0, f64::MIN_POSITIVE),
+            (0.0, f64::MAX),
+            (-f64::MAX, f64::MAX),
+        ] {
+            for max in [0, 2, 6, 100] {
+                let (v, _) = nice_ticks(lo, hi, max);
+                assert!(!v.is_empty() && v.iter().all(|t| t.is_finite()), "{lo} {hi} {max}: {v:?}");
+            }
+        }
     }
 
     #[test]

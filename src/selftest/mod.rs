@@ -146,9 +146,10 @@ impl LoopDev {
         let file = PathBuf::from(format!("/dev/shm/iolab-selftest-{}.img", std::process::id()));
         // Written out, not sparse: the loop driver serves the holes of a
         // tmpfs file differently (the throttle then counts bytes twice).
-        let fill = || -> std::io::Result<()> {
+        // /dev/shm is everyone's: a new file, never one (or a link) planted at the name.
+        let mut f = crate::paths::create_new(&file, 0o600).map_err(|e| failed(format!("cannot create {}: {e}", file.display())))?;
+        let mut fill = || -> std::io::Result<()> {
             use std::io::Write;
-            let mut f = std::fs::File::create(&file)?;
             let mut block = vec![0u8; 1 << 20];
             let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ u64::from(std::process::id());
             for chunk in block.chunks_mut(8) {

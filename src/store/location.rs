@@ -144,6 +144,25 @@ pub(crate) fn is_special(path: &Path) -> bool {
     s.is_empty() || s == b":memory:" || s.starts_with(b"file:")
 }
 
+/// Refuse a store path iolab must not open: one through a symbolic link
+/// planted by another user (`--db /tmp/x`, x -> a file of root's: SQLite
+/// would create or overwrite what it points to), or one that exists and is
+/// not a file (SQLite would wait forever on a FIFO).
+pub(crate) fn refuse(path: &Path) -> Result<(), String> {
+    if is_special(path) {
+        return Ok(());
+    }
+    crate::paths::refuse_planted_link(path, &format!("use {} as the results store", path.display()))?;
+    match std::fs::metadata(path) {
+        Ok(md) if !md.is_file() => Err(format!(
+            "refusing to use {} as the results store: it is {}, not a file",
+            path.display(),
+            crate::paths::kind_of(&md)
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Create what is missing of the store at `path`: its directories (0700) and
 /// the empty database file (0600), each handed to `owner` when given. What
 /// exists already is left as it is, owner and mode.

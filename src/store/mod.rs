@@ -65,17 +65,44 @@ pub const MIGRATIONS: &[&str] = &[
 
 pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
 
+/// How long a command waits for another process's write to the store:
+/// 30 s, or `IOLAB_STORE_BUSY_TIMEOUT_MS` (a knob for iolab's own tests).
+pub fn busy_timeout() -> Duration {
+    std::env::var("IOLAB_STORE_BUSY_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .map_or(Duration::from_secs(30), Duration::from_millis)
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("results store {path}: {source}")]
+    #[error("results store {path}: {}", sql_message(source))]
     Sql { path: String, source: rusqlite::Error },
     #[error("no run {0} in the store")]
     NotFound(i64),
     #[error("{0}")]
     Invalid(String),
+    /// A path iolab will not use as a store (a planted link, not a file).
+    #[error("{0}")]
+    Refused(String),
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// SQLite's error in the store's terms: what a damaged or busy file means.
+fn sql_message(e: &rusqlite::Error) -> String {
+    use rusqlite::ErrorCode::*;
+    let left = "(the file is left as it is)";
+    match e.sqlite_error_code() {
+        Some(NotADatabase) => format!("{e}: not an SQLite file, or a damaged one {left}"),
+        Some(DatabaseCorrupt) => format!("{e}: the file is damaged (truncated or overwritten) {left}"),
+        Some(DatabaseBusy | DatabaseLocked) => format!(
+            "{e}: another process held it for longer than the busy timeout ({}); try again when it is done {left}",
+            crate::units::fmt_duration(busy_timeout())
+        ),
+        _ => e.to_string(),
+    }
+}
 
 /// One line of `iolab list`.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -146,6 +173,7 @@ impl Store {
     pub fn open_for(path: &Path, owner: Option<&SudoUser>) -> Result<Store> {
         let p = path.display().to_string();
         let sql = |source| StoreError::Sql { path: p.clone(), source };
+        location::refuse(path).map_err(StoreError::Refused)?;
         location::prepare(path, owner).map_err(StoreError::Invalid)?;
         let mut flags = rusqlite::OpenFlags::default();
         if owner.is_some() {
@@ -153,12 +181,46 @@ impl Store {
             flags |= rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW;
         }
         let conn = Connection::open_with_flags(path, flags).map_err(sql)?;
-        conn.busy_timeout(Duration::from_secs(30)).map_err(sql)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
-        conn.pragma_update(None, "foreign_keys", true).map_err(sql)?;
-        let mut store = Store { conn, path: p };
+        conn.busy_timeout(busy_timeout()).map_err(sql)?;
+        // A store is data, not code: its schema may not call functions with
+        // side effects (a crafted file planted as the store).
+        conn.pragma_update(None, "trusted_schema", false).map_err(sql)?;
+        // Before anything is written (the journal mode included): a file
+        // that is not an SQLite database, a damaged one, another program's
+        // database and a newer iolab's store are refused as they are.
+        let mut store = Store { conn, path: p.clone() };
+        store.check_schema()?;
+        store.conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
+        store.conn.pragma_update(None, "foreign_keys", true).map_err(sql)?;
         store.migrate()?;
         Ok(store)
+    }
+
+    /// The store is one this iolab can use: readable as a database, its
+    /// schema not newer than [`SCHEMA_VERSION`], and (at version 0) without
+    /// tables of another program. Reads only.
+    fn check_schema(&self) -> Result<()> {
+        let (v, tables): (i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(|e| self.err(e))?;
+        if v < 0 || v as usize > SCHEMA_VERSION {
+            return Err(StoreError::Invalid(format!(
+                "results store {} has schema version {v}, newer than this iolab understands ({SCHEMA_VERSION}): it was written by a newer iolab; upgrade iolab (the store is left as it is)",
+                self.path
+            )));
+        }
+        if v == 0 && tables > 0 {
+            return Err(StoreError::Invalid(format!(
+                "{} is an SQLite database of another program ({tables} table(s), no iolab schema): not a results store; give iolab a path of its own (the file is left as it is)",
+                self.path
+            )));
+        }
+        Ok(())
     }
 
     fn err(&self, source: rusqlite::Error) -> StoreError {
@@ -177,6 +239,11 @@ impl Store {
     }
 
     fn migrate(&mut self) -> Result<()> {
+        // Up to date (the usual case): no write lock taken, so reading the
+        // store works while another iolab saves.
+        if self.version()? == SCHEMA_VERSION {
+            return Ok(());
+        }
         loop {
             // Each step re-reads the version inside an IMMEDIATE transaction, so two
             // processes opening an old store at once do not both apply a step.

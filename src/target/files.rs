@@ -45,7 +45,10 @@ impl FileSet {
                 .map(|d| d.subsec_nanos())
                 .unwrap_or(0);
             let sub = dir.join(format!("iolab-verify-{}-{nanos}", std::process::id()));
-            std::fs::create_dir(&sub).map_err(|e| usage(format!("cannot create {}: {e}", sub.display())))?;
+            // Private (0700): nobody else can plant a name inside it.
+            std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
+                .create(&sub)
+                .map_err(|e| usage(format!("cannot create {}: {e}", sub.display())))?;
             if let Err(e) = super::leftovers::mark(&sub) {
                 let _ = std::fs::remove_dir(&sub);
                 return Err(usage(format!("cannot write in {}: {e}", sub.display())));
@@ -93,12 +96,7 @@ impl FileSet {
         let idx = (off / self.file_bytes) as usize;
         while self.files.len() <= idx {
             let f = match self.path_of(self.files.len()) {
-                Some(p) => OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create_new(true)
-                    .open(&p)
-                    .map_err(|e| failed(format!("cannot create {}: {e}", p.display())))?,
+                Some(p) => crate::paths::create_new(&p, 0o600).map_err(|e| failed(format!("cannot create {}: {e}", p.display())))?,
                 None => super::anonymous_file(&self.dir)?,
             };
             if self.direct && !super::set_direct(&f, true) {

@@ -277,20 +277,95 @@ impl Target {
     }
 }
 
+/// Filesystems that are views of the kernel, not storage: their files and
+/// directories are never a target (`/proc/sysrq-trigger` with
+/// `--allow-destroy` must not be written).
+const KERNEL_FILESYSTEMS: &[(u32, &str)] = &[
+    (0x9fa0, "proc (/proc)"),
+    (0x6265_6572, "sysfs (/sys)"),
+    (0x6462_6720, "debugfs"),
+    (0x7472_6163, "tracefs"),
+    (0x7363_6673, "securityfs"),
+    (0x0027_e0eb, "cgroup"),
+    (0x6367_7270, "cgroup2"),
+    (0x6265_6570, "configfs"),
+    (0xcafe_4a11, "bpf"),
+    (0xde5e_81e4, "efivarfs"),
+    (0x6165_676c, "pstore"),
+];
+
+/// The kernel filesystem `path` is on, if it is on one.
+fn kernel_filesystem(path: &Path) -> Option<&'static str> {
+    let st = rustix::fs::statfs(path).ok()?;
+    let magic = st.f_type as u32;
+    KERNEL_FILESYSTEMS.iter().find(|(m, _)| *m == magic).map(|(_, n)| *n)
+}
+
+/// Refuse, with the reason, what cannot be storage: a FIFO, a socket, a
+/// character device, or a file or directory of a kernel filesystem
+/// (`/proc`, `/sys`). `md` is `path`'s metadata (links followed).
+pub fn refuse_non_storage(path: &Path, md: &std::fs::Metadata) -> Result<()> {
+    let ft = md.file_type();
+    let kind = if ft.is_fifo() {
+        Some("a FIFO (named pipe)")
+    } else if ft.is_socket() {
+        Some("a socket")
+    } else if ft.is_char_device() {
+        Some("a character device (such as /dev/null, /dev/zero or a terminal)")
+    } else {
+        None
+    };
+    let why = match kind {
+        Some(k) => Some(format!("it is {k}")),
+        None if ft.is_file() || ft.is_dir() => kernel_filesystem(path).map(|fs| format!("it is on {fs}, a view of the kernel")),
+        None => None,
+    };
+    match why {
+        Some(why) => Err(usage(format!(
+            "refusing {}: {why}, not storage; iolab measures a directory, a regular file or a block device",
+            path.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Open (and for a directory, create and prefill) the target.
+///
+/// A symbolic link is judged as what it points to (a link to a block device
+/// is that device: the safety rules apply to it), and what is opened is
+/// checked to be what was judged (a link swapped in between is refused).
+/// Writing through a link another user owns is refused
+/// ([`crate::paths::planted_link`]).
 pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Observer) -> Result<Target> {
-    let path = &req.path;
-    let md = std::fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => usage(format!("target {} does not exist", path.display())),
-        _ => usage(format!("cannot access target {}: {e}", path.display())),
+    let given = &req.path;
+    let md = std::fs::metadata(given).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => usage(format!("target {} does not exist", given.display())),
+        _ => usage(format!("cannot access target {}: {e}", given.display())),
     })?;
+    refuse_non_storage(given, &md)?;
+    let linked = std::fs::symlink_metadata(given).is_ok_and(|l| l.file_type().is_symlink());
+    let real = if linked {
+        std::fs::canonicalize(given).map_err(|e| usage(format!("cannot resolve target {}: {e}", given.display())))?
+    } else {
+        given.clone()
+    };
+    // Messages name the link and what it points to.
+    let shown = if linked {
+        PathBuf::from(format!("{} (-> {})", given.display(), real.display()))
+    } else {
+        given.clone()
+    };
+    let path = &shown;
+    if req.write && !md.is_dir() {
+        crate::paths::refuse_planted_link(given, &format!("write to {}", given.display())).map_err(usage)?;
+    }
     let ft = md.file_type();
     let mut free_before = None;
     let (kind, file, span, test_file) = if ft.is_dir() {
-        refuse_read_only(path, Kind::Directory, true, fs_read_only(path), false)?;
+        refuse_read_only(path, Kind::Directory, true, fs_read_only(&real), false)?;
         let size = req.size.unwrap_or(DEFAULT_TEST_FILE);
-        free_before = rustix::fs::statvfs(path.as_path()).ok().map(|v| v.f_bavail * v.f_frsize);
-        let file = create_test_file(path, size)?;
+        free_before = rustix::fs::statvfs(real.as_path()).ok().map(|v| v.f_bavail * v.f_frsize);
+        let file = create_test_file(&real, size)?;
         (Kind::Directory, file, size, true)
     } else if ft.is_file() {
         let len = md.len();
@@ -309,8 +384,9 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
                 path.display()
             )));
         }
-        refuse_read_only(path, Kind::File, req.write, req.write && fs_read_only(path), false)?;
-        let file = open_existing(path, req.write, false)?;
+        refuse_read_only(path, Kind::File, req.write, req.write && fs_read_only(&real), false)?;
+        let file = open_existing(&real, req.write, false)?;
+        same_file(&file, &md, path)?;
         (Kind::File, file, span, false)
     } else if ft.is_block_device() {
         if req.write && !req.allow_destroy {
@@ -320,16 +396,16 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
             )));
         }
         if req.write {
-            let rdev = std::fs::metadata(path)
-                .map(|m| std::os::unix::fs::MetadataExt::rdev(&m))
-                .unwrap_or(0);
+            // The device the node stands for, whatever the path's name.
+            let rdev = std::os::unix::fs::MetadataExt::rdev(&md);
             let (major, minor) = (rustix::fs::major(rdev), rustix::fs::minor(rdev));
-            refuse_read_only(path, Kind::BlockDevice, true, false, device_read_only(path, root, major, minor))?;
+            refuse_read_only(path, Kind::BlockDevice, true, false, device_read_only(&real, root, major, minor))?;
             let refusals = crate::target::safety::check(root, major, minor);
             crate::target::safety::verdict(&refusals, req.force)
                 .map_err(|why| usage(format!("refusing to write to {}: {why}", path.display())))?;
         }
-        let file = open_existing(path, req.write, true)?;
+        let file = open_existing(&real, req.write, true)?;
+        same_file(&file, &md, path)?;
         let len = block_size(&file)?;
         let span = req.size.unwrap_or(len);
         if span > len {
@@ -376,8 +452,8 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
         });
     }
     // What `iolab info` says, first: on ZFS its pool's member disks are the devices to watch.
-    let report = device::describe(root, path).ok();
-    let device::Served { devices, zfs_pool } = device::served(root, device::chain_of_path(root, path), report.as_ref());
+    let report = device::describe(root, &real).ok();
+    let device::Served { devices, zfs_pool } = device::served(root, device::chain_of_path(root, &real), report.as_ref());
     let device_names: Vec<String> = devices.iter().map(|d| d.name.clone()).collect();
     let file = if test_file {
         let progress = || {
@@ -396,10 +472,10 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
     let filesystem = if kind == Kind::BlockDevice {
         None
     } else {
-        device::filesystem_of(root, path)
+        device::filesystem_of(root, &real)
     };
     let info = TargetInfo {
-        path: std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()).display().to_string(),
+        path: std::fs::canonicalize(&real).unwrap_or_else(|_| real.clone()).display().to_string(),
         kind,
         test_file,
         span_bytes: span,
@@ -463,6 +539,22 @@ fn refuse_read_only(path: &Path, kind: Kind, write: bool, fs_ro: bool, dev_ro: b
         ))),
         _ => Ok(()),
     }
+}
+
+/// The opened `file` is what `md` described (the same inode, the same
+/// device node): a path swapped between the checks and the open is refused.
+fn same_file(file: &File, md: &std::fs::Metadata, path: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let now = file
+        .metadata()
+        .map_err(|e| failed(format!("cannot stat {}: {e}", path.display())))?;
+    if now.dev() != md.dev() || now.ino() != md.ino() || now.rdev() != md.rdev() {
+        return Err(usage(format!(
+            "refusing {}: it changed while iolab opened it (replaced, or a link pointed elsewhere)",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 fn open_existing(path: &Path, write: bool, block: bool) -> Result<File> {
@@ -554,19 +646,35 @@ pub(crate) fn anonymous_file(dir: &Path) -> Result<File> {
     }
 }
 
+/// A named test file in `dir`, unlinked at once. The directory may be
+/// everyone's (`/tmp`): the name is created `O_EXCL|O_NOFOLLOW`, so a file
+/// or link planted at it is never opened; another name is tried instead.
 fn named_unlinked(dir: &Path) -> Result<File> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
-    let p = dir.join(format!(".iolab-{}-{nanos}.tmp", std::process::id()));
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(&p)
-        .map_err(|e| usage(format!("cannot create a test file in {}: {e}", dir.display())))?;
-    std::fs::remove_file(&p).map_err(|e| failed(format!("cannot unlink test file {}: {e}", p.display())))?;
+    let mut last = None;
+    for n in 0..100 {
+        let name = format!(".iolab-{}-{nanos}-{n}.tmp", std::process::id());
+        match named_unlinked_as(dir, &name) {
+            Ok(f) => return Ok(f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(usage(format!("cannot create a test file in {}: {e}", dir.display()))),
+        }
+    }
+    Err(usage(format!(
+        "cannot create a test file in {}: {}",
+        dir.display(),
+        last.map_or_else(String::new, |e| e.to_string())
+    )))
+}
+
+/// [`named_unlinked`] under one name.
+fn named_unlinked_as(dir: &Path, name: &str) -> std::io::Result<File> {
+    let p = dir.join(name);
+    let f = crate::paths::create_new(&p, 0o600)?;
+    std::fs::remove_file(&p)?;
     Ok(f)
 }
 
@@ -727,5 +835,54 @@ mod tests {
     fn a_writable_tmp_is_not_read_only() {
         let d = tempfile::tempdir().unwrap();
         assert!(!fs_read_only(d.path()));
+    }
+
+    fn refusal(p: &Path) -> String {
+        let md = std::fs::metadata(p).unwrap();
+        refuse_non_storage(p, &md).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn issue_16_fifo_socket_char_device_and_proc_are_refused_with_a_reason() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("fifo");
+        rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, rustix::fs::Mode::RUSR, 0).unwrap();
+        assert!(refusal(&fifo).contains("it is a FIFO (named pipe), not storage"));
+        let sock = d.path().join("sock");
+        let _l = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        assert!(refusal(&sock).contains("it is a socket, not storage"));
+        assert!(refusal(Path::new("/dev/null")).contains("it is a character device"));
+        assert!(refusal(Path::new("/proc/self/status")).contains("it is on proc (/proc), a view of the kernel"));
+        assert!(refusal(Path::new("/proc")).contains("proc (/proc)"));
+        assert!(refusal(Path::new("/sys/kernel")).contains("sysfs (/sys)"));
+        let md = std::fs::metadata(d.path()).unwrap();
+        assert!(refuse_non_storage(d.path(), &md).is_ok());
+    }
+
+    /// The named fallback (no O_TMPFILE) never opens what is planted at its
+    /// name: a link to a victim stays a link, the victim untouched; another
+    /// name is used.
+    #[test]
+    fn issue_16_test_file_fallback_never_follows_a_planted_link() {
+        let d = tempfile::tempdir().unwrap();
+        let victim = d.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let name = ".iolab-planted.tmp";
+        std::os::unix::fs::symlink(&victim, d.path().join(name)).unwrap();
+        let e = named_unlinked_as(d.path(), name).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        std::os::unix::fs::symlink(d.path().join("nothing"), d.path().join(".dangling.tmp")).unwrap();
+        assert_eq!(
+            named_unlinked_as(d.path(), ".dangling.tmp").unwrap_err().kind(),
+            std::io::ErrorKind::AlreadyExists
+        );
+        assert!(!d.path().join("nothing").exists());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        // The fallback itself: a file without a name, nothing left behind.
+        let mut f = named_unlinked(d.path()).unwrap();
+        std::io::Write::write_all(&mut f, b"x").unwrap();
+        let mut names: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, [".dangling.tmp", ".iolab-planted.tmp", "victim"]);
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! Each module is one area: `cli` (command-line behaviour), `config` (the
 //! configuration file), `output` (formats, `-o`, `--quiet`), `store`,
-//! `safety`, `faults` (faults during a run), `info`, and the ground truth
+//! `safety`, `faults` (faults during a run), `hostile` (malformed input, paths and stores), `info`, and the ground truth
 //! on emulated devices with known limits (`accuracy`, `sustained`, `cliff`, `steady`, `scan`, `scale`,
 //! `apps`, `attribution`), `capacity` and `verify` (on the faulty device), `signals`, plus the harnesses' own checks (`slowfile_harness`,
 //! `cpu_accounting`). Root-only tests skip without root, except under
@@ -25,6 +25,7 @@ mod cpu_accounting;
 mod faultdev_harness;
 mod faults;
 mod fio_engine;
+mod hostile;
 mod hosts;
 mod info;
 mod netns_harness;

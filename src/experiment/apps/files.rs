@@ -105,7 +105,12 @@ impl Scratch {
             .map(|d| d.as_nanos())
             .unwrap_or(0);
         let root = dir.join(format!("{prefix}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir(&root).map_err(|e| usage(format!("cannot create a directory in {}: {e}", dir.display())))?;
+        // Private (0700), whatever the umask: in a shared directory nobody
+        // else can plant a link inside the tree (git's configuration is
+        // written there by name).
+        std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
+            .create(&root)
+            .map_err(|e| usage(format!("cannot create a directory in {}: {e}", dir.display())))?;
         let scratch = Scratch { root };
         // Its owner, so that a later run removes it if this one is killed.
         crate::target::leftovers::mark(&scratch.root).map_err(|e| usage(format!("cannot write in {}: {e}", scratch.root.display())))?;

@@ -176,3 +176,18 @@ fn refuses_nothing_and_too_much() {
     }
     assert!(is_empty(tmp.path()));
 }
+
+/// Issue 16: the tree of an application suite is private (0700, where a
+/// plain mkdir gives 0755 under the usual umask, or 0777 under umask 0),
+/// so in a shared directory nobody can plant a link inside it; it is gone
+/// when dropped.
+#[test]
+fn issue_16_scratch_tree_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch();
+    let s = Scratch::create(d.path(), "iolab-test").unwrap();
+    let mode = std::fs::metadata(&s.root).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o700);
+    drop(s);
+    assert!(is_empty(d.path()));
+}

@@ -67,8 +67,8 @@ pub(super) fn device_report(
         Some(DiskDelta {
             busy_ns: 0,
             name: d.get("name")?.as_str()?.to_string(),
-            read_bytes: as_u64(d.get("read_sectors")?)? * 512,
-            write_bytes: as_u64(d.get("write_sectors")?)? * 512,
+            read_bytes: as_u64(d.get("read_sectors")?)?.checked_mul(512)?,
+            write_bytes: as_u64(d.get("write_sectors")?)?.checked_mul(512)?,
             read_ios: d.get("read_ios").and_then(as_u64).unwrap_or(0),
             write_ios: d.get("write_ios").and_then(as_u64).unwrap_or(0),
         })

@@ -67,10 +67,11 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         Some(s) => parse_fio_size(s.split(',').next().unwrap_or(s)).ok_or_else(|| format!("{what}: cannot read bs '{s}'"))?,
         // fio before 2.3 did not print bs: the average I/O size, to a
         // multiple of 512 (bytes were printed in KiB, I/Os may be estimated).
-        None if ctx.no_options && ri + wi > 0 => {
-            let avg = (rb + wb) as f64 / (ri + wi) as f64;
+        None if ctx.no_options && (ri > 0 || wi > 0) => {
+            // In floating point: counts near u64::MAX must not overflow a sum.
+            let avg = (rb as f64 + wb as f64) / (ri as f64 + wi as f64);
             if avg >= 512.0 {
-                (avg / 512.0).round() as u64 * 512
+                ((avg / 512.0).round() as u64).saturating_mul(512)
             } else {
                 avg.round() as u64
             }
@@ -90,7 +91,7 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
     let mix_read = matches!(rw.as_str(), "rw" | "randrw").then(|| {
         if ctx.no_options {
             // The share of reads among the I/Os fio did.
-            return (ri as f64 * 100.0 / (ri + wi).max(1) as f64).round() as u8;
+            return (ri as f64 * 100.0 / (ri as f64 + wi as f64).max(1.0)).round() as u8;
         }
         o.get("rwmixread")
             .and_then(|s| s.trim().parse::<u8>().ok())
@@ -122,6 +123,9 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         .unwrap_or(0);
     let job_runtime_ms = job.get("job_runtime").and_then(as_u64).unwrap_or(0);
     let wall_ms = if dir_runtime_ms > 0 { dir_runtime_ms } else { job_runtime_ms };
+    let wall_ns = wall_ms
+        .checked_mul(1_000_000)
+        .ok_or_else(|| format!("{what}: a runtime of {wall_ms} ms is not a possible one"))?;
 
     let (cpu, cpu_warning) = cpu_report(job, workers, wall_ms, job_runtime_ms, &read, &write);
     warnings.push(cpu_warning);
@@ -207,10 +211,10 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
             read_ios: d.read_ios,
             write_ios: d.write_ios,
         }),
-        wall_ns: wall_ms * 1_000_000,
+        wall_ns,
         sync_ns: 0,
-        first_done_ns: wall_ms * 1_000_000,
-        last_done_ns: wall_ms * 1_000_000,
+        first_done_ns: wall_ns,
+        last_done_ns: wall_ns,
         // fio records no per-second timeline here, so no cliff can be found.
         write_cliff: None,
         device_seconds: Vec::new(),
@@ -220,7 +224,7 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         },
     };
 
-    Ok(JobReport {
+    let report = JobReport {
         name: ctx.name.clone(),
         rw: Named::parse(&rw),
         bs,
@@ -242,7 +246,35 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         device,
         warnings,
         steady: None,
-    })
+    };
+    finite_figures(&report).map_err(|e| format!("{what}: {e}"))?;
+    Ok(report)
+}
+
+/// Every figure derived from the document's numbers is a number: fio's
+/// `bw` of 1e308 KiB/s is infinite in bytes/s, which a JSON document (and
+/// so the store) cannot hold. Out of range is an error, not a silent `null`.
+fn finite_figures(j: &JobReport) -> Result<(), String> {
+    let mut figures: Vec<(&str, f64)> = Vec::new();
+    for (dir, d) in [("read", &j.read), ("write", &j.write)] {
+        if let Some(d) = d {
+            figures.extend([(dir, d.bw_bytes), (dir, d.iops), (dir, d.lat_ns.mean)]);
+        }
+    }
+    let c = &j.cpu;
+    figures.extend([
+        ("cpu", c.usr_pct),
+        ("cpu", c.sys_pct),
+        ("cpu", c.pct_per_100mbs.unwrap_or(0.0)),
+        ("cpu", c.real_s),
+        ("cpu", c.usr_s),
+        ("cpu", c.sys_s),
+        ("runtime", j.duration_s.unwrap_or(0.0)),
+    ]);
+    match figures.iter().find(|(_, v)| !v.is_finite()) {
+        Some((what, v)) => Err(format!("{what}: a figure out of range ({v}): the document's numbers are not fio's")),
+        None => Ok(()),
+    }
 }
 
 fn errno_text(e: u64) -> String {

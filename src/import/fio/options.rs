@@ -102,5 +102,6 @@ pub(super) fn parse_secs(s: &str) -> Option<f64> {
         "d" => 86_400.0,
         _ => return None,
     };
-    Some(n * mult)
+    // 400 digits parse as infinity.
+    Some(n * mult).filter(|v| v.is_finite())
 }
