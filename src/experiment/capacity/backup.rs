@@ -141,7 +141,12 @@ impl Writer {
             .unwrap_or_default();
         let stamp: String = header.created.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
         let path = dir.join(format!("{PREFIX}{node}-{stamp}-{}{SUFFIX}", header.pid));
-        let mut file = OpenOptions::new().write(true).create_new(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(&path)?;
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)?;
         let json = serde_json::to_vec(header).expect("the header serialises");
         let mut head = Vec::with_capacity(12 + json.len());
         head.extend_from_slice(MAGIC);
