@@ -266,7 +266,7 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
     let zs = zones(planned, r.zones);
     let n = zs.len();
     let mut st = State {
-        pass: new_pass(),
+        pass: crate::verify::new_pass(),
         planned,
         written: 0,
         zones: zs,
@@ -384,15 +384,6 @@ fn directory_bytes(dir: &Path, size: Option<u64>) -> Result<u64> {
         ))),
         None => Ok(usable),
     }
-}
-
-/// A pass id no earlier pass is likely to have used.
-fn new_pass() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    crate::io::rng::splitmix64(nanos ^ ((std::process::id() as u64) << 32))
 }
 
 /// `pwrite` all of `buf` at `off`; a write that stores nothing is ENOSPC.

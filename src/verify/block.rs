@@ -268,6 +268,24 @@ pub fn block_hash(block: &[u8]) -> u64 {
     hash_words(&w)
 }
 
+/// A pass id for a new verify or probe: 8 bytes of `/dev/urandom` (the
+/// time and pid mixed, where it cannot be read), so no earlier pass on the
+/// same device is likely to share it and its blocks read back as stale.
+pub fn new_pass() -> u64 {
+    use std::io::Read;
+    let mut b = [0u8; 8];
+    match std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b)) {
+        Ok(()) => u64::from_le_bytes(b),
+        Err(_) => {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0);
+            splitmix64(t ^ ((std::process::id() as u64) << 32))
+        }
+    }
+}
+
 // --------------------------------------------------------------------- fill
 
 /// Stamp `buf` (a multiple of [`BLOCK`]) as the blocks at `first_offset`,

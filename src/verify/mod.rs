@@ -18,6 +18,6 @@ pub mod tally;
 #[cfg(test)]
 mod sim;
 
-pub use block::{BLOCK, BlockState, Class, Header, block_hash, classify, classify_generation, fill, fill_generation};
+pub use block::{BLOCK, BlockState, Class, Header, block_hash, classify, classify_generation, fill, fill_generation, new_pass};
 pub use probe::{Backup, Probe, ProbeReport, ProbeVerdict, Round, probe_offsets};
 pub use tally::{BadRange, ClassBytes, Verdict, VerifySummary, VerifyTally, verdict};

@@ -226,22 +226,6 @@ fn open_device(path: &Path, allow_destroy: bool, force: bool, ctx: &Context) -> 
     Ok(t)
 }
 
-/// A random pass id (the kernel's randomness; the clock and pid without it).
-fn random_pass() -> u64 {
-    use std::io::Read;
-    let mut b = [0u8; 8];
-    match std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b)) {
-        Ok(()) => u64::from_le_bytes(b),
-        Err(_) => {
-            let t = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(0);
-            crate::io::rng::splitmix64(t ^ ((std::process::id() as u64) << 32))
-        }
-    }
-}
-
 /// A block of this pass: the probe's, not the device's data.
 fn is_ours(block: &[u8], pass: u64) -> bool {
     Header::of_stamped(block).is_some_and(|h| h.pass == pass)
@@ -543,7 +527,7 @@ pub(super) fn run(r: &CapacityRequest, ctx: &Context) -> Result<Measured> {
             text: "capacity: without O_DIRECT every round's reads follow a flush and BLKFLSBUF of the device's page cache; a cache inside the device can still answer",
         });
     }
-    let pass = random_pass();
+    let pass = crate::verify::new_pass();
     let mut probe = Probe::new(announced, r.granularity);
     let mut tally = Tally::default();
     let mut saver = if r.allow_destroy {
