@@ -52,10 +52,12 @@ pub struct Config {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Defaults {
     pub size: Option<u64>,
-    pub runs: Option<u32>,
+    pub runs: Option<crate::plan::Runs>,
     pub duration: Option<Duration>,
     pub warmup: Option<Duration>,
-    pub interval: Option<Duration>,
+    pub interval: Option<crate::plan::Interval>,
+    /// How each I/O's latency is taken (`exact`, `batch`, `batch=N`, `off`).
+    pub latency: Option<crate::plan::Timing>,
     /// The results store (`~/` is the home directory; a relative path is
     /// relative to the configuration file's directory).
     pub db: Option<PathBuf>,
@@ -104,6 +106,7 @@ impl UserSuite {
                     s.name = n.clone();
                 }
                 s.span = common.span;
+                s.timing = common.timing;
                 s
             })
             .collect()
@@ -128,6 +131,7 @@ impl Config {
             duration: d.duration.map(|s| s.0),
             warmup: d.warmup.map(|s| s.0),
             interval: d.interval.map(|s| s.0),
+            latency: d.latency.map(|s| s.0),
             db: d.db.map(|p| resolve(&p, path)),
             engine: d.engine,
         };
@@ -215,6 +219,7 @@ fn check_common() -> Common {
         direct: true,
         engine: EngineKind::IoUring,
         mix_read: 70,
+        timing: Default::default(),
         transfers: Vec::new(),
     }
 }
@@ -324,10 +329,11 @@ enum RawPrice {
 #[serde(deny_unknown_fields)]
 struct RawDefaults {
     size: Option<NonzeroSize>,
-    runs: Option<Runs>,
+    runs: Option<RunsValue>,
     duration: Option<NonzeroDuration>,
     warmup: Option<AnyDuration>,
-    interval: Option<AnyDuration>,
+    interval: Option<IntervalValue>,
+    latency: Option<LatencyValue>,
     db: Option<String>,
     engine: Option<EngineKind>,
 }
@@ -402,7 +408,24 @@ checked!(
 );
 checked!(AnyDuration, Duration, "a duration such as \"1s\"", units::parse_duration);
 
-checked!(Runs, u32, "a number of runs such as 5", limits::parse::runs);
+checked!(
+    RunsValue,
+    crate::plan::Runs,
+    "a number of runs such as 5, or \"auto\"",
+    crate::plan::Runs::parse
+);
+checked!(
+    IntervalValue,
+    crate::plan::Interval,
+    "a duration such as \"1s\", or \"auto\"",
+    crate::plan::Interval::parse
+);
+checked!(
+    LatencyValue,
+    crate::plan::Timing,
+    "a latency mode: \"exact\", \"batch\", \"batch=N\" or \"off\"",
+    crate::plan::Timing::parse
+);
 
 #[cfg(test)]
 mod tests {
@@ -439,16 +462,30 @@ jobs = [{ rw = "randrw", bs = 4096, mix_read = 50 }]
     }
 
     #[test]
+    fn runs_interval_and_latency_take_auto_and_modes() {
+        let c = parse("[defaults]\nruns = \"auto:20\"\ninterval = \"auto\"\nlatency = \"batch=8\"\n").unwrap();
+        assert_eq!(c.defaults.runs, Some(crate::plan::Runs::Auto { max: 20 }));
+        assert_eq!(c.defaults.interval, Some(crate::plan::Interval::Auto));
+        assert_eq!(c.defaults.latency, Some(crate::plan::Timing::Batch(Some(8))));
+        let e = err("[defaults]\nlatency = \"sometimes\"\n");
+        assert!(
+            e.contains("2:11: latency in [defaults]: \"sometimes\" is not a latency mode: exact, batch, batch=N or off"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn good_file() {
         let c = parse(GOOD).unwrap();
         assert_eq!(
             c.defaults,
             Defaults {
                 size: Some(4 << 30),
-                runs: Some(5),
+                runs: Some(crate::plan::Runs::Fixed(5)),
                 duration: Some(Duration::from_secs(90)),
                 warmup: Some(Duration::ZERO),
-                interval: Some(Duration::from_millis(500)),
+                interval: Some(crate::plan::Interval::Fixed(Duration::from_millis(500))),
+                latency: None,
                 db: Some(PathBuf::from("/var/lib/iolab.db")),
                 engine: Some(EngineKind::Psync),
             }
@@ -477,6 +514,7 @@ jobs = [{ rw = "randrw", bs = 4096, mix_read = 50 }]
             direct: false,
             engine: EngineKind::Psync,
             mix_read: 70,
+            timing: crate::plan::Timing::Off,
             transfers: Vec::new(),
         };
         let jobs = c.suite("our-nightly").unwrap().jobs(&common);

@@ -14,6 +14,11 @@ pub enum Pass {
         n: u32,
         of: u32,
     },
+    /// Measured window `n` of `--runs auto`, of at most `max`.
+    Window {
+        n: u32,
+        max: u32,
+    },
 }
 
 /// Progress events, for a progress bar or a log.

@@ -5,7 +5,7 @@
 use crate::experiment::verify::ColdWait;
 use crate::plan::limits::parse as limit;
 use crate::plan::scan::Position;
-use crate::plan::{EngineKind, Repeat, Rw, SteadyRule, SuiteChoice, SuiteName};
+use crate::plan::{EngineKind, Interval, Repeat, Runs, Rw, SteadyRule, SuiteChoice, SuiteName, Timing};
 use crate::render::Format;
 use crate::store;
 use crate::units::{self, BwUnit};
@@ -418,15 +418,24 @@ pub struct JobArgs {
 pub struct CommonArgs {
     #[command(flatten)]
     pub target: TargetArgs,
-    /// Measured runs per test (after one discarded warm-up)
-    #[arg(long, default_value_t = 3, value_parser = limit::runs)]
-    pub runs: u32,
-    /// Length of each measured run (e.g. 5s, 1.5s, 500ms, 1m30s, 2h; a bare number is seconds)
-    #[arg(long, default_value = "5s", value_parser = parse_nonzero_duration)]
-    pub duration: Duration,
-    /// Pause between runs and tests, letting the device settle
-    #[arg(long, default_value = "5s", value_parser = units::parse_duration)]
-    pub interval: Duration,
+    /// Measured runs per test, after one discarded warm-up: `auto` runs windows back to back until
+    /// they settle (CV ≤ 3%, or the 95% interval of their median within ±2%), at least 3 and at
+    /// most 10 (`auto:MAX` for another maximum); a number runs exactly that many
+    #[arg(long, default_value = "auto", value_name = "auto|auto:MAX|N", value_parser = Runs::parse)]
+    pub runs: Runs,
+    /// Length of each measured run (e.g. 5s, 1.5s, 500ms, 1m30s, 2h; a bare number is seconds);
+    /// default 2s windows with `--runs auto`, 5s runs with a number
+    #[arg(long, value_parser = parse_nonzero_duration)]
+    pub duration: Option<Duration>,
+    /// Pauses: `auto` rests 5s after each test that writes (a drive's write cache drains) and runs
+    /// a test's windows back to back; a duration pauses that long between runs and between tests
+    #[arg(long, default_value = "auto", value_name = "auto|DURATION", value_parser = Interval::parse)]
+    pub interval: Interval,
+    /// How each I/O's latency is taken: `exact` (every I/O timed to its own completion), `batch`
+    /// or `batch=N` (completions reaped N at a time, default half the queue: less CPU, each
+    /// latency an upper bound), `off` (no latency, bandwidth and IOPS only: the least CPU)
+    #[arg(long, default_value = "exact", value_name = "exact|batch[=N]|off", value_parser = Timing::parse)]
+    pub latency: Timing,
     /// Length of the discarded warm-up pass before each test (0 to skip)
     #[arg(long, default_value = "1s", value_parser = units::parse_duration)]
     pub warmup: Duration,
@@ -445,6 +454,11 @@ pub struct CommonArgs {
 impl CommonArgs {
     /// How each job is repeated, from `--runs`, `--warmup`, `--interval`
     /// and `--steady-state`/`--max-rounds`.
+    /// The length of each run: `--duration`, or the default of `--runs`.
+    pub fn duration(&self) -> Duration {
+        self.duration.unwrap_or(self.runs.default_duration())
+    }
+
     pub fn repeat(&self) -> Repeat {
         Repeat {
             runs: self.runs,

@@ -24,11 +24,12 @@ use std::path::{Path, PathBuf};
 pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
     let c = &a.common;
     let common = Common {
-        limit: Limit::Time(c.duration),
+        limit: Limit::Time(c.duration()),
         span: 0,
         direct: !c.target.buffered,
         engine: c.target.engine.kind(),
         mix_read: c.mix_read,
+        timing: c.latency,
         transfers: a.bs.clone(),
     };
     let suite = match &a.suite {
@@ -56,8 +57,9 @@ pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
                 _ => Workload::Git { commits: a.commits },
             },
             dir: a.target.clone(),
-            runs: c.runs,
-            interval: c.interval,
+            // An application workload is timed whole: `auto` runs it its fewest times.
+            runs: c.runs.min(),
+            interval: c.interval.before_next(true),
         })
     } else {
         let mut req = JobsRequest::suite(suite, &common, choice(&a.target, &c.target, &a.errors), c.repeat())?;
@@ -70,8 +72,8 @@ pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
 /// `iolab job`.
 pub(super) fn job(a: &JobArgs) -> Result<Experiment> {
     let c = &a.common;
-    let limit = a.bytes.map(Limit::Bytes).unwrap_or(Limit::Time(c.duration));
-    let spec = JobSpec::custom(
+    let limit = a.bytes.map(Limit::Bytes).unwrap_or(Limit::Time(c.duration()));
+    let mut spec = JobSpec::custom(
         a.rw,
         a.bs,
         a.qd,
@@ -81,6 +83,7 @@ pub(super) fn job(a: &JobArgs) -> Result<Experiment> {
         !c.target.buffered,
         c.target.engine.kind(),
     );
+    spec.timing = c.latency;
     let exp = Experiment::Jobs(JobsRequest {
         suite: None,
         target: choice(&a.target, &c.target, &a.errors),
@@ -166,10 +169,11 @@ pub(super) fn scale(a: &ScaleArgs) -> Result<Experiment> {
             threads_sweep: a.threads_sweep.clone(),
             qd: a.qd,
             threads: a.threads,
-            limit: Limit::Time(c.duration),
+            limit: Limit::Time(c.duration()),
             repeat: c.repeat(),
             direct: !c.target.buffered,
             engine: c.target.engine.kind(),
+            timing: c.latency,
         },
     });
     Ok(exp)

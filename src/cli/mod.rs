@@ -710,6 +710,7 @@ pub fn suites_listing(config: Option<&crate::config::Config>) -> String {
         direct: true,
         engine: EngineKind::IoUring,
         mix_read: 70,
+        timing: Default::default(),
         transfers: Vec::new(),
     };
     let mut all: Vec<(String, String, String, Vec<plan::JobSpec>)> = SuiteName::all()

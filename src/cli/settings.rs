@@ -67,7 +67,7 @@ pub(super) fn apply(cli: &mut Cli, m: &ArgMatches, cfg: &Config) {
         if !typed("duration")
             && let Some(v) = d.duration
         {
-            c.duration = v;
+            c.duration = Some(v);
         }
         if !typed("warmup")
             && let Some(v) = d.warmup
@@ -78,6 +78,11 @@ pub(super) fn apply(cli: &mut Cli, m: &ArgMatches, cfg: &Config) {
             && let Some(v) = d.interval
         {
             c.interval = v;
+        }
+        if !typed("latency")
+            && let Some(v) = d.latency
+        {
+            c.latency = v;
         }
         target(&mut c.target);
     };
@@ -154,6 +159,7 @@ pub(super) fn decimal_size_note(m: &ArgMatches) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::{Interval, Runs, Timing};
     use clap::FromArgMatches;
     use std::path::Path;
     use std::time::Duration;
@@ -185,17 +191,24 @@ mod tests {
     fn flags_win_over_the_file_which_wins_over_the_built_in_defaults() {
         let cli = parsed(&["iolab", "run", ".", "--runs", "2", "--size", "16MiB"], &cfg());
         let c = common(&cli);
-        assert_eq!(c.runs, 2, "flag");
+        assert_eq!(c.runs, Runs::Fixed(2), "flag");
         assert_eq!(c.target.size, Some(16 << 20), "flag");
-        assert_eq!(c.duration, Duration::from_secs(10), "file");
+        assert_eq!(c.duration, Some(Duration::from_secs(10)), "file");
         assert_eq!(c.target.engine, EngineArg::Psync, "file");
         assert_eq!(c.warmup, Duration::from_secs(1), "built-in");
-        assert_eq!(c.interval, Duration::from_secs(5), "built-in");
+        assert_eq!(c.interval, Interval::Auto, "built-in");
+        assert_eq!(c.latency, Timing::Exact, "built-in");
         // A flag equal to the built-in default still wins.
         let cli = parsed(&["iolab", "job", ".", "--runs", "3", "--duration", "5s"], &cfg());
-        assert_eq!((common(&cli).runs, common(&cli).duration), (3, Duration::from_secs(5)));
+        assert_eq!(
+            (common(&cli).runs, common(&cli).duration),
+            (Runs::Fixed(3), Some(Duration::from_secs(5)))
+        );
         let cli = parsed(&["iolab", "job", "."], &Config::default());
-        assert_eq!((common(&cli).runs, common(&cli).target.size), (3, None));
+        assert_eq!((common(&cli).runs, common(&cli).target.size), (Runs::default(), None));
+        assert_eq!(common(&cli).duration(), crate::plan::AUTO_WINDOW, "auto's windows");
+        let cli = parsed(&["iolab", "job", ".", "--runs", "4"], &Config::default());
+        assert_eq!(common(&cli).duration(), crate::plan::FIXED_RUN, "a fixed count's runs");
     }
 
     #[test]

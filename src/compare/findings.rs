@@ -23,6 +23,7 @@ pub fn all(c: &Comparison) -> Vec<Diagnostic> {
     f.extend(noise_unknown(c));
     f.extend(cpu_cost(c));
     f.extend(cache_candidate(c));
+    f.extend(latency_modes_differ(c));
     f.extend(untrustworthy(c));
     f
 }
@@ -320,7 +321,8 @@ pub fn cache_candidate(c: &Comparison) -> Vec<Diagnostic> {
         let (fast, slow, gain) = if ratio >= 1.0 { (i, b, ratio) } else { (b, i, 1.0 / ratio) };
         let (fname, sname) = (&c.runs[fast].name(), &c.runs[slow].name());
         let iops = |k: usize| format!("{:.0}", read.values[k]);
-        let p99 = |t: &TestComparison, k: usize| t.p99_ns.get(k).copied().flatten();
+        // Latencies taken in different ways (an upper bound, none) are not compared.
+        let p99 = |t: &TestComparison, k: usize| t.p99_ns.get(k).copied().flatten().filter(|_| t.latencies_comparable(fast, slow));
         let lat = |t: &TestComparison| match (p99(t, fast), p99(t, slow)) {
             (Some(f), Some(s)) => format!(", p99 {} vs {}", fmt_ns(f), fmt_ns(s)),
             _ => String::new(),
@@ -332,7 +334,9 @@ pub fn cache_candidate(c: &Comparison) -> Vec<Diagnostic> {
             iops(slow),
             lat(read)
         );
-        let mut text = if read.outside_noise(i) && gain >= CACHE_MIN_GAIN && lower_p99 {
+        // Without comparable latencies the verdict rests on the IOPS alone.
+        let latency_known = read.latencies_comparable(fast, slow);
+        let mut text = if read.outside_noise(i) && gain >= CACHE_MIN_GAIN && (lower_p99 || !latency_known) {
             format!("As a read cache for {sname} (L2ARC, bcache), {fname} is worth it: {numbers}.")
         } else if read.within_noise[i] == Some(true) {
             format!(
@@ -359,6 +363,37 @@ pub fn cache_candidate(c: &Comparison) -> Vec<Diagnostic> {
             ));
         }
         out.push(finding(Code::CacheCandidate, Some(r.id), Some(read.test.clone()), text));
+    }
+    out
+}
+
+/// Per run against the baseline: the tests whose latencies the two runs
+/// took in different ways (each I/O's own, an upper bound from batched
+/// reaping, none). An upper bound is not a latency, so no latency finding
+/// compares them, and this says so.
+pub fn latency_modes_differ(c: &Comparison) -> Vec<Diagnostic> {
+    let b = base(c).0;
+    let mut out = Vec::new();
+    for (i, r) in others(c) {
+        let tests: Vec<&TestComparison> = c
+            .tests
+            .iter()
+            .filter(|t| t.latency.get(i) != t.latency.get(b) && !t.latency.is_empty())
+            .collect();
+        let Some(t) = tests.first() else { continue };
+        out.push(finding(
+            Code::LatencyModesDiffer,
+            Some(r.id),
+            None,
+            format!(
+                "{} took latencies as {} and {} as {} ({}): their latencies are not compared, only bandwidth and IOPS",
+                r.name(),
+                t.latency[i],
+                c.runs[b].name(),
+                t.latency[b],
+                n_tests(tests.len())
+            ),
+        ));
     }
     out
 }

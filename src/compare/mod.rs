@@ -160,6 +160,9 @@ pub struct TestComparison {
     /// The p99 completion latency (ns) of the direction, median over runs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub p99_ns: Vec<Option<f64>>,
+    /// How each run took the job's latencies (`exact`, `batch=N`, `off`).
+    #[serde(default, skip_serializing_if = "all_exact")]
+    pub latency: Vec<String>,
     /// The job is random 4K at queue depth 1 with one thread: the access a
     /// cache in front of a slower device serves.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -171,6 +174,17 @@ impl TestComparison {
     pub fn outside_noise(&self, i: usize) -> bool {
         self.within_noise[i] == Some(false) && self.ratios[i].is_some()
     }
+
+    /// Whether runs `a` and `b` took this test's latencies the same way,
+    /// each I/O's own: only then are their latencies compared.
+    pub fn latencies_comparable(&self, a: usize, b: usize) -> bool {
+        let mode = |k: usize| self.latency.get(k).map_or("exact", String::as_str);
+        mode(a) == "exact" && mode(b) == "exact"
+    }
+}
+
+fn all_exact(v: &[String]) -> bool {
+    v.iter().all(|m| m == "exact")
 }
 
 fn dir(job: &JobReport, d: Direction) -> Option<&DirReport> {
@@ -349,6 +363,7 @@ fn timed_tests(runs: &[RunRef], b: usize) -> Vec<TestComparison> {
             mbs_per_price: vec![None; runs.len()],
             warnings: vec![Vec::new(); runs.len()],
             p99_ns: Vec::new(),
+            latency: Vec::new(),
             cache_probe: false,
             values,
             ratios,
@@ -440,7 +455,11 @@ fn test_comparison(
                 codes
             })
             .collect(),
-        p99_ns: medians.iter().map(|m| Some(m.lat_ns.p99 as f64).filter(|&p| p > 0.0)).collect(),
+        p99_ns: medians
+            .iter()
+            .map(|m| m.lat_ns.as_ref().map(|l| l.p99 as f64).filter(|&p| p > 0.0))
+            .collect(),
+        latency: jobs.iter().map(|j| j.latency.clone()).collect(),
         cache_probe,
         values,
         ratios,

@@ -156,6 +156,20 @@ pub(crate) fn last_line(text: &str) -> String {
         .unwrap_or_default()
 }
 
+/// fio runs each test a fixed number of times: `--runs auto` becomes its
+/// fewest, and the user is told.
+fn auto_notice(repeat: &crate::plan::Repeat, ctx: &Context) {
+    if repeat.runs.is_auto() {
+        ctx.observer.event(Event::Notice {
+            level: crate::progress::Level::Note,
+            text: &format!(
+                "fio cannot stop a test once its runs settle: --runs auto runs each test {} times",
+                repeat.runs.min()
+            ),
+        });
+    }
+}
+
 /// The jobs of `r`, run by fio on this host.
 pub(super) fn run_local(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
     let version = local_version()?;
@@ -184,6 +198,7 @@ pub(super) fn run_local(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
         },
     );
     let file = JobFile::write("local", &text)?;
+    auto_notice(&r.repeat, ctx);
     let planned = r.planned();
     ctx.observer.event(Event::Planned { total: planned });
     let out = run_fio(
@@ -206,13 +221,7 @@ pub(super) fn run_local(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
     Ok(Measured {
         command: if r.suite.is_some() { "run" } else { "job" },
         target: info,
-        settings: Settings {
-            runs: r.repeat.runs,
-            warmup_s: r.repeat.warmup.as_secs_f64(),
-            interval_s: r.repeat.interval.as_secs_f64(),
-            suite: r.suite.clone(),
-            steady_state: None,
-        },
+        settings: Settings::of(&r.repeat.as_fixed(), r.suite.clone(), r.timing()),
         body: Body::Jobs(jobs),
         interrupted: out.interrupted,
         failed: None,
@@ -423,6 +432,7 @@ pub fn run_hosts(r: &HostsRequest, ctx: &Context) -> Result<HostsOutcome> {
     }
     let argv: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
     let planned = r.jobs.planned();
+    auto_notice(&r.jobs.repeat, ctx);
     ctx.observer.event(Event::Planned { total: planned });
     let started_at = crate::units::now_rfc3339();
     let out = run_fio(&argv, ctx, planned + Duration::from_secs(120))?;
@@ -440,7 +450,8 @@ pub fn run_hosts(r: &HostsRequest, ctx: &Context) -> Result<HostsOutcome> {
                 rep.started_at = started_at.clone();
                 rep.host.hostname = h.addr.clone();
                 rep.settings.suite = r.jobs.suite.clone();
-                rep.settings.interval_s = r.jobs.repeat.interval.as_secs_f64();
+                rep.settings.interval_s = r.jobs.repeat.interval.before_next(true).as_secs_f64();
+                rep.settings.interval_auto = r.jobs.repeat.interval.is_auto();
                 rep.interrupted = out.interrupted.is_some();
                 Ok(rep)
             }

@@ -91,23 +91,35 @@ impl JobsRequest {
         self.jobs.iter().try_for_each(JobSpec::validate)
     }
 
-    /// The measured time ahead, as planned (size-limited passes count a second).
+    /// How the jobs take latencies (they all share one mode).
+    pub fn timing(&self) -> crate::plan::Timing {
+        self.jobs.first().map(|j| j.timing).unwrap_or_default()
+    }
+
+    /// The measured time ahead, as planned (size-limited passes count a
+    /// second; `--runs auto` counts its fewest windows).
     pub fn planned(&self) -> Duration {
         let r = &self.repeat;
         let per_run = |s: &JobSpec| match s.limit {
             crate::plan::Limit::Time(d) => d,
             crate::plan::Limit::Bytes(_) | crate::plan::Limit::Span => Duration::from_secs(1),
         };
+        let runs = r.runs.min();
+        let between = r.interval.between_runs();
         // Saturating: a plan's parts are bounded, their sum over many jobs need not be.
         let job = |s: &JobSpec| {
             r.warmup
-                .saturating_add(per_run(s).saturating_mul(r.runs))
-                .saturating_add(r.interval.saturating_mul(r.runs.saturating_sub(1)))
+                .saturating_add(per_run(s).saturating_mul(runs))
+                .saturating_add(between.saturating_mul(runs.saturating_sub(1)))
         };
+        let rests = self
+            .jobs
+            .windows(2)
+            .fold(Duration::ZERO, |t, w| t.saturating_add(r.interval.before_next(w[0].rw.writes())));
         self.jobs
             .iter()
             .fold(Duration::ZERO, |t, s| t.saturating_add(job(s)))
-            .saturating_add(r.interval.saturating_mul((self.jobs.len() as u32).saturating_sub(1)))
+            .saturating_add(rests)
     }
 }
 
@@ -135,11 +147,10 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
     let mut jobs = Vec::new();
     let cut = until_cut(|| {
         for (i, spec) in specs.iter().enumerate() {
-            if i > 0 && !r.repeat.interval.is_zero() {
-                ctx.observer.event(Event::Interval {
-                    planned: r.repeat.interval,
-                });
-                ctx.stop.sleep(r.repeat.interval);
+            let rest = r.repeat.interval.before_next(i > 0 && specs[i - 1].rw.writes());
+            if i > 0 && !rest.is_zero() {
+                ctx.observer.event(Event::Interval { planned: rest });
+                ctx.stop.sleep(rest);
             }
             let samples = runner.run_job(spec, &r.repeat)?;
             jobs.push(summary::job_report(&samples, &target, cpus));
@@ -152,13 +163,7 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
     Ok(Measured {
         command: if r.suite.is_some() { "run" } else { "job" },
         target: info,
-        settings: Settings {
-            runs: r.repeat.runs,
-            warmup_s: r.repeat.warmup.as_secs_f64(),
-            interval_s: r.repeat.interval.as_secs_f64(),
-            suite: r.suite.clone(),
-            steady_state: r.repeat.steady,
-        },
+        settings: Settings::of(&r.repeat, r.suite.clone(), r.timing()),
         body: Body::Jobs(jobs),
         interrupted: cut.interrupted,
         failed: cut.failed,

@@ -126,13 +126,7 @@ pub(super) fn run(r: &ScaleRequest, ctx: &Context) -> Result<Measured> {
     Ok(Measured {
         command: "scale",
         target: info,
-        settings: Settings {
-            runs: plan.repeat.runs,
-            warmup_s: plan.repeat.warmup.as_secs_f64(),
-            interval_s: plan.repeat.interval.as_secs_f64(),
-            suite: None,
-            steady_state: plan.repeat.steady,
-        },
+        settings: Settings::of(&plan.repeat, None, plan.timing),
         body: Body::Scale { scale, jobs },
         interrupted,
         failed: None,
@@ -318,14 +312,10 @@ mod tests {
             qd: 8,
             threads: 1,
             limit: Limit::Time(Duration::from_secs(1)),
-            repeat: Repeat {
-                runs: 1,
-                warmup: Duration::ZERO,
-                interval: Duration::ZERO,
-                steady: None,
-            },
+            repeat: Repeat::fixed(1, Duration::ZERO, Duration::ZERO),
             direct: true,
             engine: EngineKind::IoUring,
+            timing: Default::default(),
         }
     }
 

@@ -105,6 +105,7 @@ pub(super) fn run(r: &ScanRequest, ctx: &Context) -> Result<Measured> {
             interval_s: 0.0,
             suite: None,
             steady_state: None,
+            ..Settings::default()
         },
         body: Body::Scan { scan, jobs },
         interrupted: cut.interrupted,

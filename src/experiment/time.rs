@@ -76,6 +76,7 @@ pub(super) fn run(r: &TimeRequest, ctx: &Context) -> Result<Measured> {
             interval_s: 0.0,
             suite: None,
             steady_state: None,
+            ..Settings::default()
         },
         body: Body::Time(summary::apps::time_report(r, &place, &runs)),
         interrupted,

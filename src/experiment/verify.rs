@@ -354,6 +354,7 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
             interval_s: 0.0,
             suite: None,
             steady_state: None,
+            ..Settings::default()
         },
         body: Body::Verify(report),
         interrupted,

@@ -12,23 +12,29 @@
 
 use crate::io::rng::{GOLDEN_GAMMA, Rng};
 use std::alloc::{Layout, alloc_zeroed, dealloc};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Alignment for O_DIRECT: enough for every logical block size in use (512, 4096).
 pub const ALIGN: usize = 4096;
 /// Granularity of the anti-dedup stamp.
 pub const STAMP_EVERY: usize = 4096;
-/// The pool repeats (apart from the stamps) every pool length, so it must be
-/// longer than any unit a filesystem compresses on its own (btrfs: 128 KiB
-/// extents; ZFS: the record, usually at most 1 MiB). 16 MiB per worker, but
-/// never more than [`POOL_BUDGET`] over all workers nor less than 1 MiB.
-const MAX_MIN_POOL: usize = 16 << 20;
-const MIN_MIN_POOL: usize = 1 << 20;
-pub const POOL_BUDGET: usize = 256 << 20;
-
-/// The smallest write pool each of `workers` workers gets.
-pub fn min_pool(workers: usize) -> usize {
-    (POOL_BUDGET / workers.max(1)).clamp(MIN_MIN_POOL, MAX_MIN_POOL)
-}
+/// The private pool of [`Buffers::new`] (the prefill, tests): long enough
+/// that nothing a filesystem compresses on its own (btrfs: 128 KiB
+/// extents; ZFS: the record, usually at most 1 MiB) holds a repeat.
+const PRIVATE_POOL: usize = 16 << 20;
+/// A job's shared pool is this much longer than the data its workers can
+/// have in flight, so a window is handed out again only long after its
+/// write completed.
+const POOL_SLACK: usize = 16 << 20;
+/// A writer takes the pool in chunks of at most this (one atomic step per
+/// chunk): consecutive writes of one worker come from one chunk, so a
+/// sequential stream holds no repeat within any unit a filesystem
+/// compresses (see [`PRIVATE_POOL`]) ...
+const MAX_CHUNK: usize = 1 << 20;
+/// ... and at least this, when many workers share the pool: still twice
+/// btrfs's compressed extent.
+const MIN_CHUNK: usize = 256 << 10;
 
 /// One aligned, zeroed, heap allocation.
 pub struct AlignedBuf {
@@ -74,26 +80,102 @@ impl Drop for AlignedBuf {
     }
 }
 
-/// Write data: random bytes generated once, handed out through a window
-/// that advances with every use, each 4 KiB of a window stamped with a
-/// counter and the seed as it is handed out (see the module documentation).
-/// The same mechanism serves block writes ([`Buffers::next_write`]) and the
-/// files of the application workloads ([`WriteData::next`]).
+/// Random bytes generated once, handed out in chunks to the writers that
+/// share them: the workers of one job (see [`job_pool`]), or one writer
+/// alone ([`WriteData::new`]).
+///
+/// Shared rather than one pool per worker so that memory does not grow
+/// with the workers: psync at QD32 with 16 threads is 512 workers, and a
+/// 16 MiB pool each was 8 GiB. Writers stamp the chunks they use
+/// ([`WriteData::next_ptr`]) with atomic stores, so two writers that
+/// meet in a chunk after the pool has wrapped around never race in the
+/// Rust sense; the worst that can happen is a block written with the other
+/// writer's stamp, which is still random, stamped data.
+pub struct Pool {
+    buf: AlignedBuf,
+    chunk: usize,
+    next: AtomicUsize,
+}
+
+// SAFETY: after `Pool::new` the bytes are only written through atomic
+// stores (the stamps, `WriteData::next_ptr`) and read by the kernel; the
+// cursor is atomic. Nothing hands out a reference into a shared pool.
+unsafe impl Sync for Pool {}
+
+impl Pool {
+    /// `len` random bytes from `seed` (rounded up to a whole number of
+    /// `chunk`s, each a multiple of [`ALIGN`]... or of the block size).
+    pub fn new(len: usize, chunk: usize, seed: u64) -> Arc<Pool> {
+        let chunk = chunk.max(1);
+        let mut buf = AlignedBuf::new(len.max(chunk).next_multiple_of(chunk));
+        Rng::new(seed ^ GOLDEN_GAMMA).fill(buf.as_mut_slice());
+        Arc::new(Pool {
+            buf,
+            chunk,
+            next: AtomicUsize::new(0),
+        })
+    }
+
+    /// The offset of the next chunk to write from.
+    fn claim(&self) -> usize {
+        let n = self.buf.len() / self.chunk;
+        (self.next.fetch_add(1, Ordering::Relaxed) % n) * self.chunk
+    }
+
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.buf.as_ptr()
+    }
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+}
+
+/// The shared write pool of a job's `workers`, each with `depth` writes of
+/// `bs` bytes in flight: [`POOL_SLACK`] beyond those, at least
+/// [`PRIVATE_POOL`], handed out in chunks of [`MIN_CHUNK`] to
+/// [`MAX_CHUNK`] (never less than a block) so that there are about twice
+/// as many chunks as workers. Memory is then 16 MiB plus the data in
+/// flight, whatever the number of workers.
+pub fn job_pool(bs: usize, workers: usize, depth: usize, seed: u64) -> Arc<Pool> {
+    let in_flight = bs * workers.max(1) * depth.max(1);
+    let len = (in_flight + POOL_SLACK).max(PRIVATE_POOL);
+    let per = (len / (2 * workers.max(1))).clamp(MIN_CHUNK, MAX_CHUNK);
+    let chunk = (per / bs).max(1) * bs;
+    Pool::new(len, chunk, seed)
+}
+
+/// Write data: random bytes generated once ([`Pool`]), handed out through
+/// a window that advances with every use, each 4 KiB of a window stamped
+/// with a counter and the seed as it is handed out (see the module
+/// documentation). The same mechanism serves block writes
+/// ([`Buffers::next_write`]) and the files of the application workloads
+/// ([`WriteData::next`]).
 pub struct WriteData {
-    pool: AlignedBuf,
+    pool: Arc<Pool>,
+    /// The current window's start, and the end of the chunk it lies in.
     pos: usize,
+    end: usize,
     counter: u64,
     seed: u64,
 }
 
 impl WriteData {
-    /// A pool of `len` random bytes (rounded up to [`ALIGN`]) from `seed`.
+    /// A pool of its own: `len` random bytes (rounded up to [`ALIGN`]) from
+    /// `seed`, one chunk, so windows run through all of it and start over.
     pub fn new(len: usize, seed: u64) -> Self {
-        let mut pool = AlignedBuf::new(len);
-        Rng::new(seed ^ GOLDEN_GAMMA).fill(pool.as_mut_slice());
+        let len = len.max(ALIGN).next_multiple_of(ALIGN);
+        Self::from_pool(Pool::new(len, len, seed), seed)
+    }
+
+    /// A writer on a pool shared with others, stamping with `seed`.
+    pub fn from_pool(pool: Arc<Pool>, seed: u64) -> Self {
         WriteData {
             pool,
             pos: 0,
+            end: 0,
             counter: 0,
             seed,
         }
@@ -109,26 +191,30 @@ impl WriteData {
         self.pool.is_empty()
     }
 
-    /// The next `len` bytes of data (at most the pool's length), stamped
-    /// so every 4 KiB from the window's start is unique. The window follows
-    /// the previous one, or starts over at the pool's start when it would
-    /// run past the end: a window never wraps.
+    /// The next `len` bytes of data (at most a chunk), stamped so every
+    /// 4 KiB from the window's start is unique. The window follows the
+    /// previous one, or starts a new chunk when it would run past the
+    /// current one's end: a window never wraps.
     #[inline]
     pub fn next_ptr(&mut self, len: usize) -> *mut u8 {
-        assert!(len <= self.pool.len(), "a window of {len} bytes in a pool of {}", self.pool.len());
-        if self.pos + len > self.pool.len() {
-            self.pos = 0;
+        assert!(len <= self.pool.chunk, "a window of {len} bytes in chunks of {}", self.pool.chunk);
+        if self.pos + len > self.end {
+            self.pos = self.pool.claim();
+            self.end = self.pos + self.pool.chunk;
         }
-        // SAFETY: pos + len <= pool.len().
+        // SAFETY: pos + len <= end <= pool.len().
         let p = unsafe { self.pool.as_ptr().add(self.pos) };
         self.pos += len;
         let mut off = 0;
         while off + 16 <= len {
             self.counter = self.counter.wrapping_add(1);
-            // SAFETY: off + 16 <= len, inside the window; unaligned writes are fine.
+            // SAFETY: off + 16 <= len, inside the window; the window starts at a
+            // multiple of the block size (512) in a 4096-aligned buffer, so
+            // both words are 8-aligned. Atomic stores: another writer of a
+            // shared pool may stamp the same chunk (see `Pool`).
             unsafe {
-                std::ptr::write_unaligned(p.add(off) as *mut u64, self.counter);
-                std::ptr::write_unaligned(p.add(off + 8) as *mut u64, self.seed);
+                AtomicU64::from_ptr(p.add(off) as *mut u64).store(self.counter.to_le(), Ordering::Relaxed);
+                AtomicU64::from_ptr(p.add(off + 8) as *mut u64).store(self.seed.to_le(), Ordering::Relaxed);
             }
             off += STAMP_EVERY;
         }
@@ -136,9 +222,13 @@ impl WriteData {
     }
 
     /// [`WriteData::next_ptr`] as a slice, for writes through `std::io`.
+    /// Only for a pool of its own ([`WriteData::new`]): nobody else writes
+    /// into it while the slice lives.
     pub fn next(&mut self, len: usize) -> &[u8] {
+        debug_assert_eq!(Arc::strong_count(&self.pool), 1, "a slice of a shared pool");
         let p = self.next_ptr(len);
-        // SAFETY: next_ptr returned a window of len bytes inside the pool, borrowed with self.
+        // SAFETY: next_ptr returned a window of len bytes inside the pool,
+        // which only this writer uses, borrowed with self.
         unsafe { std::slice::from_raw_parts(p, len) }
     }
 }
@@ -153,22 +243,25 @@ pub struct Buffers {
 }
 
 impl Buffers {
-    /// `writes`/`reads` say which directions the job has, so a pure read job
-    /// does not pay for a write pool and vice versa.
+    /// Buffers with a write pool of their own. `writes`/`reads` say which
+    /// directions the job has, so a pure read job does not pay for a write
+    /// pool and vice versa.
     pub fn new(bs: usize, depth: usize, seed: u64, reads: bool, writes: bool) -> Self {
-        Self::with_pool(bs, depth, seed, reads, writes, MAX_MIN_POOL)
+        let pool = if writes {
+            let len = (2 * depth * bs).max(PRIVATE_POOL).next_multiple_of(bs);
+            Pool::new(len, len, seed)
+        } else {
+            Pool::new(ALIGN, ALIGN, seed)
+        };
+        Self::with_pool(bs, depth, seed, reads, pool)
     }
 
-    /// Like [`Buffers::new`] with the write pool at least `min_pool` bytes (see [`min_pool`]).
-    pub fn with_pool(bs: usize, depth: usize, seed: u64, reads: bool, writes: bool, min_pool: usize) -> Self {
-        let pool_len = if writes {
-            (2 * depth * bs).max(min_pool).next_multiple_of(bs)
-        } else {
-            ALIGN
-        };
+    /// Buffers that write from `pool` (shared with the job's other workers,
+    /// see [`job_pool`]), stamping with `seed`.
+    pub fn with_pool(bs: usize, depth: usize, seed: u64, reads: bool, pool: Arc<Pool>) -> Self {
         let reads = AlignedBuf::new(if reads { depth * bs } else { ALIGN });
         Buffers {
-            pool: WriteData::new(pool_len, seed),
+            pool: WriteData::from_pool(pool, seed),
             reads,
             bs,
         }
@@ -195,10 +288,33 @@ mod tests {
     use std::collections::HashSet;
 
     #[test]
-    fn pool_budget_bounds_memory() {
-        assert_eq!(min_pool(1), 16 << 20);
-        assert_eq!(min_pool(64), 4 << 20);
-        assert_eq!(min_pool(512), 1 << 20);
+    fn a_shared_pool_is_sixteen_mib_beyond_the_data_in_flight() {
+        let p = job_pool(4096, 1, 1, 1);
+        assert_eq!((p.len() >> 20, p.chunk), (17, 1 << 20), "one worker: 1 MiB chunks");
+        // psync QD32 x 16 threads: 512 workers of 4 KiB.
+        let p = job_pool(4096, 512, 1, 1);
+        assert_eq!(p.chunk, MIN_CHUNK);
+        assert!(p.len() <= 19 << 20, "{}", p.len());
+        // 16 io_uring threads at QD32 of 1 MiB: 512 MiB in flight.
+        let p = job_pool(1 << 20, 16, 32, 1);
+        assert_eq!(p.len(), (512 + 16) << 20);
+        assert_eq!(p.chunk, 1 << 20);
+        // A block larger than a chunk is one chunk; chunks are whole blocks.
+        assert_eq!(job_pool(4 << 20, 1, 1, 1).chunk, 4 << 20);
+        assert_eq!(job_pool(3 * 512, 1, 1, 1).chunk % (3 * 512), 0);
+    }
+
+    /// Writers of a shared pool take different chunks, and each one's
+    /// consecutive writes are consecutive bytes of its chunk.
+    #[test]
+    fn writers_of_a_shared_pool_take_chunks_in_turn() {
+        let pool = Pool::new(4 << 20, 1 << 20, 5);
+        let mut a = Buffers::with_pool(4096, 1, 1, false, pool.clone());
+        let mut b = Buffers::with_pool(4096, 1, 2, false, pool.clone());
+        let (a0, b0, a1) = (a.next_write(), b.next_write(), a.next_write());
+        assert_eq!(b0 as usize - a0 as usize, 1 << 20);
+        assert_eq!(a1 as usize - a0 as usize, 4096);
+        assert_eq!(a0, pool.as_ptr());
     }
 
     #[test]

@@ -9,4 +9,5 @@ pub mod engine;
 pub mod errno;
 pub mod rng;
 pub mod stall;
+pub mod stream;
 pub mod worker;

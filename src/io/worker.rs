@@ -1,14 +1,24 @@
 //! The driver loop: keeps an engine's queue full with the job's access
-//! pattern until the limit is reached, and records every completion.
+//! pattern until the limit is reached, and counts every completion.
 //!
 //! Generic over the engine and the clock so the compiler inlines the hot
 //! path for each engine, and so the mock engine can drive a virtual clock.
+//!
+//! Per wait for completions the loop reads the clock once: every I/O
+//! reaped by that wait gets that time. With `batch == 1` (`--latency
+//! exact`) a wait returns as soon as one I/O completes, so that time is the
+//! I/O's own completion (fio does the same with its defaults). A larger
+//! batch waits for several, and each of their latencies is an upper bound;
+//! without timing (`--latency off`) no latency is kept at all. Counts are
+//! added per wait and direction, not per I/O, and latencies go to the
+//! stream's histograms in batches ([`crate::io::stream::LatBuf`]).
 
 use crate::io::buffers::Buffers;
 use crate::io::engine::{Clock, Dir, Done, Engine, Io};
 use crate::io::rng::Rng;
 use crate::io::stall::Beat;
-use crate::samples::WorkerSamples;
+use crate::io::stream::{LatBuf, StreamShared};
+use crate::samples::{WorkerSamples, second_of};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -28,8 +38,9 @@ pub struct WorkerPlan {
     /// ramp up again from a small window at every run.
     pub seq_offset: u64,
     /// End times (ns on the clock) of consecutive measured windows; the
-    /// first starts at 0. Issuing stops at the last one; completions are
-    /// attributed to the window they fall in. Empty for a size-limited pass.
+    /// first starts at 0. Issuing stops at the last one (or at the one the
+    /// stream is cut after); completions are attributed to the window they
+    /// fall in. Empty for a size-limited pass.
     pub windows: Vec<u64>,
     /// Stop issuing after this many bytes, if size-limited.
     pub max_bytes: Option<u64>,
@@ -38,6 +49,11 @@ pub struct WorkerPlan {
     /// errno) and the loop goes on, instead of ending it (fio's
     /// `continue_on_error`). Failures of the engine itself still end it.
     pub continue_on_error: bool,
+    /// Completions to wait for at once (at most those in flight): 1 times
+    /// every I/O exactly ([`crate::plan::Timing`]).
+    pub batch: usize,
+    /// Whether latencies are kept at all.
+    pub timed: bool,
 }
 
 /// An I/O that failed: which one and the errno.
@@ -51,18 +67,41 @@ pub struct IoFailure {
     pub source: io::Error,
 }
 
-/// Run one worker to its limit. Returns the samples of each window (one for
-/// a size-limited pass), with times relative to the clock's zero. `beat`
-/// counts completions, for the watchdog of a target that stops answering
-/// ([`crate::io::stall`]).
+/// What a worker shares with the rest of its stream.
+pub struct Shared<'a> {
+    /// Set on a signal or another worker's failure: stop issuing.
+    pub stop: &'a AtomicBool,
+    /// Bumped at every completion, for the watchdog of a target that stops
+    /// answering ([`crate::io::stall`]).
+    pub beat: &'a Beat,
+    /// The stream's cut, published windows and latency histograms.
+    pub stream: &'a StreamShared,
+    /// This worker's index in `stream.live`.
+    pub index: usize,
+}
+
+/// Marks every window of a worker closed when it stops, however it stops.
+struct Closed<'a>(&'a crate::io::stream::Live);
+
+impl Drop for Closed<'_> {
+    fn drop(&mut self) {
+        self.0.close_all();
+    }
+}
+
+/// Run one worker to its limit. Returns the counts of each window (one for
+/// a size-limited pass; none after the window the stream was cut after),
+/// with times relative to the clock's zero. Latencies go to the stream's
+/// histograms.
 pub fn drive<E: Engine, C: Clock>(
     engine: &mut E,
     clock: &C,
     bufs: &mut Buffers,
     plan: &WorkerPlan,
-    stop: &AtomicBool,
-    beat: &Beat,
+    sh: &Shared,
 ) -> Result<Vec<WorkerSamples>, IoFailure> {
+    let live = &sh.stream.live[sh.index];
+    let _closed = Closed(live);
     let depth = engine.depth();
     let bs = plan.bs;
     let nblocks = (plan.len / bs).max(1);
@@ -74,7 +113,11 @@ pub fn drive<E: Engine, C: Clock>(
     let mut done: Vec<Done> = Vec::with_capacity(depth);
     let nwin = plan.windows.len().max(1);
     let mut out: Vec<WorkerSamples> = (0..nwin).map(|_| WorkerSamples::default()).collect();
-    let last_end = plan.windows.last().copied();
+    let mut lat = plan.timed.then(|| LatBuf::new(&sh.stream.lat));
+    // The last window that counts: the plan's, or the one the stream was cut after.
+    let mut last = nwin - 1;
+    let mut last_end = plan.windows.last().copied();
+    let batch = plan.batch.max(1);
     let mut win = 0usize;
     let mut inflight = 0usize;
     let mut issued: u64 = 0;
@@ -142,24 +185,38 @@ pub fn drive<E: Engine, C: Clock>(
         if inflight == 0 {
             break;
         }
-        engine.submit_and_reap(1, &mut done).map_err(|e| IoFailure {
+        engine.submit_and_reap(batch.min(inflight), &mut done).map_err(|e| IoFailure {
             dir: Dir::Read,
             offset: 0,
             len: 0,
             source: e,
         })?;
         now = clock.now_ns();
-        beat.add(done.len() as u64);
+        sh.beat.add(done.len() as u64);
+        if let Some(k) = sh.stream.cut()
+            && k < last
+        {
+            last = k;
+            last_end = Some(plan.windows[k]);
+        }
+        while win < last && now > plan.windows[win] {
+            live.publish(win, out[win].read.bytes, out[win].write.bytes);
+            win += 1;
+            if let Some(l) = &mut lat {
+                l.window(win);
+            }
+        }
+        // Completions after the last window (the drain) are real I/O with
+        // real latencies, but the window's throughput must not wait for them.
+        let in_window = last_end.is_none_or(|d| now <= d);
+        let w = &mut out[win];
+        let t = now - w.start_ns;
+        let (mut reads, mut writes) = (0u64, 0u64);
         for d in done.drain(..) {
             let (t0, dir, offset) = slots[d.slot as usize];
-            while win + 1 < nwin && now > plan.windows[win] {
-                win += 1;
-            }
             if d.result < 0 || d.result as u64 != bs {
                 let errno = (d.result < 0).then_some(-d.result);
                 if plan.continue_on_error {
-                    let w = &mut out[win];
-                    let t = now - w.start_ns;
                     match dir {
                         Dir::Read => w.read.record_error(offset, errno, t),
                         Dir::Write => w.write.record_error(offset, errno, t),
@@ -179,31 +236,44 @@ pub fn drive<E: Engine, C: Clock>(
                     source,
                 });
             }
-            let lat = now - t0;
-            // Completions after the last window (the drain) are real I/O with
-            // real latencies, but the window's throughput must not wait for them.
-            let in_window = last_end.is_none_or(|d| now <= d);
-            let w = &mut out[win];
-            if in_window {
-                w.end_ns = now;
-            }
             match dir {
-                Dir::Read => w.read.record(bs, lat, now - w.start_ns, in_window),
-                Dir::Write => w.write.record(bs, lat, now - w.start_ns, in_window),
+                Dir::Read => reads += 1,
+                Dir::Write => writes += 1,
+            }
+            if let Some(l) = &mut lat {
+                l.push(dir as usize, now - t0);
             }
             free.push(d.slot);
             inflight -= 1;
         }
-        if !stopping && (last_end.is_some_and(|d| now >= d) || stop.load(Ordering::Relaxed)) {
+        if reads + writes > 0 {
+            let sec = second_of(t);
+            if reads > 0 {
+                w.read.count(reads, bs, sec, in_window);
+            }
+            if writes > 0 {
+                w.write.count(writes, bs, sec, in_window);
+            }
+            if in_window {
+                w.end_ns = now;
+            }
+        }
+        if !stopping && (last_end.is_some_and(|d| now >= d) || sh.stop.load(Ordering::Relaxed)) {
             stopping = true;
         }
     }
     if last_end.is_none() {
         out[0].end_ns = now;
     }
-    if let Some(w) = out.last_mut() {
-        w.seq_next = seq_pos * bs;
+    // Windows after a cut hold only drain: what the device served, not throughput.
+    for tail in out.split_off(last + 1) {
+        out[last].read.absorb_drain(&tail.read);
+        out[last].write.absorb_drain(&tail.write);
     }
+    for (k, w) in out.iter().enumerate().skip(win) {
+        live.publish(k, w.read.bytes, w.write.bytes);
+    }
+    out[last].seq_next = seq_pos * bs;
     Ok(out)
 }
 
@@ -211,6 +281,32 @@ pub fn drive<E: Engine, C: Clock>(
 mod tests {
     use super::*;
     use crate::io::engine::mock::{MockClock, MockEngine};
+
+    /// Drive one worker alone in its stream; each window's samples carry
+    /// the stream's latencies for it.
+    pub(crate) fn go<E: Engine, C: Clock>(
+        eng: &mut E,
+        clock: &C,
+        bufs: &mut Buffers,
+        p: &WorkerPlan,
+        stop: bool,
+        beat: &Beat,
+    ) -> Result<Vec<WorkerSamples>, IoFailure> {
+        let stream = StreamShared::new(1, p.windows.len().max(1));
+        let stop = AtomicBool::new(stop);
+        let sh = Shared {
+            stop: &stop,
+            beat,
+            stream: &stream,
+            index: 0,
+        };
+        let mut out = drive(eng, clock, bufs, p, &sh)?;
+        for (k, w) in out.iter_mut().enumerate() {
+            w.read.lat = stream.lat.take(k, 0);
+            w.write.lat = stream.lat.take(k, 1);
+        }
+        Ok(out)
+    }
 
     fn plan(read_pct: u8, random: bool) -> WorkerPlan {
         WorkerPlan {
@@ -224,6 +320,8 @@ mod tests {
             max_bytes: None,
             seed: 1,
             continue_on_error: false,
+            batch: 1,
+            timed: true,
         }
     }
 
@@ -231,9 +329,7 @@ mod tests {
         let clock = MockClock::default();
         let mut eng = MockEngine::new(clock.clone(), depth, servers, service, 0.0);
         let mut bufs = Buffers::new(p.bs as usize, depth, 1, p.read_pct > 0, p.read_pct < 100);
-        drive(&mut eng, &clock, &mut bufs, p, &AtomicBool::new(false), &Beat::default())
-            .unwrap()
-            .remove(0)
+        go(&mut eng, &clock, &mut bufs, p, false, &Beat::default()).unwrap().remove(0)
     }
 
     #[test]
@@ -243,7 +339,7 @@ mod tests {
         assert_eq!(s.read.bytes, 10_000 * 4096);
         assert_eq!(s.write.ios, 0);
         assert_eq!(s.end_ns, 1_000_000_000);
-        let p50 = s.read.lat.value_at_quantile(0.5);
+        let p50 = s.read.lat.as_ref().unwrap().value_at_quantile(0.5);
         assert!((99_900..=100_100).contains(&p50), "p50 {p50}");
         assert_eq!(s.read.per_sec_ios, vec![10_000]);
     }
@@ -255,7 +351,7 @@ mod tests {
         assert_eq!(s.read.ios, 10_000);
         // The 3 I/Os still queued at the deadline complete, and count only for latency.
         assert_eq!(s.read.all_ios, 10_003);
-        let p50 = s.read.lat.value_at_quantile(0.5);
+        let p50 = s.read.lat.as_ref().unwrap().value_at_quantile(0.5);
         assert!((399_000..=401_000).contains(&p50), "p50 {p50}");
     }
 
@@ -264,7 +360,7 @@ mod tests {
     fn queue_depth_on_parallel_servers_scales() {
         let s = run(4, 4, 100_000, &plan(100, true));
         assert_eq!(s.read.ios, 40_000);
-        let p99 = s.read.lat.value_at_quantile(0.99);
+        let p99 = s.read.lat.as_ref().unwrap().value_at_quantile(0.99);
         assert!((99_900..=100_100).contains(&p99), "p99 {p99}");
     }
 
@@ -276,7 +372,7 @@ mod tests {
         let clock = MockClock::default();
         let mut eng = MockEngine::new(clock.clone(), 2, 1, 100_000, 0.0);
         let mut bufs = Buffers::new(4096, 2, 1, true, false);
-        let w = drive(&mut eng, &clock, &mut bufs, &p, &AtomicBool::new(false), &Beat::default()).unwrap();
+        let w = go(&mut eng, &clock, &mut bufs, &p, false, &Beat::default()).unwrap();
         assert_eq!(w.len(), 3);
         for (i, s) in w.iter().enumerate() {
             assert_eq!(s.read.ios, 5_000, "window {i}");
@@ -311,7 +407,7 @@ mod tests {
         let clock = MockClock::default();
         let mut eng = MockEngine::new(clock.clone(), 2, 1, 1_000, 0.0);
         let mut bufs = Buffers::new(4096, 2, 1, true, false);
-        let s = drive(&mut eng, &clock, &mut bufs, &p, &AtomicBool::new(true), &Beat::default()).unwrap();
+        let s = go(&mut eng, &clock, &mut bufs, &p, true, &Beat::default()).unwrap();
         assert!(s[0].read.ios <= 2);
     }
 
@@ -344,7 +440,7 @@ mod tests {
         let mut e = Rec(vec![]);
         let clock = MockClock::default();
         let mut bufs = Buffers::new(4096, 1, 1, true, false);
-        drive(&mut e, &clock, &mut bufs, &p, &AtomicBool::new(false), &Beat::default()).unwrap();
+        go(&mut e, &clock, &mut bufs, &p, false, &Beat::default()).unwrap();
         let blocks: Vec<u64> = e.0.iter().map(|o| (o - 8192) / 4096).collect();
         assert_eq!(blocks, [2, 3, 0, 1, 2, 3]);
     }
@@ -382,15 +478,7 @@ mod tests {
         }
         let clock = MockClock::default();
         let mut bufs = Buffers::new(4096, 1, 1, true, false);
-        let err = drive(
-            &mut Fail,
-            &clock,
-            &mut bufs,
-            &plan(100, false),
-            &AtomicBool::new(false),
-            &Beat::default(),
-        )
-        .unwrap_err();
+        let err = go(&mut Fail, &clock, &mut bufs, &plan(100, false), false, &Beat::default()).unwrap_err();
         assert_eq!(err.source.raw_os_error(), Some(libc::EIO));
         assert_eq!(err.offset, 0);
     }
@@ -434,9 +522,7 @@ mod tests {
         let mut bufs = Buffers::new(4096, 2, 1, false, true);
         let beat = Beat::default();
         let mut e = Flaky { queued: vec![] };
-        let s = drive(&mut e, &clock, &mut bufs, &p, &AtomicBool::new(false), &beat)
-            .unwrap()
-            .remove(0);
+        let s = go(&mut e, &clock, &mut bufs, &p, false, &beat).unwrap().remove(0);
         // 16 blocks written, 4 of them (1, 5, 9, 13) failed: only the 12 good ones are figures.
         assert_eq!(s.write.errors, 4);
         assert_eq!(s.write.ios, 12);
@@ -446,7 +532,125 @@ mod tests {
         assert_eq!(beat.get(), 16, "every completion, good or failed, is a beat");
         // Without the flag the first failure ends the loop with its offset.
         p.continue_on_error = false;
-        let err = drive(&mut Flaky { queued: vec![] }, &clock, &mut bufs, &p, &AtomicBool::new(false), &beat).unwrap_err();
+        let err = go(&mut Flaky { queued: vec![] }, &clock, &mut bufs, &p, false, &beat).unwrap_err();
         assert_eq!((err.offset, err.dir), (4096, Dir::Write));
+    }
+
+    /// An engine that cuts its stream after window `k` once the clock has
+    /// passed `at`: the main thread's cut, arriving a little after the
+    /// window's end, as it does in a real stream.
+    struct CutAt<'a> {
+        inner: MockEngine,
+        clock: MockClock,
+        at: u64,
+        k: usize,
+        stream: &'a StreamShared,
+        mins: Vec<usize>,
+    }
+    impl Engine for CutAt<'_> {
+        fn depth(&self) -> usize {
+            self.inner.depth()
+        }
+        fn queue(&mut self, io: Io) -> io::Result<()> {
+            self.inner.queue(io)
+        }
+        fn submit_and_reap(&mut self, min: usize, out: &mut Vec<Done>) -> io::Result<()> {
+            self.mins.push(min);
+            self.inner.submit_and_reap(min, out)?;
+            if self.clock.now_ns() >= self.at {
+                self.stream.cut_after(self.k);
+            }
+            Ok(())
+        }
+        fn sync(&mut self) -> io::Result<()> {
+            self.inner.sync()
+        }
+    }
+
+    #[test]
+    fn a_cut_ends_the_stream_early_and_tallies_closed_windows() {
+        let mut p = plan(100, true);
+        p.windows = vec![1_000_000_000, 2_000_000_000, 3_000_000_000, 4_000_000_000];
+        let clock = MockClock::default();
+        let stream = StreamShared::new(1, 4);
+        // Cut after window 1 (ending at 2 s), said at 2.5 s.
+        let mut eng = CutAt {
+            inner: MockEngine::new(clock.clone(), 1, 1, 100_000, 0.0),
+            clock: clock.clone(),
+            at: 2_500_000_000,
+            k: 1,
+            stream: &stream,
+            mins: vec![],
+        };
+        let mut bufs = Buffers::new(4096, 1, 1, true, false);
+        let stop = AtomicBool::new(false);
+        let beat = Beat::default();
+        let sh = Shared {
+            stop: &stop,
+            beat: &beat,
+            stream: &stream,
+            index: 0,
+        };
+        let w = drive(&mut eng, &clock, &mut bufs, &p, &sh).unwrap();
+        assert_eq!(w.len(), 2, "windows after the cut are not windows");
+        assert_eq!((w[0].read.ios, w[1].read.ios), (10_000, 10_000));
+        // The half second after window 1 before the cut was seen is drain:
+        // served by the device (and timed), not throughput.
+        assert_eq!(w[1].read.all_ios, 15_000);
+        assert_eq!(w[1].read.per_sec_ios, vec![10_000]);
+        assert!(clock.now_ns() < 2_500_200_000, "it stopped issuing at the cut: {}", clock.now_ns());
+        // Both windows were published as they closed, with their bytes.
+        assert_eq!(stream.window_bytes(0), (10_000 * 4096, 0));
+        assert_eq!(stream.window_bytes(1), (10_000 * 4096, 0));
+        assert_eq!(stream.closed(), usize::MAX, "a finished worker has closed everything");
+        // Its latencies went to the stream's windows, the drain's to window 2.
+        assert_eq!(stream.lat.take(0, 0).unwrap().len(), 10_000);
+        assert_eq!(stream.lat.take(2, 0).unwrap().len(), 5_000);
+        assert!(eng.mins.iter().all(|&m| m == 1), "exact: one completion per wait");
+    }
+
+    /// One server at QD4: exact latencies start at one service time; reaped
+    /// four at a time, every I/O is stamped with its batch's end. The
+    /// counts do not change, and without timing there is no latency.
+    #[test]
+    fn batch_reaping_counts_the_same_and_bounds_latency() {
+        let run = |batch: usize, timed: bool| {
+            let mut p = plan(100, true);
+            p.batch = batch;
+            p.timed = timed;
+            let clock = MockClock::default();
+            let stream = StreamShared::new(1, 1);
+            let mut eng = CutAt {
+                inner: MockEngine::new(clock.clone(), 4, 1, 100_000, 0.0),
+                clock: clock.clone(),
+                at: u64::MAX,
+                k: 0,
+                stream: &stream,
+                mins: vec![],
+            };
+            let mut bufs = Buffers::new(4096, 4, 1, true, false);
+            let (stop, beat) = (AtomicBool::new(false), Beat::default());
+            let sh = Shared {
+                stop: &stop,
+                beat: &beat,
+                stream: &stream,
+                index: 0,
+            };
+            let w = drive(&mut eng, &clock, &mut bufs, &p, &sh).unwrap().remove(0);
+            (w, stream.lat.take(0, 0), eng.mins)
+        };
+        let (exact, lat_exact, mins_exact) = run(1, true);
+        let (batch, lat_batch, mins_batch) = run(4, true);
+        let (off, lat_off, _) = run(4, false);
+        assert_eq!(exact.read.ios, 10_000);
+        assert_eq!(batch.read.ios, 10_000);
+        assert_eq!(off.read.ios, 10_000);
+        let (le, lb) = (lat_exact.unwrap(), lat_batch.unwrap());
+        assert!((99_900..=100_100).contains(&le.min()), "exact: the first I/O alone, {}", le.min());
+        assert!((399_000..=401_000).contains(&lb.min()), "batch: the batch's end, {}", lb.min());
+        assert!(lb.value_at_quantile(0.5) >= le.value_at_quantile(0.5));
+        assert!(lat_off.is_none(), "off keeps no latency");
+        assert!(mins_exact.iter().all(|&m| m == 1));
+        assert!(mins_batch.iter().take(100).all(|&m| m == 4), "batch: four per wait");
     }
 }

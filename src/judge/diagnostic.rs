@@ -139,6 +139,8 @@ codes! {
     WriteCliff = "write_cliff", Warning;
     /// `--steady-state` ran out of rounds.
     NotSteady = "not_steady", Warning;
+    /// `--runs auto` ran out of windows before they settled.
+    NotSettled = "not_settled", Warning;
     /// psync emulated a queue depth with threads.
     PsyncThreads = "psync_threads", Info;
     /// Worker threads finished far apart.
@@ -215,6 +217,9 @@ codes! {
     CpuCost = "cpu_cost", Info;
     /// Per run: whether the faster device is worth it as a cache for the slower one.
     CacheCandidate = "cache_candidate", Info;
+    /// The runs took latencies in different ways (exact, batch, off): their
+    /// latencies are not compared.
+    LatencyModesDiffer = "latency_modes_differ", Info;
     /// Per run and code: tests carrying a code that makes them untrustworthy.
     Untrustworthy = "untrustworthy", Untrustworthy;
     // ---- one plan on many hosts (`summary::hosts`, rules in `judge::hosts`)

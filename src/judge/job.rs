@@ -4,10 +4,11 @@
 
 use super::cliff::Cliff;
 use super::diagnostic::{Code, Diagnostic};
+use super::settle::Settle;
 use super::steady::SteadyState;
 use super::thresholds::{
     CPU_SATURATED, DEVICE_EXTRA_MIN_BYTES, DEVICE_TOLERANCE, HIGH_CV, MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT, OTHER_DEVICE_MIN_BYTES,
-    UNEVEN_THREADS,
+    SETTLE_CV, SETTLE_HALF_WIDTH, UNEVEN_THREADS,
 };
 use crate::plan::EngineKind;
 
@@ -230,6 +231,32 @@ pub fn not_steady(st: &SteadyState, window: usize) -> Option<Diagnostic> {
             st.rounds,
             st.range_pct.unwrap_or(f64::NAN),
             st.slope_excursion_pct.unwrap_or(f64::NAN),
+        ),
+    ))
+}
+
+/// `not_settled`: `--runs auto` ran the most windows it may (`max`) and
+/// one direction's (`read` or `write`) still had not settled
+/// ([`crate::judge::settle`]): the figure is the median of them all, with
+/// their spread.
+pub fn not_settled(dir: &str, s: &Settle, max: u32) -> Option<Diagnostic> {
+    if s.settled() {
+        return None;
+    }
+    let interval = s
+        .half_width
+        .map(|h| format!(", the 95% interval of their median ±{:.1}%", h * 100.0))
+        .unwrap_or_default();
+    Some(Diagnostic::new(
+        Code::NotSettled,
+        format!(
+            "{dir} bandwidth did not settle in {} windows (CV {:.1}%{interval}; settled means CV ≤ {:.0}% or an interval within ±{:.0}%): the figure is the median of all {}, with their spread; try --runs auto:{} or a longer --duration",
+            s.windows,
+            s.cv * 100.0,
+            SETTLE_CV * 100.0,
+            SETTLE_HALF_WIDTH * 100.0,
+            s.windows,
+            (max * 2).min(crate::plan::limits::MAX_RUNS),
         ),
     ))
 }

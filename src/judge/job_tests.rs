@@ -244,3 +244,25 @@ fn io_errors_counts_the_failures_and_says_the_figures_exclude_them() {
         many.message
     );
 }
+
+#[test]
+fn not_settled_names_the_spread_and_how_to_settle() {
+    use crate::judge::settle::judge;
+    let settled = judge(&[100.0, 101.0, 99.0]);
+    assert!(not_settled("read", &settled, 10).is_none());
+    let drifting: Vec<f64> = (0..10).map(|i| 100.0 - 3.0 * i as f64).collect();
+    let d = not_settled("write", &judge(&drifting), 10).unwrap();
+    assert_eq!(d.code, Code::NotSettled);
+    assert_eq!(d.severity, Severity::Warning);
+    assert!(
+        d.message.starts_with("write bandwidth did not settle in 10 windows (CV "),
+        "{}",
+        d.message
+    );
+    assert!(d.message.contains("the 95% interval of their median ±"), "{}", d.message);
+    assert!(d.message.contains("CV ≤ 3% or an interval within ±2%"), "{}", d.message);
+    assert!(d.message.contains("--runs auto:20"), "{}", d.message);
+    // Below six windows there is no interval to state.
+    let d = not_settled("read", &judge(&[100.0, 80.0, 120.0]), 3).unwrap();
+    assert!(!d.message.contains("interval of their median"), "{}", d.message);
+}

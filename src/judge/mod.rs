@@ -8,6 +8,7 @@
 //! - [`capacity`]: `iolab capacity`'s verdict (genuine, fake, damaged, suspect).
 //! - [`scan`]: the scan curve note.
 //! - [`steady`] and [`cliff`]: steady state across rounds, the write cliff in a run.
+//! - [`settle`]: when a test's windows have settled (`--runs auto`).
 //! - [`scale`]: depth, thread, together and layout verdicts.
 //! - [`hosts`]: one plan on many hosts: outliers, agreement, failed hosts.
 //! - [`stats`]: median and coefficient of variation, shared with `summary`.
@@ -20,6 +21,7 @@ pub mod hosts;
 pub mod job;
 pub mod scale;
 pub mod scan;
+pub mod settle;
 pub mod stats;
 pub mod steady;
 pub mod thresholds;

@@ -70,6 +70,35 @@ pub const MAX_RANGE_PCT: f64 = 20.0;
 /// drifting by a few percent per round). Inclusive.
 pub const MAX_SLOPE_EXCURSION_PCT: f64 = 10.0;
 
+// ------------------------------------------------------ settling (runs auto)
+
+/// `--runs auto`: a test's windows have settled when their coefficient of
+/// variation is at most this. 3% is a third of [`HIGH_CV`]: well inside the
+/// ±5–10% that separate runs of a quiet device, so a settled median does not
+/// move by more than the figures' own rounding when the test runs on.
+/// Inclusive.
+pub const SETTLE_CV: f64 = 0.03;
+
+/// `--runs auto`: ... or when the 95% interval of their median reaches at
+/// most this fraction of the median on either side (see
+/// [`crate::judge::settle`]): a figure known to ±2% is known better than
+/// the device repeats itself from day to day. Inclusive.
+pub const SETTLE_HALF_WIDTH: f64 = 0.02;
+
+/// The confidence of that interval: the usual 95%.
+pub const SETTLE_CONFIDENCE: f64 = 0.95;
+
+/// `--runs auto`: fewest windows a test runs. Three is the fewest with a
+/// median that one odd window cannot move, and a spread worth stating.
+pub const SETTLE_MIN_WINDOWS: u32 = 3;
+
+/// `--runs auto`: most windows a test runs unless `auto:MAX` says
+/// otherwise. Ten windows of 2 s bound a test that never settles to 20 s
+/// (four times its usual length); from 9 windows on the median's interval
+/// drops the extremes, so one bad window no longer keeps a test from
+/// settling.
+pub const SETTLE_MAX_WINDOWS: u32 = 10;
+
 // -------------------------------------------------------------- write cliff
 
 /// Fewest seconds on each side of a cliff: a median of fewer is just a

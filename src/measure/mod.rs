@@ -5,6 +5,7 @@
 //! the [`Observer`] the caller supplies.
 
 pub mod cpu;
+pub mod placement;
 pub mod snapshot;
 
 pub use snapshot::{Delta, Snapshot};
@@ -14,8 +15,9 @@ use crate::error::{Error, Result, failed};
 use crate::io::buffers::Buffers;
 use crate::io::engine::{Clock, Engine, RealClock, psync::Psync, uring::Uring};
 use crate::io::stall::{Beat, Watchdog};
+use crate::io::stream::StreamShared;
 use crate::io::worker::{self, IoFailure, WorkerPlan};
-use crate::plan::{EngineKind, JobSpec, Limit, Repeat};
+use crate::plan::{EngineKind, JobSpec, Limit, Repeat, Runs};
 use crate::progress::{Event, Observer, Pass};
 pub use crate::samples::JobSamples;
 use crate::samples::{RunSamples, WorkerSamples};
@@ -39,6 +41,7 @@ enum Cmd {
         base: Instant,
         windows: Vec<u64>,
         max_bytes: Option<u64>,
+        shared: Arc<StreamShared>,
     },
 }
 
@@ -56,10 +59,44 @@ enum Fault {
 
 /// The measured stretches of one stream of I/O.
 enum Windows<'a> {
-    /// Consecutive windows of these lengths, each labelled for progress.
-    Time(&'a [(Pass, Duration)]),
+    /// Consecutive windows of these lengths, each labelled for progress;
+    /// with a [`Settling`], the stream ends after the first window at which
+    /// the measured ones have settled.
+    Time(&'a [(Pass, Duration)], Option<Settling>),
     /// One stretch that ends after this many bytes in total.
     Bytes(Pass, u64),
+}
+
+/// `--runs auto` in a stream: which windows are measured (from `first`),
+/// and the fewest and most of them.
+#[derive(Clone, Copy, Debug)]
+struct Settling {
+    first: usize,
+    min: usize,
+    max: usize,
+    reads: bool,
+    writes: bool,
+}
+
+/// Whether measured windows with these bytes per second have settled
+/// enough to stop: every direction the job has, judged on its own.
+fn settled(read_bw: &[f64], write_bw: &[f64], reads: bool, writes: bool, min: usize, max: usize) -> bool {
+    let done = |v: &[f64]| crate::judge::settle::done(&crate::judge::settle::judge(v), min, max);
+    (!reads || done(read_bw)) && (!writes || done(write_bw))
+}
+
+/// Bytes per second of each direction of a run: what `--runs auto` judges.
+fn run_bw(r: &RunSamples) -> (f64, f64) {
+    let s = r.wall_ns.max(1) as f64 / 1e9;
+    (r.read.bytes as f64 / s, r.write.bytes as f64 / s)
+}
+
+/// The label of measured run `n` for progress.
+fn run_pass(n: u32, runs: Runs) -> Pass {
+    match runs {
+        Runs::Fixed(of) => Pass::Run { n, of },
+        Runs::Auto { max } => Pass::Window { n, max },
+    }
 }
 
 impl Runner<'_> {
@@ -106,17 +143,27 @@ impl Runner<'_> {
         let mut handles = Vec::with_capacity(n as usize);
         let beats: Vec<Arc<Beat>> = (0..n).map(|_| Arc::new(Beat::default())).collect();
         let cpus = allowed_cpus();
-        for (i, plan) in plans.into_iter().enumerate() {
-            // See Uring::new for why only queue depth 1 is co-located.
-            let colocate = (depth == 1 && !cpus.is_empty()).then(|| cpus[i % cpus.len()]);
+        // One pool of write data for all the workers (see `job_pool`).
+        let wpool = crate::io::buffers::job_pool(
+            if writes { spec.bs as usize } else { crate::io::buffers::ALIGN },
+            if writes { n as usize } else { 1 },
+            if writes { depth as usize } else { 1 },
+            0x5eed_0fda_7a00 ^ spec.bs,
+        );
+        for (i, mut plan) in plans.into_iter().enumerate() {
+            plan.batch = spec.timing.batch(depth) as usize;
+            plan.timed = spec.timing.timed();
+            let colocate = placement::colocate(spec.engine, depth, spec.timing)
+                .then(|| cpus.get(i % cpus.len().max(1)).copied())
+                .flatten();
             let (cmd_tx, cmd_rx) = mpsc::channel::<Cmd>();
             cmd_txs.push(cmd_tx);
             let report_tx = report_tx.clone();
-            let (engine, bs, stop, beat) = (spec.engine, spec.bs, self.stop.clone(), beats[i].clone());
+            let (engine, bs, stop, beat, wpool) = (spec.engine, spec.bs, self.stop.clone(), beats[i].clone(), wpool.clone());
             let h = std::thread::Builder::new()
+                .stack_size(WORKER_STACK)
                 .spawn(move || {
-                    let pool = crate::io::buffers::min_pool(n as usize);
-                    let mut bufs = Buffers::with_pool(bs as usize, depth as usize, plan.seed, reads, writes, pool);
+                    let mut bufs = Buffers::with_pool(bs as usize, depth as usize, plan.seed, reads, wpool);
                     let ctx = WorkerCtx {
                         kind: engine,
                         cmds: cmd_rx,
@@ -124,6 +171,7 @@ impl Runner<'_> {
                         stop: stop.flag(),
                         wrote: writes,
                         beat: &beat,
+                        index: i,
                     };
                     match engine {
                         EngineKind::IoUring => {
@@ -173,44 +221,66 @@ impl Runner<'_> {
             runs: Vec::new(),
             warmup: None,
             steady: repeat.steady_for(spec),
+            planned: repeat.runs,
         };
         let warm = !repeat.warmup.is_zero();
-        let runs = (1..=repeat.runs).map(|k| Pass::Run { n: k, of: repeat.runs });
         if let Some(rule) = repeat.steady_for(spec) {
             if warm {
-                out.warmup = self.stream(spec, Windows::Time(&[(Pass::Warmup, repeat.warmup)]), pool)?.pop();
+                out.warmup = self
+                    .stream(spec, Windows::Time(&[(Pass::Warmup, repeat.warmup)], None), pool)?
+                    .pop();
             }
             out.runs = self.steady_rounds(spec, rule, span, pool)?;
             self.observer.event(Event::JobDone { job: &spec.name });
             return Ok(out);
         }
+        let runs = repeat.runs;
+        let (reads, writes) = (spec.rw.reads(), spec.rw.writes());
+        let (min, max) = (runs.min() as usize, runs.max() as usize);
         match spec.limit {
-            Limit::Time(d) if repeat.interval.is_zero() && direct => {
+            Limit::Time(d) if repeat.interval.between_runs().is_zero() && direct => {
                 let mut w: Vec<(Pass, Duration)> = Vec::new();
                 if warm {
                     w.push((Pass::Warmup, repeat.warmup));
                 }
-                w.extend(runs.map(|p| (p, d)));
-                let mut got = self.stream(spec, Windows::Time(&w), pool)?;
+                w.extend((1..=runs.max()).map(|k| (run_pass(k, runs), d)));
+                let settle = runs.is_auto().then_some(Settling {
+                    first: usize::from(warm),
+                    min,
+                    max,
+                    reads,
+                    writes,
+                });
+                let mut got = self.stream(spec, Windows::Time(&w, settle), pool)?;
                 out.runs = got.split_off(usize::from(warm));
                 out.warmup = got.pop();
             }
             limit => {
                 if warm {
-                    out.warmup = self.stream(spec, Windows::Time(&[(Pass::Warmup, repeat.warmup)]), pool)?.pop();
+                    out.warmup = self
+                        .stream(spec, Windows::Time(&[(Pass::Warmup, repeat.warmup)], None), pool)?
+                        .pop();
                 }
-                for (i, p) in runs.enumerate() {
-                    if i > 0 && !repeat.interval.is_zero() {
-                        self.observer.event(Event::Interval { planned: repeat.interval });
-                        self.stop.sleep(repeat.interval);
+                for k in 1..=runs.max() {
+                    let pause = repeat.interval.between_runs();
+                    if k > 1 && !pause.is_zero() {
+                        self.observer.event(Event::Interval { planned: pause });
+                        self.stop.sleep(pause);
                         self.stop.check()?;
                     }
+                    let p = run_pass(k, runs);
                     let mut got = match limit {
-                        Limit::Time(d) => self.stream(spec, Windows::Time(&[(p, d)]), pool)?,
+                        Limit::Time(d) => self.stream(spec, Windows::Time(&[(p, d)], None), pool)?,
                         Limit::Bytes(b) => self.stream(spec, Windows::Bytes(p, b), pool)?,
                         Limit::Span => self.stream(spec, Windows::Bytes(p, span), pool)?,
                     };
                     out.runs.append(&mut got);
+                    if runs.is_auto() {
+                        let (r, w): (Vec<f64>, Vec<f64>) = out.runs.iter().map(run_bw).unzip();
+                        if settled(&r, &w, reads, writes, min, max) {
+                            break;
+                        }
+                    }
                 }
             }
         }
@@ -228,7 +298,7 @@ impl Runner<'_> {
         for n in 1..=rule.max_rounds {
             let p = Pass::Run { n, of: rule.max_rounds };
             let mut got = match spec.limit {
-                Limit::Time(d) => self.stream(spec, Windows::Time(&[(p, d)]), pool)?,
+                Limit::Time(d) => self.stream(spec, Windows::Time(&[(p, d)], None), pool)?,
                 Limit::Bytes(b) => self.stream(spec, Windows::Bytes(p, b), pool)?,
                 Limit::Span => self.stream(spec, Windows::Bytes(p, span), pool)?,
             };
@@ -256,9 +326,11 @@ impl Runner<'_> {
     /// One uninterrupted stream of I/O, measured in windows. At each window
     /// boundary the main thread reads the CPU and device counters and, for
     /// writes, makes the window's data durable (fdatasync) and adds the time
-    /// that took to the window. After the last window the workers stop
-    /// issuing, let what is in flight complete (counted for latency and the
-    /// device cross-check, not for throughput) and flush.
+    /// that took to the window. With a [`Settling`], it then judges the
+    /// measured windows so far and, once they have settled, cuts the stream
+    /// after that window. After the last window the workers stop issuing,
+    /// let what is in flight complete (counted for latency and the device
+    /// cross-check, not for throughput) and flush.
     fn stream(&self, spec: &JobSpec, windows: Windows, pool: &Pool) -> Result<Vec<RunSamples>> {
         self.stop.check()?;
         if spec.rw.reads() && !self.target.direct() {
@@ -266,8 +338,13 @@ impl Runner<'_> {
         }
         let writes = spec.rw.writes();
         let n = pool.cmds.len() as u64;
+        let settling = match &windows {
+            Windows::Time(_, s) => *s,
+            Windows::Bytes(..) => None,
+        };
         let Schedule { labels, ends, max_bytes } = Schedule::new(&windows, n, spec.bs);
         let nwin = labels.len();
+        let shared = Arc::new(StreamShared::new(n as usize, nwin));
         let mut snaps = vec![self.counters()];
         let mut flush_ns = vec![0u64; nwin];
         let base = Instant::now();
@@ -277,6 +354,7 @@ impl Runner<'_> {
                 base,
                 windows: ends.clone(),
                 max_bytes,
+                shared: shared.clone(),
             })
             .map_err(|_| failed("a worker thread exited early"))?;
         }
@@ -313,6 +391,8 @@ impl Runner<'_> {
             }
             Ok(())
         };
+        // The window the stream was cut after (`--runs auto`).
+        let mut cut: Option<usize> = None;
         for (k, &(pass, planned)) in labels.iter().enumerate() {
             self.observer.event(Event::PassStart {
                 job: &spec.name,
@@ -359,9 +439,30 @@ impl Runner<'_> {
             }
             snaps.push(self.counters());
             seconds.boundary(ends[k], snaps.last().expect("just pushed"));
+            if let Some(st) = settling
+                && k + 1 >= st.first + st.min
+            {
+                // Every worker has closed window k once it has seen a completion after it.
+                // (A worker that failed has closed them all; the failure is reported below.)
+                while shared.closed() <= k && (done.len() as u64) < n {
+                    receive(Duration::from_millis(2), &mut done, &seconds)?;
+                }
+                let bw = |j: usize| {
+                    let (r, w) = shared.window_bytes(j);
+                    let s = (ends[j] - if j == 0 { 0 } else { ends[j - 1] } + flush_ns[j]).max(1) as f64 / 1e9;
+                    (r as f64 / s, w as f64 / s)
+                };
+                let (r, w): (Vec<f64>, Vec<f64>) = (st.first..=k).map(bw).unzip();
+                if settled(&r, &w, st.reads, st.writes, st.min, st.max) {
+                    shared.cut_after(k);
+                    cut = Some(k);
+                    break;
+                }
+            }
         }
-        let last_start = if nwin > 1 {
-            Duration::from_nanos(ends[nwin - 2])
+        let last = cut.unwrap_or(nwin - 1);
+        let last_start = if last > 0 {
+            Duration::from_nanos(ends[last - 1])
         } else {
             Duration::ZERO
         };
@@ -378,16 +479,35 @@ impl Runner<'_> {
             return Err(e);
         }
         self.stop.check()?;
+        // A worker that finished before it saw the cut has windows after it: drain.
+        for w in &mut done {
+            for tail in w.split_off((last + 1).min(w.len())) {
+                w[last].read.absorb_drain(&tail.read);
+                w[last].write.absorb_drain(&tail.write);
+            }
+        }
+        let final_snap = snaps.len() - 1;
 
-        let mut runs = Vec::with_capacity(nwin);
-        for k in 0..nwin {
-            let per_worker: Vec<WorkerSamples> = done.iter().map(|w| w[k].clone()).collect();
-            let mut run = RunSamples::from_workers(&per_worker);
-            let last = k + 1 == nwin;
-            let sync_ns = if last {
-                per_worker.iter().map(|w| w.sync_ns).max().unwrap_or(0)
-            } else {
+        let mut runs = Vec::with_capacity(last + 1);
+        for k in 0..=last {
+            let per_worker: Vec<&WorkerSamples> = done.iter().map(|w| &w[k]).collect();
+            let mut run = RunSamples::from_workers(per_worker.iter().copied());
+            // The stream's latencies; after the last window, the drain's join it.
+            for (dir, d) in [&mut run.read, &mut run.write].into_iter().enumerate() {
+                d.merge_lat(shared.lat.take(k, dir).as_ref());
+                if k == last {
+                    for j in last + 1..nwin {
+                        d.merge_lat(shared.lat.take(j, dir).as_ref());
+                    }
+                }
+            }
+            // The last window's flush is the workers' own, unless the main
+            // thread flushed at its end (a window the stream was cut after).
+            let flushed_here = k + 1 < nwin;
+            let sync_ns = if flushed_here {
                 flush_ns[k]
+            } else {
+                per_worker.iter().map(|w| w.sync_ns).max().unwrap_or(0)
             };
             run.sync_ns = sync_ns;
             let win_start = if k == 0 { 0 } else { ends[k - 1] };
@@ -406,14 +526,16 @@ impl Runner<'_> {
             .max(1);
             run.first_done_ns = run.first_done_ns.saturating_sub(win_start);
             run.last_done_ns = run.last_done_ns.saturating_sub(win_start);
-            let d = snaps[k].delta(&snaps[k + 1], &self.target.device_names);
+            // The last window's counters run to the end of the drain.
+            let to = if k == last { final_snap } else { k + 1 };
+            let d = snaps[k].delta(&snaps[to], &self.target.device_names);
             run.elapsed_ns = d.elapsed_ns.max(1);
             run.cpu = d.cpu;
             run.sys = d.sys;
             run.devices = d.devices;
-            run.other_devices = self.others(snaps[k].moved(&snaps[k + 1], &self.sys));
+            run.other_devices = self.others(snaps[k].moved(&snaps[to], &self.sys));
             // The last window ends when its I/O has completed and been flushed.
-            let win_end = if last { u64::MAX } else { ends[k] };
+            let win_end = if k == last { u64::MAX } else { ends[k] };
             run.device_seconds = seconds.series(win_start, win_end, &self.target.device_names);
             runs.push(run);
         }
@@ -439,7 +561,7 @@ struct Schedule {
 impl Schedule {
     fn new(windows: &Windows, workers: u64, bs: u64) -> Self {
         match windows {
-            Windows::Time(w) => {
+            Windows::Time(w, _) => {
                 let mut t = Duration::ZERO;
                 let ends = w
                     .iter()
@@ -479,6 +601,8 @@ struct WorkerCtx<'a> {
     wrote: bool,
     /// Bumped at every completion (and flush), for the watchdog.
     beat: &'a Beat,
+    /// This worker's place among the job's.
+    index: usize,
 }
 
 /// One worker's life: report setup, then run a pass per `Go` until the
@@ -497,11 +621,23 @@ fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &m
             return;
         }
     };
-    while let Ok(Cmd::Go { base, windows, max_bytes }) = ctx.cmds.recv() {
+    while let Ok(Cmd::Go {
+        base,
+        windows,
+        max_bytes,
+        shared,
+    }) = ctx.cmds.recv()
+    {
         let clock = RealClock::new(base);
         plan.windows = windows;
         plan.max_bytes = max_bytes;
-        let result = worker::drive(&mut engine, &clock, bufs, &plan, ctx.stop, ctx.beat)
+        let sh = worker::Shared {
+            stop: ctx.stop,
+            beat: ctx.beat,
+            stream: &shared,
+            index: ctx.index,
+        };
+        let result = worker::drive(&mut engine, &clock, bufs, &plan, &sh)
             .inspect(|r| plan.seq_offset = r.last().map_or(0, |w| w.seq_next))
             .map_err(Fault::Io)
             .and_then(|mut r| {
@@ -523,6 +659,10 @@ fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &m
     // The engine (and its registered buffers) goes before the buffers do.
     drop(engine);
 }
+
+/// A worker thread's stack: its loop keeps nothing big on it, and a job
+/// may have 512 workers (psync at QD32 with 16 threads).
+const WORKER_STACK: usize = 512 << 10;
 
 /// The CPUs this process may run on.
 fn allowed_cpus() -> Vec<usize> {
@@ -567,6 +707,8 @@ pub fn worker_plans(spec: &JobSpec, span: u64, n: u32) -> Vec<WorkerPlan> {
                 max_bytes: None,
                 seed: 0x1234_5678 ^ ((i as u64 + 1) << 32) ^ bs,
                 continue_on_error: false,
+                batch: spec.timing.batch(spec.qd) as usize,
+                timed: spec.timing.timed(),
             }
         })
         .collect()
@@ -662,6 +804,7 @@ mod tests {
             offset: 0,
             direct: true,
             engine,
+            timing: Default::default(),
         }
     }
 

@@ -62,6 +62,13 @@ fn ms(d: Duration) -> String {
 pub fn job_file(jobs: &[JobSpec], repeat: &Repeat, target: &FioTarget) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "; made by iolab {}: the same jobs as iolab runs them", env!("CARGO_PKG_VERSION"));
+    if repeat.runs.is_auto() {
+        let _ = writeln!(
+            s,
+            "; --runs auto: fio cannot stop a test once its runs settle, so each test runs {} times",
+            repeat.runs.min()
+        );
+    }
     s.push_str("[global]\n");
     match target {
         FioTarget::Path { filename, size } => {
@@ -86,16 +93,20 @@ pub fn job_file(jobs: &[JobSpec], repeat: &Repeat, target: &FioTarget) -> String
         s.push_str(line);
         s.push('\n');
     }
-    let mut first = true;
-    for job in jobs {
-        let runs = repeat.runs.max(1);
+    // fio cannot stop a test once its runs settle: `--runs auto` runs its fewest.
+    let runs = repeat.runs.min().max(1);
+    for (i, job) in jobs.iter().enumerate() {
         for k in 1..=runs {
             let _ = writeln!(s, "\n[{}]", section_name(&job.name, k));
             s.push_str("stonewall\n");
-            if !first && !repeat.interval.is_zero() {
-                let _ = writeln!(s, "startdelay={}", ms(repeat.interval));
+            let pause = match (i, k) {
+                (0, 1) => Duration::ZERO,
+                (_, 1) => repeat.interval.before_next(jobs[i - 1].rw.writes()),
+                _ => repeat.interval.between_runs(),
+            };
+            if !pause.is_zero() {
+                let _ = writeln!(s, "startdelay={}", ms(pause));
             }
-            first = false;
             section(&mut s, job, repeat, k == 1);
         }
     }
@@ -113,6 +124,15 @@ fn section(s: &mut String, job: &JobSpec, repeat: &Repeat, first_run: bool) {
     match job.engine {
         EngineKind::IoUring => s.push_str("ioengine=io_uring\nfixedbufs=1\nregisterfiles=1\n"),
         EngineKind::Psync => s.push_str("ioengine=psync\n"),
+    }
+    // The latency mode as fio's options: a batch reaped at once, or no clock.
+    match job.timing {
+        super::Timing::Exact => {}
+        super::Timing::Batch(_) if iodepth > 1 => {
+            let _ = writeln!(s, "iodepth_batch_complete_min={}", job.timing.batch(iodepth));
+        }
+        super::Timing::Batch(_) => {}
+        super::Timing::Off => s.push_str("gtod_reduce=1\n"),
     }
     if job.offset > 0 {
         let _ = writeln!(s, "offset={}", job.offset);
@@ -152,12 +172,7 @@ mod tests {
     use crate::plan::{Common, Rw, SuiteName};
 
     fn repeat(runs: u32, warmup: u64, interval: u64) -> Repeat {
-        Repeat {
-            runs,
-            warmup: Duration::from_secs(warmup),
-            interval: Duration::from_secs(interval),
-            steady: None,
-        }
+        Repeat::fixed(runs, Duration::from_secs(warmup), Duration::from_secs(interval))
     }
 
     fn common() -> Common {
@@ -167,6 +182,7 @@ mod tests {
             direct: true,
             engine: EngineKind::IoUring,
             mix_read: 70,
+            timing: Default::default(),
             transfers: Vec::new(),
         }
     }

@@ -111,6 +111,9 @@ pub struct JobSpec {
     /// O_DIRECT requested (the result says whether it was obtained).
     pub direct: bool,
     pub engine: EngineKind,
+    /// How each I/O's latency is taken (`--latency`).
+    #[serde(default)]
+    pub timing: Timing,
 }
 
 impl JobSpec {
@@ -129,6 +132,7 @@ impl JobSpec {
             offset: 0,
             direct,
             engine,
+            timing: Timing::Exact,
         }
     }
 
@@ -158,15 +162,247 @@ impl JobSpec {
     }
 }
 
+/// How each I/O's latency is taken (`--latency`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Timing {
+    /// Every I/O timed from its submission to its own completion: a wait
+    /// returns at the first completion (the default).
+    #[default]
+    Exact,
+    /// Completions reaped this many at a time (`None`: half the queue), the
+    /// wait returning only when that many are done, as fio's
+    /// `iodepth_batch_complete_min`: fewer wake-ups, and each latency is an
+    /// upper bound (the batch's end, not the I/O's).
+    Batch(Option<u32>),
+    /// No latency at all, bandwidth and IOPS only (fio's `gtod_reduce`);
+    /// completions reaped as in `Batch(None)`.
+    Off,
+}
+
+impl Timing {
+    /// `exact`, `batch`, `batch=N` or `off`.
+    pub fn parse(s: &str) -> Result<Timing, String> {
+        let bad = || format!("\"{s}\" is not a latency mode: exact, batch, batch=N or off");
+        match s.trim() {
+            "exact" => Ok(Timing::Exact),
+            "off" => Ok(Timing::Off),
+            "batch" => Ok(Timing::Batch(None)),
+            t => {
+                let n = t.strip_prefix("batch=").ok_or_else(bad)?;
+                let n: u32 = n.trim().parse().map_err(|_| bad())?;
+                limits::check_qd(n).map_err(|_| format!("batch={n}: a batch must be between 1 and {}", limits::MAX_QD))?;
+                Ok(Timing::Batch(Some(n)))
+            }
+        }
+    }
+
+    /// Completions one wait collects with `depth` I/Os in flight per worker.
+    pub fn batch(self, depth: u32) -> u32 {
+        match self {
+            Timing::Exact => 1,
+            Timing::Batch(Some(n)) => n.min(depth).max(1),
+            Timing::Batch(None) | Timing::Off => (depth / 2).max(1),
+        }
+    }
+
+    /// The default mode (for the JSON, which leaves it out).
+    pub fn is_exact(&self) -> bool {
+        *self == Timing::Exact
+    }
+
+    /// Whether latencies are kept at all.
+    pub fn timed(self) -> bool {
+        self != Timing::Off
+    }
+
+    /// Whether each latency is the I/O's own (not an upper bound, not absent).
+    pub fn exact_at(self, depth: u32) -> bool {
+        self == Timing::Exact || (self.timed() && self.batch(depth) == 1)
+    }
+
+    /// The mode as the JSON and the table name it, for a worker of `depth`:
+    /// `exact`, `batch=16`, `off`.
+    pub fn label(self, depth: u32) -> String {
+        match self {
+            Timing::Exact => "exact".into(),
+            Timing::Batch(_) => format!("batch={}", self.batch(depth)),
+            Timing::Off => "off".into(),
+        }
+    }
+
+    /// The mode as typed: `exact`, `batch`, `batch=N`, `off`.
+    pub fn as_text(self) -> String {
+        match self {
+            Timing::Batch(None) => "batch".into(),
+            Timing::Batch(Some(n)) => format!("batch={n}"),
+            Timing::Exact => "exact".into(),
+            Timing::Off => "off".into(),
+        }
+    }
+}
+
+impl Serialize for Timing {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.as_text())
+    }
+}
+
+impl<'de> Deserialize<'de> for Timing {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Timing, D::Error> {
+        let s = String::deserialize(d)?;
+        Timing::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// How many measured runs a test gets (`--runs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runs {
+    /// Exactly this many.
+    Fixed(u32),
+    /// Windows back to back until they settle ([`crate::judge::settle`]):
+    /// at least [`SETTLE_MIN_WINDOWS`](crate::judge::thresholds::SETTLE_MIN_WINDOWS)
+    /// (fewer only if `max` is smaller), at most `max`.
+    Auto { max: u32 },
+}
+
+impl Default for Runs {
+    fn default() -> Runs {
+        Runs::Auto {
+            max: crate::judge::thresholds::SETTLE_MAX_WINDOWS,
+        }
+    }
+}
+
+impl Runs {
+    /// `auto`, `auto:MAX` or a count.
+    pub fn parse(s: &str) -> Result<Runs, String> {
+        let t = s.trim();
+        if t == "auto" {
+            return Ok(Runs::default());
+        }
+        if let Some(m) = t.strip_prefix("auto:") {
+            let max = limits::parse::runs(m).map_err(|e| format!("auto:{m}: {e}"))?;
+            return Ok(Runs::Auto { max });
+        }
+        limits::parse::runs(t)
+            .map(Runs::Fixed)
+            .map_err(|e| format!("{e} (or auto, auto:MAX)"))
+    }
+
+    pub fn is_auto(self) -> bool {
+        matches!(self, Runs::Auto { .. })
+    }
+
+    /// Fewest runs.
+    pub fn min(self) -> u32 {
+        match self {
+            Runs::Fixed(n) => n,
+            Runs::Auto { max } => crate::judge::thresholds::SETTLE_MIN_WINDOWS.min(max),
+        }
+    }
+
+    /// Most runs.
+    pub fn max(self) -> u32 {
+        match self {
+            Runs::Fixed(n) | Runs::Auto { max: n } => n,
+        }
+    }
+
+    /// The length of a run when `--duration` does not say: [`AUTO_WINDOW`]
+    /// or [`FIXED_RUN`].
+    pub fn default_duration(self) -> Duration {
+        if self.is_auto() { AUTO_WINDOW } else { FIXED_RUN }
+    }
+
+    /// `auto`, `auto:20`, `3`.
+    pub fn as_text(self) -> String {
+        match self {
+            Runs::Fixed(n) => n.to_string(),
+            Runs::Auto { max } if max == crate::judge::thresholds::SETTLE_MAX_WINDOWS => "auto".into(),
+            Runs::Auto { max } => format!("auto:{max}"),
+        }
+    }
+}
+
+/// A window of `--runs auto` when `--duration` does not say: long enough
+/// for a few thousand I/Os of a slow disk and for a second-by-second
+/// curve, short enough that the 3 windows most tests need, with a warm-up,
+/// take 7 s.
+pub const AUTO_WINDOW: Duration = Duration::from_secs(2);
+/// A run of a fixed `--runs N` when `--duration` does not say (the
+/// length CrystalDiskMark uses).
+pub const FIXED_RUN: Duration = Duration::from_secs(5);
+/// `--interval auto`: the rest after a test that wrote, before the next
+/// test. Writing fills a drive's write cache (SLC) and warms it; reading
+/// does neither, so there is no pause after a read test, and none between
+/// a test's windows (they are one stream: a pause would let a device or a
+/// throttle bank credit that flatters the next window). Five seconds is
+/// CrystalDiskMark's interval: it lets a small cache drain and a
+/// controller finish what it deferred, but it neither empties a large SLC
+/// cache nor cools a drive; `--interval 60s` does both.
+pub const AUTO_REST: Duration = Duration::from_secs(5);
+
+/// The pauses of a run (`--interval`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Interval {
+    /// Rest only where the device needs it: [`AUTO_REST`] after a test
+    /// that wrote; runs of a test back to back.
+    #[default]
+    Auto,
+    /// This long between the runs of a test, each its own stream, and
+    /// between tests.
+    Fixed(Duration),
+}
+
+impl Interval {
+    /// `auto` or a duration.
+    pub fn parse(s: &str) -> Result<Interval, String> {
+        if s.trim() == "auto" {
+            return Ok(Interval::Auto);
+        }
+        crate::units::parse_duration(s)
+            .map(Interval::Fixed)
+            .map_err(|e| format!("{e} (or auto)"))
+    }
+
+    /// The pause between two runs of a test (zero: one stream).
+    pub fn between_runs(self) -> Duration {
+        match self {
+            Interval::Auto => Duration::ZERO,
+            Interval::Fixed(d) => d,
+        }
+    }
+
+    /// The pause before a test that follows one that wrote (`prev_wrote`) or not.
+    pub fn before_next(self, prev_wrote: bool) -> Duration {
+        match self {
+            Interval::Auto if prev_wrote => AUTO_REST,
+            Interval::Auto => Duration::ZERO,
+            Interval::Fixed(d) => d,
+        }
+    }
+
+    pub fn is_auto(self) -> bool {
+        self == Interval::Auto
+    }
+
+    /// `auto` or the duration.
+    pub fn as_text(self) -> String {
+        match self {
+            Interval::Auto => "auto".into(),
+            Interval::Fixed(d) => fmt_duration(d),
+        }
+    }
+}
+
 /// How each job is repeated.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug)]
 pub struct Repeat {
-    pub runs: u32,
+    pub runs: Runs,
     pub warmup: Duration,
-    pub interval: Duration,
+    pub interval: Interval,
     /// For jobs that write: instead of `runs` runs, repeat back-to-back
     /// rounds until the SNIA steady-state rule holds.
-    #[serde(default)]
     pub steady: Option<SteadyRule>,
 }
 
@@ -179,8 +415,27 @@ pub struct SteadyRule {
 }
 
 impl Repeat {
+    /// Fixed runs and pauses, as before `--runs auto` (tests, plans of their own).
+    pub fn fixed(runs: u32, warmup: Duration, interval: Duration) -> Repeat {
+        Repeat {
+            runs: Runs::Fixed(runs),
+            warmup,
+            interval: Interval::Fixed(interval),
+            steady: None,
+        }
+    }
+
+    /// The same with `--runs auto` replaced by its fewest runs, for an
+    /// executor that cannot stop a test once it settles (fio).
+    pub fn as_fixed(&self) -> Repeat {
+        Repeat {
+            runs: Runs::Fixed(self.runs.min()),
+            ..*self
+        }
+    }
+
     pub fn validate(&self) -> crate::error::Result<()> {
-        limits::check_count("runs", self.runs, limits::MAX_RUNS).map_err(crate::error::usage)?;
+        limits::check_count("runs", self.runs.max(), limits::MAX_RUNS).map_err(crate::error::usage)?;
         if let Some(st) = self.steady
             && (st.window == 0 || st.max_rounds < st.window as u32 || st.max_rounds > limits::MAX_ROUNDS)
         {
@@ -233,5 +488,40 @@ mod tests {
         assert_eq!(s.extent(1000), (300, 700), "no further than the target's end");
         s.offset = 5000;
         assert_eq!(s.extent(1000), (1000, 0), "an offset past the end addresses nothing");
+    }
+
+    #[test]
+    fn latency_modes_parse_and_size_their_batches() {
+        assert_eq!(Timing::parse("exact"), Ok(Timing::Exact));
+        assert_eq!(Timing::parse("batch"), Ok(Timing::Batch(None)));
+        assert_eq!(Timing::parse("batch=8"), Ok(Timing::Batch(Some(8))));
+        assert_eq!(Timing::parse("off"), Ok(Timing::Off));
+        assert!(Timing::parse("sometimes").unwrap_err().contains("exact, batch, batch=N or off"));
+        assert!(Timing::parse("batch=0").is_err());
+        assert_eq!(Timing::Exact.batch(32), 1);
+        assert_eq!(Timing::Batch(None).batch(32), 16, "half the queue");
+        assert_eq!(Timing::Batch(Some(64)).batch(32), 32, "never more than the queue");
+        assert_eq!(Timing::Off.batch(1), 1);
+        assert_eq!(Timing::Batch(None).label(32), "batch=16");
+        assert!(Timing::Batch(None).exact_at(1), "a batch of one is exact");
+        assert!(!Timing::Off.exact_at(1));
+    }
+
+    #[test]
+    fn runs_and_intervals_parse() {
+        assert_eq!(Runs::parse("auto"), Ok(Runs::Auto { max: 10 }));
+        assert_eq!(Runs::parse("auto:20"), Ok(Runs::Auto { max: 20 }));
+        assert_eq!(Runs::parse("4"), Ok(Runs::Fixed(4)));
+        assert!(Runs::parse("auto:0").is_err());
+        assert!(Runs::parse("often").unwrap_err().contains("auto"));
+        assert_eq!((Runs::Auto { max: 2 }).min(), 2, "never more than the maximum");
+        assert_eq!(Runs::default().default_duration(), AUTO_WINDOW);
+        assert_eq!(Runs::Fixed(3).default_duration(), FIXED_RUN);
+        assert_eq!(Interval::parse("auto"), Ok(Interval::Auto));
+        assert_eq!(Interval::parse("2s"), Ok(Interval::Fixed(Duration::from_secs(2))));
+        assert_eq!(Interval::Auto.before_next(true), AUTO_REST);
+        assert_eq!(Interval::Auto.before_next(false), Duration::ZERO);
+        assert_eq!(Interval::Auto.between_runs(), Duration::ZERO);
+        assert_eq!(Interval::Fixed(Duration::from_secs(1)).before_next(false), Duration::from_secs(1));
     }
 }

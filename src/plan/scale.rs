@@ -25,6 +25,8 @@ pub struct ScalePlan {
     pub repeat: Repeat,
     pub direct: bool,
     pub engine: EngineKind,
+    /// How each I/O's latency is taken.
+    pub timing: crate::plan::Timing,
 }
 
 impl ScalePlan {
@@ -43,6 +45,7 @@ impl ScalePlan {
             offset: 0,
             direct: self.direct,
             engine: self.engine,
+            timing: self.timing,
         }
     }
 

@@ -146,6 +146,7 @@ impl ScanPlan {
             offset: z.offset,
             direct: self.direct,
             engine: self.engine,
+            timing: crate::plan::Timing::Exact,
         }
     }
 
@@ -168,6 +169,7 @@ impl ScanPlan {
             offset: self.from,
             direct: self.direct,
             engine: self.engine,
+            timing: crate::plan::Timing::Exact,
         })
     }
 
@@ -186,16 +188,12 @@ impl ScanPlan {
             offset: self.from,
             direct: true,
             engine: self.engine,
+            timing: crate::plan::Timing::Exact,
         })
     }
 
     pub fn repeat(&self) -> Repeat {
-        Repeat {
-            runs: 1,
-            warmup: self.zone_warmup,
-            interval: Duration::ZERO,
-            steady: None,
-        }
+        Repeat::fixed(1, self.zone_warmup, Duration::ZERO)
     }
 }
 

@@ -176,6 +176,7 @@ impl SuiteName {
             offset: 0,
             direct: common.direct,
             engine: common.engine,
+            timing: common.timing,
         };
         let pass = |bs: u64, rw: Rw, direct: bool, name: String| JobSpec {
             name,
@@ -189,6 +190,7 @@ impl SuiteName {
             offset: 0,
             direct,
             engine: common.engine,
+            timing: common.timing,
         };
         match self {
             SuiteName::Sustained => {
@@ -240,6 +242,8 @@ pub struct Common {
     pub direct: bool,
     pub engine: EngineKind,
     pub mix_read: u8,
+    /// How each I/O's latency is taken.
+    pub timing: crate::plan::Timing,
     /// Transfer sizes replacing the suite's own (`sustained`: the list;
     /// `dd`: one size). Empty: the suite's defaults.
     pub transfers: Vec<u64>,
@@ -257,6 +261,7 @@ mod tests {
             direct: true,
             engine: EngineKind::IoUring,
             mix_read: 70,
+            timing: Default::default(),
             transfers: Vec::new(),
         }
     }

@@ -181,7 +181,7 @@ pub fn run(r: &Report) -> String {
                 d.direction.to_string(),
                 num(d.figures.bw_bytes),
                 num(d.figures.iops),
-                d.figures.lat_ns.p99.to_string(),
+                d.figures.lat_ns.as_ref().map(|l| l.p99.to_string()).unwrap_or_default(),
                 num(j.cpu_pct()),
                 opt(d.spread.map(|s| s.min)),
                 opt(d.spread.map(|s| s.max)),

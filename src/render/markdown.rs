@@ -118,7 +118,7 @@ pub fn run(r: &Report, unit: BwUnit) -> String {
                     p.threads.to_string(),
                     mbs(p.bw_bytes, 2),
                     format!("{:.0}", p.iops),
-                    fmt_ns(p.lat_ns),
+                    crate::render::lat_cell(p.lat_ns),
                     pct(p.cpu_busy, 0),
                 ]
             })
@@ -153,7 +153,11 @@ pub fn run(r: &Report, unit: BwUnit) -> String {
                     d.direction.to_string(),
                     mbs(d.figures.bw_bytes, 2),
                     format!("{:.0}", d.figures.iops),
-                    fmt_ns(d.figures.lat_ns.p99 as f64),
+                    match d.figures.lat_ns.as_ref() {
+                        Some(l) if j.latency_bounded() => format!("≤ {}", fmt_ns(l.p99 as f64)),
+                        Some(l) => fmt_ns(l.p99 as f64),
+                        None => "–".into(),
+                    },
                     format!("{:.1}", j.cpu_pct()),
                     match d.spread {
                         Some(sp) => format!("{}–{}, {}%", mbs(sp.min, 2), mbs(sp.max, 2), pct(sp.cv, 1)),
@@ -189,6 +193,10 @@ pub fn run(r: &Report, unit: BwUnit) -> String {
     } else {
         " CPU % = iolab's user+sys time (all threads) per wall time.\n"
     });
+    if let Some(n) = super::latency_note(r) {
+        s.push_str(&n);
+        s.push('\n');
+    }
     let warnings: Vec<String> = r
         .warning_groups()
         .iter()

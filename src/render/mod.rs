@@ -269,6 +269,36 @@ fn text_table() -> comfy_table::Table {
     t
 }
 
+/// A job's p99 latency as a cell: `≤ 1.2 ms` when completions were reaped
+/// in batches (an upper bound), `off` when no latency was taken.
+pub(crate) fn p99_cell(j: &crate::summary::JobReport) -> String {
+    match j.p99_ns() {
+        Some(p) if j.latency_bounded() => format!("≤ {}", crate::units::fmt_ns(p as f64)),
+        Some(p) => crate::units::fmt_ns(p as f64),
+        None if j.latency == "off" => "off".into(),
+        None => String::new(),
+    }
+}
+
+/// A latency in ns, or `–` when none was taken (0: `--latency off`).
+pub(crate) fn lat_cell(ns: f64) -> String {
+    if ns > 0.0 { crate::units::fmt_ns(ns) } else { "–".into() }
+}
+
+/// The note under a table whose latencies were not each I/O's own.
+pub(crate) fn latency_note(report: &Report) -> Option<String> {
+    let jobs = report.jobs();
+    let bounded = jobs.iter().find(|j| j.latency_bounded()).map(|j| j.latency.as_str());
+    let off = jobs.iter().any(|j| j.latency == "off");
+    match (bounded, off) {
+        (Some(b), _) => Some(format!(
+            "Latency ≤: completions were reaped in batches (--latency {b}), so each latency is an upper bound (its batch's end), not the I/O's own."
+        )),
+        (None, true) => Some("No latency: it was not taken (--latency off); bandwidth and IOPS only.".into()),
+        _ => None,
+    }
+}
+
 /// One line per warning of a run, for stderr when stdout carries a document.
 pub fn warning_lines(report: &Report) -> Vec<String> {
     let mut v = Vec::new();

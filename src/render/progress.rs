@@ -123,6 +123,7 @@ impl Observer for Terminal {
                 let what = match pass {
                     Pass::Warmup => "warm-up".to_string(),
                     Pass::Run { n, of } => format!("run {n}/{of}"),
+                    Pass::Window { n, max } => format!("window {n} (until settled, ≤{max})"),
                 };
                 self.bar.set_message(format!("{job} · {what}"));
             }

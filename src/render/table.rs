@@ -56,7 +56,7 @@ pub fn table(report: &Report, st: Style) -> String {
             Cell::new(j.read.as_ref().map(|r| mbs(r.bw_bytes, st)).unwrap_or_default()).set_alignment(CellAlignment::Right),
             Cell::new(j.write.as_ref().map(|w| mbs(w.bw_bytes, st)).unwrap_or_default()).set_alignment(CellAlignment::Right),
             Cell::new(format!("{:.0}", j.iops())).set_alignment(CellAlignment::Right),
-            Cell::new(j.p99_ns().map(|p| fmt_ns(p as f64)).unwrap_or_default()).set_alignment(CellAlignment::Right),
+            Cell::new(super::p99_cell(j)).set_alignment(CellAlignment::Right),
             Cell::new(format!("{:.1}", j.cpu_pct())).set_alignment(CellAlignment::Right),
             Cell::new(spread(j, st)),
         ]);
@@ -104,7 +104,7 @@ fn scale_table(sc: &crate::summary::scale::ScaleReport, st: Style) -> String {
             right(p.threads.to_string()),
             right(mbs(p.bw_bytes, st)),
             right(format!("{:.0}", p.iops)),
-            right(fmt_ns(p.lat_ns)),
+            right(super::lat_cell(p.lat_ns)),
             right(pct(p.cpu_busy, 0)),
         ]);
     }
@@ -234,7 +234,7 @@ fn footer(r: &Report, st: Style) -> String {
         return s;
     }
     s.push_str(&format!(
-        "Target: {}{}{} · span {} · {} · {} run(s) per test\n",
+        "Target: {}{}{} · span {} · {} · {}\n",
         t.path,
         fs,
         dev,
@@ -244,9 +244,13 @@ fn footer(r: &Report, st: Style) -> String {
             IoMode::Mixed => "O_DIRECT and BUFFERED jobs",
             IoMode::Buffered => "BUFFERED",
         },
-        r.settings.runs
+        r.settings.runs_text()
     ));
     s.push_str(&format!("{unit}. CPU % = iolab's user+sys time (all threads) per wall time.\n"));
+    if let Some(n) = super::latency_note(r) {
+        s.push_str(&n);
+        s.push('\n');
+    }
     for j in r.jobs().iter().filter(|j| j.duration_s.is_none() && r.scan().is_none()) {
         let c = &j.cpu;
         s.push_str(&format!(

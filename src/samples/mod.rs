@@ -4,11 +4,8 @@
 
 use hdrhistogram::Histogram;
 
-/// Highest latency the histogram tracks exactly (1 hour); above it values saturate.
-const MAX_LAT_NS: u64 = 3_600_000_000_000;
-
 /// What one direction (read or write) did.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct DirSamples {
     /// Bytes and I/Os completed inside the measured window (for a time-limited
     /// run: by the deadline; for a size-limited run: all of them).
@@ -18,8 +15,12 @@ pub struct DirSamples {
     /// and completed after it: what the device really had to serve.
     pub all_bytes: u64,
     pub all_ios: u64,
-    /// Completion latency in nanoseconds, 3 significant digits.
-    pub lat: Histogram<u64>,
+    /// Completion latency in nanoseconds, 3 significant digits
+    /// ([`crate::io::stream::new_histogram`]); `None` when no latency was
+    /// taken (`--latency off`) or nothing completed. A worker's samples
+    /// never hold one: the stream keeps one per window
+    /// ([`crate::io::stream::LatSink`]).
+    pub lat: Option<Histogram<u64>>,
     /// Bytes completed in each second since the job's start.
     pub per_sec_bytes: Vec<u64>,
     /// I/Os completed in each second since the job's start.
@@ -41,43 +42,35 @@ pub struct FirstError {
     pub errno: Option<i32>,
 }
 
-impl Default for DirSamples {
-    fn default() -> Self {
-        DirSamples {
-            bytes: 0,
-            ios: 0,
-            all_bytes: 0,
-            all_ios: 0,
-            lat: Histogram::new_with_bounds(1, MAX_LAT_NS, 3).expect("valid histogram bounds"),
-            per_sec_bytes: Vec::new(),
-            per_sec_ios: Vec::new(),
-            errors: 0,
-            first_error: None,
-        }
-    }
-}
-
 impl DirSamples {
-    /// Record one completion at time `t_ns`; `in_window` says whether it
-    /// counts toward the run's throughput. Its latency always counts.
+    /// Count `n` completions of `bytes` each, in second `sec` of the window;
+    /// `in_window` says whether they count toward the run's throughput (the
+    /// drain after a window's end counts only as what the device served).
     #[inline]
-    pub fn record(&mut self, bytes: u64, lat_ns: u64, t_ns: u64, in_window: bool) {
-        self.all_bytes += bytes;
-        self.all_ios += 1;
-        self.lat.saturating_record(lat_ns.max(1));
+    pub fn count(&mut self, n: u64, bytes: u64, sec: usize, in_window: bool) {
+        self.all_bytes += n * bytes;
+        self.all_ios += n;
         if !in_window {
             return;
         }
-        self.bytes += bytes;
-        self.ios += 1;
-        // A completion at exactly 1.000 s belongs to the first second.
-        let sec = (t_ns.saturating_sub(1) / 1_000_000_000) as usize;
+        self.bytes += n * bytes;
+        self.ios += n;
         if sec >= self.per_sec_bytes.len() {
             self.per_sec_bytes.resize(sec + 1, 0);
             self.per_sec_ios.resize(sec + 1, 0);
         }
-        self.per_sec_bytes[sec] += bytes;
-        self.per_sec_ios[sec] += 1;
+        self.per_sec_bytes[sec] += n * bytes;
+        self.per_sec_ios[sec] += n;
+    }
+
+    /// Record one completion at `t_ns` from the window's start, with its
+    /// latency: [`DirSamples::count`] plus the histogram, for samples that
+    /// keep their own (the mock and other tests, simple engines).
+    pub fn record(&mut self, bytes: u64, lat_ns: u64, t_ns: u64, in_window: bool) {
+        self.count(1, bytes, second_of(t_ns), in_window);
+        self.lat
+            .get_or_insert_with(crate::io::stream::new_histogram)
+            .saturating_record(lat_ns.max(1));
     }
 
     /// Count one failed I/O at `offset`, completed at `t_ns`.
@@ -88,14 +81,36 @@ impl DirSamples {
         }
     }
 
+    /// Add `other`'s completions as drain: what the device served after the
+    /// window, counted for latency and the cross-check, not for throughput.
+    pub fn absorb_drain(&mut self, other: &DirSamples) {
+        self.all_bytes += other.all_bytes;
+        self.all_ios += other.all_ios;
+        self.merge_lat(other.lat.as_ref());
+        self.merge_errors(other);
+    }
+
     pub fn merge(&mut self, other: &DirSamples) {
         self.bytes += other.bytes;
         self.ios += other.ios;
         self.all_bytes += other.all_bytes;
         self.all_ios += other.all_ios;
-        self.lat.add(&other.lat).expect("histograms with equal bounds merge");
+        self.merge_lat(other.lat.as_ref());
         add_bins(&mut self.per_sec_bytes, &other.per_sec_bytes);
         add_bins(&mut self.per_sec_ios, &other.per_sec_ios);
+        self.merge_errors(other);
+    }
+
+    /// Add a histogram of latencies to this direction's.
+    pub fn merge_lat(&mut self, h: Option<&Histogram<u64>>) {
+        let Some(h) = h.filter(|h| !h.is_empty()) else { return };
+        match &mut self.lat {
+            Some(mine) => mine.add(h).expect("histograms with equal bounds merge"),
+            None => self.lat = Some(h.clone()),
+        }
+    }
+
+    fn merge_errors(&mut self, other: &DirSamples) {
         self.errors += other.errors;
         if let Some(f) = other.first_error
             && self.first_error.is_none_or(|mine| f.t_ns < mine.t_ns)
@@ -103,6 +118,13 @@ impl DirSamples {
             self.first_error = Some(f);
         }
     }
+}
+
+/// The second (0-based) of a window that a completion `t_ns` after the
+/// window's start falls in; one at exactly 1.000 s belongs to the first.
+#[inline]
+pub fn second_of(t_ns: u64) -> usize {
+    (t_ns.saturating_sub(1) / 1_000_000_000) as usize
 }
 
 fn add_bins(a: &mut Vec<u64>, b: &[u64]) {
@@ -208,17 +230,18 @@ pub struct RunSamples {
 }
 
 impl RunSamples {
-    pub fn from_workers(workers: &[WorkerSamples]) -> Self {
-        let mut r = RunSamples {
-            workers: workers.len() as u32,
-            ..Default::default()
-        };
-        r.first_done_ns = workers.iter().map(|w| w.end_ns).min().unwrap_or(0);
-        r.last_done_ns = workers.iter().map(|w| w.end_ns).max().unwrap_or(0);
+    pub fn from_workers<'a>(workers: impl IntoIterator<Item = &'a WorkerSamples>) -> Self {
+        let mut r = RunSamples::default();
+        let (mut first, mut last) = (u64::MAX, 0);
         for w in workers {
+            r.workers += 1;
+            first = first.min(w.end_ns);
+            last = last.max(w.end_ns);
             r.read.merge(&w.read);
             r.write.merge(&w.write);
         }
+        r.first_done_ns = if r.workers == 0 { 0 } else { first };
+        r.last_done_ns = last;
         r
     }
 }
@@ -235,6 +258,8 @@ pub struct JobSamples {
     pub warmup: Option<RunSamples>,
     /// Set when the runs are steady-state rounds.
     pub steady: Option<crate::plan::SteadyRule>,
+    /// How many runs were asked for: a count, or windows until settled.
+    pub planned: crate::plan::Runs,
 }
 
 /// What one phase of a workload did and cost.

@@ -98,7 +98,7 @@ impl JobReport {
 
     /// The 99th percentile latency of the slower direction.
     pub fn p99_ns(&self) -> Option<u64> {
-        self.directions().map(|d| d.lat_ns.p99).max()
+        self.directions().filter_map(|d| d.lat_ns.as_ref().map(|l| l.p99)).max()
     }
 
     /// iolab's CPU time (user + system, all threads) in % of one CPU.

@@ -63,7 +63,11 @@ fn sections_merge_in_run_order_with_medians_and_spread() {
     assert!((read.bw_cv.unwrap() - 0.5).abs() < 1e-9);
     let runs: Vec<&DirReport> = seq.runs.iter().map(|r| r.read.as_ref().unwrap()).collect();
     assert_eq!(read.iops, med(&runs, |d| d.iops));
-    assert_eq!(read.lat_ns.p99, runs[2].lat_ns.p99, "the median run's p99 (200 MB/s)");
+    assert_eq!(
+        read.lat_ns.as_ref().unwrap().p99,
+        runs[2].lat_ns.as_ref().unwrap().p99,
+        "the median run's p99 (200 MB/s)"
+    );
     assert_eq!(seq.cpu.usr_pct, 2.0, "the median run's CPU");
     assert!(seq.write.is_none());
     assert_eq!((seq.rw.as_str(), seq.bs, seq.qd), ("read", 1 << 20, 8));

@@ -147,15 +147,69 @@ pub struct Host {
     pub cpus: usize,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Settings {
+    /// Measured runs per test; with `runs_auto`, the most a test could run.
     pub runs: u32,
     pub warmup_s: f64,
+    /// The pause between runs and tests; with `interval_auto`, the rest
+    /// after a test that wrote (runs of a test follow each other).
     pub interval_s: f64,
     pub suite: Option<String>,
     /// `--steady-state`: write jobs ran rounds until steady (window, round limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_state: Option<crate::plan::SteadyRule>,
+    /// `--runs auto`: each test ran windows until they settled (each
+    /// direction's `settle` says how it ended).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub runs_auto: bool,
+    /// `--interval auto`: rest only after tests that wrote.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub interval_auto: bool,
+    /// `--latency`: how each I/O's latency was taken (`exact`, `batch`,
+    /// `batch=N`, `off`; each job says its batch). Absent when `exact`.
+    #[serde(default, skip_serializing_if = "crate::plan::Timing::is_exact")]
+    pub latency: crate::plan::Timing,
+}
+
+impl Settings {
+    /// The settings of a run whose tests were repeated as `r`.
+    pub fn of(r: &crate::plan::Repeat, suite: Option<String>, latency: crate::plan::Timing) -> Settings {
+        Settings {
+            runs: r.runs.max(),
+            warmup_s: r.warmup.as_secs_f64(),
+            interval_s: r.interval.before_next(true).as_secs_f64(),
+            suite,
+            steady_state: r.steady,
+            runs_auto: r.runs.is_auto(),
+            interval_auto: r.interval.is_auto(),
+            latency,
+        }
+    }
+
+    /// How the tests were repeated, in words: `3 runs per test` or `3–10
+    /// windows per test, until settled`.
+    pub fn runs_text(&self) -> String {
+        if self.runs_auto {
+            let min = crate::judge::thresholds::SETTLE_MIN_WINDOWS.min(self.runs);
+            format!("{min}–{} windows per test, until settled", self.runs)
+        } else {
+            format!("{} run{} per test", self.runs, if self.runs == 1 { "" } else { "s" })
+        }
+    }
+
+    /// The pauses, in words.
+    pub fn interval_text(&self) -> String {
+        if self.interval_auto {
+            format!("runs back to back, {} s of rest after each test that wrote", self.interval_s)
+        } else {
+            format!("{} s between runs and tests", self.interval_s)
+        }
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -179,7 +233,10 @@ pub struct DirReport {
     /// Bytes per second.
     pub bw_bytes: f64,
     pub iops: f64,
-    pub lat_ns: Latency,
+    /// Completion latency; absent when none was taken (`--latency off`,
+    /// fio's `gtod_reduce`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_ns: Option<Latency>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bw_min: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -192,6 +249,10 @@ pub struct DirReport {
     /// level: over the measured runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<IoErrors>,
+    /// `--runs auto`, at job level: how this direction's windows settled
+    /// (or did not) when the test stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<crate::judge::settle::Settle>,
 }
 
 /// Failed I/O of one direction (`--continue-on-error`).
@@ -321,6 +382,12 @@ pub struct JobReport {
     pub mix_read: Option<u8>,
     pub direct: bool,
     pub engine: EngineName,
+    /// How latencies were taken: `exact` (each I/O's own), `batch=N`
+    /// (completions reaped N at a time: each latency an upper bound), `off`
+    /// (none: `lat_ns` is absent). Absent from the JSON when `exact`, so
+    /// documents of earlier versions keep their bytes.
+    #[serde(default = "exact", skip_serializing_if = "is_exact")]
+    pub latency: String,
     /// Threads actually used (psync emulates queue depth with threads).
     pub workers: u32,
     pub duration_s: Option<f64>,
@@ -364,22 +431,30 @@ fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
-fn latency(d: &DirSamples) -> Latency {
-    let h = &d.lat;
-    if h.is_empty() {
-        // Every I/O failed (`--continue-on-error`): no latency to report.
-        return Latency {
-            mean: 0.0,
-            min: 0,
-            max: 0,
-            p50: 0,
-            p90: 0,
-            p99: 0,
-            p99_9: 0,
-            p99_99: 0,
-        };
+fn exact() -> String {
+    "exact".into()
+}
+
+fn is_exact(s: &str) -> bool {
+    s == "exact"
+}
+
+impl JobReport {
+    /// Whether each latency is the I/O's own (not an upper bound, not absent).
+    pub fn latency_exact(&self) -> bool {
+        self.latency == "exact"
     }
-    Latency {
+    /// Whether the latencies are upper bounds (completions reaped in batches).
+    pub fn latency_bounded(&self) -> bool {
+        self.latency.starts_with("batch")
+    }
+}
+
+/// The latency figures of a direction; `None` when none was taken
+/// (`--latency off`) or every I/O failed (`--continue-on-error`).
+fn latency(d: &DirSamples) -> Option<Latency> {
+    let h = d.lat.as_ref().filter(|h| !h.is_empty())?;
+    Some(Latency {
         mean: h.mean(),
         min: h.min(),
         max: h.max(),
@@ -388,7 +463,7 @@ fn latency(d: &DirSamples) -> Latency {
         p99: h.value_at_quantile(0.99),
         p99_9: h.value_at_quantile(0.999),
         p99_99: h.value_at_quantile(0.9999),
-    }
+    })
 }
 
 fn dir_run(d: &DirSamples, wall_ns: u64) -> Option<DirReport> {
@@ -404,6 +479,7 @@ fn dir_run(d: &DirSamples, wall_ns: u64) -> Option<DirReport> {
             bw_max: None,
             bw_cv: None,
             errors: IoErrors::of(d),
+            settle: None,
         }
     })
 }
@@ -470,25 +546,30 @@ pub(crate) fn dir_median(runs: &[&DirReport]) -> Option<DirReport> {
     let bw: Vec<f64> = runs.iter().map(|r| r.bw_bytes).collect();
     let f = |g: fn(&DirReport) -> f64| median(&runs.iter().map(|r| g(r)).collect::<Vec<_>>());
     let u = |g: fn(&DirReport) -> u64| med_u64(runs.iter().map(|r| g(r)));
+    // Latency over the runs that took one.
+    let lats: Vec<&Latency> = runs.iter().filter_map(|r| r.lat_ns.as_ref()).collect();
+    let lf = |g: fn(&Latency) -> f64| median(&lats.iter().map(|l| g(l)).collect::<Vec<_>>());
+    let lu = |g: fn(&Latency) -> u64| med_u64(lats.iter().map(|l| g(l)));
     Some(DirReport {
         bytes: u(|r| r.bytes),
         ios: u(|r| r.ios),
         bw_bytes: median(&bw),
         iops: f(|r| r.iops),
-        lat_ns: Latency {
-            mean: f(|r| r.lat_ns.mean),
-            min: u(|r| r.lat_ns.min),
-            max: u(|r| r.lat_ns.max),
-            p50: u(|r| r.lat_ns.p50),
-            p90: u(|r| r.lat_ns.p90),
-            p99: u(|r| r.lat_ns.p99),
-            p99_9: u(|r| r.lat_ns.p99_9),
-            p99_99: u(|r| r.lat_ns.p99_99),
-        },
+        lat_ns: (!lats.is_empty()).then(|| Latency {
+            mean: lf(|l| l.mean),
+            min: lu(|l| l.min),
+            max: lu(|l| l.max),
+            p50: lu(|l| l.p50),
+            p90: lu(|l| l.p90),
+            p99: lu(|l| l.p99),
+            p99_9: lu(|l| l.p99_9),
+            p99_99: lu(|l| l.p99_99),
+        }),
         bw_min: bw.iter().copied().reduce(f64::min),
         bw_max: bw.iter().copied().reduce(f64::max),
         bw_cv: Some(cv(&bw)),
         errors: IoErrors::sum(runs.iter().filter_map(|r| r.errors.as_ref())),
+        settle: None,
     })
 }
 
@@ -543,8 +624,20 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
         Some((_, s)) => &runs[runs.len().saturating_sub(s.window)..],
         None => &runs[..],
     };
-    let read = dir_median(&figured.iter().filter_map(|r| r.read.as_ref()).collect::<Vec<_>>());
-    let write = dir_median(&figured.iter().filter_map(|r| r.write.as_ref()).collect::<Vec<_>>());
+    let mut read = dir_median(&figured.iter().filter_map(|r| r.read.as_ref()).collect::<Vec<_>>());
+    let mut write = dir_median(&figured.iter().filter_map(|r| r.write.as_ref()).collect::<Vec<_>>());
+    // `--runs auto`: how each direction's windows settled.
+    let auto = job.planned.is_auto() && job.steady.is_none();
+    if auto {
+        let of =
+            |g: fn(&RunReport) -> Option<&DirReport>| -> Vec<f64> { figured.iter().filter_map(|r| g(r).map(|d| d.bw_bytes)).collect() };
+        if let Some(d) = &mut read {
+            d.settle = Some(crate::judge::settle::judge(&of(|r| r.read.as_ref())));
+        }
+        if let Some(d) = &mut write {
+            d.settle = Some(crate::judge::settle::judge(&of(|r| r.write.as_ref())));
+        }
+    }
     let cpu = cpu_median(figured);
     let device = device_report(&job.runs, pool);
     let tinfo = &target.info;
@@ -567,6 +660,11 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
         [
             rules::high_cv("read", read.as_ref().and_then(|r| r.bw_cv)),
             rules::high_cv("write", write.as_ref().and_then(|r| r.bw_cv)),
+            read.as_ref()
+                .and_then(|d| rules::not_settled("read", d.settle.as_ref()?, job.planned.max())),
+            write
+                .as_ref()
+                .and_then(|d| rules::not_settled("write", d.settle.as_ref()?, job.planned.max())),
             rules::cpu_bound(cpu.busy_cpus(), job.workers, cpus),
             runs.iter()
                 .enumerate()
@@ -596,6 +694,7 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
         mix_read: matches!(spec.rw, crate::plan::Rw::Randrw | crate::plan::Rw::Rw).then_some(spec.mix_read),
         direct: job.direct,
         engine: Named::Known(spec.engine),
+        latency: spec.timing.label(job.depth_per_worker),
         workers: job.workers,
         duration_s: match spec.limit {
             Limit::Time(d) => Some(d.as_secs_f64()),

@@ -122,8 +122,10 @@ pub fn scale_report(
             for d in [&r.read, &r.write].into_iter().flatten() {
                 b += d.bw_bytes;
                 iops += d.iops;
-                lat_sum += d.lat_ns.mean * d.ios as f64;
-                ios += d.ios;
+                if let Some(l) = &d.lat_ns {
+                    lat_sum += l.mean * d.ios as f64;
+                    ios += d.ios;
+                }
             }
             bw.push(b);
         }

@@ -116,13 +116,14 @@ pub fn scan_report(plan: &ScanPlan, s: &ScanSamples, target: &Target, cpus: usiz
     let access_ns = s.access.as_ref().and_then(|a| {
         let j = job_report(a, target, cpus);
         let r = j.read.as_ref()?;
+        let l = r.lat_ns.as_ref()?;
         let out = AccessTime {
             ios: r.ios,
-            mean: r.lat_ns.mean,
-            min: r.lat_ns.min,
-            p50: r.lat_ns.p50,
-            p99: r.lat_ns.p99,
-            max: r.lat_ns.max,
+            mean: l.mean,
+            min: l.min,
+            p50: l.p50,
+            p99: l.p99,
+            max: l.max,
         };
         jobs.push(j);
         Some(out)

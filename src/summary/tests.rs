@@ -56,7 +56,7 @@ fn spread_is_reported_over_runs() {
         ios: 1,
         bw_bytes: bw,
         iops: 1.0,
-        lat_ns: Latency {
+        lat_ns: Some(Latency {
             mean: 1.0,
             min: 1,
             max: 1,
@@ -65,11 +65,12 @@ fn spread_is_reported_over_runs() {
             p99: 1,
             p99_9: 1,
             p99_99: 1,
-        },
+        }),
         bw_min: None,
         bw_max: None,
         bw_cv: None,
         errors: None,
+        settle: None,
     };
     let (a, b, c) = (mk(100.0), mk(300.0), mk(200.0));
     let m = dir_median(&[&a, &b, &c]).unwrap();

@@ -6,7 +6,8 @@
 use iolab::io::buffers::Buffers;
 use iolab::io::engine::RealClock;
 use iolab::io::engine::uring::Uring;
-use iolab::io::worker::{WorkerPlan, drive};
+use iolab::io::stream::StreamShared;
+use iolab::io::worker::{Shared, WorkerPlan, drive};
 use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::AtomicBool;
@@ -55,10 +56,21 @@ fn process_cpu_includes_io_uring_kernel_workers() {
         max_bytes: None,
         seed: 9,
         continue_on_error: false,
+        batch: 1,
+        timed: true,
     };
     let (self0, thread0) = (rusage(libc::RUSAGE_SELF), rusage(libc::RUSAGE_THREAD));
     let clock = RealClock::new(std::time::Instant::now());
-    let s = drive(&mut eng, &clock, &mut bufs, &plan, &AtomicBool::new(false), &Default::default()).unwrap();
+    let stream = StreamShared::new(1, 1);
+    let stop = AtomicBool::new(false);
+    let beat = Default::default();
+    let sh = Shared {
+        stop: &stop,
+        beat: &beat,
+        stream: &stream,
+        index: 0,
+    };
+    let s = drive(&mut eng, &clock, &mut bufs, &plan, &sh).unwrap();
     let workers = iou_workers();
     let (self1, thread1) = (rusage(libc::RUSAGE_SELF), rusage(libc::RUSAGE_THREAD));
     let (proc_us, thread_us) = (self1 - self0, thread1 - thread0);

@@ -140,6 +140,7 @@ pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
             interval_s: r.interval.as_secs_f64(),
             suite: Some(suite.as_str().into()),
             steady_state: None,
+            ..Settings::default()
         },
         body: Body::App(summary::apps::app_report(suite.as_str(), cold, r.workload.params(), &runs)),
         interrupted,

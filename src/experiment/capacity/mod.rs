@@ -737,6 +737,7 @@ pub(super) fn run(r: &CapacityRequest, ctx: &Context) -> Result<Measured> {
             interval_s: 0.0,
             suite: None,
             steady_state: None,
+            ..Settings::default()
         },
         body: Body::Capacity(report),
         interrupted,

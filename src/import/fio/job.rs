@@ -224,6 +224,21 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         },
     };
 
+    // How fio took latencies: none with gtod_reduce (or when it printed
+    // none), upper bounds when it reaped completions in batches.
+    let batch = o
+        .get("iodepth_batch_complete_min")
+        .or(o.get("iodepth_batch_complete"))
+        .and_then(|s| s.trim().parse::<u32>().ok())
+        .unwrap_or(1);
+    let timed = [&read, &write].into_iter().flatten().any(|d| d.lat_ns.is_some());
+    let latency = if o.get("gtod_reduce").is_some_and(truthy) || !timed {
+        "off".to_string()
+    } else if batch > 1 {
+        format!("batch={batch}")
+    } else {
+        "exact".to_string()
+    };
     let report = JobReport {
         name: ctx.name.clone(),
         rw: Named::parse(&rw),
@@ -233,6 +248,7 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         mix_read,
         direct,
         engine: Named::parse(&engine),
+        latency,
         workers,
         duration_s: o.get("runtime").and_then(parse_secs),
         limit_bytes: o.get("io_size").or(o.get("io_limit")).and_then(parse_fio_size),
@@ -258,7 +274,7 @@ fn finite_figures(j: &JobReport) -> Result<(), String> {
     let mut figures: Vec<(&str, f64)> = Vec::new();
     for (dir, d) in [("read", &j.read), ("write", &j.write)] {
         if let Some(d) = d {
-            figures.extend([(dir, d.bw_bytes), (dir, d.iops), (dir, d.lat_ns.mean)]);
+            figures.extend([(dir, d.bw_bytes), (dir, d.iops), (dir, d.lat_ns.as_ref().map_or(0.0, |l| l.mean))]);
         }
     }
     let c = &j.cpu;

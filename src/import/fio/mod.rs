@@ -172,6 +172,7 @@ fn fio_report(
             interval_s: 0.0,
             suite: None,
             steady_state: None,
+            ..Settings::default()
         },
         body: Body::Jobs(out),
         interrupted: false,

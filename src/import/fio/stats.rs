@@ -97,15 +97,18 @@ pub(super) fn dir_report(d: Option<&Value>, notes: &mut Vec<String>, legacy: &mu
         p99_9: at(99.9, "p99_9"),
         p99_99: at(99.99, "p99_99"),
     };
+    // fio with gtod_reduce takes no clock per I/O and prints zeros: no latency.
+    let timed = lat_ns.mean > 0.0 || lat_ns.max > 0 || lat_ns.p99 > 0;
     Ok(Some(DirReport {
         bytes,
         ios,
         bw_bytes,
         iops,
-        lat_ns,
+        lat_ns: timed.then_some(lat_ns),
         bw_min: None,
         bw_max: None,
         bw_cv: None,
         errors: None,
+        settle: None,
     }))
 }

@@ -43,12 +43,12 @@ fn check_against_raw(name: &str) {
             assert_eq!(d.bw_bytes, f["bw_bytes"].as_f64().unwrap());
             assert_eq!(d.iops, f["iops"].as_f64().unwrap());
             let c = &f["clat_ns"];
-            assert_eq!(d.lat_ns.p50, c["percentile"]["50.000000"].as_u64().unwrap());
-            assert_eq!(d.lat_ns.p99, c["percentile"]["99.000000"].as_u64().unwrap());
-            assert_eq!(d.lat_ns.p99_99, c["percentile"]["99.990000"].as_u64().unwrap());
-            assert_eq!(d.lat_ns.mean, c["mean"].as_f64().unwrap());
-            assert_eq!(d.lat_ns.min, c["min"].as_u64().unwrap());
-            assert_eq!(d.lat_ns.max, c["max"].as_u64().unwrap());
+            assert_eq!(d.lat_ns.as_ref().unwrap().p50, c["percentile"]["50.000000"].as_u64().unwrap());
+            assert_eq!(d.lat_ns.as_ref().unwrap().p99, c["percentile"]["99.000000"].as_u64().unwrap());
+            assert_eq!(d.lat_ns.as_ref().unwrap().p99_99, c["percentile"]["99.990000"].as_u64().unwrap());
+            assert_eq!(d.lat_ns.as_ref().unwrap().mean, c["mean"].as_f64().unwrap());
+            assert_eq!(d.lat_ns.as_ref().unwrap().min, c["min"].as_u64().unwrap());
+            assert_eq!(d.lat_ns.as_ref().unwrap().max, c["max"].as_u64().unwrap());
             assert_eq!((d.bw_min, d.bw_max, d.bw_cv), (None, None, None));
         }
         assert_eq!(j.runs.len(), 1);
@@ -95,7 +95,7 @@ fn two_jobs_options_and_document() {
         (rd.bytes, rd.ios, rd.bw_bytes, rd.iops),
         (330_354_688, 80_653, 330_024_663.0, 80_572.427572)
     );
-    assert_eq!(rd.lat_ns.p99, 1_286_144);
+    assert_eq!(rd.lat_ns.as_ref().unwrap().p99, 1_286_144);
     assert_eq!((a.cpu.usr_pct, a.cpu.sys_pct), (3.4, 39.7));
     assert_eq!(a.runs[0].wall_ns, 1_001_000_000);
     // disk_util has no bytes in fio 3.33, and two jobs share it.
@@ -221,7 +221,7 @@ fn nearest_percentile_is_used_and_named() {
     pct.remove("99.990000");
     let r = parse_fio_json(&serde_json::to_string(&doc).unwrap()).unwrap();
     let j = &r.jobs()[0];
-    assert_eq!(j.write.as_ref().unwrap().lat_ns.p99_99, p9995);
+    assert_eq!(j.write.as_ref().unwrap().lat_ns.as_ref().unwrap().p99_99, p9995);
     let w = j.warnings.iter().find(|w| w.code == "fio_percentile_nearest").unwrap();
     assert!(w.message.contains("p99_99 from fio's 99.95th"), "{}", w.message);
 }

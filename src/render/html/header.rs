@@ -79,11 +79,11 @@ pub(super) fn section(o: &mut Out, r: &Report, s: Option<&RunSummary>, rid: &str
     let applies = r.time().is_none() && r.app().is_none();
     if applies {
         let mut set = format!(
-            "{} measured run{} per test, warm-up {} s, {} s between runs",
-            r.settings.runs,
-            if r.settings.runs == 1 { "" } else { "s" },
+            "{} measured, warm-up {} s, {}; latency {}",
+            r.settings.runs_text(),
             r.settings.warmup_s,
-            r.settings.interval_s
+            r.settings.interval_text(),
+            r.settings.latency.as_text()
         );
         if let Some(st) = &r.settings.steady_state {
             w!(

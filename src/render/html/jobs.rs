@@ -3,8 +3,8 @@
 
 use super::{CHART_H, CHART_W, Grid, Out, badge, diagnostics, escape, lat, latency_unit, mbs, to_mb};
 use crate::render::svg::{Axis, Band, HLine, LineChart, Marker, Series, SeriesStyle, TickFormat};
-use crate::summary::{DirReport, JobReport, Latency, Report, Samples};
-use crate::units::{fmt_bs, fmt_bytes, fmt_ns, pct};
+use crate::summary::{JobReport, Latency, Report, Samples};
+use crate::units::{fmt_bs, fmt_bytes, pct};
 
 /// The summary table: one row per test with read and write MB/s (a bar
 /// behind each, proportional to the fastest on the page), IOPS, p99, CPU,
@@ -64,7 +64,9 @@ pub(super) fn summary(o: &mut Out, r: &Report, rid: &str) {
             s,
             "<td class=\"n\">{:.0}</td><td class=\"n\">{}</td><td class=\"n\">{:.1}</td>",
             j.iops(),
-            j.p99_ns().map(|p| fmt_ns(p as f64)).unwrap_or_else(|| "–".into()),
+            Some(crate::render::p99_cell(j))
+                .filter(|c| !c.is_empty())
+                .unwrap_or_else(|| "–".into()),
             j.cpu_pct()
         );
         let spread: Vec<String> = j
@@ -96,10 +98,13 @@ pub(super) fn summary(o: &mut Out, r: &Report, rid: &str) {
         }
     }
     s.push_str("</tbody></table></div>\n");
-    let runs = r.settings.runs;
+    let runs = r.settings.runs_text();
+    let lat_note = crate::render::latency_note(r)
+        .map(|n| format!(" {}", escape(&n)))
+        .unwrap_or_default();
     w!(
         s,
-        "<p class=\"units\">MB/s = 10^6 bytes/s. Figures are medians over each test's measured runs ({runs} per test unless the test says otherwise). IOPS: reads and writes together. p99: the slower direction's 99th percentile completion latency. CPU %: iolab's user + system time (all threads) per wall time, in % of one CPU. The bar behind a MB/s figure is its share of the fastest on this page.</p>\n"
+        "<p class=\"units\">MB/s = 10^6 bytes/s. Figures are medians over each test's measured runs ({runs} unless the test says otherwise).{lat_note} IOPS: reads and writes together. p99: the slower direction's 99th percentile completion latency. CPU %: iolab's user + system time (all threads) per wall time, in % of one CPU. The bar behind a MB/s figure is its share of the fastest on this page.</p>\n"
     );
     o.close();
 }
@@ -336,14 +341,14 @@ fn percentiles(l: &Latency) -> [u64; 6] {
 /// A job's latency distribution: the percentile curve of each direction,
 /// on a log axis. Also used for the scan's access time (`kind`).
 pub(super) fn latency(o: &mut Out, j: &JobReport, kind: &str, title: &str) {
-    let dirs: Vec<(&str, &DirReport, usize)> = [("read", &j.read, 0), ("write", &j.write, 3)]
+    let dirs: Vec<(&str, &Latency, usize)> = [("read", &j.read, 0), ("write", &j.write, 3)]
         .into_iter()
-        .filter_map(|(n, d, c)| d.as_ref().map(|d| (n, d, c)))
+        .filter_map(|(n, d, c)| d.as_ref().and_then(|d| d.lat_ns.as_ref()).map(|l| (n, l, c)))
         .collect();
     if dirs.is_empty() {
         return;
     }
-    let typical = dirs.iter().map(|d| d.1.lat_ns.p50 as f64).fold(0.0, f64::max);
+    let typical = dirs.iter().map(|d| d.1.p50 as f64).fold(0.0, f64::max);
     let (unit, div) = latency_unit(typical);
     let mut chart = LineChart::new(
         format!("{}: {}", j.name, title.to_lowercase()),
@@ -354,7 +359,7 @@ pub(super) fn latency(o: &mut Out, j: &JobReport, kind: &str, title: &str) {
     chart.height = CHART_H;
     let mut table = Grid::new(&[("Percentile", false)]);
     for (name, d, c) in &dirs {
-        let pts = percentiles(&d.lat_ns)
+        let pts = percentiles(d)
             .iter()
             .enumerate()
             .map(|(i, &ns)| (i as f64, ns as f64 / div))
@@ -364,10 +369,10 @@ pub(super) fn latency(o: &mut Out, j: &JobReport, kind: &str, title: &str) {
             .push(Series::new(*name, pts).with_style(SeriesStyle::LineDots).with_color(*c));
         table.col(format!("{} {unit}", capital(name)), true);
     }
-    let mut rows: Vec<(&str, Vec<f64>)> = vec![("min", dirs.iter().map(|d| d.1.lat_ns.min as f64).collect())];
-    rows.push(("mean", dirs.iter().map(|d| d.1.lat_ns.mean).collect()));
+    let mut rows: Vec<(&str, Vec<f64>)> = vec![("min", dirs.iter().map(|d| d.1.min as f64).collect())];
+    rows.push(("mean", dirs.iter().map(|d| d.1.mean).collect()));
     for (i, p) in PERCENTILES.iter().enumerate() {
-        rows.push((p, dirs.iter().map(|d| percentiles(&d.1.lat_ns)[i] as f64).collect()));
+        rows.push((p, dirs.iter().map(|d| percentiles(d.1)[i] as f64).collect()));
     }
     for (name, v) in rows {
         let mut row = vec![name.to_string()];

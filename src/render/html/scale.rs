@@ -6,7 +6,7 @@ use super::{CHART_H, CHART_W, Grid, Out, escape, facts, lat, latency_unit, mbs, 
 use crate::judge::scale::Dimension;
 use crate::render::svg::{Axis, BarChart, BarSeries, LineChart, Marker, Reference, Series, SeriesStyle};
 use crate::summary::scale::{ScaleReport, ScaleVerdict};
-use crate::units::{fmt_bs, fmt_ns, fmt_ratio, pct};
+use crate::units::{fmt_bs, fmt_ratio, pct};
 
 pub(super) fn section(o: &mut Out, sc: &ScaleReport, rid: &str) {
     o.open("scale", &format!("{rid}-scale"), 3, "Scaling");
@@ -236,7 +236,12 @@ fn layout(o: &mut Out, sc: &ScaleReport) {
     ));
     let mut table = Grid::new(&[("What", false), ("MB/s", true), ("IOPS", true), ("Mean latency", true)]);
     for (c, p) in cats.iter().zip([member, lay]) {
-        table.row(vec![c.clone(), mbs(p.bw_bytes, 1), format!("{:.0}", p.iops), fmt_ns(p.lat_ns)]);
+        table.row(vec![
+            c.clone(),
+            mbs(p.bw_bytes, 1),
+            format!("{:.0}", p.iops),
+            crate::render::lat_cell(p.lat_ns),
+        ]);
     }
     if let Some((lo, hi)) = sc.layout_expected_bps() {
         chart.references.push(Reference {
@@ -296,7 +301,7 @@ fn points(o: &mut Out, sc: &ScaleReport) {
             p.threads.to_string(),
             mbs(p.bw_bytes, 1),
             format!("{:.0}", p.iops),
-            fmt_ns(p.lat_ns),
+            crate::render::lat_cell(p.lat_ns),
             pct(p.cpu_busy, 0),
         ]);
     }

@@ -206,7 +206,7 @@ pub(crate) fn run_case(name: &str, c: &Case) {
     let in_flight: f64 = ["read", "write"]
         .iter()
         .filter(|d| get(job, d).is_object())
-        .map(|d| num(job, &format!("{d}.iops")) * num(job, &format!("{d}.lat_ns.mean")) / 1e9)
+        .map(|d| num(job, &format!("{d}.iops")) * num(job, &format!("{d}.lat_ns.as_ref().unwrap().mean")) / 1e9)
         .sum();
     assert_near(
         &format!("{name} Little's law: I/Os in flight = sum(IOPS * mean latency)"),
