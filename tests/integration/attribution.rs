@@ -23,6 +23,9 @@ use std::time::Duration;
 
 const MIB: u64 = 1 << 20;
 const BIG: u64 = 48 * MIB;
+/// What `cat` may read of itself after the caches were emptied: its program
+/// and the C library (2.6 MiB seen here), with room to spare.
+const CAT_ITSELF: u64 = 8 * MIB;
 
 /// A 48 MiB file of incompressible bytes on `fs`, on disk (synced).
 fn big_file(fs: &Ext4Mount) -> PathBuf {
@@ -182,7 +185,12 @@ fn time_with_cwd_names_its_device_and_says_when_another_did_the_work() {
         assert_eq!(r["device"], named.as_str(), "{r}");
         let m = r["command_read_bytes"].as_u64().unwrap();
         let n = r["device_read_bytes"].as_u64().unwrap();
-        assert!(within(m as f64, BIG as f64, 0.05), "cat read {m} bytes from storage: {r}");
+        // The file, and after the cold start perhaps cat's own program and
+        // libraries (a few MiB, read from the system disk): never less.
+        assert!(
+            m as f64 >= 0.95 * BIG as f64 && m <= BIG + CAT_ITSELF,
+            "cat read {m} bytes from storage: {r}"
+        );
         let devs = r["devices"].as_array().unwrap();
         let on = |d: &Value| -> Vec<String> {
             d["on"]

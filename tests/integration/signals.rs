@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use crate::common::IOLAB;
 
 /// Moments per command and signal.
-const MOMENTS: usize = 20;
+const MOMENTS: usize = 8;
 const SIGNALS: [(i32, &str); 3] = [(libc::SIGINT, "SIGINT"), (libc::SIGTERM, "SIGTERM"), (libc::SIGKILL, "SIGKILL")];
 /// A run that outlives this after its signal has hung.
 const HANG: Duration = Duration::from_secs(20);
@@ -209,7 +209,12 @@ fn check_store(env: &Env, complete_exits: &mut usize, killed_late_ok: bool, what
     assert_eq!(complete, *complete_exits, "{what}: complete runs stored vs runs that exited 0");
 }
 
-/// Every name iolab may leave after a SIGKILL must be a marked directory of its own.
+/// Every name iolab may leave after a SIGKILL must be a directory of its
+/// own: marked, or still empty. A SIGKILL can land between the `mkdir` of a
+/// directory and the write of its owner marker (two system calls: no order
+/// of them closes that gap); the sweep judges an unmarked directory by the
+/// pid in its name (`target::leftovers`), and the run after the torture must
+/// remove it like any other leftover.
 fn check_left(env: &Env, sig: i32, what: &str) {
     for name in env.left() {
         let p = env.dir().join(&name);
@@ -218,7 +223,7 @@ fn check_left(env: &Env, sig: i32, what: &str) {
             .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
             .unwrap_or_default();
         assert!(
-            sig == libc::SIGKILL && name.starts_with("iolab-") && marked,
+            sig == libc::SIGKILL && name.starts_with("iolab-") && (marked || inside.is_empty()),
             "{what}: left {name} behind (marked: {marked}; holds {inside:?})"
         );
     }

@@ -206,7 +206,7 @@ pub(crate) fn run_case(name: &str, c: &Case) {
     let in_flight: f64 = ["read", "write"]
         .iter()
         .filter(|d| get(job, d).is_object())
-        .map(|d| num(job, &format!("{d}.iops")) * num(job, &format!("{d}.lat_ns.as_ref().unwrap().mean")) / 1e9)
+        .map(|d| num(job, &format!("{d}.iops")) * num(job, &format!("{d}.lat_ns.mean")) / 1e9)
         .sum();
     assert_near(
         &format!("{name} Little's law: I/Os in flight = sum(IOPS * mean latency)"),
@@ -265,6 +265,7 @@ pub(crate) fn suite_demo_on_zram_each_job_at_its_limit() {
     let (rl, wl) = (150 * MIB, 80 * MIB);
     cg.limit(&z, Limit::ReadBps(rl));
     cg.limit(&z, Limit::WriteBps(wl));
+    // Every default: --runs auto, --interval auto, 2 s windows, 1 s warm-up.
     let args = s(&[
         "run",
         &z.path().to_string_lossy(),
@@ -273,18 +274,12 @@ pub(crate) fn suite_demo_on_zram_each_job_at_its_limit() {
         "--size",
         "256MiB",
         "--allow-destroy",
-        "--runs",
-        "1",
-        "--warmup",
-        "1s",
-        "--interval",
-        "0s",
-        "--duration",
-        "2s",
         "--json",
         "-",
     ]);
     let doc = iolab(Some(&cg), &args);
+    assert_eq!(get(&doc, "settings.runs_auto").as_bool(), Some(true), "{doc:#}");
+    assert_eq!(get(&doc, "settings.interval_auto").as_bool(), Some(true), "{doc:#}");
     let jobs = get(&doc, "jobs").as_array().expect("jobs array");
     assert_eq!(jobs.len(), 2, "the demo suite has two jobs:\n{doc:#}");
     let mut seen = Vec::new();
@@ -298,8 +293,18 @@ pub(crate) fn suite_demo_on_zram_each_job_at_its_limit() {
         };
         assert!(get(job, other).is_null(), "{rw} job has {other} stats");
         check_stats_consistency(&format!("{rw} job.{dir}"), get(job, dir), MIB);
+        let name = get(job, "name");
         let bw = num(job, &format!("{dir}.bw_bytes"));
-        assert_near(&format!("demo suite {} {dir} bw_bytes", get(job, "name")), bw, limit as f64, TOL);
+        assert_near(&format!("demo suite {name} {dir} bw_bytes"), bw, limit as f64, TOL);
+        // Settled, in 3 to 10 windows of 2 s, with a CV of at most 3%.
+        let windows = get(job, "runs").as_array().map_or(0, Vec::len);
+        assert!((3..=10).contains(&windows), "{name}: {windows} windows");
+        assert_eq!(num(job, "duration_s"), 2.0, "{name}: 2 s windows");
+        let settle = get(job, &format!("{dir}.settle"));
+        assert!(settle["by"].is_string(), "{name}: not settled: {settle}");
+        assert_eq!(settle["windows"].as_u64(), Some(windows as u64), "{name}: {settle}");
+        let cv = num(job, &format!("{dir}.bw_cv"));
+        assert!(cv <= 0.03, "{name}: CV {cv}");
         seen.push(rw);
     }
     seen.sort();
