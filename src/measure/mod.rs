@@ -143,19 +143,18 @@ impl Runner<'_> {
         let mut handles = Vec::with_capacity(n as usize);
         let beats: Vec<Arc<Beat>> = (0..n).map(|_| Arc::new(Beat::default())).collect();
         let cpus = allowed_cpus();
-        // One pool of write data for all the workers (see `job_pool`).
-        let wpool = crate::io::buffers::job_pool(
-            if writes { spec.bs as usize } else { crate::io::buffers::ALIGN },
-            if writes { n as usize } else { 1 },
-            if writes { depth as usize } else { 1 },
-            0x5eed_0fda_7a00 ^ spec.bs,
-        );
+        // One pool of write data for all the workers (see `job_pool`); a job
+        // that only reads needs none.
+        let seed = 0x5eed_0fda_7a00 ^ spec.bs;
+        let wpool = if writes {
+            crate::io::buffers::job_pool(spec.bs as usize, n as usize, depth as usize, seed)
+        } else {
+            crate::io::buffers::Pool::new(crate::io::buffers::ALIGN, crate::io::buffers::ALIGN, seed)
+        };
         for (i, mut plan) in plans.into_iter().enumerate() {
             plan.batch = spec.timing.batch(depth) as usize;
             plan.timed = spec.timing.timed();
-            let colocate = placement::colocate(spec.engine, depth, spec.timing)
-                .then(|| cpus.get(i % cpus.len().max(1)).copied())
-                .flatten();
+            let colocate = placement::colocate(spec.engine, depth, n, spec.timing, cpus.len()).then(|| cpus[i % cpus.len()]);
             let (cmd_tx, cmd_rx) = mpsc::channel::<Cmd>();
             cmd_txs.push(cmd_tx);
             let report_tx = report_tx.clone();

@@ -6,7 +6,7 @@
 //! `safety`, `faults` (faults during a run), `hostile` (malformed input, paths and stores), `info`, and the ground truth
 //! on emulated devices with known limits (`accuracy`, `sustained`, `cliff`, `steady`, `scan`, `scale`,
 //! `apps`, `attribution`), `capacity` and `verify` (on the faulty device), `signals`, plus the harnesses' own checks (`slowfile_harness`,
-//! `cpu_accounting`). Root-only tests skip without root, except under
+//! `cpu_accounting`), and `memory` (a job's peak RSS with 512 workers). Root-only tests skip without root, except under
 //! `CI=true`, where they must run. Run one area with
 //! `cargo test --test integration scan::`.
 
@@ -28,6 +28,7 @@ mod fio_engine;
 mod hostile;
 mod hosts;
 mod info;
+mod memory;
 mod netns_harness;
 mod output;
 mod report;

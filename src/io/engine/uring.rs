@@ -9,8 +9,8 @@
 //!   I/O memory (no page pinning per I/O); without the memlock allowance for
 //!   fixed buffers it falls back to plain reads and writes;
 //! - submission and waiting are one `io_uring_enter` per loop iteration;
-//! - at queue depth 1 the thread and the ring's io-wq workers can be put on
-//!   one CPU (see [`Uring::new`]).
+//! - the thread and the ring's io-wq workers can be put on one CPU (see
+//!   [`Uring::new`] and [`crate::measure::placement`]).
 
 use super::{Dir, Done, Engine, Io};
 use crate::io::buffers::Buffers;
@@ -27,14 +27,10 @@ pub struct Uring {
 
 impl Uring {
     /// `colocate`: pin the calling thread and the ring's io-wq workers to this
-    /// CPU. Targets that cannot do non-blocking I/O (zram, tmpfs, many
-    /// filesystems for some operations) get every I/O handed to an io-wq
-    /// worker thread. At queue depth 1 the issuer and that worker strictly
-    /// take turns, so on one CPU each hand-off is a cheap same-CPU switch
-    /// instead of a cross-CPU wake-up (measured here: about 1.5x fewer
-    /// CPU-seconds per I/O for 1M reads from tmpfs). At deeper queues they can
-    /// work in parallel, and on one CPU the worker would be preempted at every
-    /// completion, so deeper queues are not co-located.
+    /// CPU (when and why: [`crate::measure::placement`]). Targets that cannot
+    /// do non-blocking I/O (zram, tmpfs, many filesystems for some
+    /// operations) get every I/O handed to an io-wq worker thread, which
+    /// inherits the affinity of the thread that made the ring.
     pub fn new(fd: RawFd, depth: usize, bufs: &Buffers, colocate: Option<usize>) -> io::Result<Self> {
         if let Some(cpu) = colocate {
             let mut set = rustix::thread::CpuSet::new();
