@@ -226,20 +226,20 @@ fn capacity_with_allow_destroy_finds_a_fake_device_faster() {
 }
 
 #[test]
-fn capacity_calls_an_honest_4gib_device_genuine_and_leaves_it_unchanged() {
+fn capacity_calls_an_honest_1gib_device_genuine_and_leaves_it_unchanged() {
     if !require_root() {
         return;
     }
     let _one = alone();
     let lab = Lab::new();
-    let dev = FaultDev::new(FaultSpec::clean(4 * GIB));
+    let dev = FaultDev::new(FaultSpec::clean(GIB));
     fill(&dev, 0x600d);
-    // 4 GiB: a byte-for-byte copy and `cmp` are faster than two hashes, and exact.
+    // A byte-for-byte copy and `cmp` are faster than two hashes, and exact.
     let copy = tempfile::NamedTempFile::new_in("/dev/shm").unwrap();
     run_checked(Command::new("cp").arg(store_of(&dev)).arg(copy.path()));
     let t0 = Instant::now();
     let out = run(&mut lab.capacity(dev.path(), &[]));
-    note!("capacity of an honest 4 GiB device: {:.1?}", t0.elapsed());
+    note!("capacity of an honest 1 GiB device: {:.1?}", t0.elapsed());
     assert_eq!(out.status.code(), Some(0), "genuine exits 0");
     let v = json(&out);
     let c = &v["capacity"];
