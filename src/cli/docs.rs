@@ -37,11 +37,15 @@ pub const EXIT_STATUSES: &[(&str, &str)] = &[
 pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "iolab run .",
-        "the CrystalDiskMark battery on the current directory (a 1 GiB test file, removed afterwards; 8 tests, about 4 minutes)",
+        "the CrystalDiskMark battery on the current directory (a 1 GiB test file, removed afterwards; 8 tests, each until its figure settles: 1 to 3 minutes)",
     ),
     (
         "iolab run /mnt/usb --size 256MiB --runs 1",
         "a quick look: a smaller file, one run per test",
+    ),
+    (
+        "iolab job /dev/nvme0n1 --rw randread --qd 32 --latency off",
+        "one fio-style job, read-only on a device, with the least CPU (no latency)",
     ),
     (
         "iolab scan /dev/sdb",

@@ -223,8 +223,12 @@ pub fn measure(targets: &[Target], member: Option<&Target>, plan: &ScalePlan, ct
 }
 
 /// The same job on every target at once, one thread group per target.
+/// Their windows must overlap, so `--runs auto` runs its fewest windows on
+/// every target instead of stopping each where it settles.
 fn together(targets: &[Target], plan: &ScalePlan, stop: &Stop) -> Result<Vec<JobSamples>> {
     let n = targets.len();
+    let repeat = plan.repeat.as_fixed();
+    let repeat = &repeat;
     let results: Vec<Result<JobSamples>> = std::thread::scope(|s| {
         let handles: Vec<_> = targets
             .iter()
@@ -237,7 +241,7 @@ fn together(targets: &[Target], plan: &ScalePlan, stop: &Stop) -> Result<Vec<Job
                         observer: &Silent,
                         sys: crate::device::SysRoot::default(),
                     };
-                    let r = runner.run_job(&plan.spec(plan.qd, plan.threads, &tag(i, n, PointKind::Together)), &plan.repeat);
+                    let r = runner.run_job(&plan.spec(plan.qd, plan.threads, &tag(i, n, PointKind::Together)), repeat);
                     if r.is_err() {
                         // One target failing or interrupted stops the others.
                         stop.request();

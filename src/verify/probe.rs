@@ -331,15 +331,21 @@ impl Probe {
         let b = BLOCK_U64;
         let mut writes = vec![x];
         let mut seen: HashSet<u64> = HashSet::from([x]);
-        // Above x, but below U: a companion beyond U is known bad already,
-        // and one that overwrites x must lower U for the test to tell.
+        // Above x, also beyond U: a funnel maps the blocks after x onto x's
+        // storage only if they are there (below x, at most `slots - 1` of
+        // them share nothing with it). A companion that overwrites x makes x
+        // bad (see `observe`) once x lies a run or more from the start; below
+        // that (a device that stores less than a run) a companion beyond U,
+        // known bad already, could overwrite x without telling anything.
+        let run = RUN_BLOCKS * b;
+        let above = if x >= run { self.end } else { self.bad.min(self.end) };
         let mut c = x + b;
-        while (writes.len() as u64) < RUN_BLOCKS && c < self.bad.min(self.end) {
+        while (writes.len() as u64) < RUN_BLOCKS && c < above {
             writes.push(c);
             seen.insert(c);
             c += b;
         }
-        // Near U there is no room above: take the blocks below x (still
+        // Near the end there is no room above: take the blocks below x (still
         // above L; at or beyond M they funnel too, below it they are harmless).
         let mut c = x;
         while (writes.len() as u64) < RUN_BLOCKS && c > self.good + b {
@@ -414,9 +420,17 @@ impl Probe {
                     };
                     // Overwritten by a later write (or not written and holding
                     // another's stamp): the two share storage, and two offsets
-                    // below M never do, so the higher one is bad. Written but
-                    // holding a stamp not written after it: its write was lost.
-                    lowest_bad = lowest_bad.min(if overwritten { off.max(written_for) } else { off });
+                    // below M never do, so the higher one is bad. The tested
+                    // point overwritten by its own run (the blocks after it)
+                    // is bad itself once it lies a run or more from the
+                    // start: a funnel shares storage only beyond M, and a
+                    // wrap or an ignored address bit maps a block onto one
+                    // less than a run above it only when M is below a run.
+                    // Written but holding a stamp not written after it: its
+                    // write was lost.
+                    let run = RUN_BLOCKS * BLOCK_U64;
+                    let own_run = off == point && off >= run && written_for > off && written_for - off < run;
+                    lowest_bad = lowest_bad.min(if overwritten && !own_run { off.max(written_for) } else { off });
                     if off != written_for {
                         self.add_distance(off.abs_diff(written_for));
                     }

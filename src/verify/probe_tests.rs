@@ -432,6 +432,17 @@ proptest! {
     }
 }
 
+/// Regression (found by `any_funnel` in a CI run): every write beyond
+/// M = 5115 blocks funnels onto 9 slots. Testing a point 7 blocks above M
+/// with no room above it under the bad bound, the probe once took the run's
+/// companions below the point, where none shares its slot, and called the
+/// point good: real_bytes 7 blocks above M. The run now goes above the
+/// point, beyond the bad bound if need be.
+#[test]
+fn a_funnel_of_9_slots_near_the_bad_bound_is_not_overstated() {
+    probe_finds_fast(4 * GIB, Map::Funnel { real: 5115 * B, slots: 9 }, 5115 * B, MIB);
+}
+
 /// Outside the contract: a wrap at a period that is not a multiple of the
 /// unit (32 KiB on 128 GiB) and lands no scout offset on another. Found
 /// only by luck; but whatever the probe says about it is never wrong

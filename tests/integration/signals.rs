@@ -1,5 +1,5 @@
 //! Signals at any moment (issue 16): `run`, `scan`, `scale`, `time`, the files and git
-//! suites and `verify` are each killed with SIGINT, SIGTERM and SIGKILL at 20 random
+//! suites and `verify` are each killed with SIGINT, SIGTERM and SIGKILL at 5 random
 //! moments (seeded, printed), plus once exactly during the prefill, the flush that ends a
 //! write window and the store transaction (held there by the `IOLAB_TEST_PAUSE_AT` test
 //! knob). After each: no panic, the documented exit status, no file or directory of
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use crate::common::IOLAB;
 
 /// Moments per command and signal.
-const MOMENTS: usize = 8;
+const MOMENTS: usize = 5;
 const SIGNALS: [(i32, &str); 3] = [(libc::SIGINT, "SIGINT"), (libc::SIGTERM, "SIGTERM"), (libc::SIGKILL, "SIGKILL")];
 /// A run that outlives this after its signal has hung.
 const HANG: Duration = Duration::from_secs(20);
