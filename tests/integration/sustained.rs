@@ -9,9 +9,9 @@
 //! speed. Jobs that began 100–200 ms after the previous one's last I/O
 //! could inherit up to 0.3 s of it (+5% here); with a settling pause
 //! between jobs (`--interval`) each job starts on a fresh slice, which gives
-//! at most one slice early (+1.6%). At 32 MiB/s the 8K buffered writes
-//! came in 5% under: the page cache's idle moments weigh more. Idle moments inside a job (buffered
-//! writes that only fill the page cache) stay, and only make it slower.
+//! at most one slice early (+1.6%). Idle moments inside a job (buffered
+//! writes that only fill the page cache) stay, and only make it slower: at
+//! 32 MiB/s the 8K buffered writes came in 5% under.
 //!
 //! Needs root; skips without it except under `CI=true`.
 
