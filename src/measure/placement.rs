@@ -9,31 +9,35 @@
 //! instead of waking each other across CPUs. Whether that pays depends on
 //! how often they hand over and how much they could run in parallel.
 //!
-//! Measured here (`sudo bench/vs-fio --placement`: Linux 6.18, 2 vCPUs, 4K
-//! random reads, 3 s runs, two each; IOPS, then I/Os per CPU-second counting
-//! every thread of the process):
+//! Measured here (`sudo bench/vs-fio --placement --scenarios ace --reps 2
+//! --duration 3`: Linux 6.18, 2 vCPUs; IOPS / I/Os per CPU-second counting
+//! every thread of the process, medians of 2 runs of 3 s):
 //!
-//! | zram, depth | exact: spread | exact: co-located | off: spread | off: co-located |
+//! | target, depth | exact: spread | exact: co-located | off: spread | off: co-located |
 //! |---|---|---|---|---|
-//! | 1  | 137k, 136k | 144k, 144k | 157k, 156k | 153k, 153k |
-//! | 2  | 48k, 60k   | 161k, 161k | 47k, 59k   | 157k, 156k |
-//! | 4  | 96k, 107k  | 160k, 159k | 75k, 88k   | 205k, 203k |
-//! | 8  | 263k, 203k | 147k, 146k | 156k, 161k | 293k, 292k |
-//! | 16 | 353k, 235k | 164k, 163k | 322k, 258k | 357k, 355k |
-//! | 32 | 260k, 188k | 139k, 139k | 405k, 258k | 384k, 383k |
+//! | zram 4K, 1  | 23k / 31k   | 145k / 145k | 17k / 23k   | 125k / 125k |
+//! | zram 4K, 2  | 41k / 51k   | 155k / 155k | 36k / 46k   | 154k / 154k |
+//! | zram 4K, 4  | 91k / 99k   | 149k / 149k | 67k / 81k   | 213k / 213k |
+//! | zram 4K, 8  | 260k / 207k | 161k / 161k | 141k / 148k | 290k / 290k |
+//! | zram 4K, 16 | 348k / 241k | 148k / 148k | 372k / 288k | 350k / 350k |
+//! | zram 4K, 32 | 334k / 232k | 154k / 154k | 405k / 298k | 400k / 399k |
+//! | tmpfs 1M, 1  | 5.8k / 6.5k  | 11.8k / 11.8k | 5.9k / 6.8k | 11.6k / 11.5k |
+//! | tmpfs 1M, 8  | 10.5k / 9.4k | 10.8k / 10.8k | 9.3k / 8.4k | 10.7k / 10.6k |
+//! | tmpfs 1M, 32 | 6.0k / 5.5k  | 6.4k / 6.3k   | 6.3k / 5.8k | 6.9k / 6.8k   |
+//! | loop (NOWAIT) 4K, 1  | 26k / 74k   | 37k / 94k   | 30k / 80k   | 37k / 92k   |
+//! | loop (NOWAIT) 4K, 32 | 251k / 492k | 262k / 525k | 248k / 619k | 255k / 621k |
 //!
 //! - With every completion timed on its own (`--latency exact`), the issuer
 //!   wakes at each one. Up to a depth of 4 issuer and worker mostly take
-//!   turns, and one CPU serves both 1.5–3× better than two that wake each
-//!   other; from 8 on they work in parallel, and one CPU halves the IOPS.
-//! - Reaping in batches (`batch`, `off`), the issuer sleeps while the
-//!   worker completes a batch: co-located, the hand-over costs little at
-//!   any depth, for the same or more IOPS and 1.2–3× the I/Os per
-//!   CPU-second.
-//! - On a target that takes I/O without blocking (a loop device with
-//!   direct I/O, NVMe) there is no io-wq worker; pinning made no difference
-//!   beyond the noise there (loop device over tmpfs: 200–227k IOPS either
-//!   way at depth 32, 25–31k at depth 1).
+//!   turns, and one CPU serves both 1.5–7× better than two that wake each
+//!   other; from 8 on they work in parallel on 4K reads, and one CPU halves
+//!   the IOPS.
+//! - Reaping in batches (`batch`, `off`), the issuer sleeps while the worker
+//!   completes a batch: co-located, the hand-over costs little at any depth,
+//!   for as many IOPS or more and up to 7× the I/Os per CPU-second.
+//! - On a target that takes I/O without blocking (a loop device with direct
+//!   I/O, NVMe) there is no io-wq worker: pinning gained a little at shallow
+//!   depths and made no difference beyond the noise at deep ones.
 //! - A worker that blocks on a real device sleeps: pinning costs it no
 //!   parallelism, only CPU, which such a device does not lack.
 //!
