@@ -413,7 +413,7 @@ fn issue_12_the_first_screen_has_examples() {
             "Examples:",
             "iolab run .",
             "1 GiB test file",
-            "about 4 minutes",
+            "until its figure settles",
             "iolab scan /dev/sdb",
             "iolab compare 1 2",
         ] {
