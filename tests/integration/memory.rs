@@ -3,8 +3,8 @@
 //! histograms (270 KB each, per window and direction) and its own 16 MiB
 //! pool of write data: 1.1 GB. Now the stream keeps one histogram per
 //! window and direction, and the workers share one pool of write data
-//! 16 MiB beyond what they can have in flight. The peak RSS (from `wait4`,
-//! every thread) must stay within 64 MiB plus the data in flight.
+//! 16 MiB beyond what they can have in flight. The peak RSS (the process's
+//! `VmHWM`, every thread) must stay within 64 MiB plus the data in flight.
 
 use crate::common::emu::{Zram, require_root};
 use crate::common::iolab;
@@ -12,21 +12,36 @@ use crate::common::iolab;
 const MIB: u64 = 1 << 20;
 
 /// The peak RSS in MiB of iolab running `args`, and its JSON document.
-/// The child is reaped by `wait4` (for its rusage), not by `Child::wait`.
-#[allow(clippy::zombie_processes)]
+///
+/// Read from the process's own `VmHWM` (/proc/PID/status) while the run is
+/// held just before it ends (the test knob `IOLAB_TEST_PAUSE_AT=store`: the
+/// measuring is over, the process still alive). Not `ru_maxrss`: a process
+/// started by `posix_spawn` (vfork) carries the high-water mark of the
+/// parent's memory it ran on until `exec` (the test binary's, hundreds of
+/// MiB under `cargo test`), and wait4 reports that.
 fn peak_rss(args: &[&str]) -> (f64, serde_json::Value) {
-    let child = iolab().args(args).stdout(std::process::Stdio::piped()).spawn().unwrap();
-    let pid = child.id() as i32;
-    let mut out = child.stdout.unwrap();
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut out, &mut text).unwrap();
-    let mut status = 0;
-    // SAFETY: wait4 on our own child, with valid pointers.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-    assert_eq!(r, pid, "wait4");
-    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "iolab {args:?} failed");
-    (ru.ru_maxrss as f64 / 1024.0, serde_json::from_str(&text).unwrap())
+    let dir = tempfile::tempdir().unwrap();
+    let flag = dir.path().join("held");
+    let child = iolab()
+        .args(args)
+        .env("IOLAB_TEST_PAUSE_AT", format!("store:{}", flag.display()))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !flag.exists() {
+        assert!(t0.elapsed() < std::time::Duration::from_secs(60), "iolab {args:?} never reached the store");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let hwm_kb: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in /proc/PID/status");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "iolab {args:?} failed");
+    (hwm_kb / 1024.0, serde_json::from_slice(&out.stdout).unwrap())
 }
 
 #[test]
