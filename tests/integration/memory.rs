@@ -30,7 +30,10 @@ fn peak_rss(args: &[&str]) -> (f64, serde_json::Value) {
         .unwrap();
     let t0 = std::time::Instant::now();
     while !flag.exists() {
-        assert!(t0.elapsed() < std::time::Duration::from_secs(60), "iolab {args:?} never reached the store");
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "iolab {args:?} never reached the store"
+        );
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
