@@ -156,6 +156,16 @@ fn force_overrides_a_signature() {
     assert_writes(dev.path(), &["--force"]);
 }
 
+/// Mounted read-write (the dangerous case), with what the mount itself wrote
+/// (the superblock) flushed and no periodic journal commit while the device
+/// is hashed: the kernel's own late writes must not pass for iolab's (a
+/// fresh-clone CI run once saw the hash change that way).
+fn quiet_mount(dev: &Path) -> Mount {
+    let m = Mount::new(dev, Some("commit=3600"));
+    run_checked(Command::new("sync").arg("-f").arg(m.dir()));
+    m
+}
+
 #[test]
 fn mounted_device_is_refused_even_with_force() {
     if !require_root() {
@@ -167,7 +177,7 @@ fn mounted_device_is_refused_even_with_force() {
         "mkfs.ext4",
         &["-F", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0"],
     );
-    let _m = Mount::new(dev.path(), None);
+    let _m = quiet_mount(dev.path());
     assert_refused(dev.path(), &["--force"], "is mounted at");
 }
 
@@ -214,7 +224,7 @@ fn device_with_a_mounted_partition_is_refused_even_with_force() {
         return;
     }
     mkfs(&part, "mkfs.ext4", &["-F", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0"]);
-    let _m = Mount::new(&part, None);
+    let _m = quiet_mount(&part);
     let name = part.file_name().unwrap().to_string_lossy().into_owned();
     assert_refused(&disk.0, &["--force"], &format!("{name} is mounted at"));
 }
