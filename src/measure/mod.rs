@@ -136,6 +136,8 @@ impl Runner<'_> {
             p.continue_on_error = self.target.continue_on_error;
         }
         let fd = self.target.fd();
+        let nowait = self.target.nowait();
+        let cpu_served = !nowait && self.target.memory_served();
         let (reads, writes) = (spec.rw.reads(), spec.rw.writes());
         // The workers are threads of their own, not scoped ones: a worker
         // stuck in the kernel on a target that stopped answering must not
@@ -154,9 +156,10 @@ impl Runner<'_> {
             crate::io::buffers::Pool::new(crate::io::buffers::ALIGN, crate::io::buffers::ALIGN, seed)
         };
         for (i, mut plan) in plans.into_iter().enumerate() {
-            plan.batch = spec.timing.batch(depth) as usize;
+            let colocated = placement::colocate(spec.engine, depth, n, spec.timing, cpus.len());
+            plan.batch = placement::reap_batch(spec.timing, depth, colocated, cpu_served) as usize;
             plan.timed = spec.timing.timed();
-            let colocate = placement::colocate(spec.engine, depth, n, spec.timing, cpus.len()).then(|| cpus[i % cpus.len()]);
+            let colocate = colocated.then(|| cpus[i % cpus.len()]);
             let (cmd_tx, cmd_rx) = mpsc::channel::<Cmd>();
             cmd_txs.push(cmd_tx);
             let report_tx = report_tx.clone();
@@ -176,7 +179,7 @@ impl Runner<'_> {
                     };
                     match engine {
                         EngineKind::IoUring => {
-                            let setup = Uring::new(fd, depth as usize, &bufs, colocate);
+                            let setup = Uring::new(fd, depth as usize, &bufs, colocate, nowait);
                             worker_thread(setup, &ctx, &mut bufs, plan)
                         }
                         EngineKind::Psync => worker_thread(Ok(Psync::new(fd)), &ctx, &mut bufs, plan),

@@ -175,7 +175,9 @@ pub enum Timing {
     /// upper bound (the batch's end, not the I/O's).
     Batch(Option<u32>),
     /// No latency at all, bandwidth and IOPS only (fio's `gtod_reduce`);
-    /// completions reaped as in `Batch(None)`.
+    /// completions reaped as in `Batch(None)`, or a whole queue at a time
+    /// where that costs the device nothing
+    /// ([`crate::measure::placement::reap_batch`]).
     Off,
 }
 

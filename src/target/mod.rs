@@ -146,6 +146,8 @@ pub struct Target {
     /// Atomic so a `Target` can be shared with the threads of several
     /// targets measured at once (`iolab scale`).
     direct_now: std::sync::atomic::AtomicBool,
+    /// Whether the target takes non-blocking I/O ([`probe_nowait`]).
+    nowait: bool,
     /// Count failed I/O instead of stopping at the first (`--continue-on-error`).
     pub continue_on_error: bool,
     /// Free bytes of a directory's filesystem before iolab made its test
@@ -175,6 +177,21 @@ impl Target {
     }
     pub fn span(&self) -> u64 {
         self.info.span_bytes
+    }
+    /// Whether the target takes non-blocking I/O: if not, io_uring hands
+    /// every I/O to a worker thread of its own ([`probe_nowait`]).
+    pub fn nowait(&self) -> bool {
+        self.nowait
+    }
+    /// Whether memory serves the target: a zram or RAM disk, or a file on
+    /// tmpfs or ramfs. Its I/O costs CPU, not device time.
+    pub fn memory_served(&self) -> bool {
+        self.info.devices.first().is_some_and(|d| d.memory)
+            || self
+                .info
+                .filesystem
+                .as_ref()
+                .is_some_and(|f| matches!(f.fstype.as_str(), "tmpfs" | "ramfs"))
     }
     /// Whether the descriptor is in O_DIRECT mode right now.
     pub fn direct(&self) -> bool {
@@ -469,6 +486,8 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
         file
     };
 
+    set_noatime(&file);
+    let nowait = probe_nowait(&file, span);
     let filesystem = if kind == Kind::BlockDevice {
         None
     } else {
@@ -492,6 +511,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
         direct_fallback,
         device_names,
         direct_now: std::sync::atomic::AtomicBool::new(direct),
+        nowait,
         continue_on_error: req.continue_on_error,
         free_before,
         abandoned: std::sync::atomic::AtomicBool::new(false),
@@ -587,6 +607,40 @@ pub(crate) fn set_direct(f: &File, on: bool) -> bool {
         let fl = if on { fl | libc::O_DIRECT } else { fl & !libc::O_DIRECT };
         libc::fcntl(fd, libc::F_SETFL, fl) == 0
     }
+}
+
+/// Reads through the target's descriptor leave its access time alone (as
+/// fio does on devices): no atime check per read, and no metadata write a
+/// read test did not ask for. Needs ownership or CAP_FOWNER; without them
+/// the descriptor stays as it was.
+fn set_noatime(f: &File) {
+    let fd = f.as_raw_fd();
+    // SAFETY: fcntl on our own descriptor.
+    unsafe {
+        let fl = libc::fcntl(fd, libc::F_GETFL);
+        if fl >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, fl | libc::O_NOATIME);
+        }
+    }
+}
+
+/// Whether the target takes non-blocking I/O (the kernel's FMODE_NOWAIT):
+/// one 4K `preadv2(RWF_NOWAIT)` at offset 0, which only a target without it
+/// refuses with EOPNOTSUPP (zram, tmpfs, FUSE, ...). io_uring tries every
+/// I/O on such a target inline first, fails, and hands it to an io-wq
+/// worker; knowing it, the engine hands it over at once
+/// ([`crate::io::engine::uring`]). Any other outcome (data, EAGAIN, an
+/// error) counts as "takes it", which leaves io_uring's default alone.
+pub(crate) fn probe_nowait(f: &File, span: u64) -> bool {
+    let len = 4096.min(span as usize).max(512);
+    let buf = crate::io::buffers::AlignedBuf::new(len);
+    let iov = libc::iovec {
+        iov_base: buf.as_ptr() as *mut _,
+        iov_len: len,
+    };
+    // SAFETY: iov describes len bytes of buf, alive for the call.
+    let r = unsafe { libc::preadv2(f.as_raw_fd(), &iov, 1, 0, libc::RWF_NOWAIT) };
+    r >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EOPNOTSUPP)
 }
 
 /// Some filesystems accept O_DIRECT at open time and fail at the first I/O;
@@ -806,6 +860,41 @@ fn fill(fd: RawFd, size: u64, direct: bool, stop: &Stop, written: &crate::io::st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file of 8K under `dir`, removed on drop.
+    struct Scratch(PathBuf);
+    impl Scratch {
+        fn new(dir: &Path) -> Scratch {
+            let p = dir.join(format!("iolab-nowait-{}-{:?}", std::process::id(), std::thread::current().id()));
+            std::fs::write(&p, vec![7u8; 8192]).unwrap();
+            Scratch(p)
+        }
+    }
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    #[test]
+    fn non_blocking_io_is_told_apart_from_its_absence() {
+        // ext4 (the crate's disk here) takes non-blocking I/O, direct or not.
+        let f = Scratch::new(Path::new(env!("CARGO_MANIFEST_DIR")));
+        let file = File::open(&f.0).unwrap();
+        assert!(probe_nowait(&file, 8192), "a file on the crate's own filesystem");
+        set_noatime(&file);
+        // SAFETY: fcntl on our own descriptor.
+        let fl = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETFL) };
+        assert_ne!(fl & libc::O_NOATIME, 0, "our own file's reads leave its atime alone");
+        // tmpfs does not (up to Linux 6.18 at least), so io_uring hands every
+        // I/O on it to io-wq.
+        let shm = Path::new("/dev/shm");
+        if rustix::fs::statfs(shm).is_ok_and(|v| v.f_type == libc::TMPFS_MAGIC) {
+            let f = Scratch::new(shm);
+            let file = File::open(&f.0).unwrap();
+            assert!(!probe_nowait(&file, 8192), "tmpfs answers RWF_NOWAIT with EOPNOTSUPP");
+        }
+    }
 
     #[test]
     fn read_only_targets_are_refused_only_for_what_they_cannot_do() {

@@ -44,7 +44,7 @@ fn process_cpu_includes_io_uring_kernel_workers() {
     }
     let bufs_depth = 32;
     let mut bufs = Buffers::new(4096, bufs_depth, 1, true, false);
-    let mut eng = Uring::new(fd, bufs_depth, &bufs, None).unwrap();
+    let mut eng = Uring::new(fd, bufs_depth, &bufs, None, true).unwrap();
     let plan = WorkerPlan {
         bs: 4096,
         random: true,

@@ -10,7 +10,12 @@
 //!   fixed buffers it falls back to plain reads and writes;
 //! - submission and waiting are one `io_uring_enter` per loop iteration;
 //! - the thread and the ring's io-wq workers can be put on one CPU (see
-//!   [`Uring::new`] and [`crate::measure::placement`]).
+//!   [`Uring::new`] and [`crate::measure::placement`]);
+//! - on a target that cannot take non-blocking I/O (zram, tmpfs, FUSE),
+//!   every I/O is marked for an io-wq worker at once (`IOSQE_ASYNC`), instead
+//!   of being tried inline first only to fail and be handed over anyway
+//!   (fio's `force_async=1`): measured on zram, 4K random reads at QD32,
+//!   about 2% more I/Os per CPU-second.
 
 use super::{Dir, Done, Engine, Io};
 use crate::io::buffers::Buffers;
@@ -23,6 +28,8 @@ pub struct Uring {
     fd: RawFd,
     depth: usize,
     fixed_bufs: bool,
+    /// `IOSQE_ASYNC` when the target cannot take non-blocking I/O.
+    flags: squeue::Flags,
 }
 
 impl Uring {
@@ -31,7 +38,11 @@ impl Uring {
     /// do non-blocking I/O (zram, tmpfs, many filesystems for some
     /// operations) get every I/O handed to an io-wq worker thread, which
     /// inherits the affinity of the thread that made the ring.
-    pub fn new(fd: RawFd, depth: usize, bufs: &Buffers, colocate: Option<usize>) -> io::Result<Self> {
+    ///
+    /// `nowait`: whether the target takes non-blocking I/O
+    /// ([`crate::target::Target::nowait`]); if not, every I/O goes straight
+    /// to an io-wq worker.
+    pub fn new(fd: RawFd, depth: usize, bufs: &Buffers, colocate: Option<usize>, nowait: bool) -> io::Result<Self> {
         if let Some(cpu) = colocate {
             let mut set = rustix::thread::CpuSet::new();
             set.set(cpu);
@@ -63,6 +74,7 @@ impl Uring {
             fd,
             depth,
             fixed_bufs,
+            flags: if nowait { squeue::Flags::empty() } else { squeue::Flags::ASYNC },
         })
     }
 
@@ -104,7 +116,7 @@ impl Engine for Uring {
             (Dir::Read, false) => opcode::Read::new(f, io.buf, io.len).offset(io.offset).build(),
             (Dir::Write, false) => opcode::Write::new(f, io.buf, io.len).offset(io.offset).build(),
         };
-        self.push(sqe.user_data(io.slot as u64))
+        self.push(sqe.user_data(io.slot as u64).flags(self.flags))
     }
 
     #[inline]
