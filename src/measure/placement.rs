@@ -53,9 +53,10 @@
 //! and the "device" are one CPU: while the issuer refills, nothing could
 //! have been served anyway, so a drained queue costs the device nothing,
 //! and each wake-up saved is CPU the device gets back. Measured (zram, 4K
-//! random reads, QD32, 4 s, 3 runs each, alternating): half the queue 409k,
-//! 410k, 412k I/Os per CPU-second, the whole queue 437k, 442k, 447k (fio's
-//! best profile: 387k, 394k, 395k). Where the io-wq worker sleeps on a
+//! random reads, QD32, 4 s, 3 runs each, alternating): `off` with half the
+//! queue 409k, 410k, 412k I/Os per CPU-second, `batch=32` (the whole queue,
+//! and a clock read per wait on top) 437k, 442k, 447k; fio's best profile
+//! 387k, 394k, 395k. Where the io-wq worker sleeps on a
 //! device or a daemon instead (FUSE, a disk), half the queue keeps that
 //! device's queue at least half full, as the depth asked.
 
