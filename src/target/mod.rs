@@ -626,7 +626,7 @@ fn set_noatime(f: &File) {
 
 /// Whether the target takes non-blocking I/O (the kernel's FMODE_NOWAIT):
 /// one 4K `preadv2(RWF_NOWAIT)` at offset 0, which only a target without it
-/// refuses with EOPNOTSUPP (zram, tmpfs, FUSE, ...). io_uring tries every
+/// refuses with EOPNOTSUPP (zram and tmpfs on Linux 6.18). io_uring tries every
 /// I/O on such a target inline first, fails, and hands it to an io-wq
 /// worker; knowing it, the engine hands it over at once
 /// ([`crate::io::engine::uring`]). Any other outcome (data, EAGAIN, an

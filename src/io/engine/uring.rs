@@ -11,7 +11,7 @@
 //! - submission and waiting are one `io_uring_enter` per loop iteration;
 //! - the thread and the ring's io-wq workers can be put on one CPU (see
 //!   [`Uring::new`] and [`crate::measure::placement`]);
-//! - on a target that cannot take non-blocking I/O (zram, tmpfs, FUSE),
+//! - on a target that cannot take non-blocking I/O (zram, tmpfs here),
 //!   every I/O is marked for an io-wq worker at once (`IOSQE_ASYNC`), instead
 //!   of being tried inline first only to fail and be handed over anyway
 //!   (fio's `force_async=1`, which took fio's best profile from 391k to
