@@ -1,0 +1,248 @@
+//! iolab's own test file in a directory: made unlinked (or named only as
+//! long as it must be), after checking the space for it, and prefilled with
+//! incompressible, non-repeating data so that no read hits a hole.
+
+use super::{faults, space};
+use crate::error::{Error, Result, failed, usage};
+use crate::io::buffers::Buffers;
+use crate::progress::{Event, Observer};
+use crate::signals::Stop;
+use crate::units::fmt_bytes;
+use std::fs::File;
+use std::os::fd::{AsRawFd, FromRawFd, RawFd};
+use std::path::Path;
+
+/// Create an unlinked test file in `dir`, after checking the space for it.
+pub(super) fn create_test_file(dir: &Path, size: u64) -> Result<File> {
+    if size == 0 || !size.is_multiple_of(4096) {
+        return Err(usage(format!("--size must be a positive multiple of 4 KiB, got {size}")));
+    }
+    space::check(dir, size, 0, "the test file", Some("use --size"))?;
+    let file = anonymous_file(dir)?;
+    // Reserve the space now, so a full disk is an error before measuring, not during.
+    // SAFETY: plain syscall on our own descriptor.
+    let r = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, size as i64) };
+    if r != 0 {
+        let err = std::io::Error::last_os_error();
+        match err.raw_os_error() {
+            Some(libc::ENOSPC) => {
+                return Err(usage(format!(
+                    "not enough free space in {} for a {} test file",
+                    dir.display(),
+                    fmt_bytes(size)
+                )));
+            }
+            // Filesystems without fallocate: the prefill allocates.
+            Some(libc::EOPNOTSUPP) => file.set_len(size).map_err(|e| failed(format!("cannot size test file: {e}")))?,
+            _ => return Err(failed(format!("cannot allocate the test file in {}: {err}", dir.display()))),
+        }
+    }
+    Ok(file)
+}
+
+/// A file in `dir` that has no name, so it never outlives the process
+/// (O_TMPFILE; where the filesystem lacks it, a file unlinked at once).
+pub(crate) fn anonymous_file(dir: &Path) -> Result<File> {
+    let cpath = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|_| usage("path contains a NUL byte"))?;
+    // SAFETY: valid C string; the returned descriptor is owned by the File below.
+    let fd = unsafe { libc::open(cpath.as_ptr(), libc::O_TMPFILE | libc::O_RDWR | libc::O_CLOEXEC, 0o600) };
+    if fd >= 0 {
+        // SAFETY: fd is a fresh, owned descriptor.
+        return Ok(unsafe { File::from_raw_fd(fd) });
+    }
+    let err = std::io::Error::last_os_error();
+    match err.raw_os_error() {
+        // O_TMPFILE unsupported by this filesystem: create a named file and unlink it at once.
+        Some(libc::EOPNOTSUPP) | Some(libc::EISDIR) | Some(libc::EINVAL) => named_unlinked(dir),
+        _ => Err(usage(format!("cannot create a test file in {}: {err}", dir.display()))),
+    }
+}
+
+/// A named test file in `dir`, unlinked at once. The directory may be
+/// everyone's (`/tmp`): the name is created `O_EXCL|O_NOFOLLOW`, so a file
+/// or link planted at it is never opened; another name is tried instead.
+fn named_unlinked(dir: &Path) -> Result<File> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let mut last = None;
+    for n in 0..100 {
+        let name = format!(".iolab-{}-{nanos}-{n}.tmp", std::process::id());
+        match named_unlinked_as(dir, &name) {
+            Ok(f) => return Ok(f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(usage(format!("cannot create a test file in {}: {e}", dir.display()))),
+        }
+    }
+    Err(usage(format!(
+        "cannot create a test file in {}: {}",
+        dir.display(),
+        last.map_or_else(String::new, |e| e.to_string())
+    )))
+}
+
+/// [`named_unlinked`] under one name.
+fn named_unlinked_as(dir: &Path, name: &str) -> std::io::Result<File> {
+    let p = dir.join(name);
+    let f = crate::paths::create_new(&p, 0o600)?;
+    std::fs::remove_file(&p)?;
+    Ok(f)
+}
+
+/// Fill the file with incompressible, non-repeating data so no read hits a
+/// hole or an unwritten extent (which filesystems answer without the device).
+///
+/// The writing runs on a thread of its own, waited for while it (or the
+/// devices under the target, `device_progress`) makes progress: a target
+/// that stops answering fails the run after the stall timeout instead of
+/// hanging it, and the descriptor is then never closed (see [`Target::abandon`]).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn prefill(
+    file: File,
+    size: u64,
+    direct: bool,
+    stop: &Stop,
+    observer: &dyn Observer,
+    mut device_progress: impl FnMut() -> u64,
+    dir: &Path,
+    free_before: Option<u64>,
+) -> Result<File> {
+    use crate::io::stall::{Watchdog, beat, timeout};
+    let fd = file.as_raw_fd();
+    let written = beat();
+    let (tx, rx) = std::sync::mpsc::channel();
+    {
+        let (written, stop) = (written.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let _ = tx.send(fill(fd, size, direct, &stop, &written));
+        });
+    }
+    let mut dog = Watchdog::new(timeout(), std::time::Instant::now());
+    let outcome = loop {
+        match rx.recv_timeout(std::time::Duration::from_millis(100)) {
+            Ok(r) => break r,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                let done = written.get();
+                observer.event(Event::Prefill { done, total: size });
+                if let Some(still) = dog.check(std::time::Instant::now(), done.wrapping_add(device_progress())) {
+                    // The thread may use the descriptor whenever its call returns.
+                    std::mem::forget(file);
+                    return Err(failed(faults::stalled(
+                        &dir.display().to_string(),
+                        "prefilling the test file",
+                        still,
+                        None,
+                    )));
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break Err(Fill::Stopped),
+        }
+    };
+    match outcome {
+        Ok(()) => {
+            observer.event(Event::Prefill { done: size, total: size });
+            Ok(file)
+        }
+        Err(Fill::Stopped) => Err(match stop.signal() {
+            Some(sig) => Error::Interrupted(sig),
+            None => Error::Interrupted(libc::SIGINT),
+        }),
+        Err(Fill::Write { offset, err }) => Err(failed(faults::prefill_failure(
+            &dir.display().to_string(),
+            size,
+            offset,
+            &err,
+            free_before,
+        ))),
+        Err(Fill::Sync(err)) => Err(failed(format!(
+            "{} after prefilling the test file in {}: {}",
+            if crate::io::errno::is_no_space(err.raw_os_error()) {
+                "no space left (fdatasync)"
+            } else {
+                "fdatasync failed"
+            },
+            dir.display(),
+            crate::io::errno::describe(&err)
+        ))),
+    }
+}
+
+/// Why [`fill`] stopped.
+enum Fill {
+    Stopped,
+    Write { offset: u64, err: std::io::Error },
+    Sync(std::io::Error),
+}
+
+/// The prefill's writes and its flush, on the descriptor `fd`; `written`
+/// counts the bytes.
+fn fill(fd: RawFd, size: u64, direct: bool, stop: &Stop, written: &crate::io::stall::Beat) -> std::result::Result<(), Fill> {
+    const CHUNK: u64 = 1 << 20;
+    let chunk = CHUNK.min(size);
+    let mut bufs = Buffers::new(chunk as usize, 1, 0x5eed_f111, false, true);
+    let mut off = 0;
+    while off < size {
+        if stop.requested() {
+            return Err(Fill::Stopped);
+        }
+        let len = chunk.min(size - off) as usize;
+        let len = if direct { len.next_multiple_of(512) } else { len };
+        let p = bufs.next_write();
+        // SAFETY: p points to at least `chunk` bytes of the pool; fd stays open (see `prefill`).
+        let r = unsafe { libc::pwrite64(fd, p as *const _, len, off as i64) };
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            return Err(Fill::Write { offset: off, err: e });
+        }
+        if r == 0 {
+            return Err(Fill::Write {
+                offset: off,
+                err: std::io::Error::from_raw_os_error(libc::ENOSPC),
+            });
+        }
+        off += r as u64;
+        written.add(r as u64);
+        crate::testknob::pause_at("prefill");
+    }
+    // SAFETY: plain syscall.
+    if unsafe { libc::fdatasync(fd) } != 0 {
+        return Err(Fill::Sync(std::io::Error::last_os_error()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The named fallback (no O_TMPFILE) never opens what is planted at its
+    /// name: a link to a victim stays a link, the victim untouched; another
+    /// name is used.
+    #[test]
+    fn issue_16_test_file_fallback_never_follows_a_planted_link() {
+        let d = tempfile::tempdir().unwrap();
+        let victim = d.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let name = ".iolab-planted.tmp";
+        std::os::unix::fs::symlink(&victim, d.path().join(name)).unwrap();
+        let e = named_unlinked_as(d.path(), name).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        std::os::unix::fs::symlink(d.path().join("nothing"), d.path().join(".dangling.tmp")).unwrap();
+        assert_eq!(
+            named_unlinked_as(d.path(), ".dangling.tmp").unwrap_err().kind(),
+            std::io::ErrorKind::AlreadyExists
+        );
+        assert!(!d.path().join("nothing").exists());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        // The fallback itself: a file without a name, nothing left behind.
+        let mut f = named_unlinked(d.path()).unwrap();
+        std::io::Write::write_all(&mut f, b"x").unwrap();
+        let mut names: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, [".dangling.tmp", ".iolab-planted.tmp", "victim"]);
+    }
+}
