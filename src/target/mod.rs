@@ -661,26 +661,16 @@ pub(crate) fn probe_direct(f: &File, span: u64) -> bool {
 mod tests {
     use super::*;
 
-    /// A file of 8K under `dir`, removed on drop.
-    struct Scratch(PathBuf);
-    impl Scratch {
-        fn new(dir: &Path) -> Scratch {
-            let p = dir.join(format!("iolab-nowait-{}-{:?}", std::process::id(), std::thread::current().id()));
-            std::fs::write(&p, vec![7u8; 8192]).unwrap();
-            Scratch(p)
-        }
-    }
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_file(&self.0);
-        }
-    }
-
     #[test]
     fn non_blocking_io_is_told_apart_from_its_absence() {
         // ext4 (the crate's disk here) takes non-blocking I/O, direct or not.
-        let f = Scratch::new(Path::new(env!("CARGO_MANIFEST_DIR")));
-        let file = File::open(&f.0).unwrap();
+        let scratch = |dir: &str| {
+            let mut f = tempfile::NamedTempFile::new_in(dir).unwrap();
+            std::io::Write::write_all(&mut f, &[7u8; 8192]).unwrap();
+            f
+        };
+        let f = scratch(env!("CARGO_MANIFEST_DIR"));
+        let file = File::open(f.path()).unwrap();
         assert!(probe_nowait(&file, 8192), "a file on the crate's own filesystem");
         set_noatime(&file);
         // SAFETY: fcntl on our own descriptor.
@@ -690,8 +680,8 @@ mod tests {
         // I/O on it to io-wq.
         let shm = Path::new("/dev/shm");
         if rustix::fs::statfs(shm).is_ok_and(|v| v.f_type == libc::TMPFS_MAGIC) {
-            let f = Scratch::new(shm);
-            let file = File::open(&f.0).unwrap();
+            let f = scratch("/dev/shm");
+            let file = File::open(f.path()).unwrap();
             assert!(!probe_nowait(&file, 8192), "tmpfs answers RWF_NOWAIT with EOPNOTSUPP");
         }
     }
