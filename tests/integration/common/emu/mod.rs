@@ -8,6 +8,8 @@
 //!   `Command` builder whose child joins the group before `exec`.
 //! * [`Ext4Mount`] – ext4 (lazy init off) on its own loop device, mounted on a fresh directory.
 //! * [`Tmpfs`]     – a small tmpfs mounted on a fresh directory.
+//! * [`dd_overwrite`] – a reference measured side by side where the limit is not the truth
+//!   (buffered writes timed to fsync: see `reference`).
 //! * [`SlowFile`]  – a read-only FUSE file whose read rate is a known function of the offset
 //!   (fast outer zones, slow inner ones), served by `tests/common/slowfs.py`.
 //!
@@ -47,6 +49,7 @@ mod loopdev;
 mod mounts;
 mod names;
 mod proc;
+mod reference;
 mod settle;
 mod slowfile;
 mod sweep;
@@ -62,6 +65,7 @@ pub use self::{
     mounts::{Ext4Mount, Mount, Tmpfs, list_dir},
     names::{current_test_name, require_root, unique_name},
     proc::{output_with_timeout, run_checked},
+    reference::{DdWrite, dd_overwrite},
     settle::{Burst, SETTLE, THROTTLE_SLICE},
     slowfile::SlowFile,
     sweep::sweep_stale,
