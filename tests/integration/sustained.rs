@@ -1,6 +1,6 @@
 //! The `sustained` and `dd` suites on ext4 over a throttled loop device. O_DIRECT
 //! writes and the cold read-back must land on the device's limit. Buffered writes timed
-//! to their final fsync must land on what `dd conv=fsync` measures for the same bytes on
+//! to their final fsync must land on what `dd conv=fdatasync` measures for the same bytes on
 //! the same device and cgroup, side by side: the limit is not their truth. The throttle
 //! is charged every byte of them (the writer's fsync issues the writeback), but the clock
 //! also runs while the writes only fill the page cache and the device idles, which costs
@@ -63,7 +63,7 @@ fn assert_on(job: &serde_json::Value, dir: &str, truth: f64, what: &str) {
 /// transfer size, in the same group, on the same filesystem; the group was charged
 /// every byte of it, so the throttle (and not the page cache alone) timed it.
 fn dd_reference(fs: &Ext4Mount, cg: &Cgroup, bs: u64) -> DdWrite {
-    let r = dd_overwrite(cg, fs.dev(), fs.dir(), bs, SPAN);
+    let r = dd_overwrite(cg, fs.dev(), fs.dir(), bs, SPAN, 1);
     assert!(r.charged >= SPAN, "the group was charged {} of dd's {SPAN} bytes", r.charged);
     r
 }
@@ -84,7 +84,7 @@ fn sustained_writes_land_on_the_limit_direct_and_on_dd_buffered() {
         assert_eq!(j["direct"], !buffered);
         if buffered {
             let r = dd_reference(&fs, &cg, j["bs"].as_u64().unwrap());
-            assert_on(j, "write", r.bps, "dd conv=fsync");
+            assert_on(j, "write", r.bps, "dd conv=fdatasync");
         } else {
             assert_on(j, "write", LIMIT as f64, "the limit");
         }
@@ -103,7 +103,7 @@ fn dd_write_lands_on_dd_and_the_cold_read_on_the_limit() {
     // The write goes through the page cache, timed to fsync, as dd's own.
     assert_eq!(jobs[0]["direct"], false);
     let r = dd_reference(&fs, &cg, jobs[0]["bs"].as_u64().unwrap());
-    assert_on(&jobs[0], "write", r.bps, "dd conv=fsync");
+    assert_on(&jobs[0], "write", r.bps, "dd conv=fdatasync");
     // The reader issues its own readahead, so the throttle paces the cold read itself.
     assert_on(&jobs[1], "read", LIMIT as f64, "the limit");
     for j in jobs {
