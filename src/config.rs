@@ -535,10 +535,11 @@ jobs = [{ rw = "randrw", bs = 4096, mix_read = 50 }]
         assert_eq!(c.suite("aaa").unwrap().jobs(&common)[0].mix_read, 50);
     }
 
-    /// Issue 12: the README's example file is a good file.
+    /// Issue 12: the documentation's example file (docs/run.md since issue
+    /// 24) is a good file.
     #[test]
     fn issue_12_readme_example_file_parses() {
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/run.md")).unwrap();
         let start = readme.find("```toml\n").expect("a TOML example") + "```toml\n".len();
         let end = start + readme[start..].find("```").unwrap();
         let c = parse(&readme[start..end]).unwrap();
@@ -793,9 +794,10 @@ jobs = [{ rw = "randrw", bs = 4096, mix_read = 50 }]
         }
     }
 
-    /// The good files: this module's, the README's example, prices.
+    /// The good files: this module's, the documentation's example
+    /// (docs/run.md), prices.
     fn good_files() -> Vec<String> {
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/run.md")).unwrap();
         let start = readme.find("```toml\n").unwrap() + "```toml\n".len();
         let end = start + readme[start..].find("```").unwrap();
         vec![

@@ -771,10 +771,41 @@ mod tests {
         words
     }
 
-    /// Every `iolab …` command line the README shows, in code blocks and in
-    /// inline code, with its placeholders filled in.
-    fn readme_examples() -> Vec<String> {
-        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    /// The documentation a user reads: README.md and every page of docs/,
+    /// each with its path relative to the crate (`docs/run.md`).
+    fn documentation() -> Vec<(String, String)> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut pages = vec!["README.md".to_string()];
+        let mut docs: Vec<String> = std::fs::read_dir(root.join("docs"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".md"))
+            .map(|n| format!("docs/{n}"))
+            .collect();
+        docs.sort();
+        pages.extend(docs);
+        pages
+            .into_iter()
+            .map(|p| {
+                let text = std::fs::read_to_string(root.join(&p)).unwrap();
+                (p, text)
+            })
+            .collect()
+    }
+
+    /// Every `iolab …` command line the README and the docs/ pages show, in
+    /// code blocks and in inline code, with its placeholders filled in; each
+    /// with the page it is on.
+    fn readme_examples() -> Vec<(String, String)> {
+        let mut all = Vec::new();
+        for (page, text) in documentation() {
+            all.extend(examples_in(&text).into_iter().map(|ex| (page.clone(), ex)));
+        }
+        all
+    }
+
+    /// The `iolab …` command lines of one Markdown text.
+    fn examples_in(text: &str) -> Vec<String> {
         let mut found = Vec::new();
         let mut in_block = false;
         for line in text.lines() {
@@ -787,7 +818,7 @@ mod tests {
                 }
             }
         }
-        let mut rest = text.as_str();
+        let mut rest = text;
         while let Some(i) = rest.find("`iolab ") {
             let after = &rest[i + 1..];
             let end = after.find('`').unwrap_or(after.len());
@@ -803,7 +834,10 @@ mod tests {
             .map(|l| {
                 shell_words(&l)
                     .into_iter()
-                    .map(|w| match w.as_str() {
+                    .enumerate()
+                    .map(|(i, w)| match w.as_str() {
+                        // `iolab COMMAND --help`: any command.
+                        "COMMAND" if i == 1 => "run".to_string(),
                         "ID" => "1".to_string(),
                         "TARGET" | "DIR" | "TARGET..." => "/tmp".to_string(),
                         "FILE" | "PATH" => "/tmp/x".to_string(),
@@ -817,20 +851,165 @@ mod tests {
             .collect()
     }
 
-    /// Issue 12: the README's examples are command lines iolab accepts.
+    /// Issue 12: the README's examples are command lines iolab accepts;
+    /// issue 24: so are those of every page in docs/.
     #[test]
     fn issue_12_every_readme_example_parses() {
         let examples = readme_examples();
         assert!(examples.len() >= 20, "{examples:#?}");
-        for ex in &examples {
+        for (page, text) in documentation().iter() {
+            assert!(
+                examples.iter().any(|(p, _)| p == page),
+                "{page} shows no iolab command line:\n{text}"
+            );
+        }
+        for (page, ex) in &examples {
             let words = shell_words(ex);
             if let Err(e) = command().try_get_matches_from(&words) {
                 use clap::error::ErrorKind::*;
                 // `iolab info` (or `iolab info --json`) in a sentence names the command.
                 let mention = words.len() <= 3 && e.kind() == MissingRequiredArgument;
-                assert!(matches!(e.kind(), DisplayHelp | DisplayVersion) || mention, "README: `{ex}`:\n{e}");
+                assert!(matches!(e.kind(), DisplayHelp | DisplayVersion) || mention, "{page}: `{ex}`:\n{e}");
             }
         }
+    }
+
+    /// A heading's anchor as GitHub makes it: lower case, punctuation
+    /// dropped (hyphens and underscores kept), blanks as hyphens; the
+    /// second of two equal headings gets `-1`.
+    fn anchors(text: &str) -> Vec<String> {
+        let (mut anchors, mut raw): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+        let mut in_block = false;
+        for line in text.lines() {
+            if line.starts_with("```") {
+                in_block = !in_block;
+            }
+            let Some(title) = line.strip_prefix('#').filter(|_| !in_block).map(|t| t.trim_start_matches('#')) else {
+                continue;
+            };
+            let slug: String = title
+                .trim()
+                .to_lowercase()
+                .chars()
+                .filter_map(|c| match c {
+                    ' ' => Some('-'),
+                    c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                    _ => None,
+                })
+                .collect();
+            let n = raw.iter().filter(|s| **s == slug).count();
+            anchors.push(if n == 0 { slug.clone() } else { format!("{slug}-{n}") });
+            raw.push(slug);
+        }
+        anchors
+    }
+
+    /// Issue 24: every relative link of the README and docs/ reaches a file
+    /// of the repository, and a heading of it when it names one; every page
+    /// of docs/ is reachable from the README; the README stays short.
+    #[test]
+    fn issue_24_every_documentation_link_resolves() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let pages = documentation();
+        let mut links = 0;
+        for (page, text) in &pages {
+            let dir = Path::new(page).parent().unwrap();
+            let mut rest = text.as_str();
+            while let Some(i) = rest.find("](") {
+                let after = &rest[i + 2..];
+                let end = after.find(')').expect("a link ends");
+                let target = &after[..end];
+                rest = &after[end..];
+                if target.contains("://") || target.starts_with("mailto:") {
+                    continue;
+                }
+                links += 1;
+                let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+                let path = if file.is_empty() {
+                    Path::new(page).to_path_buf()
+                } else {
+                    dir.join(file)
+                };
+                // Within the repository, without `..` left over.
+                let mut norm = std::path::PathBuf::new();
+                for c in path.components() {
+                    match c {
+                        std::path::Component::ParentDir => assert!(norm.pop(), "{page}: {target} leaves the repository"),
+                        c => norm.push(c),
+                    }
+                }
+                assert!(
+                    root.join(&norm).exists(),
+                    "{page}: the link {target} names {} that does not exist",
+                    norm.display()
+                );
+                if !anchor.is_empty() {
+                    let linked = std::fs::read_to_string(root.join(&norm)).unwrap();
+                    let known = anchors(&linked);
+                    assert!(
+                        known.iter().any(|a| a == anchor),
+                        "{page}: the link {target} names no heading of {}: {known:?}",
+                        norm.display()
+                    );
+                }
+            }
+        }
+        assert!(links >= 20, "{links} links");
+        // Reachable: linked from the README or from a page linked from it.
+        let mut from_readme = vec!["README.md".to_string()];
+        let mut i = 0;
+        while i < from_readme.len() {
+            let text = &pages.iter().find(|(p, _)| *p == from_readme[i]).unwrap().1;
+            let dir = Path::new(&from_readme[i]).parent().unwrap().to_path_buf();
+            let mut rest = text.as_str();
+            while let Some(j) = rest.find("](") {
+                let after = &rest[j + 2..];
+                let end = after.find(')').unwrap();
+                let file = after[..end].split('#').next().unwrap();
+                rest = &after[end..];
+                let name = dir.join(file).to_string_lossy().to_string();
+                if name.ends_with(".md") && pages.iter().any(|(p, _)| *p == name) && !from_readme.contains(&name) {
+                    from_readme.push(name);
+                }
+            }
+            i += 1;
+        }
+        for (page, _) in &pages {
+            assert!(from_readme.contains(page), "{page} is not reachable from README.md");
+        }
+        let readme = &pages[0].1;
+        assert!(
+            readme.lines().count() <= 400,
+            "README.md has {} lines: the rest belongs in docs/",
+            readme.lines().count()
+        );
+    }
+
+    /// Issue 24: the README's first screen shows the battery's table as
+    /// iolab prints it: the columns and the units line of the table view's
+    /// snapshot (the demo suite's), and a footer for each row.
+    #[test]
+    fn issue_24_the_readme_shows_the_battery_as_printed() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+        let snap = std::fs::read_to_string(root.join("src/render/snapshots/iolab__render__tests__run_of_the_demo_suite.snap")).unwrap();
+        let titles = |line: &str| -> Vec<String> {
+            line.split(['│', '┆'])
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(String::from)
+                .collect()
+        };
+        let start = readme.find("```\n$ iolab run ").expect("the battery's example") + 4;
+        let block = &readme[start..start + readme[start..].find("```").unwrap()];
+        let lines: Vec<&str> = block.lines().collect();
+        let header = |text: &str| text.lines().find(|l| l.starts_with("│ Test")).map(titles);
+        assert_eq!(header(block), header(&snap), "{block}");
+        let units = snap.lines().find(|l| l.starts_with("MB/s = ")).unwrap();
+        assert!(lines.contains(&units), "{block}");
+        let rows = lines.iter().filter(|l| l.starts_with("│ ") && !l.starts_with("│ Test")).count();
+        assert_eq!(rows, 8, "the default battery's 8 tests:\n{block}");
+        assert!(lines.iter().any(|l| l.starts_with("Target: ") && l.contains(" · span ")), "{block}");
     }
 
     /// Issue 16: a signal outranks the error that stopped a run, which
