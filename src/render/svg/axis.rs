@@ -6,7 +6,7 @@ use super::{FONT, GAP};
 use crate::units::fmt_bs;
 
 /// Most ticks on an axis.
-pub(super) const MAX_TICKS: usize = 10;
+const MAX_TICKS: usize = 10;
 
 /// How an axis maps values to positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,11 +23,11 @@ impl Scale {
         self != Scale::Linear
     }
 
-    pub(super) fn base(self) -> f64 {
+    fn base(self) -> f64 {
         if self == Scale::Log2 { 2.0 } else { 10.0 }
     }
 
-    pub(super) fn fwd(self, v: f64) -> f64 {
+    fn fwd(self, v: f64) -> f64 {
         match self {
             Scale::Linear => v,
             Scale::Log10 => v.log10(),
@@ -132,7 +132,7 @@ impl Axis {
     }
 }
 
-pub(super) fn is_byte_count(v: f64) -> bool {
+fn is_byte_count(v: f64) -> bool {
     v >= 0.0 && v.fract() == 0.0 && v < 9.0e18
 }
 
@@ -189,12 +189,12 @@ pub(super) fn nice_ticks(lo: f64, hi: f64, max_count: usize) -> (Vec<f64>, Optio
 }
 
 /// i × 10^k, written so that decimal steps stay exact (3 × 10^-1 = 0.3, not 0.30000000000000004).
-pub(super) fn tick_value(i: i64, k: i32) -> f64 {
+fn tick_value(i: i64, k: i32) -> f64 {
     let v = if k < 0 { i as f64 / pow10(-k) } else { i as f64 * pow10(k) };
     if v == 0.0 { 0.0 } else { v }
 }
 
-pub(super) fn pow10(k: i32) -> f64 {
+fn pow10(k: i32) -> f64 {
     format!("1e{k}").parse().unwrap_or(f64::INFINITY)
 }
 
@@ -219,11 +219,11 @@ pub fn log_ticks(lo: f64, hi: f64, base: f64, max_count: usize) -> Vec<f64> {
 /// An axis laid out along pixels: its domain (`lo` at `p0`, `hi` at `p1`) and labelled ticks.
 #[derive(Clone, Debug)]
 pub(super) struct Layout {
-    pub(super) scale: Scale,
+    scale: Scale,
     pub(super) lo: f64,
     pub(super) hi: f64,
-    pub(super) p0: f64,
-    pub(super) p1: f64,
+    p0: f64,
+    p1: f64,
     pub(super) ticks: Vec<(f64, String)>,
 }
 

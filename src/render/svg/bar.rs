@@ -319,7 +319,7 @@ impl BarChart {
 
 /// What a bar chart draws, the undrawable set aside.
 struct Drawable<'a> {
-    /// [group][category].
+    /// Per group, per category.
     bars: Vec<Vec<Option<Bar>>>,
     /// Drawable bars in all groups.
     total: usize,

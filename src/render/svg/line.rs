@@ -452,7 +452,7 @@ fn write_x_labels(b: &mut String, p: Plot, xlay: &Layout) {
 /// The path through pixel points `px`, broken where a point is `None`:
 /// straight segments, or steps (across, then up or down). Each piece
 /// starts absolute, then moves relative (shorter, and exact in tenths).
-pub(super) fn line_path(px: &[Option<(f64, f64)>], step: bool) -> String {
+fn line_path(px: &[Option<(f64, f64)>], step: bool) -> String {
     let mut d = String::new();
     let mut at: Option<(Tenths, Tenths)> = None;
     for q in px {

@@ -27,6 +27,14 @@
 //! itself (no links, fonts or images). Ids (for `aria-labelledby`) are
 //! derived from a hash of the chart's content, so charts inlined in one page
 //! do not collide unless they are identical.
+//!
+//! The parts: this module holds the charts' public description (series,
+//! lines, bands, markers, bar groups); `axis` maps values to pixels and
+//! chooses ticks and their labels; `text` escapes, writes numbers and
+//! estimates and fits label widths; `frame` writes what every chart shares
+//! (the `<svg>` root with its title, description and ids, legend, grid,
+//! axes, reference lines); `line` and `bar` draw the two kinds of chart,
+//! each as named steps: what is drawable, where it goes, then each layer.
 
 pub use axis::{Axis, Scale, TickFormat, linear_ticks, log_ticks};
 pub use text::{escape, exact};

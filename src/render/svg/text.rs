@@ -8,7 +8,7 @@ use super::GAP;
 
 /// Estimated advance of one character at [`FONT`](super::FONT) in a sans-serif face
 /// (0.6 em: a little wider than digits and most lower-case letters).
-pub(super) const CHAR_W: f64 = 6.6;
+const CHAR_W: f64 = 6.6;
 /// Widest category label, px (longer ones are shortened with an ellipsis).
 pub(super) const MAX_LABEL_W: f64 = 160.0;
 
@@ -71,7 +71,7 @@ pub fn exact(v: f64) -> String {
     trim_zeros(&format!("{v:.d$}")).to_string()
 }
 
-pub(super) fn trim_zeros(s: &str) -> &str {
+fn trim_zeros(s: &str) -> &str {
     if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.')
     } else {
@@ -167,7 +167,7 @@ pub(super) fn category_labels(labels: &[String], left: f64, width: f64) -> Vec<C
 
 /// `s` in at most `room` px: on one line, or on two broken at the space
 /// that balances them best; `None` when neither fits.
-pub(super) fn wrap_in_two(s: &str, room: f64) -> Option<Vec<String>> {
+fn wrap_in_two(s: &str, room: f64) -> Option<Vec<String>> {
     if text_width(s) <= room {
         return Some(vec![s.to_string()]);
     }
