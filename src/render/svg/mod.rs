@@ -48,6 +48,8 @@ macro_rules! w {
 
 mod axis;
 mod bar;
+#[cfg(test)]
+pub(crate) mod check;
 mod frame;
 mod line;
 #[cfg(test)]

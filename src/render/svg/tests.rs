@@ -1,128 +1,7 @@
 use super::axis::*;
+use super::check::well_formed;
 use super::text::*;
 use super::*;
-
-// ---- a tiny XML well-formedness check (elements, attributes, references)
-
-/// Checks that `s` is one well-formed XML element: tags nest and match,
-/// attributes are `name="value"` once each, `<` never appears in values
-/// or text, every `&` starts a known reference. Returns the element names.
-fn well_formed(s: &str) -> Result<Vec<String>, String> {
-    fn check_refs(t: &str) -> Result<(), String> {
-        let mut rest = t;
-        while let Some(i) = rest.find('&') {
-            let r = &rest[i + 1..];
-            let end = r.find(';').ok_or_else(|| format!("unterminated reference in {t:?}"))?;
-            let name = &r[..end];
-            let ok = matches!(name, "amp" | "lt" | "gt" | "quot" | "apos")
-                || name
-                    .strip_prefix("#x")
-                    .is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()))
-                || name
-                    .strip_prefix('#')
-                    .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()));
-            if !ok {
-                return Err(format!("bad reference &{name}; in {t:?}"));
-            }
-            rest = &r[end + 1..];
-        }
-        if t.contains('<') { Err(format!("raw < in {t:?}")) } else { Ok(()) }
-    }
-    let is_name = |n: &str| {
-        !n.is_empty()
-            && n.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && n.chars().all(|c| c.is_ascii_alphanumeric() || "-_:.".contains(c))
-    };
-    let mut stack: Vec<String> = Vec::new();
-    let mut names = Vec::new();
-    let mut roots = 0;
-    let mut rest = s;
-    while !rest.is_empty() {
-        let Some(lt) = rest.find('<') else {
-            if !rest.trim().is_empty() && stack.is_empty() {
-                return Err("text outside the root".into());
-            }
-            check_refs(rest)?;
-            break;
-        };
-        let text = &rest[..lt];
-        if stack.is_empty() && !text.trim().is_empty() {
-            return Err(format!("text outside the root: {text:?}"));
-        }
-        check_refs(text)?;
-        // The tag runs to the first '>' outside quotes.
-        let tag_src = &rest[lt + 1..];
-        let mut quote = None;
-        let mut end = None;
-        for (i, c) in tag_src.char_indices() {
-            match (quote, c) {
-                (None, '"' | '\'') => quote = Some(c),
-                (Some(q), c) if c == q => quote = None,
-                (None, '>') => {
-                    end = Some(i);
-                    break;
-                }
-                _ => {}
-            }
-        }
-        let end = end.ok_or("unterminated tag")?;
-        let tag = &tag_src[..end];
-        rest = &tag_src[end + 1..];
-        if let Some(name) = tag.strip_prefix('/') {
-            let open = stack.pop().ok_or_else(|| format!("</{name}> without an open tag"))?;
-            if open != name.trim() {
-                return Err(format!("</{name}> closes <{open}>"));
-            }
-            continue;
-        }
-        let (body, empty) = match tag.strip_suffix('/') {
-            Some(b) => (b, true),
-            None => (tag, false),
-        };
-        let name_end = body.find(char::is_whitespace).unwrap_or(body.len());
-        let name = &body[..name_end];
-        if !is_name(name) {
-            return Err(format!("bad element name {name:?}"));
-        }
-        if stack.is_empty() {
-            roots += 1;
-        }
-        let mut attrs = body[name_end..].trim_start();
-        let mut seen = Vec::new();
-        while !attrs.is_empty() {
-            let eq = attrs.find('=').ok_or_else(|| format!("attribute without value in <{name}>"))?;
-            let an = attrs[..eq].trim();
-            if !is_name(an) || seen.contains(&an) {
-                return Err(format!("bad or repeated attribute {an:?} in <{name}>"));
-            }
-            seen.push(an);
-            let after = &attrs[eq + 1..];
-            let q = after
-                .chars()
-                .next()
-                .filter(|c| *c == '"' || *c == '\'')
-                .ok_or("unquoted attribute")?;
-            let close = after[1..].find(q).ok_or("unterminated attribute")?;
-            check_refs(&after[1..1 + close])?;
-            let tail = &after[close + 2..];
-            if !tail.is_empty() && !tail.starts_with(char::is_whitespace) {
-                return Err(format!("no space between attributes in <{name}>"));
-            }
-            attrs = tail.trim_start();
-        }
-        names.push(name.to_string());
-        if !empty {
-            stack.push(name.to_string());
-        }
-    }
-    if !stack.is_empty() {
-        return Err(format!("unclosed <{}>", stack.join("> <")));
-    }
-    if roots != 1 {
-        return Err(format!("{roots} root elements"));
-    }
-    Ok(names)
-}
 
 fn count(s: &str, needle: &str) -> usize {
     s.matches(needle).count()
@@ -168,18 +47,6 @@ fn assert_ok(svg: &str) {
     let (t, d) = id.split_once(' ').unwrap();
     assert!(svg.contains(&format!("<title id=\"{t}\">")) && svg.contains(&format!("<desc id=\"{d}\">")));
     assert!(svg.contains("role=\"img\""));
-}
-
-#[test]
-fn the_checker_rejects_what_it_should() {
-    assert!(well_formed("<a><b x=\"1\"/></a>").is_ok());
-    assert!(well_formed("<a><b></a>").is_err());
-    assert!(well_formed("<a x=\"1\" x=\"2\"/>").is_err());
-    assert!(well_formed("<a>x & y</a>").is_err());
-    assert!(well_formed("<a>x &amp; y &#39;</a>").is_ok());
-    assert!(well_formed("<a x=\"<\"/>").is_err());
-    assert!(well_formed("<a/><b/>").is_err());
-    assert!(well_formed("<a x=1/>").is_err());
 }
 
 #[test]
