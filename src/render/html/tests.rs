@@ -856,18 +856,17 @@ fn the_structure_of_a_small_report() {
     });
 }
 
-/// Writes example pages to `IOLAB_HTML_EXAMPLES` (a directory, /tmp by
-/// default), for looking at them in a browser.
+/// Example pages of every kind of result: every fixture, a 100-zone scan,
+/// a battery of a minute per run, a mirror read from one member, a
+/// comparison of three runs. Each is a page as [`check_page`] wants it
+/// (well-formed, self-contained, every chart with its table) with at least
+/// one chart. With `IOLAB_HTML_EXAMPLES` set to a directory, they are also
+/// written there as `iolab-NAME-report.html`, for looking at them in a browser.
 #[test]
-#[ignore]
-fn write_example_pages() {
-    let dir = std::env::var("IOLAB_HTML_EXAMPLES").unwrap_or_else(|_| "/tmp".into());
-    let write = |name: &str, html: String| std::fs::write(format!("{dir}/iolab-{name}-report.html"), html).unwrap();
-    for name in ["demo", "scan", "scale", "time", "files", "steady", "mix", "dd"] {
-        write(name, one(&report(name)));
-    }
-    write("scan100", one(&scan_of(100)));
-    write("battery", one(&battery(1, 60)));
+fn example_pages_are_checked_pages() {
+    let mut pages: Vec<(&str, String)> = RUNS.iter().map(|&name| (name, one(&report(name)))).collect();
+    pages.push(("scan100", one(&scan_of(100))));
+    pages.push(("battery", one(&battery(1, 60))));
     // A mirror read from one member only, per second.
     let mirror = edited("demo", |v| {
         for run in v["jobs"][0]["runs"].as_array_mut().unwrap() {
@@ -879,13 +878,24 @@ fn write_example_pages() {
             ]);
         }
     });
-    write("members", one(&mirror));
+    pages.push(("members", one(&mirror)));
     let (runs, c) = three();
-    write(
-        "compare",
-        page(&Page {
-            runs: runs.iter().map(|r| (&r.report, None)).collect(),
-            comparison: Some(&c),
-        }),
-    );
+    let compared = page(&Page {
+        runs: runs.iter().map(|r| (&r.report, None)).collect(),
+        comparison: Some(&c),
+    });
+    pages.push(("compare", compared));
+    for (name, html) in &pages {
+        eprintln!("example page {name}");
+        check_page(html);
+        assert!(!figures(html).is_empty(), "{name}: no chart");
+    }
+    let has = |name: &str, kind: &str| pages.iter().any(|(n, html)| *n == name && kinds(html).contains_key(kind));
+    assert!(has("members", "members"), "the mirror's page shows its members");
+    assert!(has("compare", "compare-bars"), "the comparison's page compares");
+    if let Some(dir) = std::env::var_os("IOLAB_HTML_EXAMPLES") {
+        for (name, html) in &pages {
+            std::fs::write(std::path::Path::new(&dir).join(format!("iolab-{name}-report.html")), html).unwrap();
+        }
+    }
 }
