@@ -1013,3 +1013,43 @@ proptest::proptest! {
         proptest::prop_assert_eq!(count(&svg, "class=\"pt\""), drawable);
     }
 }
+
+/// Issue 24: no function of the writer over 120 lines. A function runs
+/// from its `fn` line to the `}` at the same indentation.
+#[test]
+fn no_function_is_over_120_lines() {
+    let files = [
+        ("mod.rs", include_str!("mod.rs")),
+        ("axis.rs", include_str!("axis.rs")),
+        ("text.rs", include_str!("text.rs")),
+        ("frame.rs", include_str!("frame.rs")),
+        ("line.rs", include_str!("line.rs")),
+        ("bar.rs", include_str!("bar.rs")),
+        ("check.rs", include_str!("check.rs")),
+    ];
+    let mut seen = 0;
+    for (file, src) in files {
+        let mut open: Option<(usize, usize, &str)> = None; // indentation, first line, the line
+        for (i, line) in src.lines().enumerate() {
+            let code = line.trim_start();
+            let indent = line.len() - code.len();
+            match open {
+                None => {
+                    let sig = ["fn ", "pub fn ", "pub(super) fn ", "pub(crate) fn ", "const fn "];
+                    if sig.iter().any(|s| code.starts_with(s)) && !code.ends_with(';') && !code.ends_with('}') {
+                        open = Some((indent, i, code));
+                    }
+                }
+                Some((at, first, sig)) if code == "}" && indent == at => {
+                    let len = i - first + 1;
+                    assert!(len <= 120, "{file}: `{sig}` is {len} lines");
+                    seen += 1;
+                    open = None;
+                }
+                Some(_) => {}
+            }
+        }
+        assert!(open.is_none(), "{file}: a function without its end");
+    }
+    assert!(seen > 80, "only {seen} functions found");
+}
