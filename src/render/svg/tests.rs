@@ -538,7 +538,7 @@ fn milliseconds(v: f64) -> String {
     format!("{:.0} ms", v * 1e3)
 }
 
-/// Lines: log axes, reference lines, bands and markers, every style, ranges the data exceed, edge cases.
+/// Lines: log axes, reference lines, bands and markers, every style, ranges the data exceed.
 fn representative_lines() -> Vec<(&'static str, LineChart)> {
     let mut out = Vec::new();
 
@@ -647,7 +647,12 @@ fn representative_lines() -> Vec<(&'static str, LineChart)> {
     ));
     out.push(("line_si_prefixes", c));
 
-    // Edge cases: nothing, an empty series on a log axis, one point, equal values, a 1 × 1 chart, no titles.
+    out
+}
+
+/// Lines at the edges: nothing, an empty series on a log axis, one point, equal values, a 1 × 1 chart, no titles.
+fn edge_case_lines() -> Vec<(&'static str, LineChart)> {
+    let mut out = Vec::new();
     out.push((
         "line_no_series",
         LineChart::new("empty", Axis::linear("x", ""), Axis::linear("y", "")),
@@ -776,14 +781,18 @@ fn representative_charts_are_written_as_before() {
     });
     let charts = representative_lines()
         .into_iter()
+        .chain(edge_case_lines())
         .map(|(n, c)| (n, c.to_svg()))
         .chain(representative_bars().into_iter().map(|(n, c)| (n, c.to_svg())))
         .chain([("escaped_line", line.to_svg()), ("escaped_bars", bars.to_svg())]);
     insta::with_settings!({snapshot_path => "snapshots", omit_expression => true}, {
+        let mut n = 0;
         for (name, svg) in charts {
             assert_ok(&svg);
             insta::assert_snapshot!(name, svg);
+            n += 1;
         }
+        assert_eq!(n, 21, "one snapshot per chart in src/render/svg/snapshots/");
     });
 }
 
