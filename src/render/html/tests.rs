@@ -108,169 +108,10 @@ fn battery(warmup: usize, secs: usize) -> Report {
     })
 }
 
-// ------------------------------------------------------------ a tiny HTML reader
+// ------------------------------------------------------------ reading the page
 
-/// One piece of the page.
-#[derive(Debug, PartialEq)]
-enum Tok<'a> {
-    /// Name, attributes, whether self-closed (`<meta …/>`).
-    Open(&'a str, Vec<(&'a str, &'a str)>, bool),
-    Close(&'a str),
-    Text(&'a str),
-}
-
-/// The page as tokens, checked on the way: one doctype first, tags and
-/// attributes well-formed (values quoted, no attribute twice), `<` never
-/// in text or values, every `&` a known reference, `<style>` raw text
-/// without a closing tag inside it.
-fn tokens(s: &str) -> Result<Vec<Tok<'_>>, String> {
-    fn check_refs(t: &str) -> Result<(), String> {
-        let mut rest = t;
-        while let Some(i) = rest.find('&') {
-            let r = &rest[i + 1..];
-            let end = r.find(';').ok_or_else(|| format!("unterminated reference in {t:?}"))?;
-            let name = &r[..end];
-            let ok = matches!(name, "amp" | "lt" | "gt" | "quot" | "apos")
-                || name
-                    .strip_prefix('#')
-                    .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()));
-            if !ok {
-                return Err(format!("bad reference &{name}; in {t:?}"));
-            }
-            rest = &r[end + 1..];
-        }
-        if t.contains('<') { Err(format!("raw < in {t:?}")) } else { Ok(()) }
-    }
-    let is_name = |n: &str| {
-        !n.is_empty()
-            && n.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-            && n.chars().all(|c| c.is_ascii_alphanumeric() || "-_:".contains(c))
-    };
-    let rest = s
-        .strip_prefix("<!DOCTYPE html>\n")
-        .ok_or("the page does not start with <!DOCTYPE html>")?;
-    let mut out = Vec::new();
-    let mut rest = rest;
-    while !rest.is_empty() {
-        let Some(lt) = rest.find('<') else {
-            check_refs(rest)?;
-            out.push(Tok::Text(rest));
-            break;
-        };
-        if lt > 0 {
-            check_refs(&rest[..lt])?;
-            out.push(Tok::Text(&rest[..lt]));
-        }
-        let tag_src = &rest[lt + 1..];
-        let mut quote = None;
-        let mut end = None;
-        for (i, c) in tag_src.char_indices() {
-            match (quote, c) {
-                (None, '"') => quote = Some(c),
-                (Some(q), c) if c == q => quote = None,
-                (None, '>') => {
-                    end = Some(i);
-                    break;
-                }
-                _ => {}
-            }
-        }
-        let end = end.ok_or("unterminated tag")?;
-        let tag = &tag_src[..end];
-        rest = &tag_src[end + 1..];
-        if let Some(name) = tag.strip_prefix('/') {
-            if !is_name(name) {
-                return Err(format!("bad closing tag </{name}>"));
-            }
-            out.push(Tok::Close(name));
-            continue;
-        }
-        let (body, empty) = match tag.strip_suffix('/') {
-            Some(b) => (b, true),
-            None => (tag, false),
-        };
-        let name_end = body.find(char::is_whitespace).unwrap_or(body.len());
-        let name = &body[..name_end];
-        if !is_name(name) {
-            return Err(format!("bad element name {name:?}"));
-        }
-        let mut attrs = Vec::new();
-        let mut a = body[name_end..].trim_start();
-        while !a.is_empty() {
-            let eq = a.find('=').ok_or_else(|| format!("attribute without value in <{name}>"))?;
-            let an = a[..eq].trim();
-            if !is_name(an) || attrs.iter().any(|(n, _)| *n == an) {
-                return Err(format!("bad or repeated attribute {an:?} in <{name}>"));
-            }
-            let after = a[eq + 1..].strip_prefix('"').ok_or("unquoted attribute")?;
-            let close = after.find('"').ok_or("unterminated attribute")?;
-            check_refs(&after[..close])?;
-            attrs.push((an, &after[..close]));
-            let tail = &after[close + 1..];
-            if !tail.is_empty() && !tail.starts_with(char::is_whitespace) {
-                return Err(format!("no space between attributes in <{name}>"));
-            }
-            a = tail.trim_start();
-        }
-        out.push(Tok::Open(name, attrs, empty));
-        if name == "style" && !empty {
-            let close = rest.find("</style>").ok_or("unclosed <style>")?;
-            if rest[..close].contains('<') {
-                return Err("< inside <style>".into());
-            }
-            out.push(Tok::Text(&rest[..close]));
-            rest = &rest[close..];
-        }
-    }
-    Ok(out)
-}
-
-/// HTML's void elements: written self-closed, never closed.
-const VOID: [&str; 4] = ["meta", "br", "hr", "img"];
-
-/// Checks the page: [`tokens`], then tags that nest and match (HTML's
-/// void elements self-closed, no other HTML element; inside `<svg>` any
-/// element may be), one `<html>` root with nothing outside it.
-fn well_formed(s: &str) -> Result<(), String> {
-    let toks = tokens(s)?;
-    let mut stack: Vec<&str> = Vec::new();
-    let mut roots = 0;
-    for t in &toks {
-        match t {
-            Tok::Open(name, _, empty) => {
-                // SVG elements may be self-closed; HTML ones only when void (and then always).
-                let in_svg = stack.contains(&"svg");
-                if !in_svg && VOID.contains(name) != *empty {
-                    return Err(format!("<{name}> self-closed wrongly"));
-                }
-                if stack.is_empty() {
-                    roots += 1;
-                }
-                if !empty {
-                    stack.push(name);
-                }
-            }
-            Tok::Close(name) => {
-                let open = stack.pop().ok_or_else(|| format!("</{name}> without an open tag"))?;
-                if open != *name {
-                    return Err(format!("</{name}> closes <{open}>"));
-                }
-            }
-            Tok::Text(t) => {
-                if stack.is_empty() && !t.trim().is_empty() {
-                    return Err(format!("text outside the root: {t:?}"));
-                }
-            }
-        }
-    }
-    if !stack.is_empty() {
-        return Err(format!("unclosed <{}>", stack.join("> <")));
-    }
-    if roots != 1 {
-        return Err(format!("{roots} root elements"));
-    }
-    Ok(())
-}
+// The page is read by render's one markup checker, the charts' too.
+use crate::render::svg::check::{Tok, page_tokens as tokens, well_formed_page as well_formed};
 
 fn assert_ok(html: &str) {
     if let Err(e) = well_formed(html) {
@@ -1015,18 +856,17 @@ fn the_structure_of_a_small_report() {
     });
 }
 
-/// Writes example pages to `IOLAB_HTML_EXAMPLES` (a directory, /tmp by
-/// default), for looking at them in a browser.
+/// Example pages of every kind of result: every fixture, a 100-zone scan,
+/// a battery of a minute per run, a mirror read from one member, a
+/// comparison of three runs. Each is a page as [`check_page`] wants it
+/// (well-formed, self-contained, every chart with its table) with at least
+/// one chart. With `IOLAB_HTML_EXAMPLES` set to a directory, they are also
+/// written there as `iolab-NAME-report.html`, for looking at them in a browser.
 #[test]
-#[ignore]
-fn write_example_pages() {
-    let dir = std::env::var("IOLAB_HTML_EXAMPLES").unwrap_or_else(|_| "/tmp".into());
-    let write = |name: &str, html: String| std::fs::write(format!("{dir}/iolab-{name}-report.html"), html).unwrap();
-    for name in ["demo", "scan", "scale", "time", "files", "steady", "mix", "dd"] {
-        write(name, one(&report(name)));
-    }
-    write("scan100", one(&scan_of(100)));
-    write("battery", one(&battery(1, 60)));
+fn example_pages_are_checked_pages() {
+    let mut pages: Vec<(&str, String)> = RUNS.iter().map(|&name| (name, one(&report(name)))).collect();
+    pages.push(("scan100", one(&scan_of(100))));
+    pages.push(("battery", one(&battery(1, 60))));
     // A mirror read from one member only, per second.
     let mirror = edited("demo", |v| {
         for run in v["jobs"][0]["runs"].as_array_mut().unwrap() {
@@ -1038,13 +878,24 @@ fn write_example_pages() {
             ]);
         }
     });
-    write("members", one(&mirror));
+    pages.push(("members", one(&mirror)));
     let (runs, c) = three();
-    write(
-        "compare",
-        page(&Page {
-            runs: runs.iter().map(|r| (&r.report, None)).collect(),
-            comparison: Some(&c),
-        }),
-    );
+    let compared = page(&Page {
+        runs: runs.iter().map(|r| (&r.report, None)).collect(),
+        comparison: Some(&c),
+    });
+    pages.push(("compare", compared));
+    for (name, html) in &pages {
+        eprintln!("example page {name}");
+        check_page(html);
+        assert!(!figures(html).is_empty(), "{name}: no chart");
+    }
+    let has = |name: &str, kind: &str| pages.iter().any(|(n, html)| *n == name && kinds(html).contains_key(kind));
+    assert!(has("members", "members"), "the mirror's page shows its members");
+    assert!(has("compare", "compare-bars"), "the comparison's page compares");
+    if let Some(dir) = std::env::var_os("IOLAB_HTML_EXAMPLES") {
+        for (name, html) in &pages {
+            std::fs::write(std::path::Path::new(&dir).join(format!("iolab-{name}-report.html")), html).unwrap();
+        }
+    }
 }
