@@ -1,0 +1,642 @@
+//! The neutral view of a result: what is said, not how a format says it.
+//!
+//! Each kind of result is turned once into a [`View`] by its builder in
+//! [`crate::render::views`]: sections with a heading, and in them facts,
+//! tables of typed [`Cell`]s, notes, warnings and charts' series. Text,
+//! Markdown, CSV and HTML each render a `View` and nothing else
+//! (`render/text.rs`, `markdown.rs`, `csv.rs`, `html/view.rs`); JSON stays
+//! the stored document. So a label is spelled once, in the builder, and a
+//! unit once, in the cell's formatting ([`cell`]): a bandwidth is a
+//! [`Cell::Bandwidth`] in bytes/s everywhere, shown in the chosen `--units`
+//! by the terminal and Markdown, in MB/s by the HTML page, and as the raw
+//! number by CSV.
+//!
+//! # What a format shows: [`Detail`]
+//! Formats legitimately differ in how much they show: the terminal is
+//! narrow (one row per test), Markdown and CSV keep a row per test and
+//! direction, CSV wants raw columns people need in a spreadsheet, the
+//! HTML page has per-test charts. The view marks such parts with a
+//! [`Detail`] (on a [`Section`], a block through [`Block::Only`], or a
+//! [`Column`]), and each renderer says which details it shows in its one
+//! `SHOWS` list. No builder names a format; no renderer knows a kind.
+//!
+//! | renderer | shows |
+//! |---|---|
+//! | text (`Format::Table`) | All, Brief, Lines, Human |
+//! | Markdown | All, Full, Lines, Human |
+//! | HTML | All, Brief, Page, Human |
+//! | CSV | All, Full, Raw — and of the tables only the view's [`Table::records`] |
+//!
+//! # How to port a kind of result
+//! 1. Write `src/render/views/KIND.rs` with one `pub fn view(..) -> View`
+//!    (or sections, when the kind shares a run's sections), from the model
+//!    only: read figures from the model and its accessors in
+//!    [`crate::summary`] (`summary::figures`); a figure the model lacks is
+//!    a new accessor there, never arithmetic in the builder beyond unit
+//!    conversions. Word every label here, once; put figures in typed cells
+//!    ([`Cell::Bandwidth`], [`Cell::Latency`], [`Cell::Bytes`]…) and in
+//!    sentences as [`Span::Figure`]s, never pre-formatted numbers, so
+//!    `--units` and each format's rules apply.
+//! 2. Lay it out: a [`Section`] per part, with an `id` unique in the view
+//!    (the HTML page prefixes the run's) and a `class` (the HTML section's
+//!    class); a [`Heading::Outline`] for a heading only a page's outline
+//!    needs, [`Heading::Shown`] for one every format prints.
+//! 3. Mark what only some formats show with [`Detail`] (a terse table for
+//!    screens, `Brief`, beside the complete one, `Full`; lines under the
+//!    tables for formats of lines, `Lines`; per-test charts, `Page`; raw
+//!    columns, `Raw`), and name the one table CSV writes with
+//!    [`Table::records`]. Charts carry their numbers ([`Chart::numbers`]):
+//!    Markdown shows them as a table, HTML beside the chart, the terminal
+//!    draws a curve when the chart is one series on linear axes.
+//! 4. Add the kind to [`crate::render::views::run`] (one match arm) and
+//!    delete its old per-format code (its legacy arm in `render/legacy.rs`,
+//!    its HTML section in `render/html/`). The snapshots in
+//!    `src/render/snapshots/` pin the output: a snapshot may change only
+//!    where a wording that had drifted between formats becomes one.
+//! 5. Test the builder on the fixtures in `tests/fixtures/render/` (the
+//!    snapshots do most of it) and anything new in [`cell`] per format.
+//!
+//! Adding a format: a renderer of `View` with its `SHOWS` list, and an
+//! [`crate::render::Exporter`] calling it. Adding a kind: steps 1–4.
+
+pub mod cell;
+
+pub use cell::{Badge, Cell, Fmt, Latency, Line, Place, Span};
+
+use crate::judge::Severity;
+
+/// The words of the list of warnings in the formats that title it.
+pub const WARNINGS: &str = "Warnings";
+
+/// A result as formats show it.
+#[derive(Clone, Debug, Default)]
+pub struct View {
+    /// What the result is, on what: a page's title.
+    pub title: String,
+    pub sections: Vec<Section>,
+}
+
+/// Who shows a part of a view (see the module doc's table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// Every format.
+    All,
+    /// The terse form for screens: one row per test (the terminal, HTML).
+    Brief,
+    /// The complete rows, for documents and spreadsheets (Markdown, CSV).
+    Full,
+    /// Lines under the tables, for formats made of lines (the terminal,
+    /// Markdown): a page says the same in its header and legends.
+    Lines,
+    /// What a page with room and an outline adds (HTML): per-test charts,
+    /// legends beside the tables, notes under their rows.
+    Page,
+    /// For people, not spreadsheets (every format but CSV).
+    Human,
+    /// Raw figures only spreadsheets want (CSV).
+    Raw,
+}
+
+impl Detail {
+    /// Whether a renderer showing `shows` shows this.
+    pub fn shown(self, shows: &[Detail]) -> bool {
+        self == Detail::All || shows.contains(&self)
+    }
+}
+
+/// A section's heading.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Heading {
+    /// None: the section goes on from what comes before it (a footer).
+    None,
+    /// For a page's outline only (HTML headings and contents); formats of
+    /// lines leave it out, the section's first block saying what it is.
+    Outline(String),
+    /// Printed by every format.
+    Shown(String),
+}
+
+impl Heading {
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Heading::None => None,
+            Heading::Outline(t) | Heading::Shown(t) => Some(t),
+        }
+    }
+}
+
+/// One part of a view.
+#[derive(Clone, Debug)]
+pub struct Section {
+    /// Unique in the view (HTML: the element's id, after the run's).
+    pub id: String,
+    /// What kind of section it is (HTML: its class).
+    pub class: &'static str,
+    pub heading: Heading,
+    pub detail: Detail,
+    pub blocks: Vec<Block>,
+    /// Sections under it (HTML: one heading level down).
+    pub sections: Vec<Section>,
+}
+
+impl Section {
+    pub fn new(class: &'static str, id: impl Into<String>, heading: Heading) -> Section {
+        Section {
+            id: id.into(),
+            class,
+            heading,
+            detail: Detail::All,
+            blocks: Vec::new(),
+            sections: Vec::new(),
+        }
+    }
+
+    /// Shown only where `detail` is.
+    pub fn only(mut self, detail: Detail) -> Section {
+        self.detail = detail;
+        self
+    }
+
+    /// Adds a block; empty lists and tables without columns are left out.
+    pub fn push(&mut self, b: Block) {
+        if !b.is_empty() {
+            self.blocks.push(b);
+        }
+    }
+}
+
+/// What a section holds.
+#[derive(Clone, Debug)]
+pub enum Block {
+    Paragraph(Paragraph),
+    /// Name and value, in order: a short sheet of facts.
+    Facts(Vec<Fact>),
+    Table(Table),
+    Chart(Box<Chart>),
+    /// Lines under a table: units, legends, what stopped a run.
+    Notes(Vec<Note>),
+    Warnings(Vec<Warning>),
+    /// A block shown only where its detail is.
+    Only(Detail, Box<Block>),
+}
+
+impl Block {
+    pub fn only(detail: Detail, b: Block) -> Block {
+        Block::Only(detail, Box::new(b))
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            Block::Facts(v) => v.is_empty(),
+            Block::Notes(v) => v.is_empty(),
+            Block::Warnings(v) => v.is_empty(),
+            Block::Table(t) => t.columns.is_empty(),
+            Block::Only(_, b) => b.is_empty(),
+            Block::Paragraph(_) | Block::Chart(_) => false,
+        }
+    }
+}
+
+/// How a paragraph reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    Plain,
+    /// A subtitle: what a section is about.
+    Muted,
+    /// The result's verdict; `alert` when it found something wrong.
+    Verdict {
+        alert: bool,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Paragraph {
+    pub tone: Tone,
+    pub line: Line,
+}
+
+impl Block {
+    pub fn paragraph(tone: Tone, line: impl Into<Line>) -> Block {
+        Block::Paragraph(Paragraph { tone, line: line.into() })
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Fact {
+    pub label: String,
+    pub value: Line,
+}
+
+impl Fact {
+    pub fn new(label: impl Into<String>, value: impl Into<Line>) -> Fact {
+        Fact {
+            label: label.into(),
+            value: value.into(),
+        }
+    }
+}
+
+/// What a note says about the result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoteTone {
+    /// Units, legends, the target: said plainly.
+    Plain,
+    /// The run stopped early (a signal): emphasised where a format can.
+    Stopped,
+    /// Something failed: emphasised, and coloured on a terminal.
+    Failed,
+}
+
+#[derive(Clone, Debug)]
+pub struct Note {
+    pub tone: NoteTone,
+    pub line: Line,
+}
+
+impl Note {
+    pub fn plain(line: impl Into<Line>) -> Note {
+        Note {
+            tone: NoteTone::Plain,
+            line: line.into(),
+        }
+    }
+
+    pub fn new(tone: NoteTone, line: impl Into<Line>) -> Note {
+        Note { tone, line: line.into() }
+    }
+}
+
+/// A warning: a judge's diagnostic, with what it concerns.
+#[derive(Clone, Debug)]
+pub struct Warning {
+    pub code: String,
+    pub severity: Severity,
+    /// What it concerns ("all tests", test names); `None`: the section's subject.
+    pub scope: Option<String>,
+    pub message: String,
+}
+
+// ------------------------------------------------------------ tables
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// A table's column.
+#[derive(Clone, Debug)]
+pub struct Column {
+    /// Its heading for people; a bandwidth column's unit follows it ([`Column::heading`]).
+    pub label: String,
+    /// Its name for programs (the CSV header): snake_case, unit included (`bw_bytes_per_s`).
+    pub key: String,
+    pub align: Align,
+    pub detail: Detail,
+    /// Its cells are bandwidths without their unit: the heading says it.
+    pub bandwidth: bool,
+}
+
+impl Column {
+    /// A column of words, left-aligned.
+    pub fn text(label: impl Into<String>, key: impl Into<String>) -> Column {
+        Column {
+            label: label.into(),
+            key: key.into(),
+            align: Align::Left,
+            detail: Detail::All,
+            bandwidth: false,
+        }
+    }
+
+    /// A column of figures, right-aligned.
+    pub fn figure(label: impl Into<String>, key: impl Into<String>) -> Column {
+        Column {
+            align: Align::Right,
+            ..Column::text(label, key)
+        }
+    }
+
+    /// A column of bandwidths: "Read MB/s" (or just "MB/s" with an empty label).
+    pub fn bandwidth(label: impl Into<String>, key: impl Into<String>) -> Column {
+        Column {
+            bandwidth: true,
+            ..Column::figure(label, key)
+        }
+    }
+
+    pub fn only(mut self, detail: Detail) -> Column {
+        self.detail = detail;
+        self
+    }
+
+    /// The heading, in the bandwidth unit `f` shows.
+    pub fn heading(&self, f: &Fmt) -> String {
+        match (self.bandwidth, self.label.is_empty()) {
+            (false, _) => self.label.clone(),
+            (true, true) => f.bw.label().to_string(),
+            (true, false) => format!("{} {}", self.label, f.bw.label()),
+        }
+    }
+}
+
+/// One row: its cells, and the warnings only it carries (a page puts them under it).
+#[derive(Clone, Debug, Default)]
+pub struct Row {
+    pub cells: Vec<Cell>,
+    pub warnings: Vec<Warning>,
+}
+
+impl From<Vec<Cell>> for Row {
+    fn from(cells: Vec<Cell>) -> Row {
+        Row {
+            cells,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Row>,
+    /// The result's records: a format that holds one table (CSV) writes this one.
+    pub records: bool,
+    /// The result's headline table (HTML: CrystalDiskMark's look, a bar
+    /// behind each bandwidth, as long as the fastest on the table).
+    pub headline: bool,
+    /// Consecutive rows with the same first cell share it (a timeline's window).
+    pub grouped: bool,
+}
+
+impl Table {
+    pub fn new(columns: Vec<Column>) -> Table {
+        Table {
+            columns,
+            ..Table::default()
+        }
+    }
+
+    pub fn row(&mut self, row: impl Into<Row>) {
+        self.rows.push(row.into());
+    }
+
+    /// The indices of the columns a renderer showing `shows` shows.
+    pub fn shown(&self, shows: &[Detail]) -> Vec<usize> {
+        (0..self.columns.len()).filter(|&i| self.columns[i].detail.shown(shows)).collect()
+    }
+}
+
+// ------------------------------------------------------------ charts
+
+/// What an axis's values are; each format picks its display unit.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Quantity {
+    /// Bytes per second.
+    Bandwidth,
+    /// Bytes (positions, sizes).
+    Bytes,
+    /// Nanoseconds.
+    Latency,
+    Seconds,
+    /// Plain numbers in the unit named (may be empty).
+    Number(String),
+}
+
+impl Quantity {
+    /// A value as a cell, as precise as a table writes it.
+    pub fn exact(&self, v: f64) -> Cell {
+        match self {
+            Quantity::Bandwidth => Cell::bandwidth(v),
+            Quantity::Bytes => Cell::Bytes(v.max(0.0) as u64),
+            Quantity::Latency => Cell::latency(v),
+            Quantity::Seconds => Cell::seconds(v, 3),
+            Quantity::Number(_) => Cell::number(v, 2),
+        }
+    }
+
+    /// A value as a cell for an axis's ticks: one decimal less.
+    pub fn coarse(&self, v: f64) -> Cell {
+        match self {
+            Quantity::Bandwidth => Cell::bandwidth_coarse(v),
+            Quantity::Seconds => Cell::seconds(v, 1),
+            Quantity::Number(_) => Cell::number(v, 1),
+            _ => self.exact(v),
+        }
+    }
+
+    /// The unit numbers without theirs are in (a tick's, a column's).
+    pub fn unit(&self, f: &Fmt) -> String {
+        match self {
+            Quantity::Bandwidth => f.bw.label().to_string(),
+            Quantity::Bytes => "bytes".into(),
+            Quantity::Latency => "ns".into(),
+            Quantity::Seconds => "s".into(),
+            Quantity::Number(u) => u.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    Linear,
+    Log10,
+    Log2,
+}
+
+/// How an axis's ticks are labelled.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ticks {
+    Auto,
+    /// Byte counts named as block sizes (4K, 1M).
+    BlockSizes,
+    /// Positions 0, 1, 2… named by these words (percentiles).
+    Named(Vec<String>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Axis {
+    pub label: String,
+    pub quantity: Quantity,
+    pub scale: Scale,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub ticks: Ticks,
+}
+
+impl Axis {
+    pub fn new(label: impl Into<String>, quantity: Quantity, scale: Scale) -> Axis {
+        Axis {
+            label: label.into(),
+            quantity,
+            scale,
+            min: None,
+            max: None,
+            ticks: Ticks::Auto,
+        }
+    }
+
+    pub fn linear(label: impl Into<String>, quantity: Quantity) -> Axis {
+        Axis::new(label, quantity, Scale::Linear)
+    }
+
+    /// Starting at zero.
+    pub fn from_zero(mut self) -> Axis {
+        self.min = Some(0.0);
+        self
+    }
+
+    pub fn range(mut self, min: Option<f64>, max: Option<f64>) -> Axis {
+        self.min = min;
+        self.max = max;
+        self
+    }
+
+    pub fn ticks(mut self, ticks: Ticks) -> Axis {
+        self.ticks = ticks;
+        self
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeriesStyle {
+    Line,
+    Dots,
+    LineDots,
+    /// Each value holds until the next point's x (time bins).
+    Step,
+}
+
+/// A line chart's series: (x, y) in the axes' quantities.
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+    pub style: SeriesStyle,
+    /// A palette index, so a direction keeps its colour across charts.
+    pub color: Option<usize>,
+}
+
+impl Series {
+    pub fn new(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            name: name.into(),
+            points,
+            style: SeriesStyle::Line,
+            color: None,
+        }
+    }
+
+    pub fn style(mut self, style: SeriesStyle) -> Series {
+        self.style = style;
+        self
+    }
+
+    pub fn color(mut self, c: usize) -> Series {
+        self.color = Some(c);
+        self
+    }
+}
+
+/// A bar chart's group: one value per category, optional whiskers (low, high).
+#[derive(Clone, Debug)]
+pub struct BarGroup {
+    pub name: String,
+    pub values: Vec<Option<f64>>,
+    pub whiskers: Option<Vec<Option<(f64, f64)>>>,
+    pub color: Option<usize>,
+}
+
+/// A reference drawn across a category (an ideal sum, an expected rate).
+#[derive(Clone, Debug)]
+pub struct Reference {
+    pub label: String,
+    pub values: Vec<Option<f64>>,
+}
+
+/// What a chart draws.
+#[derive(Clone, Debug)]
+pub enum Plot {
+    /// Series against an x axis.
+    Lines { x: Axis, series: Vec<Series> },
+    /// Bars by category.
+    Bars {
+        categories: Vec<String>,
+        groups: Vec<BarGroup>,
+        references: Vec<Reference>,
+    },
+}
+
+/// A labelled value on an axis: a horizontal line (y) or a marker (x).
+#[derive(Clone, Debug)]
+pub struct Mark {
+    pub label: String,
+    pub at: f64,
+}
+
+impl Mark {
+    pub fn new(label: impl Into<String>, at: f64) -> Mark {
+        Mark { label: label.into(), at }
+    }
+}
+
+/// A labelled stretch of the x axis (a warm-up, a run).
+#[derive(Clone, Debug)]
+pub struct Band {
+    pub label: String,
+    pub from: f64,
+    pub to: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Chart {
+    /// What it shows, stable across versions (HTML: `data-chart`).
+    pub kind: String,
+    pub title: String,
+    /// What to read in it.
+    pub caption: Line,
+    pub y: Axis,
+    pub plot: Plot,
+    pub hlines: Vec<Mark>,
+    pub markers: Vec<Mark>,
+    pub bands: Vec<Band>,
+    /// Its numbers, as a table: beside it on a page, in its place where
+    /// charts are not drawn.
+    pub numbers: Table,
+}
+
+impl Chart {
+    pub fn lines(kind: &str, title: impl Into<String>, x: Axis, y: Axis) -> Chart {
+        Chart {
+            kind: kind.to_string(),
+            title: title.into(),
+            caption: Line::default(),
+            y,
+            plot: Plot::Lines { x, series: Vec::new() },
+            hlines: Vec::new(),
+            markers: Vec::new(),
+            bands: Vec::new(),
+            numbers: Table::default(),
+        }
+    }
+
+    /// Adds a series (to a line chart).
+    pub fn series(&mut self, s: Series) {
+        if let Plot::Lines { series, .. } = &mut self.plot {
+            series.push(s);
+        }
+    }
+
+    /// The one series of a line chart on linear axes: what a text curve can draw.
+    pub fn curve(&self) -> Option<(&Axis, &Series)> {
+        match &self.plot {
+            Plot::Lines { x, series } if series.len() == 1 && x.scale == Scale::Linear && self.y.scale == Scale::Linear => {
+                Some((x, &series[0]))
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,37 @@
+//! One builder per kind of result: the model turned once into a
+//! [`View`], worded here and nowhere else (the recipe is in
+//! [`crate::render::view`]'s module doc). Builders read the model and its
+//! accessors in [`crate::summary`]; they format nothing themselves: figures
+//! go into typed cells.
+
+pub mod capacity;
+pub mod jobs;
+pub mod scan;
+
+use super::view::View;
+use crate::summary::{Body, Report};
+
+/// A run's view, or `None` for the kinds still rendered by
+/// `render/legacy.rs` and their HTML sections (scale, time, app suites,
+/// verify) until they are ported.
+pub fn run(r: &Report) -> Option<View> {
+    let mut v = View {
+        title: format!("iolab {}: {}", r.command, r.target.path),
+        sections: Vec::new(),
+    };
+    match &r.body {
+        Body::Jobs(_) => {
+            v.sections.push(jobs::summary(r, true));
+            v.sections.push(jobs::footer(r));
+        }
+        Body::Scan { scan: sc, .. } => {
+            v.sections.push(jobs::summary(r, false));
+            v.sections.push(scan::section(r, sc));
+            v.sections.push(jobs::footer(r));
+        }
+        Body::Capacity(c) => v.sections.push(capacity::section(r, c)),
+        Body::Scale { .. } | Body::Time(_) | Body::App(_) | Body::Verify(_) => return None,
+    }
+    v.sections.extend(jobs::per_test_sections(r));
+    Some(v)
+}
