@@ -74,7 +74,7 @@ pub fn curve(c: &Chart, width: usize, height: usize, f: &Fmt) -> String {
         .points
         .iter()
         .map(|p| p.1)
-        .chain(c.hlines.iter().map(|h| h.at))
+        .chain(c.hlines.iter().map(|h| h.value))
         .fold(0.0, f64::max);
     let top = highest.max(1.0) * 1.05;
     let label_w = label(top).len().max(5);

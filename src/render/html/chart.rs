@@ -4,8 +4,8 @@
 //! with its numbers in a table beside or under it (folded when long).
 
 use super::{CHART_H, CHART_W, Grid, Out};
-use crate::render::svg::{self, BarChart, BarSeries, HLine, LineChart, Marker, TickFormat};
-use crate::render::view::{Axis, Chart, Fmt, Place, Plot, Quantity, Scale, SeriesStyle, Table, Ticks};
+use crate::render::svg::{self, Band, BarChart, BarSeries, HLine, LineChart, Marker, Series, TickFormat};
+use crate::render::view::{Axis, Chart, Fmt, Place, Plot, Quantity, Table, Ticks};
 use std::cell::RefCell;
 
 /// The page's figures: bandwidth always in MB/s.
@@ -82,28 +82,14 @@ fn named(v: f64) -> String {
 }
 
 fn axis(a: &Axis, unit: String, div: f64) -> svg::Axis {
-    let scale = match a.scale {
-        Scale::Linear => svg::Scale::Linear,
-        Scale::Log10 => svg::Scale::Log10,
-        Scale::Log2 => svg::Scale::Log2,
-    };
     let format = match &a.ticks {
         Ticks::Auto => TickFormat::Auto,
         Ticks::BlockSizes => TickFormat::Binary,
         Ticks::Named(_) => TickFormat::Custom(named),
     };
-    svg::Axis::new(a.label.clone(), unit, scale)
+    svg::Axis::new(a.label.clone(), unit, a.scale)
         .with_range(a.min.map(|v| v / div), a.max.map(|v| v / div))
         .with_format(format)
-}
-
-fn style(s: SeriesStyle) -> svg::SeriesStyle {
-    match s {
-        SeriesStyle::Line => svg::SeriesStyle::Line,
-        SeriesStyle::Dots => svg::SeriesStyle::Dots,
-        SeriesStyle::LineDots => svg::SeriesStyle::LineDots,
-        SeriesStyle::Step => svg::SeriesStyle::Step,
-    }
 }
 
 /// The chart as inline SVG.
@@ -128,18 +114,21 @@ pub(super) fn to_svg(c: &Chart) -> String {
             references,
         } => {
             let ys = groups.iter().flat_map(|g| g.values.iter().flatten().copied());
-            let (yu, yd) = display(&c.y.quantity, ys.chain(c.hlines.iter().map(|h| h.at)));
+            let (yu, yd) = display(&c.y.quantity, ys.chain(c.hlines.iter().map(|h| h.value)));
             let scale = |v: &[Option<f64>]| v.iter().map(|v| v.map(|v| v / yd)).collect::<Vec<_>>();
             let mut chart = BarChart::new(c.title.clone(), categories.clone(), axis(&c.y, yu, yd));
             chart.width = CHART_W;
             chart.height = CHART_H;
             for g in groups {
-                let mut b = BarSeries::new(g.name.clone(), scale(&g.values));
-                if let Some(w) = &g.whiskers {
-                    b = b.with_whiskers(w.iter().map(|w| w.map(|(l, h)| (l / yd, h / yd))).collect());
-                }
-                b.color = g.color;
-                chart.groups.push(b);
+                let whiskers = g
+                    .whiskers
+                    .as_ref()
+                    .map(|w| w.iter().map(|w| w.map(|(l, h)| (l / yd, h / yd))).collect());
+                chart.groups.push(BarSeries {
+                    values: scale(&g.values),
+                    whiskers,
+                    ..g.clone()
+                });
             }
             chart.references = references
                 .iter()
@@ -148,7 +137,7 @@ pub(super) fn to_svg(c: &Chart) -> String {
                     values: scale(&r.values),
                 })
                 .collect();
-            chart.hlines = c.hlines.iter().map(|h| HLine::new(h.label.clone(), h.at / yd)).collect();
+            chart.hlines = hlines(c, yd);
             chart.to_svg()
         }
     };
@@ -156,25 +145,28 @@ pub(super) fn to_svg(c: &Chart) -> String {
     svg
 }
 
-fn lines(c: &Chart, x: &Axis, series: &[crate::render::view::Series]) -> String {
+/// The chart's horizontal lines, in the display unit (values divided by `div`).
+fn hlines(c: &Chart, div: f64) -> Vec<HLine> {
+    c.hlines.iter().map(|h| HLine::new(h.label.clone(), h.value / div)).collect()
+}
+
+fn lines(c: &Chart, x: &Axis, series: &[Series]) -> String {
     let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).chain(x.max);
     let ys = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
     let (xu, xd) = display(&x.quantity, xs);
-    let (yu, yd) = display(&c.y.quantity, ys.chain(c.hlines.iter().map(|h| h.at)));
+    let (yu, yd) = display(&c.y.quantity, ys.chain(c.hlines.iter().map(|h| h.value)));
     let mut chart = LineChart::new(c.title.clone(), axis(x, xu, xd), axis(&c.y, yu, yd));
     chart.width = CHART_W;
     chart.height = CHART_H;
-    for s in series {
-        let mut v = svg::Series::new(s.name.clone(), s.points.iter().map(|&(a, b)| (a / xd, b / yd)).collect()).with_style(style(s.style));
-        v.color = s.color;
-        chart.series.push(v);
-    }
-    chart.hlines = c.hlines.iter().map(|h| HLine::new(h.label.clone(), h.at / yd)).collect();
-    chart.markers = c.markers.iter().map(|m| Marker::new(m.label.clone(), m.at / xd)).collect();
-    chart.bands = c
-        .bands
+    chart.series = series
         .iter()
-        .map(|b| svg::Band::new(b.label.clone(), b.from / xd, b.to / xd))
+        .map(|s| Series {
+            points: s.points.iter().map(|&(a, b)| (a / xd, b / yd)).collect(),
+            ..s.clone()
+        })
         .collect();
+    chart.hlines = hlines(c, yd);
+    chart.markers = c.markers.iter().map(|m| Marker::new(m.label.clone(), m.x / xd)).collect();
+    chart.bands = c.bands.iter().map(|b| Band::new(b.label.clone(), b.from / xd, b.to / xd)).collect();
     chart.to_svg()
 }

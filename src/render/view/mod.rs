@@ -276,6 +276,18 @@ pub struct Warning {
     pub message: String,
 }
 
+impl From<&crate::judge::Diagnostic> for Warning {
+    /// A diagnostic about the section's subject.
+    fn from(d: &crate::judge::Diagnostic) -> Warning {
+        Warning {
+            code: d.code.as_str().to_string(),
+            severity: d.severity,
+            scope: None,
+            message: d.message.clone(),
+        }
+    }
+}
+
 // ------------------------------------------------------------ tables
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -388,6 +400,12 @@ impl Table {
 }
 
 // ------------------------------------------------------------ charts
+//
+// A chart's series, bars, lines, markers and bands are `render::svg`'s
+// plain data types, holding values in the axes' quantities (bytes/s,
+// bytes, ns, s) rather than display units: each format scales them.
+
+pub use crate::render::svg::{Band, BarSeries, HLine, Marker, Reference, Scale, Series, SeriesStyle};
 
 /// What an axis's values are; each format picks its display unit.
 #[derive(Clone, Debug, PartialEq)]
@@ -435,13 +453,6 @@ impl Quantity {
             Quantity::Number(u) => u.clone(),
         }
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scale {
-    Linear,
-    Log10,
-    Log2,
 }
 
 /// How an axis's ticks are labelled.
@@ -498,62 +509,6 @@ impl Axis {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SeriesStyle {
-    Line,
-    Dots,
-    LineDots,
-    /// Each value holds until the next point's x (time bins).
-    Step,
-}
-
-/// A line chart's series: (x, y) in the axes' quantities.
-#[derive(Clone, Debug)]
-pub struct Series {
-    pub name: String,
-    pub points: Vec<(f64, f64)>,
-    pub style: SeriesStyle,
-    /// A palette index, so a direction keeps its colour across charts.
-    pub color: Option<usize>,
-}
-
-impl Series {
-    pub fn new(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
-        Series {
-            name: name.into(),
-            points,
-            style: SeriesStyle::Line,
-            color: None,
-        }
-    }
-
-    pub fn style(mut self, style: SeriesStyle) -> Series {
-        self.style = style;
-        self
-    }
-
-    pub fn color(mut self, c: usize) -> Series {
-        self.color = Some(c);
-        self
-    }
-}
-
-/// A bar chart's group: one value per category, optional whiskers (low, high).
-#[derive(Clone, Debug)]
-pub struct BarGroup {
-    pub name: String,
-    pub values: Vec<Option<f64>>,
-    pub whiskers: Option<Vec<Option<(f64, f64)>>>,
-    pub color: Option<usize>,
-}
-
-/// A reference drawn across a category (an ideal sum, an expected rate).
-#[derive(Clone, Debug)]
-pub struct Reference {
-    pub label: String,
-    pub values: Vec<Option<f64>>,
-}
-
 /// What a chart draws.
 #[derive(Clone, Debug)]
 pub enum Plot {
@@ -562,30 +517,9 @@ pub enum Plot {
     /// Bars by category.
     Bars {
         categories: Vec<String>,
-        groups: Vec<BarGroup>,
+        groups: Vec<BarSeries>,
         references: Vec<Reference>,
     },
-}
-
-/// A labelled value on an axis: a horizontal line (y) or a marker (x).
-#[derive(Clone, Debug)]
-pub struct Mark {
-    pub label: String,
-    pub at: f64,
-}
-
-impl Mark {
-    pub fn new(label: impl Into<String>, at: f64) -> Mark {
-        Mark { label: label.into(), at }
-    }
-}
-
-/// A labelled stretch of the x axis (a warm-up, a run).
-#[derive(Clone, Debug)]
-pub struct Band {
-    pub label: String,
-    pub from: f64,
-    pub to: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -597,8 +531,8 @@ pub struct Chart {
     pub caption: Line,
     pub y: Axis,
     pub plot: Plot,
-    pub hlines: Vec<Mark>,
-    pub markers: Vec<Mark>,
+    pub hlines: Vec<HLine>,
+    pub markers: Vec<Marker>,
     pub bands: Vec<Band>,
     /// Its numbers, as a table: beside it on a page, in its place where
     /// charts are not drawn.

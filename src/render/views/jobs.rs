@@ -6,8 +6,8 @@
 //! throughput timeline, latency distribution and member devices.
 
 use crate::render::view::{
-    Axis, Badge, Band, Block, Cell, Chart, Column, Detail, Heading, Latency, Line, Mark, Note, NoteTone, Quantity, Row, Scale, Section,
-    Series, SeriesStyle, Span, Table, Ticks, Tone, Warning,
+    Axis, Badge, Band, Block, Cell, Chart, Column, Detail, HLine, Heading, Latency, Line, Marker, Note, NoteTone, Quantity, Row, Scale,
+    Section, Series, SeriesStyle, Span, Table, Ticks, Tone, Warning,
 };
 use crate::summary::figures::{IoMode, WarningGroup};
 use crate::summary::{JobReport, Report, Samples};
@@ -96,18 +96,31 @@ fn p99(j: &JobReport, ns: Option<u64>) -> Cell {
     }
 }
 
-/// One row per test: reads and writes side by side, the slower p99, the
-/// spread of each direction; the warnings only one test carries under its row.
-fn per_test(r: &Report, shared: &[&WarningGroup]) -> Table {
-    let mut t = Table::new(vec![
+/// The columns both forms of the summary have, each worded once.
+fn columns() -> [Column; 6] {
+    [
         Column::text("Test", "test"),
-        Column::bandwidth("Read", "read_bw_bytes_per_s"),
-        Column::bandwidth("Write", "write_bw_bytes_per_s"),
         Column::figure("IOPS", "iops"),
         Column::figure("p99 latency", "p99_latency_ns"),
         Column::figure("CPU %", "cpu_pct"),
         Column::text("Spread (min–max, CV)", "spread"),
-        Column::text("Warnings", "warnings").only(Detail::Page),
+        Column::text("Warnings", "warnings"),
+    ]
+}
+
+/// One row per test: reads and writes side by side, the slower p99, the
+/// spread of each direction; the warnings only one test carries under its row.
+fn per_test(r: &Report, shared: &[&WarningGroup]) -> Table {
+    let [test, iops, p99_col, cpu, spread, warnings] = columns();
+    let mut t = Table::new(vec![
+        test,
+        Column::bandwidth("Read", "read_bw_bytes_per_s"),
+        Column::bandwidth("Write", "write_bw_bytes_per_s"),
+        iops,
+        p99_col,
+        cpu,
+        spread,
+        warnings.only(Detail::Page),
     ]);
     t.headline = true;
     for j in r.jobs() {
@@ -115,12 +128,7 @@ fn per_test(r: &Report, shared: &[&WarningGroup]) -> Table {
             .warnings
             .iter()
             .filter(|w| !shared.iter().any(|g| w.code == g.code && g.message == w.message))
-            .map(|w| Warning {
-                code: w.code.as_str().to_string(),
-                severity: w.severity,
-                scope: None,
-                message: w.message.clone(),
-            })
+            .map(Warning::from)
             .collect();
         t.row(Row {
             cells: vec![
@@ -141,18 +149,19 @@ fn per_test(r: &Report, shared: &[&WarningGroup]) -> Table {
 
 /// One row per test and direction, with the raw spread for spreadsheets.
 fn per_direction(r: &Report) -> Table {
+    let [test, iops, p99_col, cpu, spread, warnings] = columns();
     let mut t = Table::new(vec![
-        Column::text("Test", "test"),
+        test,
         Column::text("Direction", "direction"),
         Column::bandwidth("", "bw_bytes_per_s"),
-        Column::figure("IOPS", "iops"),
-        Column::figure("p99 latency", "p99_latency_ns"),
-        Column::figure("CPU %", "cpu_pct"),
-        Column::text("Spread (min–max, CV)", "spread").only(Detail::Human),
+        iops,
+        p99_col,
+        cpu,
+        spread.only(Detail::Human),
         Column::figure("Slowest run", "bw_min_bytes_per_s").only(Detail::Raw),
         Column::figure("Fastest run", "bw_max_bytes_per_s").only(Detail::Raw),
         Column::figure("CV %", "bw_cv_pct").only(Detail::Raw),
-        Column::text("Warnings", "warnings"),
+        warnings,
     ]);
     for j in r.jobs() {
         for d in j.direction_figures() {
@@ -299,17 +308,7 @@ pub fn per_test_sections(r: &Report) -> Option<Section> {
     for (k, j) in jobs.iter().enumerate() {
         let mut js = Section::new("job", format!("job-{}", k + 1), Heading::Outline(j.name.clone()));
         js.push(Block::paragraph(Tone::Muted, job_facts(j)));
-        js.push(Block::Warnings(
-            j.warnings
-                .iter()
-                .map(|w| Warning {
-                    code: w.code.as_str().to_string(),
-                    severity: w.severity,
-                    scope: None,
-                    message: w.message.clone(),
-                })
-                .collect(),
-        ));
+        js.push(Block::Warnings(j.warnings.iter().map(Warning::from).collect()));
         if r.scan_zones_job().is_some_and(|z| std::ptr::eq(z, j)) {
             js.push(Block::paragraph(
                 Tone::Plain,
@@ -426,11 +425,7 @@ fn timeline(j: &JobReport) -> Option<Chart> {
         starts.push(at);
         ends.push(at + n);
         if n > 0 {
-            c.bands.push(Band {
-                label: w.label.clone(),
-                from: at as f64,
-                to: (at + n) as f64,
-            });
+            c.bands.push(Band::new(w.label.clone(), at as f64, (at + n) as f64));
         }
         for t in 0..n {
             let mut row = vec![Cell::text(&w.label), Cell::Count(t as u64 + 1)];
@@ -458,17 +453,24 @@ fn timeline(j: &JobReport) -> Option<Chart> {
     }
     let [read, write] = points;
     if has_read {
-        c.series(Series::new("read", read).color(0));
+        c.series(Series::new("read", read).with_color(0));
     }
     if has_write {
-        c.series(Series::new("write", write).color(3));
+        c.series(Series::new("write", write).with_color(3));
     }
     c.caption = timeline_caption(j, round, &starts, &ends, &mut c.markers, &mut c.hlines);
     Some(c)
 }
 
 /// What a timeline shows: its windows, write cliffs and steady state (marked on it as well).
-fn timeline_caption(j: &JobReport, round: &str, starts: &[usize], ends: &[usize], markers: &mut Vec<Mark>, hlines: &mut Vec<Mark>) -> Line {
+fn timeline_caption(
+    j: &JobReport,
+    round: &str,
+    starts: &[usize],
+    ends: &[usize],
+    markers: &mut Vec<Marker>,
+    hlines: &mut Vec<HLine>,
+) -> Line {
     let mut l = Line::new()
         .text("Throughput in each second (")
         .span(Span::BwDefinition)
@@ -483,7 +485,7 @@ fn timeline_caption(j: &JobReport, round: &str, starts: &[usize], ends: &[usize]
     for (i, r) in j.runs.iter().enumerate() {
         if let Some(c) = &r.write_cliff {
             let x = starts[first_run + i] + c.at_second;
-            markers.push(Mark::new(format!("write cliff ({round} {})", i + 1), x as f64));
+            markers.push(Marker::new(format!("write cliff ({round} {})", i + 1), x as f64));
             l = l
                 .text(format!(" Write cliff in {round} {} after {} s: ", i + 1, c.at_second))
                 .number(Cell::bandwidth_coarse(c.before_bps))
@@ -497,15 +499,15 @@ fn timeline_caption(j: &JobReport, round: &str, starts: &[usize], ends: &[usize]
     let Some(st) = &j.steady else { return l };
     let first = st.rounds.saturating_sub(st.window);
     if let Some(&x) = starts.get(first_run + first) {
-        markers.push(Mark::new(format!("last {} rounds", st.window), x as f64));
+        markers.push(Marker::new(format!("last {} rounds", st.window), x as f64));
     }
     if let Some(v) = st.value_bw_bytes {
-        hlines.push(Mark::new(if st.reached { "steady" } else { "window mean" }, v));
+        hlines.push(HLine::new(if st.reached { "steady" } else { "window mean" }, v));
     }
     match (st.reached, st.steady_at_round) {
         (true, Some(n)) => {
             if let Some(&x) = ends.get((first_run + n).saturating_sub(1)) {
-                markers.push(Mark::new(format!("steady at round {n}"), x as f64));
+                markers.push(Marker::new(format!("steady at round {n}"), x as f64));
             }
             l.text(format!(" Steady state reached at round {n} of {}: ", st.rounds))
                 .figure(Cell::bandwidth_coarse(st.value_bw_bytes.unwrap_or(f64::NAN)))
@@ -540,7 +542,7 @@ pub fn latency(j: &JobReport, kind: &str, title: &str) -> Option<Chart> {
     let mut cols = vec![Column::text("Percentile", "percentile")];
     for (name, l, color) in &dirs {
         let pts = percentiles(l).iter().enumerate().map(|(i, &ns)| (i as f64, ns as f64)).collect();
-        c.series(Series::new(*name, pts).style(SeriesStyle::LineDots).color(*color));
+        c.series(Series::new(*name, pts).with_style(SeriesStyle::LineDots).with_color(*color));
         cols.push(Column::figure(capital(name), format!("{name}_ns")));
     }
     c.numbers = Table::new(cols);
@@ -622,11 +624,7 @@ fn members(j: &JobReport, names: &[&str]) -> Option<Chart> {
         if secs == 0 {
             continue;
         }
-        c.bands.push(Band {
-            label: format!("run {}", i + 1),
-            from: at as f64,
-            to: (at + secs) as f64,
-        });
+        c.bands.push(Band::new(format!("run {}", i + 1), at as f64, (at + secs) as f64));
         for t in 0..secs {
             let mut row = vec![Cell::text(format!("run {}", i + 1)), Cell::Count(t as u64 + 1)];
             let mut k = 0;
@@ -652,7 +650,7 @@ fn members(j: &JobReport, names: &[&str]) -> Option<Chart> {
         x.max = Some(at as f64);
     }
     for (i, (name, pts)) in series.into_iter().enumerate() {
-        c.series(Series::new(name, pts).color(i));
+        c.series(Series::new(name, pts).with_color(i));
     }
     c.caption = Line::new()
         .text("What each block device under the target moved in each second of the measured runs (")

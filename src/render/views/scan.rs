@@ -5,7 +5,7 @@
 
 use crate::plan::scan::BURST_REGION;
 use crate::render::view::{
-    Axis, Block, Cell, Chart, Column, Detail, Fact, Heading, Line, Mark, Quantity, Scale, Section, Series, SeriesStyle, Span, Table, Ticks,
+    Axis, Block, Cell, Chart, Column, Detail, Fact, HLine, Heading, Line, Quantity, Scale, Section, Series, SeriesStyle, Span, Table, Ticks,
 };
 use crate::summary::Report;
 use crate::summary::scan::ScanReport;
@@ -124,9 +124,9 @@ pub fn curve(sc: &ScanReport) -> Chart {
             sc.direction.clone(),
             sc.zones.iter().map(|z| (z.offset as f64, z.bw_bytes)).collect(),
         )
-        .style(style),
+        .with_style(style),
     );
-    c.hlines = vec![Mark::new("min", sc.min), Mark::new("avg", sc.avg), Mark::new("max", sc.max)];
+    c.hlines = vec![HLine::new("min", sc.min), HLine::new("avg", sc.avg), HLine::new("max", sc.max)];
     let mut t = Table::new(vec![
         Column::figure("Zone", "zone"),
         Column::text("Direction", "direction").only(Detail::Raw),
@@ -173,7 +173,7 @@ fn access(sc: &ScanReport) -> Option<Chart> {
         Axis::linear("Percentile", Quantity::Number(String::new())).ticks(Ticks::Named(pts.iter().map(|p| p.0.to_string()).collect())),
         Axis::new("Latency", Quantity::Latency, Scale::Log10),
     );
-    c.series(Series::new("read", pts.iter().enumerate().map(|(i, p)| (i as f64, p.1)).collect()).style(SeriesStyle::LineDots));
+    c.series(Series::new("read", pts.iter().enumerate().map(|(i, p)| (i as f64, p.1)).collect()).with_style(SeriesStyle::LineDots));
     c.numbers = Table::new(vec![Column::text("Figure", "figure"), Column::figure("Latency", "latency_ns")]);
     for (name, ns) in pts.iter().chain([("mean", a.mean)].iter()) {
         c.numbers.row(vec![Cell::text(*name), Cell::latency(*ns)]);
