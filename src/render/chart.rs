@@ -48,7 +48,7 @@ pub fn zone_line(index: u32, of: u32, offset: u64, bw_bytes: f64, full: f64, uni
 /// A chart's curve in text: its one series up (in the y axis's quantity,
 /// bandwidth in `f`'s unit), its x axis across, `height` rows and at most
 /// `width` columns (points are grouped when there are more, a column
-/// showing its group's mean; fewer than [`MIN_COLUMNS`] points are each
+/// showing its group's mean; fewer than `MIN_COLUMNS` points are each
 /// drawn several columns wide). The top holds the points and the chart's
 /// horizontal lines; the x axis's ends are its range. Empty for a chart
 /// that is not one series on linear axes ([`Chart::curve`]).

@@ -85,7 +85,7 @@ fn block(out: &mut String, b: &Block, f: &Fmt, st: Style) {
     }
 }
 
-/// "warning [code] (scope): message".
+/// `warning [code] (scope): message`.
 pub fn warning(w: &Warning) -> String {
     match &w.scope {
         Some(scope) => format!("warning [{}] ({scope}): {}", w.code, w.message),

@@ -4,12 +4,12 @@
 //! [`crate::render::views`]: sections with a heading, and in them facts,
 //! tables of typed [`Cell`]s, notes, warnings and charts' series. Text,
 //! Markdown, CSV and HTML each render a `View` and nothing else
-//! (`render/text.rs`, `markdown.rs`, `csv.rs`, `html/view.rs`); JSON stays
-//! the stored document. So a label is spelled once, in the builder, and a
-//! unit once, in the cell's formatting ([`cell`]): a bandwidth is a
-//! [`Cell::Bandwidth`] in bytes/s everywhere, shown in the chosen `--units`
-//! by the terminal and Markdown, in MB/s by the HTML page, and as the raw
-//! number by CSV.
+//! (`render/text.rs`, `markdown.rs`, `csv.rs`, `html/view.rs` with
+//! `html/chart.rs`); JSON stays the stored document. So a label is spelled
+//! once, in the builder, and a unit once, in the cell's formatting
+//! ([`cell`]): a bandwidth is a [`Cell::Bandwidth`] in bytes/s everywhere,
+//! shown in the chosen `--units` by the terminal and Markdown, in MB/s by
+//! the HTML page, and as the raw number by CSV.
 //!
 //! # What a format shows: [`Detail`]
 //! Formats legitimately differ in how much they show: the terminal is
@@ -27,37 +27,72 @@
 //! | HTML | All, Brief, Page, Human |
 //! | CSV | All, Full, Raw — and of the tables only the view's [`Table::records`] |
 //!
+//! # How each format lays out a block
+//! | block | terminal | Markdown | HTML | CSV |
+//! |---|---|---|---|---|
+//! | [`Heading::Shown`] | a line (a blank one before) | `**heading**` | `<hN>`, listed in the contents | – |
+//! | [`Heading::Outline`] | – | – | `<hN>`, listed in the contents | – |
+//! | [`Block::Paragraph`] | a line; a verdict with `alert` coloured | a line; a verdict in bold | `<p>`, `class="sub"` when muted, `"[alert ]CLASS-verdict"` for a verdict | – |
+//! | [`Block::Facts`] | a two-column table | a `\| \| \|` table | `<dl class="facts">` | – |
+//! | [`Block::Table`] | a table, figures right-aligned | a table, `---:` for figures | a data table; the [`Table::headline`] one as CrystalDiskMark's, bars behind bandwidths, each [`Row::warnings`] under its row | the [`Table::records`] one only, columns' keys as header, [`Cell::raw`] |
+//! | [`Block::Chart`] | a text curve when [`Chart::curve`] (one series, linear axes), else nothing | its numbers as a table | the SVG, its numbers beside or under it (folded past 12 rows) | its numbers when they are the records |
+//! | [`Block::Notes`] | a line each; [`NoteTone::Failed`] coloured | plain notes one paragraph (hard breaks); a stop `*emphasised*` apart | plain notes one `<p class="units">`; stops `<p class="alert">` | – |
+//! | [`Block::Warnings`] | `warning [code] (scope): message`, coloured | `**Warnings**` and `- code: message` | `<ul class="warnings">`: badge, message, scope | – |
+//!
+//! Blocks follow each other line after line in the terminal and with a
+//! blank line between them in Markdown. A cell is written by
+//! [`Cell::human`] ([`Place::Column`] in tables, where a bandwidth's,
+//! seconds' or percentage's unit is in the column's heading;
+//! [`Place::Prose`] in sentences, with its unit) or [`Cell::raw`]; an
+//! empty cell is nothing in the terminal and `–` in Markdown and HTML.
+//!
 //! # How to port a kind of result
+//! Ported: runs and imports (`views/jobs.rs`), scans (`views/scan.rs`),
+//! capacity probes (`views/capacity.rs`). Each of the others is one
+//! person's work, touching only its own files (see [`crate::render::views`]).
 //! 1. Write `src/render/views/KIND.rs` with one `pub fn view(..) -> View`
-//!    (or sections, when the kind shares a run's sections), from the model
+//!    (or its sections, when the kind is a kind of run), from the model
 //!    only: read figures from the model and its accessors in
 //!    [`crate::summary`] (`summary::figures`); a figure the model lacks is
 //!    a new accessor there, never arithmetic in the builder beyond unit
-//!    conversions. Word every label here, once; put figures in typed cells
-//!    ([`Cell::Bandwidth`], [`Cell::Latency`], [`Cell::Bytes`]…) and in
-//!    sentences as [`Span::Figure`]s, never pre-formatted numbers, so
-//!    `--units` and each format's rules apply.
+//!    conversions. Word every label there, once; put figures in typed
+//!    cells ([`Cell::Bandwidth`], [`Cell::Latency`], [`Cell::Bytes`]…), and
+//!    in sentences as [`Span::Figure`] / [`Span::Number`] and
+//!    [`Span::BwUnit`] / [`Span::BwDefinition`], never as pre-formatted
+//!    numbers, so `--units` and each format's rules apply. A diagnostic
+//!    becomes a [`Warning`] with `Warning::from`.
 //! 2. Lay it out: a [`Section`] per part, with an `id` unique in the view
-//!    (the HTML page prefixes the run's) and a `class` (the HTML section's
-//!    class); a [`Heading::Outline`] for a heading only a page's outline
-//!    needs, [`Heading::Shown`] for one every format prints.
-//! 3. Mark what only some formats show with [`Detail`] (a terse table for
-//!    screens, `Brief`, beside the complete one, `Full`; lines under the
-//!    tables for formats of lines, `Lines`; per-test charts, `Page`; raw
-//!    columns, `Raw`), and name the one table CSV writes with
-//!    [`Table::records`]. Charts carry their numbers ([`Chart::numbers`]):
-//!    Markdown shows them as a table, HTML beside the chart, the terminal
-//!    draws a curve when the chart is one series on linear axes.
-//! 4. Add the kind to [`crate::render::views::run`] (one match arm) and
-//!    delete its old per-format code (its legacy arm in `render/legacy.rs`,
-//!    its HTML section in `render/html/`). The snapshots in
-//!    `src/render/snapshots/` pin the output: a snapshot may change only
-//!    where a wording that had drifted between formats becomes one.
-//! 5. Test the builder on the fixtures in `tests/fixtures/render/` (the
-//!    snapshots do most of it) and anything new in [`cell`] per format.
+//!    (the page prefixes the run's: `run-1-ID`) and a `class` (the page's
+//!    section class; a verdict paragraph is classed `CLASS-verdict`); a
+//!    [`Heading::Outline`] for a heading only a page's outline needs,
+//!    [`Heading::Shown`] for one every format prints, [`Heading::None`]
+//!    for lines that go on from what is above.
+//! 3. Where formats legitimately differ, mark it with a [`Detail`]
+//!    rather than building a table per format: a terse table for screens
+//!    (`Brief`) beside the complete one (`Full`); lines under the tables
+//!    for the formats of lines (`Lines`), which a page says in its header
+//!    and legends (`Page`); a column of words for people (`Human`) beside
+//!    its raw columns (`Raw`). Name the one table CSV writes with
+//!    [`Table::records`] (a chart's numbers may be it). Give charts their
+//!    numbers ([`Chart::numbers`]), in the axes' quantities ([`Quantity`]);
+//!    the formats pick display units.
+//! 4. Wire it: for a kind of run, one arm in [`crate::render::views::run`],
+//!    then delete its legacy arms in `render/legacy.rs`, its legacy file
+//!    (`render/scale.rs`, the Markdown and CSV of `render/apps.rs`,
+//!    `render/verify.rs`) and its HTML section (`render/html/KIND.rs`, its
+//!    line in `html::legacy`). For another document (comparison, hosts,
+//!    info, selftest, the run list), replace its arms in the exporters of
+//!    `render/mod.rs` by `text::render`, `markdown::render`,
+//!    `csv::render` and `html::view_page` of its view.
+//! 5. The snapshots in `src/render/snapshots/` pin the output and must
+//!    pass unchanged, except where a wording that had drifted between
+//!    formats becomes one: then the snapshot changes there only, and the
+//!    commit lists each change, old → new. Add tests for anything new in
+//!    [`cell`] (each format) and for the builder's own cases.
 //!
-//! Adding a format: a renderer of `View` with its `SHOWS` list, and an
-//! [`crate::render::Exporter`] calling it. Adding a kind: steps 1–4.
+//! Adding a format: a renderer of `View` with its `SHOWS` list, an
+//! [`crate::render::Exporter`] calling it, a `Format` variant. Adding a
+//! kind of result: steps 1–5, one file per side.
 
 pub mod cell;
 

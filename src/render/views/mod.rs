@@ -3,6 +3,18 @@
 //! [`crate::render::view`]'s module doc). Builders read the model and its
 //! accessors in [`crate::summary`]; they format nothing themselves: figures
 //! go into typed cells.
+//!
+//! | kind | builder | still elsewhere until ported |
+//! |---|---|---|
+//! | run, job, import | `jobs.rs` | – |
+//! | scan | `scan.rs` (+ `jobs.rs`) | – |
+//! | capacity | `capacity.rs` | – |
+//! | scale | – | `render/scale.rs`, `html/scale.rs` (its summary, footer and per-test sections are `jobs.rs`'s already) |
+//! | time, app suites | – | `render/apps.rs`, `html/apps.rs` |
+//! | verify | – | `render/verify.rs`, `html/verify.rs` |
+//! | run header (page) | – | `html/header.rs` (repeats `info.rs`'s `limits()`) |
+//! | comparison | – | `render/compare.rs`, `html/compare.rs` |
+//! | hosts, selftest, info, run list | – | `hosts.rs` + `html/hosts.rs`, `selftest.rs`, `info.rs`, `runs.rs` |
 
 pub mod capacity;
 pub mod jobs;
