@@ -7,7 +7,7 @@
 
 use crate::judge::Severity;
 use crate::summary::figures::Spread;
-use crate::units::{BwUnit, bw, fmt_bytes, fmt_ns, pct};
+use crate::units::{BwUnit, bw, fmt_bytes, fmt_ns, fmt_time_ratio, pct, signed_diff};
 
 /// What a format's human figures look like.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +51,19 @@ pub enum Latency {
     Off,
 }
 
+/// A figure as a ratio to a baseline's (a comparison's "vs base").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ratio {
+    /// The ratio: > 1 better (for times, the speed-up: baseline time / time).
+    pub value: f64,
+    /// Its confidence interval, (low, high).
+    pub interval: Option<(f64, f64)>,
+    /// Whether the interval holds no difference; `None`: too few runs to tell.
+    pub noise: Option<bool>,
+    /// The figures are times: the ratio reads as a time ("×0.25 time").
+    pub time: bool,
+}
+
 /// A warning's code in a row, with its severity and message (a page shows a badge).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Badge {
@@ -88,12 +101,8 @@ pub enum Cell {
         pct: f64,
         decimals: usize,
     },
-    /// A ratio with its interval (a speed-up, a difference).
-    Ratio {
-        value: f64,
-        low: Option<f64>,
-        high: Option<f64>,
-    },
+    /// A ratio to a baseline, with its interval.
+    Ratio(Ratio),
     /// Bandwidth over a test's runs (min–max, CV); `None`: one run.
     Spread(Option<Spread>),
     /// Several figures in one cell (a test's reads, then its writes).
@@ -157,10 +166,18 @@ impl Cell {
             Cell::Seconds { s, decimals } => format!("{s:.decimals$}"),
             Cell::Percent { pct, decimals } if prose => format!("{pct:.decimals$}%"),
             Cell::Percent { pct, decimals } => format!("{pct:.decimals$}"),
-            Cell::Ratio { value, low, high } => match (low, high) {
-                (Some(l), Some(h)) => format!("{value:.2}× ({l:.2}–{h:.2})"),
-                _ => format!("{value:.2}×"),
-            },
+            Cell::Ratio(r) => {
+                let d = if r.time && r.value > 0.0 {
+                    fmt_time_ratio(r.value)
+                } else {
+                    signed_diff(r.value)
+                };
+                match r.noise {
+                    Some(true) => format!("≈ {d} (noise)"),
+                    Some(false) => d,
+                    None => format!("{d} (?)"),
+                }
+            }
             Cell::Spread(Some(s)) => format!("{}–{}, {}%", bw(s.min, f.bw, 2), bw(s.max, f.bw, 2), pct(s.cv, 1)),
             Cell::Spread(None) => "1 run".into(),
             Cell::Several(cells) => cells.iter().map(|c| c.human(f, at)).collect::<Vec<_>>().join(" / "),
@@ -182,7 +199,7 @@ impl Cell {
             | Cell::Latency(Latency::Exact(v) | Latency::UpperBound(v))
             | Cell::Seconds { s: v, .. }
             | Cell::Percent { pct: v, .. }
-            | Cell::Ratio { value: v, .. } => num(*v),
+            | Cell::Ratio(Ratio { value: v, .. }) => num(*v),
             Cell::Several(cells) => cells.iter().map(Cell::raw).collect::<Vec<_>>().join(" "),
             Cell::Codes(codes) => codes.iter().map(|c| c.code.as_str()).collect::<Vec<_>>().join(" "),
         }
@@ -324,15 +341,40 @@ mod tests {
             (Cell::seconds(0.001563095, 3), "0.002", "0.002", "0.002 s", "0.001563095"),
             (Cell::percent(75.86046454675345, 1), "75.9", "75.9", "75.9%", "75.86046454675345"),
             (
-                Cell::Ratio {
-                    value: 1.5,
-                    low: Some(1.25),
-                    high: Some(1.75),
-                },
-                "1.50× (1.25–1.75)",
-                "1.50× (1.25–1.75)",
-                "1.50× (1.25–1.75)",
-                "1.5",
+                Cell::Ratio(Ratio {
+                    value: 1.21,
+                    interval: Some((1.1, 1.3)),
+                    noise: Some(false),
+                    time: false,
+                }),
+                "+21%",
+                "+21%",
+                "+21%",
+                "1.21",
+            ),
+            (
+                Cell::Ratio(Ratio {
+                    value: 1.02,
+                    interval: Some((0.97, 1.08)),
+                    noise: Some(true),
+                    time: false,
+                }),
+                "≈ +2% (noise)",
+                "≈ +2% (noise)",
+                "≈ +2% (noise)",
+                "1.02",
+            ),
+            (
+                Cell::Ratio(Ratio {
+                    value: 4.0,
+                    interval: None,
+                    noise: None,
+                    time: true,
+                }),
+                "×0.25 time (?)",
+                "×0.25 time (?)",
+                "×0.25 time (?)",
+                "4",
             ),
             (
                 Cell::Spread(Some(spread)),

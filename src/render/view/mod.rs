@@ -96,7 +96,7 @@
 
 pub mod cell;
 
-pub use cell::{Badge, Cell, Fmt, Latency, Line, Place, Span};
+pub use cell::{Badge, Cell, Fmt, Latency, Line, Place, Ratio, Span};
 
 use crate::judge::Severity;
 
