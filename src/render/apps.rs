@@ -1,5 +1,7 @@
-//! Tables for application workloads: `iolab time` runs and the phases of
-//! the `files` and `git` suites. Formatting only.
+//! Application workloads, not yet turned into views (see
+//! [`super::view`]'s recipe): the terminal, Markdown and CSV of `iolab
+//! time` runs and of the phases of the `files` and `git` suites, called
+//! from `render/legacy.rs`. Formatting only.
 
 use crate::summary::apps::{AppReport, TimeReport};
 use crate::units::{bw, fmt_bytes};
@@ -178,5 +180,175 @@ pub fn app_table(a: &AppReport, st: super::Style) -> String {
         a.workload,
         params.join(", "),
         a.runs
+    )
+}
+
+/// A timed command's runs in Markdown: the command, a row per run, the
+/// devices that moved and the summary line.
+pub fn time_markdown(t: &TimeReport) -> String {
+    use super::markdown::{grid, md_cell};
+    let rows: Vec<Vec<String>> = t
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            vec![
+                (i + 1).to_string(),
+                format!("{:.3}", x.wall_s),
+                format!("{:.3}", x.user_s),
+                format!("{:.3}", x.sys_s),
+                run_device(t, i),
+                opt_bytes(x.device_read_bytes),
+                opt_bytes(x.device_write_bytes),
+                x.device_busy_s.map(|b| format!("{b:.2}")).unwrap_or_else(|| "–".into()),
+                x.exit_code.to_string(),
+            ]
+        })
+        .collect();
+    let mut s = format!("Command: `{}`\n\n", t.command.replace('`', "'"));
+    let mut right = [true; 9];
+    right[4] = false;
+    let head: Vec<String> = TIME_COLUMNS.iter().map(|c| c.to_string()).collect();
+    s.push_str(&grid(&head, &right, &rows));
+    let all = crate::device::sum_activity(t.runs.iter().map(|r| r.devices.as_slice()));
+    if !all.is_empty() {
+        s.push_str("\nDevices that moved (all runs):\n\n");
+        for d in &all {
+            s.push_str(&format!("- {}\n", md_cell(&activity_line(d))));
+        }
+    }
+    s.push_str(&format!(
+        "\nTime (mean ± σ): {:.3} s ± {:.3} s, median {:.3} s, min {:.3} s, max {:.3} s  \n",
+        t.wall_s.mean, t.wall_s.stddev, t.wall_s.median, t.wall_s.min, t.wall_s.max
+    ));
+    s
+}
+
+/// A workload's phases in Markdown.
+pub fn app_markdown(a: &AppReport, unit: crate::units::BwUnit) -> String {
+    let rows: Vec<Vec<String>> = a
+        .phases
+        .iter()
+        .map(|p| {
+            vec![
+                p.name.clone(),
+                if p.cold { "cold" } else { "warm" }.into(),
+                p.files.to_string(),
+                fmt_bytes(p.bytes),
+                format!("{:.3}", p.wall_s.median),
+                match p.wall_s_spread() {
+                    Some((min, max)) => format!("{min:.3}–{max:.3}"),
+                    None => "1 run".into(),
+                },
+                format!("{:.0}", p.files_per_s),
+                bw(p.bytes_per_s, unit, 2),
+                opt_bytes(p.device_read_bytes),
+                opt_bytes(p.device_write_bytes),
+            ]
+        })
+        .collect();
+    let head: Vec<String> = [
+        "Phase",
+        "Cache",
+        "Files",
+        "Data",
+        "Seconds (median)",
+        "Spread (min–max)",
+        "Files/s",
+        unit.label(),
+        "Device read",
+        "Device written",
+    ]
+    .iter()
+    .map(|c| c.to_string())
+    .collect();
+    let mut s = format!("Workload: {} · {} run(s)\n\n", a.workload, a.runs);
+    s.push_str(&super::markdown::grid(
+        &head,
+        &[false, false, true, true, true, true, true, true, true, true],
+        &rows,
+    ));
+    s.push('\n');
+    s
+}
+
+/// A figure as a spreadsheet reads it back exactly; empty when unknown.
+fn num(v: f64) -> String {
+    if v.is_finite() { v.to_string() } else { String::new() }
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// A timed command's runs as CSV.
+pub fn time_csv(t: &TimeReport) -> String {
+    let rows = t.runs.iter().enumerate().map(|(i, x)| {
+        vec![
+            (i + 1).to_string(),
+            num(x.wall_s),
+            num(x.user_s),
+            num(x.sys_s),
+            opt(x.device_read_bytes),
+            opt(x.device_write_bytes),
+            opt(x.device_busy_s),
+            x.exit_code.to_string(),
+            Some(run_device(t, i)).filter(|d| d != "none").unwrap_or_default(),
+            opt(x.total_read_bytes),
+            opt(x.total_write_bytes),
+            x.devices.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(" "),
+        ]
+    });
+    super::csv::lines(
+        &[
+            "run",
+            "wall_s",
+            "user_s",
+            "sys_s",
+            "device_read_bytes",
+            "device_write_bytes",
+            "device_busy_s",
+            "exit_code",
+            "device",
+            "total_read_bytes",
+            "total_write_bytes",
+            "devices_moved",
+        ],
+        rows,
+    )
+}
+
+/// A workload's phases as CSV.
+pub fn app_csv(a: &AppReport) -> String {
+    let rows = a.phases.iter().map(|p| {
+        vec![
+            p.name.clone(),
+            if p.cold { "cold" } else { "warm" }.into(),
+            p.files.to_string(),
+            p.bytes.to_string(),
+            num(p.wall_s.median),
+            num(p.wall_s.min),
+            num(p.wall_s.max),
+            num(p.files_per_s),
+            num(p.bytes_per_s),
+            opt(p.device_read_bytes),
+            opt(p.device_write_bytes),
+        ]
+    });
+    super::csv::lines(
+        &[
+            "phase",
+            "cache",
+            "files",
+            "bytes",
+            "wall_s_median",
+            "wall_s_min",
+            "wall_s_max",
+            "files_per_s",
+            "bytes_per_s",
+            "device_read_bytes",
+            "device_write_bytes",
+        ],
+        rows,
     )
 }

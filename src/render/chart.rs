@@ -1,8 +1,8 @@
-//! Text charts of a surface scan: one line per zone while it runs, and the
-//! HD Tach-style curve (rate against position) at the end. Formatting only:
-//! the rates come computed from [`crate::summary::scan`].
+//! Text charts: one line per zone while a surface scan runs, and a view's
+//! curve (the scan's rate against position, HD Tach's) in the terminal's
+//! view. Formatting only: the figures come computed in the view.
 
-use crate::summary::scan::ScanReport;
+use super::view::{Chart, Fmt, Place};
 use crate::units::{BwUnit, bw, fmt_bytes};
 
 const BAR_WIDTH: usize = 40;
@@ -45,16 +45,20 @@ pub fn zone_line(index: u32, of: u32, offset: u64, bw_bytes: f64, full: f64, uni
     )
 }
 
-/// The transfer-rate curve: rate up (in `unit`), position on the target
-/// across, `height` rows and at most `width` columns (zones are grouped
-/// when there are more, a column showing its group's mean; fewer than
-/// [`MIN_COLUMNS`] zones are each drawn several columns wide).
-pub fn curve(s: &ScanReport, width: usize, height: usize, unit: BwUnit) -> String {
-    let n = s.zones.len();
+/// A chart's curve in text: its one series up (in the y axis's quantity,
+/// bandwidth in `f`'s unit), its x axis across, `height` rows and at most
+/// `width` columns (points are grouped when there are more, a column
+/// showing its group's mean; fewer than `MIN_COLUMNS` points are each
+/// drawn several columns wide). The top holds the points and the chart's
+/// horizontal lines; the x axis's ends are its range. Empty for a chart
+/// that is not one series on linear axes ([`Chart::curve`]).
+pub fn curve(c: &Chart, width: usize, height: usize, f: &Fmt) -> String {
+    let Some((x, s)) = c.curve() else { return String::new() };
+    let n = s.points.len();
     if n == 0 || height == 0 || width == 0 {
         return String::new();
     }
-    let mbs = |v: f64, d: usize| bw(v, unit, d);
+    let label = |v: f64| c.y.quantity.coarse(v).human(f, Place::Column);
     let cols = if n >= width {
         width
     } else {
@@ -63,21 +67,27 @@ pub fn curve(s: &ScanReport, width: usize, height: usize, unit: BwUnit) -> Strin
     let col: Vec<f64> = (0..cols)
         .map(|c| {
             let (a, b) = (c * n / cols, ((c + 1) * n / cols).max(c * n / cols + 1));
-            s.zones[a..b].iter().map(|z| z.bw_bytes).sum::<f64>() / (b - a) as f64
+            s.points[a..b].iter().map(|p| p.1).sum::<f64>() / (b - a) as f64
         })
         .collect();
-    let top = s.max.max(1.0) * 1.05;
-    let label_w = mbs(top, 1).len().max(5);
+    let highest = s
+        .points
+        .iter()
+        .map(|p| p.1)
+        .chain(c.hlines.iter().map(|h| h.value))
+        .fold(0.0, f64::max);
+    let top = highest.max(1.0) * 1.05;
+    let label_w = label(top).len().max(5);
     let mut out = String::new();
     for row in (0..height).rev() {
         let lo = top * row as f64 / height as f64;
         let cell = top / height as f64;
-        let label = if row == height - 1 || row == 0 || row == height / 2 {
-            format!("{:>label_w$}", mbs(lo + cell, 1))
+        let tick = if row == height - 1 || row == 0 || row == height / 2 {
+            format!("{:>label_w$}", label(lo + cell))
         } else {
             " ".repeat(label_w)
         };
-        out.push_str(&label);
+        out.push_str(&tick);
         out.push_str(" ┤");
         for &v in &col {
             let fill = ((v - lo) / cell).clamp(0.0, 1.0);
@@ -89,19 +99,29 @@ pub fn curve(s: &ScanReport, width: usize, height: usize, unit: BwUnit) -> Strin
     out.push_str(&format!("{:>label_w$} └", 0));
     out.push_str(&"─".repeat(cols));
     out.push('\n');
-    let left = fmt_bytes(s.from);
-    let right = fmt_bytes(s.to);
-    let pad = (cols + 2).saturating_sub(left.len() + right.len());
+    let end = |v: Option<f64>| v.map(|v| x.quantity.exact(v).human(f, Place::Prose)).unwrap_or_default();
+    let (left, right) = (end(x.min), end(x.max));
+    let pad = (cols + 2).saturating_sub(left.chars().count() + right.chars().count());
     out.push_str(&" ".repeat(label_w));
     out.push_str(&format!("{left}{}{right}\n", " ".repeat(pad)));
-    out.push_str(&format!("{:>label_w$} {} against position on the target\n", "", unit.label()));
+    out.push_str(&format!(
+        "{:>label_w$} {} against {}\n",
+        "",
+        c.y.quantity.unit(f),
+        x.label.to_lowercase()
+    ));
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::scan::ZoneReport;
+    use crate::summary::scan::{ScanReport, ZoneReport};
+
+    /// The text curve of a scan with these zone rates.
+    fn drawn(rates: &[f64], width: usize, height: usize) -> String {
+        curve(&crate::render::views::scan::curve(&report(rates)), width, height, &Fmt::TEXT)
+    }
 
     fn report(rates: &[f64]) -> ScanReport {
         let zones: Vec<ZoneReport> = rates
@@ -149,7 +169,7 @@ mod tests {
     #[test]
     fn a_falling_curve_is_drawn_falling() {
         let rates: Vec<f64> = (0..10).map(|i| 200e6 - i as f64 * 10e6).collect();
-        let c = curve(&report(&rates), 72, 8, BwUnit::Mb);
+        let c = drawn(&rates, 72, 8);
         let lines: Vec<&str> = c.lines().collect();
         // Top row: only the first (fastest) columns reach it.
         let top: Vec<char> = lines[0].split('┤').nth(1).unwrap().chars().collect();
@@ -166,7 +186,7 @@ mod tests {
     #[test]
     fn many_zones_are_grouped_into_the_width() {
         let rates = vec![100e6; 500];
-        let c = curve(&report(&rates), 72, 4, BwUnit::Mb);
+        let c = drawn(&rates, 72, 4);
         let row = c.lines().next().unwrap().split('┤').nth(1).unwrap().chars().count();
         assert_eq!(row, 72);
     }
@@ -176,7 +196,7 @@ mod tests {
     #[test]
     fn issue_12_few_zones_keep_the_axis_labels_apart() {
         for n in [1, 2, 3, 8] {
-            let c = curve(&report(&vec![100e6; n]), 72, 4, BwUnit::Mb);
+            let c = drawn(&vec![100e6; n], 72, 4);
             let labels = c.lines().rev().nth(1).unwrap();
             let words: Vec<&str> = labels.split("  ").filter(|w| !w.trim().is_empty()).collect();
             assert_eq!(words.len(), 2, "{n} zones: {labels:?}");

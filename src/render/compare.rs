@@ -1,5 +1,7 @@
 //! Formats a [`Comparison`]: terminal table, Markdown, CSV. Computes nothing.
 
+use super::csv::csv_field;
+use super::markdown::md_cell;
 use crate::compare::{Comparison, Unit};
 use crate::judge::thresholds::{MIN_RUNS_FOR_NOISE, NOISE_CONFIDENCE};
 use crate::units::{BwUnit, fmt_capacity, fmt_number, fmt_time_ratio, signed_diff, unit_label};
@@ -140,10 +142,6 @@ pub fn render_table(c: &Comparison, bw: BwUnit) -> String {
     s
 }
 
-pub(super) fn md_cell(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('|', "\\|").replace('\n', " ")
-}
-
 /// A GitHub-flavoured Markdown table, the legend and the findings as a list.
 pub fn render_markdown(c: &Comparison, bw: BwUnit) -> String {
     let (header, rows, right) = grid(c, bw);
@@ -166,14 +164,6 @@ pub fn render_markdown(c: &Comparison, bw: BwUnit) -> String {
         }
     }
     s
-}
-
-pub(super) fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
 
 fn num(v: Option<f64>) -> String {

@@ -3,7 +3,8 @@
 //! then the verdicts (an outlier host, hosts that agree, hosts that gave
 //! no result). Formats what [`crate::summary::hosts`] computed.
 
-use super::compare::{csv_field, md_cell};
+use super::csv::csv_field;
+use super::markdown::md_cell;
 use crate::summary::hosts::HostsReport;
 use crate::units::{BwUnit, fmt_number, pct, unit_label};
 use comfy_table::{Cell, CellAlignment};

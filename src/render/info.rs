@@ -364,7 +364,7 @@ fn or_dash(v: Option<String>) -> String {
 /// The Markdown view: the target, the chain as a table (depth as
 /// indentation), one row per physical device, the throttles, the hints.
 pub fn markdown(r: &DeviceReport) -> String {
-    use super::compare::md_cell;
+    use super::markdown::md_cell;
     let row = |cells: Vec<String>| format!("| {} |\n", cells.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | "));
     let mut s = format!("**Target** `{}`: {}  \n", r.path.replace('`', "'"), target_kind(r.kind));
     if let Some(fs) = &r.filesystem {
@@ -584,7 +584,7 @@ fn membership(r: &DeviceReport, device: &str) -> (String, String) {
 /// The CSV view: one row per physical device under the target (one row with
 /// empty device columns when there is none), raw values.
 pub fn csv(r: &DeviceReport) -> String {
-    use super::compare::csv_field;
+    use super::csv::csv_field;
     let opt = |v: Option<String>| v.unwrap_or_default();
     let fs = r.filesystem.as_ref();
     let head = vec![

@@ -314,10 +314,11 @@ fn import_fio_and_compare_from_the_command_line() {
 /// (made by `tests/fixtures/legacy/make.sh` with the binary of commit
 /// d599a70): every run shows the same table and the same JSON document,
 /// and the documents it wrote with `--json` load and print unchanged.
-/// (`show-3.txt`, a scan of 8 zones, was re-rendered once: issue 12 draws a
-/// curve of few zones several columns per zone; `show-5.txt`, a `time`
-/// run, once more for issue 16: a Device column names the device each
-/// run's figures are of. Their figures are the same.)
+/// (`show-3.txt`, a scan of 8 zones, was re-rendered twice: issue 12 draws a
+/// curve of few zones several columns per zone, and issue 24 words the
+/// scan's figures as one list of facts, the same in every format;
+/// `show-5.txt`, a `time` run, once more for issue 16: a Device column
+/// names the device each run's figures are of. Their figures are the same.)
 #[test]
 fn a_store_and_documents_of_iolab_0_1_0_load_with_the_same_figures() {
     let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/legacy/0.1.0");

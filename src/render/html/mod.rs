@@ -13,11 +13,13 @@
 //! read by screen readers, copied, and checked by tests. Every text from a
 //! document (labels, paths, commands, messages) is escaped.
 //!
-//! Like the other renderers this formats what the result model holds and
-//! computes nothing but unit conversions (bytes/s to MB/s, ns to µs) and
-//! geometry (where a second lies on the time axis, how wide a bar is);
-//! figures it needs that the model does not store come from accessors in
-//! [`crate::summary::figures`].
+//! Runs, scans and capacity probes come as a [`crate::render::view::View`]
+//! (`view.rs` lays out its sections, `chart.rs` draws its charts); the
+//! kinds not yet ported keep their own sections here (`scale.rs`,
+//! `apps.rs`, `verify.rs`), as do comparisons and groups of hosts. Like
+//! the other renderers this computes nothing but unit conversions (bytes/s
+//! to MB/s, ns to µs) and geometry (where a second lies on the time axis,
+//! how wide a bar is).
 //!
 //! Plain `write!` into a `String` rather than a template engine: the page
 //! is mostly tables and inline SVG strings, escaping is one function, and
@@ -46,16 +48,15 @@ macro_rules! w {
 }
 
 mod apps;
-mod capacity;
+mod chart;
 mod compare;
 mod header;
 mod hosts;
-mod jobs;
 mod scale;
-mod scan;
 #[cfg(test)]
 mod tests;
 mod verify;
+mod view;
 
 /// The stylesheet, inlined into every page.
 const CSS: &str = include_str!("style.css");
@@ -81,6 +82,16 @@ pub fn page(p: &Page) -> String {
     }
 
     shell(&page_title(p), page_subtitle(p), &o)
+}
+
+/// A view as a whole page: its title the page's, its sections the page's.
+pub fn view_page(v: &crate::render::view::View) -> String {
+    let mut o = Out {
+        toc_shift: -1,
+        ..Out::default()
+    };
+    view::sections(&mut o, &v.sections, "view", 2);
+    shell(&v.title, None, &o)
 }
 
 /// The group of a many-hosts run: each host side by side per test.
@@ -149,11 +160,19 @@ fn run(o: &mut Out, r: &Report, s: Option<&RunSummary>, id: &str) {
     };
     o.open("run", id, 2, &heading);
     header::section(o, r, s, id);
-    if !r.jobs().is_empty() {
-        jobs::summary(o, r, id);
+    match crate::render::views::run(r) {
+        Some(v) => view::sections(o, &v.sections, id, 3),
+        None => legacy(o, r, id),
     }
-    if let Some(sc) = r.scan() {
-        scan::section(o, r, sc, id);
+    o.close();
+}
+
+/// The kinds not yet ported to views: their own sections between the
+/// jobs' summary and the per-test sections.
+fn legacy(o: &mut Out, r: &Report, id: &str) {
+    use crate::render::views::jobs;
+    if !r.jobs().is_empty() {
+        view::sections(o, &[jobs::summary(r, false)], id, 3);
     }
     if let Some(sc) = r.scale() {
         scale::section(o, sc, id);
@@ -164,14 +183,11 @@ fn run(o: &mut Out, r: &Report, s: Option<&RunSummary>, id: &str) {
     if let Some(a) = r.app() {
         apps::app(o, r, a, id);
     }
-    if let Some(c) = r.capacity() {
-        capacity::section(o, r, c, id);
-    }
     if let Some(v) = r.verify() {
         verify::section(o, r, v, id);
     }
-    jobs::job_sections(o, r, id);
-    o.close();
+    let per_test: Vec<_> = jobs::per_test_sections(r).into_iter().collect();
+    view::sections(o, &per_test, id, 3);
 }
 
 // ------------------------------------------------------------ page writer
@@ -311,12 +327,6 @@ impl Grid {
             rows: Vec::new(),
             group: false,
         }
-    }
-
-    /// Rows grouped by their first cell.
-    fn grouped(mut self) -> Grid {
-        self.group = true;
-        self
     }
 
     fn col(&mut self, title: impl Into<String>, num: bool) {

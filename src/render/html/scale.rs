@@ -240,7 +240,7 @@ fn layout(o: &mut Out, sc: &ScaleReport) {
             c.clone(),
             mbs(p.bw_bytes, 1),
             format!("{:.0}", p.iops),
-            crate::render::lat_cell(p.lat_ns),
+            crate::render::scale::lat_cell(p.lat_ns),
         ]);
     }
     if let Some((lo, hi)) = sc.layout_expected_bps() {
@@ -301,7 +301,7 @@ fn points(o: &mut Out, sc: &ScaleReport) {
             p.threads.to_string(),
             mbs(p.bw_bytes, 1),
             format!("{:.0}", p.iops),
-            crate::render::lat_cell(p.lat_ns),
+            crate::render::scale::lat_cell(p.lat_ns),
             pct(p.cpu_busy, 0),
         ]);
     }

@@ -413,7 +413,7 @@ fn a_scan_curve_has_one_point_per_zone() {
     assert_eq!(curve.rows(), 8);
     assert_eq!(count(curve.html, "class=\"hline\""), 3);
     assert!(curve.html.contains(">Position (MiB)</text>"));
-    assert!(html.contains("Burst rate") && html.contains("5001.4 MB/s"));
+    assert!(html.contains("Burst rate") && html.contains("5001.45 MB/s"));
     let access = figures(&html).into_iter().find(|f| f.kind == "scan-access").unwrap();
     assert_eq!(access.points(), 6, "the access job's percentiles");
     for n in [40, 100] {
