@@ -9,7 +9,7 @@
 //! * [`Ext4Mount`] – ext4 (lazy init off) on its own loop device, mounted on a fresh directory.
 //! * [`Tmpfs`]     – a small tmpfs mounted on a fresh directory.
 //! * [`SlowFile`]  – a read-only FUSE file whose read rate is a known function of the offset
-//!   (fast outer zones, slow inner ones), served by `tests/common/slowfs.py`.
+//!   (fast outer zones, slow inner ones), served by `tests/integration/common/slowfs.py`.
 //!
 //! Timing against a throttle: the blkio throttle grants bytes in 100 ms slices, so what a
 //! transfer gets early depends on the group's last 200 ms. [`Cgroup::settle`] waits that

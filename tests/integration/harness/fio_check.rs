@@ -4,11 +4,11 @@
 
 use serde_json::Value;
 
-use crate::accuracy::cases::{Case, Device};
-use crate::accuracy::report::{assert_near, dev_pct, num};
-use crate::accuracy::{ALL_CASES, TIMEOUT, TOL};
 use crate::common::emu::{Cgroup, MIB, output_with_timeout, require_root};
 use crate::common::have_fio;
+use crate::truth::accuracy::cases::{Case, Device};
+use crate::truth::accuracy::report::{assert_near, dev_pct, num};
+use crate::truth::accuracy::{ALL_CASES, TIMEOUT, TOL};
 
 fn fio_case(name: &str, c: &Case) -> Vec<String> {
     let device = Device::create(c.dev);
@@ -60,7 +60,8 @@ fn fio_case(name: &str, c: &Case) -> Vec<String> {
 
 /// A quick fio cross-check on every run: if this fails, the emulated devices (kernel,
 /// throttle, harness) are off, and iolab failures elsewhere are not iolab's fault.
-pub(crate) fn harness_fio_lands_on_limits_quick() {
+#[test]
+fn harness_fio_lands_on_limits_quick() {
     if !require_root() || !have_fio("skipping: fio not installed") {
         return;
     }
@@ -75,7 +76,9 @@ pub(crate) fn harness_fio_lands_on_limits_quick() {
 }
 
 /// Every case through fio (about 90 s).
-pub(crate) fn harness_fio_lands_on_every_limit() {
+#[test]
+#[ignore = "slow (~90 s): validates the harness on every case; cargo test --test integration harness::fio_check -- --ignored"]
+fn harness_fio_lands_on_every_limit() {
     if !require_root() || !have_fio("skipping: fio not installed") {
         return;
     }

@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
-use crate::accuracy::report::{assert_near, check_stats_consistency, dev_pct, get, iolab, num, only_job, s, warning_codes};
-use crate::accuracy::{LITTLE_TOL, RUN_TOL, RUNS, SHORT, TOL};
+use super::report::{assert_near, check_stats_consistency, dev_pct, get, iolab, num, only_job, s, warning_codes};
+use super::{LITTLE_TOL, RUN_TOL, RUNS, SHORT, TOL};
 use crate::common::emu::{BlockDev, Cgroup, IoCount, KIB, Limit, LoopDev, MIB, Zram, require_root};
 
 #[derive(Clone, Copy, Debug)]

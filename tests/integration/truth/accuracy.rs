@@ -10,14 +10,14 @@
 //! Needs root (loop devices, cgroups). Without root the tests print a skip notice,
 //! except under `CI=true`, where they fail instead.
 //!
-//! `cargo test --test integration accuracy:: -- --ignored` additionally runs every case through fio
-//! (if installed) to validate the harness itself, independently of iolab.
+//! The ground truth itself is checked in `harness::emu` (the throttle, the guards) and
+//! `harness::fio_check` (every case here run through fio instead of iolab:
+//! `cargo test --test integration harness::fio_check -- --ignored`).
 //!
 //! Layout: this file holds the shared constants and every `#[test]` (so test names stay
 //! free of module paths); the code lives in `accuracy/`: `report` (running iolab, reading
-//! its JSON), `cases` (the throttled raw-device cases and the demo suite), `fs_targets`
-//! (buffered ext4, tmpfs), `harness_selftest` (the ground truth itself) and `fio_check`
-//! (the harness validated with fio).
+//! its JSON), `cases` (the throttled raw-device cases and the demo suite) and
+//! `fs_targets` (buffered ext4, tmpfs).
 
 use crate::common::emu::{KIB, Limit, MIB};
 use cases::{Case, Dev, case, run_case};
@@ -26,9 +26,9 @@ use std::time::Duration;
 use crate::common::IOLAB;
 
 /// Kill a hung iolab after this long; a normal run here takes ~5 s.
-const TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(120);
 /// Tolerance of the job-level (median) figure against the throttle limit.
-const TOL: f64 = 0.03;
+pub(crate) const TOL: f64 = 0.03;
 /// Tolerance of each measured run.
 const RUN_TOL: f64 = 0.05;
 /// Tolerance of buffered figures (readahead / writeback granularity).
@@ -40,13 +40,9 @@ const LITTLE_TOL: f64 = 0.10;
 const RUNS: usize = 2;
 const SHORT: &[&str] = &["--runs", "2", "--warmup", "1s", "--interval", "0s", "--duration", "2s"];
 
-// Declared after `note!`, which they use. This file is a crate root, so a plain `mod x;`
-// would look for tests/x.rs: the paths point into accuracy/ explicitly.
-mod cases;
-mod fio_check;
+pub(crate) mod cases;
 mod fs_targets;
-mod harness_selftest;
-mod report;
+pub(crate) mod report;
 
 // ---------------------------------------------------------------------------
 // Direct-I/O accuracy cases (cases.rs)
@@ -65,7 +61,7 @@ macro_rules! accuracy_cases {
             }
         )*
         /// Every case, for the fio validation of the harness.
-        const ALL_CASES: &[(&str, Case)] = &[$((stringify!($name), $case),)*];
+        pub(crate) const ALL_CASES: &[(&str, Case)] = &[$((stringify!($name), $case),)*];
     };
 }
 
@@ -135,48 +131,4 @@ fn buffered_seq_read_small_cached_file_warns_cache_answered() {
 #[test]
 fn tmpfs_directory_target_warns_no_block_device() {
     fs_targets::tmpfs_directory_target_warns_no_block_device();
-}
-
-// ---------------------------------------------------------------------------
-// Harness self-tests, no iolab (harness_selftest.rs)
-// ---------------------------------------------------------------------------
-
-#[test]
-fn harness_child_joins_cgroup_before_exec() {
-    harness_selftest::harness_child_joins_cgroup_before_exec();
-}
-
-#[test]
-fn harness_throttle_limits_direct_dd_on_loop() {
-    harness_selftest::harness_throttle_limits_direct_dd_on_loop();
-}
-
-#[test]
-fn harness_settled_throttle_gives_the_same_burst_each_time() {
-    harness_selftest::harness_settled_throttle_gives_the_same_burst_each_time();
-}
-
-#[test]
-fn harness_cleans_up_after_normal_drop() {
-    harness_selftest::harness_cleans_up_after_normal_drop();
-}
-
-#[test]
-fn harness_cleans_up_when_test_panics() {
-    harness_selftest::harness_cleans_up_when_test_panics();
-}
-
-// ---------------------------------------------------------------------------
-// fio validation of the harness (fio_check.rs)
-// ---------------------------------------------------------------------------
-
-#[test]
-fn harness_fio_lands_on_limits_quick() {
-    fio_check::harness_fio_lands_on_limits_quick();
-}
-
-#[test]
-#[ignore = "slow (~90 s): validates the harness on every case; cargo test --test integration accuracy:: -- --ignored"]
-fn harness_fio_lands_on_every_limit() {
-    fio_check::harness_fio_lands_on_every_limit();
 }

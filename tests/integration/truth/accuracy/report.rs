@@ -5,7 +5,7 @@ use serde_json::Value;
 use std::process::Command;
 use std::time::Instant;
 
-use crate::accuracy::{IOLAB, TIMEOUT};
+use super::{IOLAB, TIMEOUT};
 use crate::common::emu::{Cgroup, output_with_timeout};
 
 // ---------------------------------------------------------------------------

@@ -216,7 +216,7 @@ fn device_with_a_mounted_partition_is_refused_even_with_force() {
     }
     if !part.exists() {
         // Some kernels do not scan partitions on loop devices (blockdev --rereadpt: EINVAL).
-        // The rule itself is covered by safety::tests::fixture_tree_refusals.
+        // The rule itself is covered by the unit test target::safety::tests::fixture_tree_refusals.
         eprintln!(
             "skipping: this kernel made no partition devices for {} (no loop partition scanning)",
             disk.0.display()

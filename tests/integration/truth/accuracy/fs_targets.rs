@@ -1,9 +1,9 @@
 //! Directory targets on real filesystems: buffered I/O on ext4 over a throttled loop
 //! device (device limit vs page cache, `cache_answered`), and tmpfs (`no_block_device`).
 
-use crate::accuracy::BUFFERED_TOL;
-use crate::accuracy::SHORT;
-use crate::accuracy::report::{assert_near, get, iolab, num, only_job, s, warning_codes};
+use super::BUFFERED_TOL;
+use super::SHORT;
+use super::report::{assert_near, get, iolab, num, only_job, s, warning_codes};
 use crate::common::emu::{Cgroup, Ext4Mount, Limit, MIB, Tmpfs, require_root};
 
 // ---------------------------------------------------------------------------

@@ -1,15 +1,16 @@
-//! Harness self-tests (no iolab): a child joins its cgroup before `exec`, the throttle
+//! Self-test of the emulated devices ([`crate::common::emu`]), no iolab: a child joins its cgroup before `exec`, the throttle
 //! really limits direct I/O, and every guard cleans up, after a normal drop and while a
 //! test panics.
 
 use std::path::Path;
 use std::time::Instant;
 
-use crate::accuracy::TIMEOUT;
-use crate::accuracy::report::assert_near;
 use crate::common::emu::{BlockDev, Cgroup, Ext4Mount, KIB, Limit, LoopDev, MIB, Tmpfs, Zram, output_with_timeout, require_root};
+use crate::truth::accuracy::TIMEOUT;
+use crate::truth::accuracy::report::assert_near;
 
-pub(crate) fn harness_child_joins_cgroup_before_exec() {
+#[test]
+fn harness_child_joins_cgroup_before_exec() {
     if !require_root() {
         return;
     }
@@ -24,7 +25,8 @@ pub(crate) fn harness_child_joins_cgroup_before_exec() {
 
 /// dd with O_DIRECT through the throttle: elapsed time and the cgroup's counters match
 /// the configured bandwidth.
-pub(crate) fn harness_throttle_limits_direct_dd_on_loop() {
+#[test]
+fn harness_throttle_limits_direct_dd_on_loop() {
     if !require_root() {
         return;
     }
@@ -53,8 +55,9 @@ pub(crate) fn harness_throttle_limits_direct_dd_on_loop() {
 
 /// A settled throttle lets the same burst through each time (one slice's worth, 2 MiB at
 /// 20 MiB/s), whatever the group did before the pause: the ground truth of the timing
-/// tests that settle before they measure (tests/apps.rs).
-pub(crate) fn harness_settled_throttle_gives_the_same_burst_each_time() {
+/// tests that settle before they measure (`truth::apps`).
+#[test]
+fn harness_settled_throttle_gives_the_same_burst_each_time() {
     if !require_root() {
         return;
     }
@@ -144,7 +147,8 @@ fn assert_all_gone(c: &Created) {
     assert_ne!(ds.trim(), PROBE_ZRAM_SIZE.to_string(), "zram{} still configured", c.zram);
 }
 
-pub(crate) fn harness_cleans_up_after_normal_drop() {
+#[test]
+fn harness_cleans_up_after_normal_drop() {
     if !require_root() {
         return;
     }
@@ -165,7 +169,8 @@ pub(crate) fn harness_cleans_up_after_normal_drop() {
     );
 }
 
-pub(crate) fn harness_cleans_up_when_test_panics() {
+#[test]
+fn harness_cleans_up_when_test_panics() {
     if !require_root() {
         return;
     }
