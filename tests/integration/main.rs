@@ -22,8 +22,11 @@
 //!   the headless browser.
 //! - [`browser`]: the HTML report in headless chromium.
 //!
-//! Root-only tests skip without root, except under `CI=true`, where they
-//! must run.
+//! No silent pass: a test that cannot check its claim says why with
+//! [`common::skip`] (`need_root!()`, `need_tool!("fio")`, `skip!(Kernel, ..)`)
+//! and is counted. A missing tool or privilege is a failure under `CI=true`
+//! (scripts/test installs every tool, CI runs as root); a fact of this kernel
+//! is a skip everywhere, named. `scripts/test` lists every skip at the end.
 
 #[macro_use]
 mod common;

@@ -22,20 +22,6 @@ fn completion(shell: &str) -> String {
     )
 }
 
-/// True when `tool` runs; under `CI=true` it must.
-fn have(tool: &str) -> bool {
-    let found = Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success());
-    if !found {
-        assert_ne!(
-            std::env::var("CI").as_deref(),
-            Ok("true"),
-            "CI=true but {tool} is not installed (scripts/test installs it)"
-        );
-        note!("skipping: {tool} is not installed");
-    }
-    found
-}
-
 /// The commands `iolab --help` lists, without clap's `help`.
 fn listed_commands() -> BTreeSet<String> {
     let help = ok(&iolab().arg("--help").output().unwrap(), "iolab --help");
@@ -68,9 +54,7 @@ fn bash_loads_the_completion() {
 
 #[test]
 fn zsh_compinit_finds_the_completion() {
-    if !have("zsh") {
-        return;
-    }
+    need_tool!("zsh");
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("_iolab"), completion("zsh")).unwrap();
     let script = format!(
@@ -97,9 +81,7 @@ fn other_shells_get_a_script() {
 
 #[test]
 fn fish_loads_the_completion() {
-    if !have("fish") {
-        return;
-    }
+    need_tool!("fish");
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("iolab.fish");
     std::fs::write(&script, completion("fish")).unwrap();
@@ -193,9 +175,7 @@ fn man_pages_cover_every_command_and_render_cleanly() {
         "iolab man prints iolab.1"
     );
 
-    if !have("man") {
-        return;
-    }
+    need_tool!("man");
     for page in &pages {
         let text = man_renders(&mandir.join(page));
         if page == "iolab.1" {

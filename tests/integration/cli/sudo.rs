@@ -8,7 +8,6 @@
 //! they fail instead.
 
 use crate::common::IOLAB;
-use crate::common::emu::require_root;
 use std::collections::BTreeMap;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -156,9 +155,7 @@ fn roots_store() -> (Vec<bool>, BTreeMap<String, (u64, SystemTime)>) {
 
 #[test]
 fn under_sudo_the_run_is_stored_in_the_invoking_users_home() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let user = TempUser::new();
     let scratch = Scratch::new();
     let db = user.store();
@@ -222,9 +219,7 @@ fn under_sudo_the_run_is_stored_in_the_invoking_users_home() {
 /// `--db` and `$IOLAB_DB` win over the sudo rule, and no ownership is handed out.
 #[test]
 fn under_sudo_iolab_db_still_wins() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let user = TempUser::new();
     let scratch = Scratch::new();
     let db = scratch.dir.path().join("mine/results.db");
@@ -247,9 +242,7 @@ fn under_sudo_iolab_db_still_wins() {
 /// An ordinary user's run (no sudo) stores in their home, privately.
 #[test]
 fn a_plain_users_run_is_stored_privately_in_their_home() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let user = TempUser::new();
     let scratch = Scratch::new();
     std::os::unix::fs::chown(scratch.target(), Some(user.uid), Some(user.gid)).unwrap();

@@ -9,6 +9,7 @@
 
 pub mod browser;
 pub mod emu;
+pub mod skip;
 
 use serde_json::Value;
 use std::process::{Command, Output};
@@ -21,6 +22,34 @@ pub const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
 macro_rules! note {
     ($($t:tt)*) => {
         eprintln!("[{}] {}", $crate::common::emu::current_test_name(), format!($($t)*))
+    };
+}
+
+/// Ends the test as skipped (counted, see [`skip`]) for a reason of a [`skip::Kind`]:
+/// `skip!(Kernel, "this kernel made no partition devices for {dev}")`. Under `CI=true`
+/// only a `Kernel` fact skips; a missing `Tool` or `Privilege` fails the test.
+macro_rules! skip {
+    ($kind:ident, $($reason:tt)+) => {{
+        $crate::common::skip::record($crate::common::skip::Kind::$kind, &format!($($reason)+));
+        return;
+    }};
+}
+
+/// Root, or the test is skipped (a missing privilege: a failure under `CI=true`).
+macro_rules! need_root {
+    () => {
+        if !$crate::common::skip::is_root() {
+            skip!(Privilege, "needs root");
+        }
+    };
+}
+
+/// `tool` installed, or the test is skipped (a missing tool: a failure under `CI=true`).
+macro_rules! need_tool {
+    ($tool:expr) => {
+        if !$crate::common::skip::have_tool($tool) {
+            skip!(Tool, "{} is not installed", $tool);
+        }
     };
 }
 
@@ -56,22 +85,4 @@ pub fn json_out(out: &Output) -> Value {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "iolab failed ({}): {err}", out.status);
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("bad JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
-
-/// True when fio is installed. Under `CI=true` a missing fio is an error
-/// (scripts/test installs it); elsewhere the test says `skipping` (with its
-/// name in front) and the fio checks are skipped.
-pub fn have_fio(skipping: &str) -> bool {
-    let ok = std::process::Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "CI=true but fio is not installed: the harness cannot be validated"
-        );
-        eprintln!("[{}] {skipping}", emu::current_test_name());
-    }
-    ok
 }

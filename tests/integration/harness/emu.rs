@@ -5,15 +5,13 @@
 use std::path::Path;
 use std::time::Instant;
 
-use crate::common::emu::{BlockDev, Cgroup, Ext4Mount, KIB, Limit, LoopDev, MIB, Tmpfs, Zram, output_with_timeout, require_root};
+use crate::common::emu::{BlockDev, Cgroup, Ext4Mount, KIB, Limit, LoopDev, MIB, Tmpfs, Zram, output_with_timeout};
 use crate::truth::accuracy::TIMEOUT;
 use crate::truth::accuracy::report::assert_near;
 
 #[test]
 fn harness_child_joins_cgroup_before_exec() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let cg = Cgroup::new();
     let out = output_with_timeout(cg.command("cat").arg("/proc/self/cgroup"), TIMEOUT);
     let text = String::from_utf8_lossy(&out.stdout);
@@ -27,9 +25,7 @@ fn harness_child_joins_cgroup_before_exec() {
 /// the configured bandwidth.
 #[test]
 fn harness_throttle_limits_direct_dd_on_loop() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let lo = LoopDev::new(64 * MIB);
     let cg = Cgroup::new();
     let limit = 16 * MIB;
@@ -58,9 +54,7 @@ fn harness_throttle_limits_direct_dd_on_loop() {
 /// tests that settle before they measure (`truth::apps`).
 #[test]
 fn harness_settled_throttle_gives_the_same_burst_each_time() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let lo = LoopDev::new_sparse(64 * MIB);
     let cg = Cgroup::new();
     cg.limit(&lo, Limit::ReadBps(20 * MIB));
@@ -149,9 +143,7 @@ fn assert_all_gone(c: &Created) {
 
 #[test]
 fn harness_cleans_up_after_normal_drop() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let mut child = None;
     let c = create_everything(false, Some(&mut child));
     let mut child = child.expect("child");
@@ -171,9 +163,7 @@ fn harness_cleans_up_after_normal_drop() {
 
 #[test]
 fn harness_cleans_up_when_test_panics() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     // Learn the names first, then repeat with a panic and check nothing of the kind leaks:
     // the guards are recreated under new unique names, so look at what exists afterwards.
     let prefix = format!("{}-{}-", crate::common::emu::PREFIX, std::process::id());

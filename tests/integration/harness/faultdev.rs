@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use crate::common::emu::faultdev::{
     BLOCK, FAULTFS_SCRIPT, FLIP_MASK, FLIP_POS, FaultDev, FaultSpec, MAX_REQUEST_KB, detach_loop_if_backed_by, sweep_stale_faultdevs,
 };
-use crate::common::emu::{BlockDev, MIB, output_with_timeout, require_root, unique_name};
+use crate::common::emu::{BlockDev, MIB, output_with_timeout, unique_name};
 
 const GIB: u64 = 1024 * MIB;
 
@@ -228,9 +228,7 @@ impl Parts {
 /// A clean device is a block device of the announced size that stores every byte.
 #[test]
 fn faultdev_clean_round_trip() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _g = shared();
     let size = 64 * MIB;
     let d = FaultDev::new(FaultSpec::clean(size));
@@ -285,9 +283,7 @@ fn faultdev_clean_round_trip() {
 /// Fake capacity: a 4 GiB device that stores 1 GiB; offset o lands at o mod 1 GiB.
 #[test]
 fn faultdev_wraps_onto_the_start() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _g = shared();
     let (n, m) = (4 * GIB, GIB);
     let d = FaultDev::new(FaultSpec {
@@ -341,9 +337,7 @@ fn faultdev_wraps_onto_the_start() {
 /// the last lap that wrapped onto it. Well within the 60 s a probe may take.
 #[test]
 fn faultdev_full_pass_on_a_fake_4gib_device() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _g = alone();
     let (n, m) = (4 * GIB, GIB);
     let d = FaultDev::new(FaultSpec {
@@ -399,9 +393,7 @@ fn faultdev_full_pass_on_a_fake_4gib_device() {
 /// 256 MiB must take seconds, not minutes.
 #[test]
 fn faultdev_speed() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _g = alone();
     let size = 256 * MIB;
     let d = FaultDev::new(FaultSpec::clean(size));
@@ -435,9 +427,7 @@ fn faultdev_speed() {
 /// `eio_writes`, then they fail too.
 #[test]
 fn faultdev_eio_range() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _g = shared();
     let (lo, hi) = (8 * MIB + 12 * 1024, 8 * MIB + 20 * 1024);
     let d = FaultDev::new(FaultSpec {
@@ -544,9 +534,7 @@ fn faultdev_eio_range() {
 /// request; the stored data is intact; no cache keeps a clean (or a flipped) copy.
 #[test]
 fn faultdev_flips_one_bit() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _g = shared();
     let b1 = 16 * MIB;
     let b2 = 16 * MIB + 12 * 1024;
@@ -625,9 +613,7 @@ fn faultdev_flips_one_bit() {
 /// command-line argument may hold): a full read finds each, and only each.
 #[test]
 fn faultdev_flips_every_block() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _g = shared();
     let size = 128 * MIB;
     let d = FaultDev::new(FaultSpec {
@@ -656,9 +642,7 @@ fn faultdev_flips_every_block() {
 /// Lost writes: reported written, not stored; reads return what was there before.
 #[test]
 fn faultdev_drops_writes() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _g = shared();
     let (n, m) = (64 * MIB, 32 * MIB);
     let dl = 4 * MIB; // [dl, dl + 64 KiB) is dropped
@@ -741,9 +725,7 @@ fn every_fault() -> FaultSpec {
 /// the test panics, and when parts are already gone (Drop is idempotent).
 #[test]
 fn faultdev_drop_leaves_nothing() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _g = shared();
     let d = FaultDev::new(every_fault());
     let parts = Parts::of(&d);
@@ -895,9 +877,7 @@ fn stale_name(kind: &str) -> String {
 /// directory and exits by itself.
 #[test]
 fn faultdev_orphaned_server_cleans_up() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _g = shared();
     let mut h = ByHand::start(std::env::temp_dir().join(unique_name("faultfs")), true);
     let parts = h.parts();
@@ -916,9 +896,7 @@ fn faultdev_orphaned_server_cleans_up() {
 /// runs (its parent alive, so it does not clean up by itself).
 #[test]
 fn stale_faultdev_is_swept() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _g = shared();
     let mut dead = ByHand::start(std::env::temp_dir().join(stale_name("faultfs")), false);
     let mut alive = ByHand::start(std::env::temp_dir().join(stale_name("faultfs")), false);

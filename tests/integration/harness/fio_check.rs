@@ -4,8 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::emu::{Cgroup, MIB, output_with_timeout, require_root};
-use crate::common::have_fio;
+use crate::common::emu::{Cgroup, MIB, output_with_timeout};
 use crate::truth::accuracy::cases::{Case, Device};
 use crate::truth::accuracy::report::{assert_near, dev_pct, num};
 use crate::truth::accuracy::{ALL_CASES, TIMEOUT, TOL};
@@ -62,9 +61,8 @@ fn fio_case(name: &str, c: &Case) -> Vec<String> {
 /// throttle, harness) are off, and iolab failures elsewhere are not iolab's fault.
 #[test]
 fn harness_fio_lands_on_limits_quick() {
-    if !require_root() || !have_fio("skipping: fio not installed") {
-        return;
-    }
+    need_root!();
+    need_tool!("fio");
     let pick = [
         "randread_4k_qd1_loop_read_iops_6000",
         "randwrite_4k_qd32_loop_write_iops_40000",
@@ -79,9 +77,8 @@ fn harness_fio_lands_on_limits_quick() {
 #[test]
 #[ignore = "slow (~90 s): validates the harness on every case; cargo test --test integration harness::fio_check -- --ignored"]
 fn harness_fio_lands_on_every_limit() {
-    if !require_root() || !have_fio("skipping: fio not installed") {
-        return;
-    }
+    need_root!();
+    need_tool!("fio");
     let mut all = Vec::new();
     for (name, c) in ALL_CASES {
         all.extend(fio_case(name, c));

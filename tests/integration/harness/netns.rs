@@ -18,8 +18,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::common::emu::fiohosts::{FIO_PORT, FioHost, FioHosts, Footprint, SweepLock, sweep_stale_fio_hosts};
-use crate::common::emu::{MIB, output_with_timeout, require_root, unique_name};
-use crate::common::{have_fio, within};
+use crate::common::emu::{MIB, output_with_timeout, unique_name};
+use crate::common::within;
 use serde_json::Value;
 
 /// Tolerance of each host's bandwidth against its limit.
@@ -34,10 +34,6 @@ static CLIENTS: Mutex<()> = Mutex::new(());
 
 fn clients() -> MutexGuard<'static, ()> {
     CLIENTS.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn can_run() -> bool {
-    require_root() && have_fio("skipping: the fio hosts need fio")
 }
 
 /// A directory of job files in `/dev/shm`, removed on drop.
@@ -128,9 +124,8 @@ fn wait_for_io(hosts: &FioHosts, i: usize) {
 /// is its limit within ±3%, and its throttle counted at least the bytes it reported.
 #[test]
 fn netns_three_hosts_deliver_their_limits() {
-    if !can_run() {
-        return;
-    }
+    need_root!();
+    need_tool!("fio");
     let t0 = Instant::now();
     let hosts = FioHosts::new(&[20, 20, 10], DEVICE_MIB);
     let setup = t0.elapsed();
@@ -184,9 +179,8 @@ fn netns_three_hosts_deliver_their_limits() {
 /// and another is frozen leaves nothing behind; nor does a test that panics.
 #[test]
 fn netns_hosts_leave_nothing_behind() {
-    if !can_run() {
-        return;
-    }
+    need_root!();
+    need_tool!("fio");
     let hosts = FioHosts::new(&[20, 20], DEVICE_MIB);
     let fp0 = {
         let jobs = JobDir::new();
@@ -245,9 +239,8 @@ fn netns_hosts_leave_nothing_behind() {
 /// (`failed to connect to ADDR:8765`), and the other hosts' results are in the JSON.
 #[test]
 fn netns_stopped_host_is_named_and_the_others_report() {
-    if !can_run() {
-        return;
-    }
+    need_root!();
+    need_tool!("fio");
     let mut hosts = FioHosts::new(&[20, 20, 10], DEVICE_MIB);
     let t = Instant::now();
     hosts.stop(1);
@@ -283,9 +276,8 @@ fn netns_stopped_host_is_named_and_the_others_report() {
 /// A frozen host does no I/O and its job resumes when thawed.
 #[test]
 fn netns_frozen_host_does_no_io_until_thawed() {
-    if !can_run() {
-        return;
-    }
+    need_root!();
+    need_tool!("fio");
     let hosts = FioHosts::new(&[20], DEVICE_MIB);
     let jobs = JobDir::new();
     let _turn = clients();
@@ -346,9 +338,7 @@ impl Drop for FakeStale {
 /// with a process inside) are swept by the next harness.
 #[test]
 fn netns_stale_hosts_are_swept() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     // A pid that no longer exists: a child that has been reaped.
     let mut t = Command::new("true").spawn().expect("spawn true");
     let dead = t.id();

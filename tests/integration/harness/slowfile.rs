@@ -15,8 +15,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::common::emu::{MIB, SlowFile, output_with_timeout, require_root, sweep_stale, unique_name};
-use crate::common::have_fio;
+use crate::common::emu::{MIB, SlowFile, output_with_timeout, sweep_stale, unique_name};
+use crate::common::skip::{self, Kind};
 use serde_json::Value;
 
 /// The profile: 256 MiB from 48 MiB/s at offset 0 down to 24 MiB/s at the end.
@@ -122,12 +122,16 @@ fn fio_read_bps(sf: &SlowFile, lo: u64) -> f64 {
 
 #[test]
 fn slowfile_rate_follows_profile() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _serial = serial();
     let sf = SlowFile::new(SIZE, START_BPS, END_BPS);
-    let fio = have_fio("skipping the fio check: fio not installed");
+    let fio = skip::have_tool("fio");
+    if !fio {
+        skip::record(
+            Kind::Tool,
+            "fio is not installed: the rate is checked with our own O_DIRECT reads only",
+        );
+    }
     let mib = MIB as f64;
     let mut bad = Vec::new();
     for frac in POINTS {
@@ -172,9 +176,7 @@ fn slowfile_rate_follows_profile() {
 
 #[test]
 fn slowfile_is_read_only_and_takes_o_direct() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _serial = serial();
     let sf = SlowFile::new(64 * MIB, 40.0 * MIB as f64, 20.0 * MIB as f64);
     let p = sf.path();
@@ -264,9 +266,7 @@ impl Drop for FakeStale {
 /// sweep, and its server then exits by itself.
 #[test]
 fn stale_slowfs_mount_is_swept() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _serial = serial();
     // A pid that no longer exists: a child that has been reaped.
     let mut t = Command::new("true").spawn().expect("spawn true");

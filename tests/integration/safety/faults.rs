@@ -23,7 +23,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::common::emu::faultdev::{FaultDev, FaultSpec};
-use crate::common::emu::{Ext4Mount, LoopDev, MIB, Mount, Tmpfs, output_with_timeout, require_root, run_checked};
+use crate::common::emu::{Ext4Mount, LoopDev, MIB, Mount, Tmpfs, output_with_timeout, run_checked};
 use crate::common::iolab;
 use serde_json::Value;
 
@@ -181,9 +181,7 @@ fn faulty(eio_writes: bool) -> FaultDev {
 
 #[test]
 fn issue_16_eio_in_a_read_job_stops_it_at_the_offset_with_the_errno() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = faulty(false);
     let out = job(dev.path(), &[&["--rw", "read", "--bs", "1M", "--qd", "4"][..], &SHORT].concat());
     let line = one_line(&out);
@@ -198,9 +196,7 @@ fn issue_16_eio_in_a_read_job_stops_it_at_the_offset_with_the_errno() {
 
 #[test]
 fn issue_16_eio_in_a_write_job_stops_it_at_the_offset_with_the_errno() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = faulty(true);
     let db = tempfile::tempdir().unwrap();
     let store = db.path().join("results.db");
@@ -228,9 +224,7 @@ fn issue_16_eio_in_a_write_job_stops_it_at_the_offset_with_the_errno() {
 /// printed and stored as incomplete, then the error, exit status 1.
 #[test]
 fn issue_16_eio_in_the_second_test_keeps_the_first() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = faulty(false);
     let tmp = tempfile::tempdir().unwrap();
     let config = tmp.path().join("config.toml");
@@ -287,9 +281,7 @@ fn issue_16_eio_in_the_second_test_keeps_the_first() {
 
 #[test]
 fn issue_16_continue_on_error_counts_errors_per_direction() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = faulty(true);
     let args = [
         &[
@@ -347,9 +339,7 @@ fn issue_16_continue_on_error_counts_errors_per_direction() {
 /// space the check saw. The test file is gone afterwards: its space is back.
 #[test]
 fn issue_16_enospc_while_prefilling_removes_the_test_file() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new_sparse(32 * MIB);
     run_checked(
         Command::new("mkfs.ext2")
@@ -380,9 +370,7 @@ fn issue_16_enospc_while_prefilling_removes_the_test_file() {
 /// it needs room beside it, which a nearly full filesystem does not have.
 #[test]
 fn issue_16_enospc_in_a_write_job_removes_the_test_file() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new_sparse(128 * MIB);
     run_checked(Command::new("mkfs.btrfs").args(["-q", "-f"]).arg(dev.path()));
     let m = Mount::new(dev.path(), None);
@@ -421,9 +409,7 @@ fn issue_16_enospc_in_a_write_job_removes_the_test_file() {
 /// (EIO through the loop device) and the run ends at once.
 #[test]
 fn issue_16_a_killed_fuse_daemon_is_a_clear_error_not_a_hang() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = FaultDev::new(FaultSpec::clean(64 * MIB));
     let mut c = iolab();
     c.arg("job")
@@ -468,9 +454,7 @@ fn issue_16_a_killed_fuse_daemon_is_a_clear_error_not_a_hang() {
 /// the connection; done, iolab exits.
 #[test]
 fn issue_16_a_hung_fuse_daemon_stops_the_run_after_the_stall_timeout() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = FaultDev::new(FaultSpec::clean(64 * MIB));
     let server = dev.pid().expect("server");
     // Now, while the daemon answers a stat.
@@ -536,9 +520,7 @@ fn issue_16_a_hung_fuse_daemon_stops_the_run_after_the_stall_timeout() {
 /// iolab notices within a second or two, stops, and lets go of the device.
 #[test]
 fn issue_16_a_lazily_unmounted_directory_stops_the_run_and_is_released() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let m = Ext4Mount::new(64 * MIB);
     let mut c = iolab();
     c.arg("job")
@@ -585,9 +567,7 @@ fn issue_16_a_lazily_unmounted_directory_stops_the_run_and_is_released() {
 
 #[test]
 fn issue_16_a_read_only_filesystem_is_refused_before_starting() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let m = Ext4Mount::new(64 * MIB);
     let file = m.dir().join("data.img");
     std::fs::write(&file, vec![7u8; MIB as usize]).unwrap();
@@ -620,9 +600,7 @@ fn issue_16_a_read_only_filesystem_is_refused_before_starting() {
 
 #[test]
 fn issue_16_a_read_only_block_device_is_refused_before_starting() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new(16 * MIB);
     let before = std::fs::read(dev.path()).unwrap();
     let _ro = ReadOnly::set(dev.path());
@@ -720,9 +698,7 @@ impl StoreCase {
 
 #[test]
 fn issue_16_a_full_store_disk_still_prints_the_result_and_exits_4() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let case = StoreCase::new();
     // Fill the store's filesystem.
     let fill = case.fs.dir().join("fill");
@@ -739,9 +715,7 @@ fn issue_16_a_full_store_disk_still_prints_the_result_and_exits_4() {
 
 #[test]
 fn issue_16_a_read_only_store_disk_still_prints_the_result_and_exits_4() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let case = StoreCase::new();
     {
         let _ro = Remounted::read_only(case.fs.dir());

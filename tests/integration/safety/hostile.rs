@@ -10,7 +10,7 @@
 //! Root-only cases (loop devices, files owned by another user) run under
 //! `CI=true` and skip with a notice elsewhere.
 
-use crate::common::emu::{LoopDev, Mount, list_dir, output_with_timeout, require_root, run_checked};
+use crate::common::emu::{LoopDev, Mount, list_dir, output_with_timeout, run_checked};
 use crate::common::{IOLAB, iolab};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::Hasher;
@@ -197,9 +197,7 @@ fn issue_16_proc_and_sys_targets_are_refused() {
 /// the write, naming the mount; the device is unchanged.
 #[test]
 fn issue_16_a_link_to_a_mounted_device_is_refused_for_writes() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new_sparse(64 << 20);
     run_checked(Command::new("mkfs.ext4").args(["-F", "-q"]).arg(dev.path()));
     // Read-only: a mounted ext4 writes by itself for a while (its first
@@ -229,9 +227,7 @@ fn issue_16_a_link_to_a_mounted_device_is_refused_for_writes() {
 /// result names the device itself.
 #[test]
 fn issue_16_a_link_to_an_unused_device_is_written_as_that_device() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new(16 << 20);
     let d = tempfile::tempdir().unwrap();
     let link = d.path().join("disk");
@@ -249,9 +245,7 @@ fn issue_16_a_link_to_an_unused_device_is_written_as_that_device() {
 /// refused, the file it points to unchanged.
 #[test]
 fn issue_16_a_target_link_planted_by_another_user_is_not_written_through() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let d = shared_dir(false);
     let victim = tempfile::tempdir().unwrap();
     let file = victim.path().join("data.img");
@@ -274,9 +268,7 @@ fn issue_16_a_target_link_planted_by_another_user_is_not_written_through() {
 /// (nothing created there). The user's own link is followed.
 #[test]
 fn issue_16_a_store_link_planted_by_another_user_is_refused() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let d = shared_dir(true);
     let elsewhere = tempfile::tempdir().unwrap();
     let victim = elsewhere.path().join("victim");
@@ -316,9 +308,7 @@ fn issue_16_a_store_link_planted_by_another_user_is_refused() {
 /// points to unchanged; another user's file in a sticky directory too.
 #[test]
 fn issue_16_an_output_link_planted_by_another_user_is_refused() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let d = shared_dir(false);
     let elsewhere = tempfile::tempdir().unwrap();
     let victim = elsewhere.path().join("victim");

@@ -5,7 +5,7 @@
 //! Needs root (loop devices, mkfs, mount, swapon). Without root the tests
 //! print a skip notice, except under `CI=true`, where they fail instead.
 
-use crate::common::emu::{LoopDev, MIB, Mount, require_root, run_checked};
+use crate::common::emu::{LoopDev, MIB, Mount, run_checked};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::Hasher;
 use std::io::Read;
@@ -92,18 +92,14 @@ fn mkfs(dev: &Path, cmd: &str, args: &[&str]) {
 
 #[test]
 fn blank_device_is_written() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new(SIZE);
     assert_writes(dev.path(), &[]);
 }
 
 #[test]
 fn formatted_devices_are_refused_and_unchanged() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     // Sizes: each tool's minimum (XFS wants 300 MB, btrfs ~114 MiB); sparse, so cheap.
     let cases: [(&str, &[&str], &str, u64); 5] = [
         ("mkfs.ext4", &["-F", "-q"], "ext2/3/4", SIZE),
@@ -121,9 +117,7 @@ fn formatted_devices_are_refused_and_unchanged() {
 
 #[test]
 fn partitioned_devices_are_refused_and_unchanged() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     for (label, why) in [("gpt", "GPT partition table"), ("dos", "MBR partition table")] {
         let dev = LoopDev::new_sparse(SIZE);
         let mut sfdisk = Command::new("sfdisk");
@@ -143,9 +137,7 @@ fn partitioned_devices_are_refused_and_unchanged() {
 
 #[test]
 fn force_overrides_a_signature() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new_sparse(SIZE);
     mkfs(
         dev.path(),
@@ -168,9 +160,7 @@ fn quiet_mount(dev: &Path) -> Mount {
 
 #[test]
 fn mounted_device_is_refused_even_with_force() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new_sparse(SIZE);
     mkfs(
         dev.path(),
@@ -192,9 +182,7 @@ impl Drop for PartLoop {
 
 #[test]
 fn device_with_a_mounted_partition_is_refused_even_with_force() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let base = LoopDev::new_sparse(SIZE);
     let mut child = Command::new("sfdisk")
         .arg("--quiet")
@@ -217,11 +205,11 @@ fn device_with_a_mounted_partition_is_refused_even_with_force() {
     if !part.exists() {
         // Some kernels do not scan partitions on loop devices (blockdev --rereadpt: EINVAL).
         // The rule itself is covered by the unit test target::safety::tests::fixture_tree_refusals.
-        eprintln!(
-            "skipping: this kernel made no partition devices for {} (no loop partition scanning)",
+        skip!(
+            Kernel,
+            "this kernel made no partition devices for {} (no loop partition scanning)",
             disk.0.display()
         );
-        return;
     }
     mkfs(&part, "mkfs.ext4", &["-F", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0"]);
     let _m = quiet_mount(&part);
@@ -246,9 +234,7 @@ impl Drop for Swap {
 /// signature, not a checksum of the whole device.
 #[test]
 fn active_swap_is_refused_even_with_force() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new_in(Path::new(env!("CARGO_TARGET_TMPDIR")), MIB);
     mkfs(dev.path(), "mkswap", &[]);
     let signature = || {
@@ -272,9 +258,7 @@ fn active_swap_is_refused_even_with_force() {
 
 #[test]
 fn device_held_exclusively_by_another_process_is_refused() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new(SIZE);
     // Another process claims the device exclusively (as a mount or md would).
     let mut holder = Command::new("python3")

@@ -24,7 +24,7 @@
 //!
 //! Needs root; skips without it except under `CI=true`.
 
-use crate::common::emu::{Cgroup, Ext4Mount, Limit, Tmpfs, list_dir, output_with_timeout, require_root};
+use crate::common::emu::{Cgroup, Ext4Mount, Limit, Tmpfs, list_dir, output_with_timeout};
 use crate::common::{json_of, within};
 use serde_json::Value;
 use std::process::Command;
@@ -75,9 +75,7 @@ fn iolab_time(cg: &Cgroup, dir: &std::path::Path, extra: &[&str]) -> Value {
 
 #[test]
 fn time_cold_cat_takes_size_over_limit_and_the_device_sees_the_file() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let fs = Ext4Mount::new(256 * MIB);
     big_file(&fs);
     let cg = Cgroup::new();
@@ -113,9 +111,7 @@ fn time_cold_cat_takes_size_over_limit_and_the_device_sees_the_file() {
 
 #[test]
 fn time_warm_second_run_is_much_faster_and_iolab_warns_about_caches() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let fs = Ext4Mount::new(256 * MIB);
     big_file(&fs);
     std::fs::write("/proc/sys/vm/drop_caches", "3\n").unwrap();
@@ -192,9 +188,7 @@ fn phase<'a>(v: &'a Value, name: &str) -> &'a Value {
 
 #[test]
 fn files_suite_on_tmpfs_and_a_throttled_device() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let tmp = Tmpfs::new(512 * MIB);
     let fast = suite(None, tmp.dir(), &["--suite", "files", "--files", "2000"]);
     assert!(list_dir(tmp.dir()).is_empty(), "left behind on tmpfs: {:?}", list_dir(tmp.dir()));
@@ -238,9 +232,7 @@ fn files_suite_on_tmpfs_and_a_throttled_device() {
 
 #[test]
 fn git_suite_on_tmpfs_and_a_throttled_device() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     if Command::new("git").arg("--version").output().is_err() {
         panic!("git is needed for the git suite (apt-get install git)");
     }

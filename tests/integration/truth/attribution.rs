@@ -14,7 +14,7 @@
 //!
 //! Needs root; skips without it except under `CI=true`.
 
-use crate::common::emu::{BlockDev, Ext4Mount, require_root};
+use crate::common::emu::{BlockDev, Ext4Mount};
 use crate::common::{IOLAB, json_of, within};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -81,9 +81,7 @@ fn assert_loop_read_the_file(t: &Value, lp: &str) {
 
 #[test]
 fn time_from_another_directory_attributes_the_file_to_its_device() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let fs = Ext4Mount::new(256 * MIB);
     let file = big_file(&fs);
     let lp = loop_name(&fs);
@@ -124,9 +122,7 @@ fn time_from_another_directory_attributes_the_file_to_its_device() {
 
 #[test]
 fn time_device_named_by_kernel_name_or_by_a_path_on_it() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let fs = Ext4Mount::new(256 * MIB);
     let file = big_file(&fs);
     let lp = loop_name(&fs);
@@ -159,9 +155,7 @@ fn time_device_named_by_kernel_name_or_by_a_path_on_it() {
 
 #[test]
 fn time_with_cwd_names_its_device_and_says_when_another_did_the_work() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let fs = Ext4Mount::new(256 * MIB);
     let file = big_file(&fs);
     let lp = loop_name(&fs);

@@ -15,7 +15,7 @@
 //! device in memory, and the time limit is asserted.
 
 use crate::common::emu::faultdev::{FaultDev, FaultSpec};
-use crate::common::emu::{LoopDev, MIB, Mount, output_with_timeout, require_root, run_checked};
+use crate::common::emu::{LoopDev, MIB, Mount, output_with_timeout, run_checked};
 use crate::common::iolab;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
@@ -170,9 +170,7 @@ fn assert_fake_1g(v: &Value) {
 
 #[test]
 fn capacity_finds_a_fake_4gib_device_storing_1gib_and_leaves_it_unchanged() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _one = alone();
     let lab = Lab::new();
     let dev = fake_4g_1g();
@@ -201,9 +199,7 @@ fn capacity_finds_a_fake_4gib_device_storing_1gib_and_leaves_it_unchanged() {
 
 #[test]
 fn capacity_with_allow_destroy_finds_a_fake_device_faster() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _one = alone();
     let lab = Lab::new();
     let dev = fake_4g_1g();
@@ -227,9 +223,7 @@ fn capacity_with_allow_destroy_finds_a_fake_device_faster() {
 
 #[test]
 fn capacity_calls_an_honest_1gib_device_genuine_and_leaves_it_unchanged() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _one = alone();
     let lab = Lab::new();
     let dev = FaultDev::new(FaultSpec::clean(GIB));
@@ -304,9 +298,7 @@ fn start_paused(mut cmd: Command, hook: &str) -> (Running, Vec<String>) {
 
 #[test]
 fn sigterm_in_the_middle_of_a_probe_restores_the_device_and_exits_143() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _one = alone();
     let lab = Lab::new();
     let dev = fake_4g_1g();
@@ -332,9 +324,7 @@ fn sigterm_in_the_middle_of_a_probe_restores_the_device_and_exits_143() {
 
 #[test]
 fn after_kill_9_restore_puts_the_data_back() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _one = alone();
     let lab = Lab::new();
     let dev = fake_4g_1g();
@@ -375,9 +365,7 @@ fn checksum(dev: &Path) -> String {
 
 #[test]
 fn capacity_is_refused_on_a_mounted_device_and_a_regular_file() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let lab = Lab::new();
     let dev = LoopDev::new_sparse(64 * MIB);
     run_checked(Command::new("mkfs.ext4").args(["-F", "-q"]).arg(dev.path()));
@@ -420,9 +408,7 @@ fn capacity_is_refused_on_a_mounted_device_and_a_regular_file() {
 
 #[test]
 fn an_earlier_verify_that_found_the_device_lying_vetoes_genuine() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _one = alone();
     let lab = Lab::new();
     let dev = FaultDev::new(FaultSpec::clean(256 * MIB));
@@ -474,9 +460,7 @@ fn an_earlier_verify_that_found_the_device_lying_vetoes_genuine() {
 
 #[test]
 fn capacity_finds_an_odd_real_size_to_the_granularity_asked_for() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _one = alone();
     let lab = Lab::new();
     // Neither a power of two nor a multiple of the comb's teeth: the bisection finds it.
@@ -504,9 +488,7 @@ fn capacity_finds_an_odd_real_size_to_the_granularity_asked_for() {
 
 #[test]
 fn read_errors_in_the_middle_of_an_honest_device_are_damage_not_a_smaller_size() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _one = alone();
     let lab = Lab::new();
     // 2 GiB is one of the probe's powers of two: its read fails, the blocks above it read back.
@@ -533,9 +515,7 @@ fn read_errors_in_the_middle_of_an_honest_device_are_damage_not_a_smaller_size()
 
 #[test]
 fn a_real_verify_that_found_lost_writes_vetoes_genuine() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _one = alone();
     let lab = Lab::new();
     // Writes to a few blocks that none of the probe's offsets touch are lost: the probe

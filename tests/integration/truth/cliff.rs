@@ -4,16 +4,14 @@
 //!
 //! Needs root; skips without it except under `CI=true`.
 
-use crate::common::emu::{Cgroup, Limit, LoopDev, output_with_timeout, require_root};
+use crate::common::emu::{Cgroup, Limit, LoopDev, output_with_timeout};
 use std::time::Duration;
 
 const MIB: u64 = 1 << 20;
 
 #[test]
 fn write_cliff_on_an_emulated_device_is_found_where_the_limit_drops() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new_sparse(1024 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::WriteBps(100 * MIB));

@@ -38,8 +38,7 @@ fn process_cpu_includes_io_uring_kernel_workers() {
     unsafe {
         let fl = libc::fcntl(fd, libc::F_GETFL);
         if libc::fcntl(fd, libc::F_SETFL, fl | libc::O_DIRECT) != 0 {
-            eprintln!("skipping: this kernel's tmpfs has no O_DIRECT");
-            return;
+            skip!(Kernel, "this kernel's tmpfs has no O_DIRECT");
         }
     }
     let bufs_depth = 32;
@@ -80,8 +79,10 @@ fn process_cpu_includes_io_uring_kernel_workers() {
     );
     assert!(s[0].read.ios > 1000);
     if workers == 0 {
-        eprintln!("skipping the comparison: no io-wq workers were needed on this kernel");
-        return;
+        skip!(
+            Kernel,
+            "this kernel needed no io-wq workers for O_DIRECT reads of tmpfs: nothing to compare"
+        );
     }
     // The kernel workers did real work, and the process figure carries it.
     assert!(

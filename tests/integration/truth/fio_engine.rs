@@ -6,7 +6,7 @@
 //! settled blkio throttle lets the first moments of a new stream through at
 //! once: 3 s runs keep that burst to about 1.5%.)
 
-use crate::common::emu::{Cgroup, Limit, LoopDev, MIB, require_root};
+use crate::common::emu::{Cgroup, Limit, LoopDev, MIB};
 use crate::common::{IOLAB, json_out, within};
 use serde_json::Value;
 use std::process::Command;
@@ -40,9 +40,8 @@ fn run(cg: &Cgroup, dev: &LoopDev, db: &std::path::Path, engine: &str) -> Value 
 
 #[test]
 fn issue_14_fio_engine_and_iolab_agree_on_the_limit() {
-    if !require_root() || !crate::common::have_fio("issue_14_fio_engine_and_iolab_agree_on_the_limit") {
-        return;
-    }
+    need_root!();
+    need_tool!("fio");
     let dev = LoopDev::new(256 * MIB);
     let cg = Cgroup::new();
     let limit = 30 * MIB;
@@ -80,9 +79,7 @@ fn issue_14_fio_engine_and_iolab_agree_on_the_limit() {
 /// shape, and names its sections so that they read back.
 #[test]
 fn issue_14_emitted_job_file_runs_in_fio() {
-    if !crate::common::have_fio("issue_14_emitted_job_file_runs_in_fio") {
-        return;
-    }
+    need_tool!("fio");
     let dir = tempfile::Builder::new().prefix("iolab-emit-").tempdir_in("/dev/shm").unwrap();
     let out = Command::new(IOLAB)
         .args(["run"])

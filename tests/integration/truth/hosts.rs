@@ -5,8 +5,8 @@
 //! MiB/s that host is named; a host whose server is gone is named, exit
 //! status 1, and the other hosts' runs are kept and stored.
 
+use crate::common::emu::MIB;
 use crate::common::emu::fiohosts::FioHosts;
-use crate::common::emu::{MIB, require_root};
 use crate::common::{IOLAB, within};
 use serde_json::Value;
 use std::process::{Command, Output};
@@ -57,9 +57,8 @@ fn codes(v: &Value) -> Vec<String> {
 
 #[test]
 fn issue_14_three_equal_hosts_sum_to_their_limits() {
-    if !require_root() || !crate::common::have_fio("issue_14_three_equal_hosts_sum_to_their_limits") {
-        return;
-    }
+    need_root!();
+    need_tool!("fio");
     let hosts = FioHosts::new(&[20, 20, 20], 128);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");
@@ -92,9 +91,8 @@ fn issue_14_three_equal_hosts_sum_to_their_limits() {
 
 #[test]
 fn issue_14_the_slow_host_is_named() {
-    if !require_root() || !crate::common::have_fio("issue_14_the_slow_host_is_named") {
-        return;
-    }
+    need_root!();
+    need_tool!("fio");
     let hosts = FioHosts::new(&[20, 10, 20], 128);
     let dir = tempfile::tempdir().unwrap();
     hosts.settle();
@@ -151,9 +149,8 @@ fn issue_14_the_slow_host_is_named() {
 
 #[test]
 fn issue_14_a_host_without_a_server_is_named_and_the_others_kept() {
-    if !require_root() || !crate::common::have_fio("issue_14_a_host_without_a_server_is_named_and_the_others_kept") {
-        return;
-    }
+    need_root!();
+    need_tool!("fio");
     let mut hosts = FioHosts::new(&[20, 20, 20], 128);
     hosts.stop(2);
     let dir = tempfile::tempdir().unwrap();
@@ -176,9 +173,8 @@ fn issue_14_a_host_without_a_server_is_named_and_the_others_kept() {
 /// hosts' results are kept and stored; exit status 1.
 #[test]
 fn issue_14_a_host_dying_mid_run_is_named_and_the_others_kept() {
-    if !require_root() || !crate::common::have_fio("issue_14_a_host_dying_mid_run_is_named_and_the_others_kept") {
-        return;
-    }
+    need_root!();
+    need_tool!("fio");
     let mut hosts = FioHosts::new(&[20, 20, 20], 128);
     let dir = tempfile::tempdir().unwrap();
     let list: Vec<String> = hosts.hosts().iter().map(|h| format!("{}={}", h.addr, h.device.display())).collect();

@@ -6,7 +6,7 @@
 //! Needs root for everything but the first two; skips without root except
 //! under `CI=true`.
 
-use crate::common::emu::{BlockDev, Cgroup, Limit, LoopDev, Mount, Zram, require_root, run_checked};
+use crate::common::emu::{BlockDev, Cgroup, Limit, LoopDev, Mount, Zram, run_checked};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -96,9 +96,7 @@ fn dev_shm_is_memory() {
 
 #[test]
 fn loop_device_over_a_shm_file() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new_sparse(16 << 20);
     let v = info_of(dev.path());
     let node = &v["chain"][0];
@@ -116,9 +114,7 @@ fn loop_device_over_a_shm_file() {
 
 #[test]
 fn zram_device() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let z = Zram::new(32 << 20);
     let v = info_of(z.path());
     assert_eq!(v["chain"][0]["kind"], "zram", "{v:#}");
@@ -129,9 +125,7 @@ fn zram_device() {
 
 #[test]
 fn btrfs_raid1_over_three_loop_devices() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let devs: Vec<LoopDev> = (0..3).map(|_| LoopDev::new_sparse(256 << 20)).collect();
     let paths: Vec<&Path> = devs.iter().map(|d| d.path()).collect();
     run_checked(
@@ -208,9 +202,7 @@ fn btrfs_raid1_over_three_loop_devices() {
 
 #[test]
 fn throttle_of_the_callers_cgroup_is_reported() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new_sparse(16 << 20);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::ReadBps(30_000_000));

@@ -6,7 +6,7 @@
 //! 16 MiB beyond what they can have in flight. The peak RSS (the process's
 //! `VmHWM`, every thread) must stay within 64 MiB plus the data in flight.
 
-use crate::common::emu::{Zram, require_root};
+use crate::common::emu::Zram;
 use crate::common::iolab;
 
 const MIB: u64 = 1 << 20;
@@ -49,9 +49,7 @@ fn peak_rss(args: &[&str]) -> (f64, serde_json::Value) {
 
 #[test]
 fn issue_17_psync_qd32_with_16_threads_stays_within_64_mib() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let z = Zram::new(256 * MIB);
     let dev = z.path().to_string_lossy().into_owned();
     for rw in ["randread", "randwrite"] {

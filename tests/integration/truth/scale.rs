@@ -5,7 +5,7 @@
 //!
 //! Needs root; skips without it except under `CI=true`.
 
-use crate::common::emu::{Cgroup, Ext4Mount, Limit, LoopDev, Mount, Zram, require_root, run_checked};
+use crate::common::emu::{Cgroup, Ext4Mount, Limit, LoopDev, Mount, Zram, run_checked};
 use crate::common::{json_of, within};
 use serde_json::Value;
 use std::process::Command;
@@ -52,9 +52,7 @@ fn point<'a>(v: &'a Value, kind: &str) -> Vec<&'a Value> {
 /// they deliver 3× one.
 #[test]
 fn independent_devices_scale() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let devs: Vec<LoopDev> = (0..3).map(|_| LoopDev::new_sparse(256 * MIB)).collect();
     let cg = Cgroup::new();
     for d in &devs {
@@ -86,9 +84,7 @@ fn independent_devices_scale() {
 /// the bus, 40, and the verdict names the shared path.
 #[test]
 fn devices_behind_a_shared_bus_do_not_scale_and_the_verdict_says_so() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let bus = Ext4Mount::new(512 * MIB);
     let devs: Vec<LoopDev> = (0..3).map(|_| LoopDev::new_in(bus.dir(), 128 * MIB)).collect();
     let cg = Cgroup::new();
@@ -132,9 +128,7 @@ fn btrfs(profile: &str, devs: &[LoopDev]) -> Mount {
 /// member is read raw, read-only, while mounted).
 #[test]
 fn btrfs_raid0_reads_three_times_one_member() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let devs: Vec<LoopDev> = (0..3).map(|_| LoopDev::new_sparse(512 * MIB)).collect();
     let fs = btrfs("raid0", &devs);
     let cg = Cgroup::new();
@@ -161,9 +155,7 @@ fn btrfs_raid0_reads_three_times_one_member() {
 /// alone (every block is written twice, at the pace of one device).
 #[test]
 fn btrfs_raid1_writes_like_one_device() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let devs: Vec<LoopDev> = (0..3).map(|_| LoopDev::new_sparse(512 * MIB)).collect();
     let lone = LoopDev::new_sparse(512 * MIB);
     let fs = btrfs("raid1", &devs);
@@ -192,9 +184,7 @@ fn btrfs_raid1_writes_like_one_device() {
 /// depth does not help. Unthrottled zram at QD32 beats QD1: depth helps.
 #[test]
 fn depth_helps_zram_but_not_a_rate_limiter() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new_sparse(256 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::ReadIops(2000));

@@ -5,7 +5,7 @@
 //!
 //! Needs root; skips without it except under `CI=true`.
 
-use crate::common::emu::{Cgroup, Limit, LoopDev, output_with_timeout, require_root};
+use crate::common::emu::{Cgroup, Limit, LoopDev, output_with_timeout};
 use crate::common::{json_of, within};
 use serde_json::Value;
 use std::process::Command;
@@ -29,9 +29,7 @@ fn run(mut cmd: Command) -> Value {
 /// limit; 512K and 2M: 40.4 and 40.9), so 1 MiB would test the throttle.
 #[test]
 fn scan_of_a_throttled_device_is_flat_at_the_limit_with_access_time_one_over_iops() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new_sparse(512 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::ReadBps(40 * MIB));
@@ -105,9 +103,7 @@ fn scan_of_a_throttled_device_is_flat_at_the_limit_with_access_time_one_over_iop
 /// by time, and a write scan (destroys data: needs --allow-destroy).
 #[test]
 fn partial_write_scan_by_time_stays_in_range_and_at_the_limit() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new_sparse(1024 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::WriteBps(30 * MIB));
@@ -152,9 +148,7 @@ fn partial_write_scan_by_time_stays_in_range_and_at_the_limit() {
 /// exactly at its zone.
 #[test]
 fn scan_reproduces_a_rate_that_falls_with_the_offset() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let slow = crate::common::emu::SlowFile::new(256 * MIB, (48 * MIB) as f64, (24 * MIB) as f64);
     let mut cmd = Command::new(crate::common::IOLAB);
     cmd.arg("scan").arg(slow.path());

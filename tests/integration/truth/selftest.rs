@@ -3,7 +3,6 @@
 //! made unreachable it fails and says which; without root it says why.
 
 use crate::common::IOLAB;
-use crate::common::emu::require_root;
 use std::process::Command;
 
 /// The two self-tests measure: never at once.
@@ -30,9 +29,7 @@ fn leftovers(pid: u32) -> Vec<String> {
 
 #[test]
 fn issue_15_selftest_passes_here_and_leaves_nothing() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let child = Command::new(IOLAB)
         .args(["selftest", "--format", "json"])
@@ -57,9 +54,7 @@ fn issue_15_selftest_passes_here_and_leaves_nothing() {
 
 #[test]
 fn issue_15_selftest_fails_with_the_reason_when_a_limit_is_unreachable() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let child = Command::new(IOLAB)
         .arg("selftest")

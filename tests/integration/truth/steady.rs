@@ -5,16 +5,14 @@
 //!
 //! Needs root; skips without it except under `CI=true`.
 
-use crate::common::emu::{Cgroup, Limit, LoopDev, output_with_timeout, require_root};
+use crate::common::emu::{Cgroup, Limit, LoopDev, output_with_timeout};
 use std::time::Duration;
 
 const MIB: u64 = 1 << 20;
 
 #[test]
 fn steady_state_is_reached_after_an_early_change_and_reports_the_flat_rate() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new_sparse(1024 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::WriteBps(80 * MIB));
@@ -65,9 +63,7 @@ fn steady_state_is_reached_after_an_early_change_and_reports_the_flat_rate() {
 
 #[test]
 fn steady_state_gives_up_after_max_rounds_and_says_so() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = LoopDev::new_sparse(512 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::WriteBps(40 * MIB));

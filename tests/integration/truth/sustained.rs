@@ -15,7 +15,7 @@
 //!
 //! Needs root; skips without it except under `CI=true`.
 
-use crate::common::emu::{Cgroup, Ext4Mount, Limit, output_with_timeout, require_root};
+use crate::common::emu::{Cgroup, Ext4Mount, Limit, output_with_timeout};
 use std::time::Duration;
 
 const MIB: u64 = 1 << 20;
@@ -52,9 +52,7 @@ fn assert_at_limit(job: &serde_json::Value, dir: &str) {
 
 #[test]
 fn sustained_writes_land_on_the_device_limit_buffered_and_direct() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     // Two of the suite's three transfer sizes, each buffered and O_DIRECT:
     // the smallest (the most page-cache churn) and the largest.
     let v = run_suite("sustained", &["--bs", "8k,128k"]);
@@ -69,9 +67,7 @@ fn sustained_writes_land_on_the_device_limit_buffered_and_direct() {
 
 #[test]
 fn dd_write_then_cold_read_land_on_the_device_limit() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let v = run_suite("dd", &[]);
     let jobs = v["jobs"].as_array().unwrap();
     assert_at_limit(&jobs[0], "write");

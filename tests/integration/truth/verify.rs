@@ -14,7 +14,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::emu::faultdev::{FaultDev, FaultSpec};
-use crate::common::emu::{Ext4Mount, MIB, Tmpfs, output_with_timeout, require_root};
+use crate::common::emu::{Ext4Mount, MIB, Tmpfs, output_with_timeout};
 use crate::common::iolab;
 use serde_json::Value;
 
@@ -81,9 +81,7 @@ fn only(doc: &Value, class: &str, want: u64) {
 
 #[test]
 fn issue_15_a_clean_device_verifies_clean() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = FaultDev::new(FaultSpec::clean(64 * MIB));
     let (code, doc) = destroy(&dev);
     assert_eq!(code, 0, "a clean device exits 0");
@@ -116,9 +114,7 @@ fn issue_15_a_clean_device_verifies_clean() {
 
 #[test]
 fn issue_15_fake_capacity_is_found_with_its_real_size() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let (n, m) = (256 * MIB, 64 * MIB);
     let dev = FaultDev::new(FaultSpec {
         store: Some(m),
@@ -147,9 +143,7 @@ fn issue_15_fake_capacity_is_found_with_its_real_size() {
 
 #[test]
 fn issue_15_read_errors_are_unreadable_to_the_block() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let (a, b) = (8 * MIB + 12 * KIB, 8 * MIB + 40 * KIB);
     let dev = FaultDev::new(FaultSpec {
         eio: vec![(a, b)],
@@ -167,9 +161,7 @@ fn issue_15_read_errors_are_unreadable_to_the_block() {
 
 #[test]
 fn issue_15_write_errors_are_counted_where_they_happen() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let (a, b) = (4 * MIB, 4 * MIB + 3 * BLOCK);
     let dev = FaultDev::new(FaultSpec {
         eio: vec![(a, b)],
@@ -185,9 +177,7 @@ fn issue_15_write_errors_are_counted_where_they_happen() {
 
 #[test]
 fn issue_15_flipped_bits_are_corrupted_blocks() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let flips = [5 * MIB + 3 * BLOCK, 20 * MIB];
     let dev = FaultDev::new(FaultSpec {
         flip: flips.to_vec(),
@@ -211,9 +201,7 @@ fn issue_15_flipped_bits_are_corrupted_blocks() {
 
 #[test]
 fn issue_15_lost_writes_read_back_blank_then_stale_and_garbage_is_garbage() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let (a, b) = (20 * MIB, 20 * MIB + 64 * KIB);
     let dev = FaultDev::new(FaultSpec {
         drop: vec![(a, b)],
@@ -262,9 +250,7 @@ fn issue_15_lost_writes_read_back_blank_then_stale_and_garbage_is_garbage() {
 
 #[test]
 fn issue_15_a_block_device_needs_consent_and_is_refused_when_mounted() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let dev = FaultDev::new(FaultSpec::clean(16 * MIB));
     let out = iolab().args(["verify"]).arg(dev.path()).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -292,9 +278,7 @@ fn planned_in(dir: &Path) -> u64 {
 
 #[test]
 fn issue_15_a_directory_gets_files_of_its_own_and_keeps_none() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     // ext4: O_DIRECT, the free space less the margin is what gets verified, and
     // nothing is left afterwards.
     let fs = Ext4Mount::new(96 * MIB);
@@ -335,9 +319,7 @@ fn issue_15_a_directory_gets_files_of_its_own_and_keeps_none() {
 
 #[test]
 fn issue_15_a_stopped_verify_removes_its_files() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     // A slow device (the faulty one, under a filesystem) so SIGTERM lands mid-write,
     // with --cold-wait so the files have names (the case that needs removing).
     let fs = Tmpfs::new(256 * MIB);
@@ -383,9 +365,7 @@ fn issue_15_a_regular_file_is_not_a_verify_target() {
 #[test]
 #[ignore]
 fn readme_examples() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let show = |title: &str, dev: &FaultDev| {
         let out = iolab()
             .args(["verify", "--allow-destroy", "--no-store", "--zones", "8"])

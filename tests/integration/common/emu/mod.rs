@@ -33,7 +33,7 @@
 //!   owner pid no longer exists (mounts, cgroups, loop devices, zram devices, files), under
 //!   an exclusive `flock` so two sweepers never race each other.
 //!
-//! Layout: `names` (root check, unique names), `proc` (running commands), `blockdev`
+//! Layout: `names` (the test's name, unique names), `proc` (running commands), `blockdev`
 //! (the [`BlockDev`] trait, sysfs writes), one file per guard kind (`loopdev`, `zram`,
 //! `cgroup`, `mounts`, `slowfile`), `settle` (the throttle's slices: settling a group and
 //! measuring its burst), and `sweep` (leftovers of killed processes). Everything public
@@ -60,7 +60,7 @@ pub use self::{
     cgroup::{Cgroup, IoCount, Limit},
     loopdev::LoopDev,
     mounts::{Ext4Mount, Mount, Tmpfs, list_dir},
-    names::{current_test_name, require_root, unique_name},
+    names::{current_test_name, unique_name},
     proc::{output_with_timeout, run_checked},
     settle::{Burst, SETTLE, THROTTLE_SLICE},
     slowfile::SlowFile,

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::report::{assert_near, check_stats_consistency, dev_pct, get, iolab, num, only_job, s, warning_codes};
 use super::{LITTLE_TOL, RUN_TOL, RUNS, SHORT, TOL};
-use crate::common::emu::{BlockDev, Cgroup, IoCount, KIB, Limit, LoopDev, MIB, Zram, require_root};
+use crate::common::emu::{BlockDev, Cgroup, IoCount, KIB, Limit, LoopDev, MIB, Zram};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Dev {
@@ -110,9 +110,7 @@ impl Device {
 
 /// Run one case: device + cgroup + limits, iolab inside, then compare with ground truth.
 pub(crate) fn run_case(name: &str, c: &Case) {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let device = Device::create(c.dev);
     let dev = device.dev();
     let cg = Cgroup::new();
@@ -257,9 +255,7 @@ pub(crate) fn run_case(name: &str, c: &Case) {
 /// The demo suite (SEQ1M Q8T1 read, then write) on zram, which throttles 1 MiB blocks
 /// correctly: each job must land on its direction's limit.
 pub(crate) fn suite_demo_on_zram_each_job_at_its_limit() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let z = Zram::new(256 * MIB);
     let cg = Cgroup::new();
     let (rl, wl) = (150 * MIB, 80 * MIB);

@@ -4,7 +4,7 @@
 use super::BUFFERED_TOL;
 use super::SHORT;
 use super::report::{assert_near, get, iolab, num, only_job, s, warning_codes};
-use crate::common::emu::{Cgroup, Ext4Mount, Limit, MIB, Tmpfs, require_root};
+use crate::common::emu::{Cgroup, Ext4Mount, Limit, MIB, Tmpfs};
 
 // ---------------------------------------------------------------------------
 // Buffered I/O on ext4 over a throttled loop device
@@ -37,9 +37,7 @@ fn assert_cleaned_up(fs: &Ext4Mount) {
 /// goes to the device, so the figure must be the device limit, not page-cache speed
 /// (iolab must evict the prefilled file from the page cache before measuring).
 pub(crate) fn buffered_seq_read_ext4_reports_device_limit_not_page_cache() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let limit = 20 * MIB;
     let (fs, cg) = ext4_rig(&[Limit::ReadBps(limit)]);
     // Each run drops the caches and reads cold for 2 s, so each must start on a fresh
@@ -75,9 +73,7 @@ pub(crate) fn buffered_seq_read_ext4_reports_device_limit_not_page_cache() {
 /// Sequential buffered write of a fixed amount: the figure must include getting the data
 /// to the device (fsync / writeback), so it stays near the device's write limit.
 pub(crate) fn buffered_seq_write_ext4_reports_device_limit_not_page_cache() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let limit = 20 * MIB;
     let (fs, cg) = ext4_rig(&[Limit::WriteBps(limit)]);
     // 2 s per run: a settling pause between runs starts each on a fresh slice of the
@@ -105,9 +101,7 @@ pub(crate) fn buffered_seq_write_ext4_reports_device_limit_not_page_cache() {
 /// Random 4K buffered reads in a small file: after the first pass every read is a
 /// page-cache hit, the device sees far fewer bytes than the job, and iolab must say so.
 pub(crate) fn buffered_randread_small_file_rehits_cache_warns_cache_answered() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let limit = 8 * MIB;
     let (fs, cg) = ext4_rig(&[Limit::ReadBps(limit)]);
     let doc = iolab(Some(&cg), &buffered_job(&fs, "randread", "4k", "8MiB", SHORT));
@@ -139,9 +133,7 @@ pub(crate) fn buffered_randread_small_file_rehits_cache_warns_cache_answered() {
 /// The device cross-check on a sequential workload: a small file read over and over is
 /// answered by the page cache, and the warning must fire there too.
 pub(crate) fn buffered_seq_read_small_cached_file_warns_cache_answered() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let limit = 10 * MIB;
     let (fs, cg) = ext4_rig(&[Limit::ReadBps(limit)]);
     let doc = iolab(Some(&cg), &buffered_job(&fs, "read", "128k", "4MiB", SHORT));
@@ -168,9 +160,7 @@ pub(crate) fn buffered_seq_read_small_cached_file_warns_cache_answered() {
 // ---------------------------------------------------------------------------
 
 pub(crate) fn tmpfs_directory_target_warns_no_block_device() {
-    if !require_root() {
-        return;
-    }
+    need_root!();
     let t = Tmpfs::new(128 * MIB);
     let args = s(&[
         "job",
