@@ -9,7 +9,7 @@
 //! `$CARGO_TARGET_TMPDIR/report-screenshots`), one folder per test.
 
 use crate::common::browser::{Browser, Page};
-use crate::common::{IOLAB, json_out};
+use crate::common::{iolab, json_out};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -28,9 +28,8 @@ impl Env {
         Env { dir, target }
     }
     fn cmd(&self) -> Command {
-        let mut c = Command::new(IOLAB);
+        let mut c = iolab();
         c.env("IOLAB_DB", self.dir.path().join("results.db"));
-        c.env("XDG_CONFIG_HOME", "/nonexistent/iolab-tests-config");
         c
     }
     /// `iolab ARGS`, which must succeed; its JSON document (`--json -`).

@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use crate::common::{IOLAB, json_out};
+use crate::common::{iolab, json_out};
 
 struct Env {
     dir: tempfile::TempDir,
@@ -21,7 +21,7 @@ impl Env {
         Env { dir, target }
     }
     fn cmd(&self) -> Command {
-        let mut c = Command::new(IOLAB);
+        let mut c = iolab();
         c.env("IOLAB_DB", self.dir.path().join("results.db"));
         c
     }

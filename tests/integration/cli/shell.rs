@@ -4,7 +4,7 @@
 //! Tests that need zsh, fish or man skip without them, except under
 //! `CI=true`, where they fail instead (scripts/test installs them).
 
-use crate::common::{IOLAB, iolab};
+use crate::common::iolab;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -40,9 +40,12 @@ fn listed_commands() -> BTreeSet<String> {
 
 #[test]
 fn bash_loads_the_completion() {
-    let script = format!("source <('{IOLAB}' completions bash) && complete -p iolab");
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("iolab.bash");
+    std::fs::write(&script, completion("bash")).unwrap();
     let out = Command::new("bash")
-        .args(["--norc", "--noprofile", "-c", &script])
+        .args(["--norc", "--noprofile", "-c"])
+        .arg(format!("source '{}' && complete -p iolab", script.display()))
         .output()
         .unwrap();
     let printed = ok(&out, "bash");

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{IOLAB, json_out};
+use crate::common::{iolab, json_out};
 
 struct Env {
     dir: tempfile::TempDir,
@@ -25,7 +25,7 @@ impl Env {
         self.dir.path().join("store/results.db")
     }
     fn cmd(&self) -> Command {
-        let mut c = Command::new(IOLAB);
+        let mut c = iolab();
         c.env("IOLAB_DB", self.db());
         c
     }

@@ -7,7 +7,7 @@
 //! Without root the tests print a skip notice, except under `CI=true`, where
 //! they fail instead.
 
-use crate::common::IOLAB;
+use crate::common::IolabCopy;
 use std::collections::BTreeMap;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -76,6 +76,7 @@ impl Drop for TempUser {
 /// that any user can run.
 struct Scratch {
     dir: tempfile::TempDir,
+    bin: IolabCopy,
 }
 
 impl Scratch {
@@ -83,28 +84,19 @@ impl Scratch {
         let dir = tempfile::Builder::new().prefix("iolab-sudo-").tempdir_in("/dev/shm").unwrap();
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         std::fs::create_dir(dir.path().join("t")).unwrap();
-        std::fs::copy(IOLAB, dir.path().join("iolab")).unwrap();
-        std::fs::set_permissions(dir.path().join("iolab"), std::fs::Permissions::from_mode(0o755)).unwrap();
-        Scratch { dir }
+        let bin = IolabCopy::new(dir.path());
+        Scratch { dir, bin }
     }
     fn target(&self) -> PathBuf {
         self.dir.path().join("t")
     }
-    fn bin(&self) -> PathBuf {
-        self.dir.path().join("iolab")
-    }
 }
 
 /// The tiny job, after `prefix` (a program and its arguments, or nothing).
-fn job(prefix: &[&str], bin: &Path, target: &Path) -> Command {
-    let mut c = match prefix.split_first() {
-        Some((p, rest)) => {
-            let mut c = Command::new(p);
-            c.args(rest).arg(bin);
-            c
-        }
-        None => Command::new(bin),
-    };
+/// These tests check the default store: no `IOLAB_DB`, no `XDG_DATA_HOME`
+/// and no sudo variables of the caller's reach it.
+fn job(prefix: &[&str], bin: &IolabCopy, target: &Path) -> Command {
+    let mut c = bin.command(prefix);
     c.arg("job").arg(target);
     c.args([
         "--size",
@@ -170,7 +162,7 @@ fn under_sudo_the_run_is_stored_in_the_invoking_users_home() {
             .env("SUDO_GID", user.gid.to_string())
             .env("SUDO_COMMAND", "/usr/local/bin/iolab job");
     };
-    let mut c = job(&[], &scratch.bin(), &scratch.target());
+    let mut c = job(&[], &scratch.bin, &scratch.target());
     sudo(&mut c);
     let err = ok(&c.output().unwrap());
     let want = format!("iolab: stored as run 1 in {} ({}'s store: run under sudo)", db.display(), user.name);
@@ -205,7 +197,7 @@ fn under_sudo_the_run_is_stored_in_the_invoking_users_home() {
 
     // An existing store keeps its mode; the next run is added to it.
     std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o640)).unwrap();
-    let mut c = job(&[], &scratch.bin(), &scratch.target());
+    let mut c = job(&[], &scratch.bin, &scratch.target());
     sudo(&mut c);
     let err = ok(&c.output().unwrap());
     assert!(err.contains("stored as run 2 in"), "{err}");
@@ -223,7 +215,7 @@ fn under_sudo_iolab_db_still_wins() {
     let user = TempUser::new();
     let scratch = Scratch::new();
     let db = scratch.dir.path().join("mine/results.db");
-    let out = job(&[], &scratch.bin(), &scratch.target())
+    let out = job(&[], &scratch.bin, &scratch.target())
         .env("HOME", "/root")
         .env("IOLAB_DB", &db)
         .env("SUDO_USER", &user.name)
@@ -247,7 +239,7 @@ fn a_plain_users_run_is_stored_privately_in_their_home() {
     let scratch = Scratch::new();
     std::os::unix::fs::chown(scratch.target(), Some(user.uid), Some(user.gid)).unwrap();
     let (ruid, rgid) = (format!("--reuid={}", user.uid), format!("--regid={}", user.gid));
-    let out = job(&["setpriv", &ruid, &rgid, "--init-groups"], &scratch.bin(), &scratch.target())
+    let out = job(&["setpriv", &ruid, &rgid, "--init-groups"], &scratch.bin, &scratch.target())
         .env("HOME", &user.home)
         .current_dir("/")
         .output()

@@ -7,7 +7,7 @@ use assert_cmd::Command;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// The binary, with an in-memory results store so tests never touch the user's.
+/// [`crate::common::iolab`] as an `assert_cmd` command.
 fn iolab() -> Command {
     Command::from_std(crate::common::iolab())
 }
@@ -262,9 +262,7 @@ fn suites_lists_every_suite() {
 /// the interruption with 128+signal, and leaves no test file.
 fn interrupted_run_leaves_nothing(sig: i32) {
     let d = shm_dir();
-    let bin = assert_cmd::cargo::cargo_bin("iolab");
-    let child = std::process::Command::new(bin)
-        .env("IOLAB_DB", ":memory:")
+    let child = crate::common::iolab()
         .args(["run", d.path().to_str().unwrap(), "--suite", "default", "--size", "32MiB"])
         .args(["--duration", "2s", "--runs", "3", "--warmup", "0s", "--interval", "0s"])
         .stdout(std::process::Stdio::piped())

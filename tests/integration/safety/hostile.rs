@@ -11,7 +11,7 @@
 //! `CI=true` and skip with a notice elsewhere.
 
 use crate::common::emu::{LoopDev, Mount, list_dir, output_with_timeout, run_checked};
-use crate::common::{IOLAB, iolab};
+use crate::common::iolab;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::Hasher;
 use std::io::Read;
@@ -276,7 +276,7 @@ fn issue_16_a_store_link_planted_by_another_user_is_refused() {
     let before = checksum(&victim);
     let link = d.path().join("results.db");
     plant(&link, &victim);
-    let o = run(Command::new(IOLAB).env("IOLAB_DB", &link).arg("list"));
+    let o = run(iolab().env("IOLAB_DB", &link).arg("list"));
     assert_one_line(
         &o,
         2,
@@ -291,7 +291,7 @@ fn issue_16_a_store_link_planted_by_another_user_is_refused() {
     let nothing = elsewhere.path().join("created-by-root.db");
     let dangling = d.path().join("dangling.db");
     plant(&dangling, &nothing);
-    let o = run(Command::new(IOLAB).arg("--db").arg(&dangling).arg("list"));
+    let o = run(iolab().arg("--db").arg(&dangling).arg("list"));
     assert_one_line(&o, 2, &["symbolic link owned by another user"]);
     assert!(!nothing.exists(), "a file was created through the planted link");
     assert_eq!(list_dir(d.path()), ["dangling.db", "results.db"]);
@@ -299,7 +299,7 @@ fn issue_16_a_store_link_planted_by_another_user_is_refused() {
     // The user's own link is theirs to use.
     let mine = d.path().join("mine.db");
     std::os::unix::fs::symlink(elsewhere.path().join("mine-real.db"), &mine).unwrap();
-    let o = run(Command::new(IOLAB).arg("--db").arg(&mine).arg("list"));
+    let o = run(iolab().arg("--db").arg(&mine).arg("list"));
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(elsewhere.path().join("mine-real.db").is_file());
 }
@@ -396,9 +396,8 @@ impl Store {
         self.dir.path().join("results.db")
     }
     fn cmd(&self) -> Command {
-        let mut c = Command::new(IOLAB);
-        c.env("IOLAB_DB", self.db())
-            .env("XDG_CONFIG_HOME", "/nonexistent/iolab-tests-config");
+        let mut c = iolab();
+        c.env("IOLAB_DB", self.db());
         c
     }
     fn files(&self) -> Vec<String> {

@@ -8,12 +8,11 @@
 //! stored run interrupted by a signal is marked incomplete, and every complete one
 //! came from a run that exited 0.
 
+use crate::common::iolab;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-use crate::common::IOLAB;
 
 /// Moments per command and signal.
 const MOMENTS: usize = 5;
@@ -116,10 +115,9 @@ impl Env {
         self.tmp.path().join("results.db")
     }
     fn cmd(&self, args: &[String]) -> Command {
-        let mut c = Command::new(IOLAB);
+        let mut c = iolab();
         c.args(args)
             .env("IOLAB_DB", self.db())
-            .env("XDG_CONFIG_HOME", "/nonexistent/iolab-tests-config")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());

@@ -23,8 +23,6 @@ use crate::common::emu::{KIB, Limit, MIB};
 use cases::{Case, Dev, case, run_case};
 use std::time::Duration;
 
-use crate::common::IOLAB;
-
 /// Kill a hung iolab after this long; a normal run here takes ~5 s.
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(120);
 /// Tolerance of the job-level (median) figure against the throttle limit.

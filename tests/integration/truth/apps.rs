@@ -25,7 +25,7 @@
 //! Needs root; skips without it except under `CI=true`.
 
 use crate::common::emu::{Cgroup, Ext4Mount, Limit, Tmpfs, list_dir, output_with_timeout};
-use crate::common::{json_of, within};
+use crate::common::{iolab, iolab_in, json_of, within};
 use serde_json::Value;
 use std::process::Command;
 use std::time::Duration;
@@ -64,7 +64,7 @@ fn assert_cold_cat(what: &str, wall: f64, (lo, hi): (f64, f64)) {
 }
 
 fn iolab_time(cg: &Cgroup, dir: &std::path::Path, extra: &[&str]) -> Value {
-    let mut cmd = cg.command(crate::common::IOLAB);
+    let mut cmd = iolab_in(cg);
     cmd.arg("time")
         .arg("--cwd")
         .arg(dir)
@@ -147,28 +147,27 @@ fn time_warm_second_run_is_much_faster_and_iolab_warns_about_caches() {
 
 #[test]
 fn time_refuses_a_failing_command_unless_asked() {
-    let mut cmd = Command::new(crate::common::IOLAB);
-    cmd.env("IOLAB_DB", ":memory:").args(["time", "--runs", "2", "--", "false"]);
+    let mut cmd = iolab();
+    cmd.args(["time", "--runs", "2", "--", "false"]);
     let out = output_with_timeout(&mut cmd, Duration::from_secs(30));
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--ignore-failure"));
-    let mut cmd = Command::new(crate::common::IOLAB);
-    cmd.env("IOLAB_DB", ":memory:")
-        .args(["time", "--runs", "2", "--ignore-failure", "--json", "-", "--", "false"]);
+    let mut cmd = iolab();
+    cmd.args(["time", "--runs", "2", "--ignore-failure", "--json", "-", "--", "false"]);
     let out = output_with_timeout(&mut cmd, Duration::from_secs(30));
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["time"]["runs"][0]["exit_code"], 1);
-    let mut cmd = Command::new(crate::common::IOLAB);
-    cmd.env("IOLAB_DB", ":memory:").args(["time", "--", "/nonexistent/program"]);
+    let mut cmd = iolab();
+    cmd.args(["time", "--", "/nonexistent/program"]);
     assert_eq!(output_with_timeout(&mut cmd, Duration::from_secs(30)).status.code(), Some(2));
 }
 
 /// Runs a suite on `dir` (in the cgroup when given) and returns its phases by name.
 fn suite(cg: Option<&Cgroup>, dir: &std::path::Path, args: &[&str]) -> Value {
     let mut cmd = match cg {
-        Some(c) => c.command(crate::common::IOLAB),
-        None => Command::new(crate::common::IOLAB),
+        Some(c) => iolab_in(c),
+        None => iolab(),
     };
     cmd.arg("run")
         .arg(dir)

@@ -15,10 +15,9 @@
 //! Needs root; skips without it except under `CI=true`.
 
 use crate::common::emu::{BlockDev, Ext4Mount};
-use crate::common::{IOLAB, json_of, within};
+use crate::common::{iolab, json_of, within};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 const MIB: u64 = 1 << 20;
@@ -50,7 +49,7 @@ fn loop_name(fs: &Ext4Mount) -> String {
 
 /// `iolab time --cold --runs 3 EXTRA -- cat FILE`, run from `from`.
 fn time_cat(from: &Path, extra: &[&str], file: &Path) -> Value {
-    let mut cmd = Command::new(IOLAB);
+    let mut cmd = iolab();
     cmd.current_dir(from)
         .args(["time", "--cold", "--runs", "3"])
         .args(extra)
@@ -145,8 +144,7 @@ fn time_device_named_by_kernel_name_or_by_a_path_on_it() {
         );
     }
     // A name that is no block device is refused with a usage error.
-    let out = Command::new(IOLAB)
-        .env("IOLAB_DB", ":memory:")
+    let out = iolab()
         .args(["time", "--device", "iolab-no-such-disk", "--", "true"])
         .output()
         .unwrap();

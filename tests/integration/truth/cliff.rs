@@ -5,6 +5,7 @@
 //! Needs root; skips without it except under `CI=true`.
 
 use crate::common::emu::{Cgroup, Limit, LoopDev, output_with_timeout};
+use crate::common::iolab_in;
 use std::time::Duration;
 
 const MIB: u64 = 1 << 20;
@@ -15,8 +16,8 @@ fn write_cliff_on_an_emulated_device_is_found_where_the_limit_drops() {
     let dev = LoopDev::new_sparse(1024 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::WriteBps(100 * MIB));
-    let mut cmd = cg.command(crate::common::IOLAB);
-    cmd.env("IOLAB_DB", ":memory:").arg("job").arg(dev.path());
+    let mut cmd = iolab_in(&cg);
+    cmd.arg("job").arg(dev.path());
     cmd.args([
         "--rw",
         "write",

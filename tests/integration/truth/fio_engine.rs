@@ -7,15 +7,14 @@
 //! once: 3 s runs keep that burst to about 1.5%.)
 
 use crate::common::emu::{Cgroup, Limit, LoopDev, MIB};
-use crate::common::{IOLAB, json_out, within};
+use crate::common::{iolab, iolab_in, json_out, within};
 use serde_json::Value;
 use std::process::Command;
 
 fn run(cg: &Cgroup, dev: &LoopDev, db: &std::path::Path, engine: &str) -> Value {
     let _ = dev;
     cg.settle();
-    let out = cg
-        .command(IOLAB)
+    let out = iolab_in(cg)
         .env("IOLAB_DB", db)
         .args(["job"])
         .arg(dev.path())
@@ -65,7 +64,7 @@ fn issue_14_fio_engine_and_iolab_agree_on_the_limit() {
     assert_eq!(job["runs"].as_array().unwrap().len(), 3);
     assert!(job["engine"].as_str().unwrap().starts_with("fio:"), "{}", job["engine"]);
     // compare: no difference outside the noise.
-    let cmp = Command::new(IOLAB)
+    let cmp = iolab()
         .env("IOLAB_DB", &db)
         .args(["compare", "1", "2", "--format", "json"])
         .output()
@@ -81,7 +80,7 @@ fn issue_14_fio_engine_and_iolab_agree_on_the_limit() {
 fn issue_14_emitted_job_file_runs_in_fio() {
     need_tool!("fio");
     let dir = tempfile::Builder::new().prefix("iolab-emit-").tempdir_in("/dev/shm").unwrap();
-    let out = Command::new(IOLAB)
+    let out = iolab()
         .args(["run"])
         .arg(dir.path())
         .args([

@@ -7,17 +7,16 @@
 
 use crate::common::emu::MIB;
 use crate::common::emu::fiohosts::FioHosts;
-use crate::common::{IOLAB, within};
+use crate::common::{iolab, within};
 use serde_json::Value;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// `iolab job` of a 512K sequential read on every host's own device.
 fn run(hosts: &FioHosts, db: &std::path::Path, extra: &[&str]) -> (Output, Value) {
     let list: Vec<String> = hosts.hosts().iter().map(|h| format!("{}={}", h.addr, h.device.display())).collect();
     hosts.settle();
-    let out = Command::new(IOLAB)
+    let out = iolab()
         .env("IOLAB_DB", db)
-        .env("XDG_CONFIG_HOME", "/nonexistent/iolab-tests-config")
         .args([
             "job",
             "/dev/null",
@@ -78,7 +77,7 @@ fn issue_14_three_equal_hosts_sum_to_their_limits() {
     );
     // A run per host, tagged with its host and the group.
     for h in hosts.hosts() {
-        let list = Command::new(IOLAB)
+        let list = iolab()
             .env("IOLAB_DB", &db)
             .args(["list", "--tag", &format!("host={}", h.addr), "--format", "json"])
             .output()
@@ -99,9 +98,8 @@ fn issue_14_the_slow_host_is_named() {
     // As people see it: `--json FILE` keeps the table on stdout, and the
     // document in FILE is what the verdicts are checked on.
     let json = dir.path().join("g.json");
-    let table = Command::new(IOLAB)
+    let table = iolab()
         .env("IOLAB_DB", dir.path().join("r.db"))
-        .env("XDG_CONFIG_HOME", "/nonexistent/iolab-tests-config")
         .args([
             "job",
             "/dev/null",
@@ -178,9 +176,8 @@ fn issue_14_a_host_dying_mid_run_is_named_and_the_others_kept() {
     let mut hosts = FioHosts::new(&[20, 20, 20], 128);
     let dir = tempfile::tempdir().unwrap();
     let list: Vec<String> = hosts.hosts().iter().map(|h| format!("{}={}", h.addr, h.device.display())).collect();
-    let child = Command::new(IOLAB)
+    let child = iolab()
         .env("IOLAB_DB", dir.path().join("r.db"))
-        .env("XDG_CONFIG_HOME", "/nonexistent/iolab-tests-config")
         .args([
             "job",
             "/dev/null",

@@ -11,7 +11,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{IOLAB, iolab as iolab_cmd};
+use crate::common::{iolab as iolab_cmd, iolab_in};
 
 fn info(cmd: &mut Command, target: &Path) -> Value {
     let out = cmd.arg("info").arg(target).arg("--json").output().unwrap();
@@ -206,8 +206,7 @@ fn throttle_of_the_callers_cgroup_is_reported() {
     let dev = LoopDev::new_sparse(16 << 20);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::ReadBps(30_000_000));
-    let mut cmd = cg.command(IOLAB);
-    cmd.env("IOLAB_DB", ":memory:");
+    let mut cmd = iolab_in(&cg);
     let v = info(&mut cmd, dev.path());
     let t = &v["throttles"][0];
     assert_eq!(t["read_bps"], 30_000_000, "{v:#}");

@@ -6,7 +6,7 @@
 //! Needs root; skips without it except under `CI=true`.
 
 use crate::common::emu::{Cgroup, Ext4Mount, Limit, LoopDev, Mount, Zram, run_checked};
-use crate::common::{json_of, within};
+use crate::common::{iolab, iolab_in, json_of, within};
 use serde_json::Value;
 use std::process::Command;
 use std::time::Duration;
@@ -58,7 +58,7 @@ fn independent_devices_scale() {
     for d in &devs {
         cg.limit(d, Limit::ReadBps(20 * MIB));
     }
-    let mut cmd = cg.command(crate::common::IOLAB);
+    let mut cmd = iolab_in(&cg);
     cmd.arg("scale").args(devs.iter().map(|d| d.path()));
     cmd.args(["--rw", "read", "--bs", "512k", "--qd", "4"]);
     let v = scale(cmd);
@@ -92,7 +92,7 @@ fn devices_behind_a_shared_bus_do_not_scale_and_the_verdict_says_so() {
     for d in &devs {
         cg.limit(d, Limit::ReadBps(20 * MIB));
     }
-    let mut cmd = cg.command(crate::common::IOLAB);
+    let mut cmd = iolab_in(&cg);
     cmd.arg("scale").args(devs.iter().map(|d| d.path()));
     cmd.args(["--rw", "read", "--bs", "512k", "--qd", "4"]);
     let v = scale(cmd);
@@ -135,7 +135,7 @@ fn btrfs_raid0_reads_three_times_one_member() {
     for d in &devs {
         cg.limit(d, Limit::ReadBps(20 * MIB));
     }
-    let mut cmd = cg.command(crate::common::IOLAB);
+    let mut cmd = iolab_in(&cg);
     cmd.arg("scale").arg(fs.dir()).arg("--vs").arg(devs[1].path());
     cmd.args(["--rw", "read", "--bs", "512k", "--qd", "4", "--size", "192MiB"]);
     let v = scale(cmd);
@@ -163,7 +163,7 @@ fn btrfs_raid1_writes_like_one_device() {
     for d in devs.iter().chain([&lone]) {
         cg.limit(d, Limit::WriteBps(20 * MIB));
     }
-    let mut cmd = cg.command(crate::common::IOLAB);
+    let mut cmd = iolab_in(&cg);
     cmd.arg("scale").arg(fs.dir()).arg("--vs").arg(lone.path());
     cmd.args(["--rw", "write", "--bs", "512k", "--qd", "4", "--size", "64MiB", "--allow-destroy"]);
     // Writes through btrfs share the throttle with the filesystem's own
@@ -188,7 +188,7 @@ fn depth_helps_zram_but_not_a_rate_limiter() {
     let dev = LoopDev::new_sparse(256 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::ReadIops(2000));
-    let mut cmd = cg.command(crate::common::IOLAB);
+    let mut cmd = iolab_in(&cg);
     cmd.arg("scale").arg(dev.path()).args(["--qd-sweep", "1,32"]);
     let v = scale(cmd);
     // The verdict is what matters; the throttle's dispatch under a loaded
@@ -202,7 +202,7 @@ fn depth_helps_zram_but_not_a_rate_limiter() {
     assert_eq!(vd["kind"], "does_not_help", "{vd}");
 
     let z = Zram::new(256 * MIB);
-    let mut cmd = Command::new(crate::common::IOLAB);
+    let mut cmd = iolab();
     cmd.arg("scale").arg(z.path()).args(["--qd-sweep", "1,32"]);
     let v = scale(cmd);
     let vd = &verdict(&v, "depth")["verdict"];

@@ -6,7 +6,7 @@
 //! Needs root; skips without it except under `CI=true`.
 
 use crate::common::emu::{Cgroup, Limit, LoopDev, output_with_timeout};
-use crate::common::{json_of, within};
+use crate::common::{iolab, iolab_in, json_of, within};
 use serde_json::Value;
 use std::process::Command;
 use std::time::Duration;
@@ -38,7 +38,7 @@ fn scan_of_a_throttled_device_is_flat_at_the_limit_with_access_time_one_over_iop
     // settle first, and measure 32 MiB (0.8 s) per zone. With 16 MiB right
     // after the limit write, the first zone once read +3.03%.
     cg.settle();
-    let mut cmd = cg.command(crate::common::IOLAB);
+    let mut cmd = iolab_in(&cg);
     cmd.arg("scan").arg(dev.path());
     cmd.args(["--zones", "8", "--window", "32MiB", "--bs", "512k", "--access", "0", "--json", "-"]);
     let v = run(cmd);
@@ -80,7 +80,7 @@ fn scan_of_a_throttled_device_is_flat_at_the_limit_with_access_time_one_over_iop
 
     let iops = Cgroup::new();
     iops.limit(&dev, Limit::ReadIops(500));
-    let mut cmd = iops.command(crate::common::IOLAB);
+    let mut cmd = iolab_in(&iops);
     cmd.arg("scan").arg(dev.path());
     cmd.args(["--zones", "1", "--window", "1MiB", "--access", "300", "--no-burst", "--json", "-"]);
     let v = run(cmd);
@@ -107,13 +107,13 @@ fn partial_write_scan_by_time_stays_in_range_and_at_the_limit() {
     let dev = LoopDev::new_sparse(1024 * MIB);
     let cg = Cgroup::new();
     cg.limit(&dev, Limit::WriteBps(30 * MIB));
-    let mut refused = Command::new(crate::common::IOLAB);
-    refused.env("IOLAB_DB", ":memory:").arg("scan").arg(dev.path()).arg("--write");
+    let mut refused = iolab();
+    refused.arg("scan").arg(dev.path()).arg("--write");
     let out = output_with_timeout(&mut refused, Duration::from_secs(30));
     assert_eq!(out.status.code(), Some(2), "a write scan without --allow-destroy must be refused");
     assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-destroy"));
 
-    let mut cmd = cg.command(crate::common::IOLAB);
+    let mut cmd = iolab_in(&cg);
     cmd.arg("scan").arg(dev.path());
     cmd.args(["--write", "--allow-destroy", "--from", "25%", "--to", "75%", "--zones", "4"]);
     // A lead-in longer than the throttle's banked credit after the gap
@@ -150,7 +150,7 @@ fn partial_write_scan_by_time_stays_in_range_and_at_the_limit() {
 fn scan_reproduces_a_rate_that_falls_with_the_offset() {
     need_root!();
     let slow = crate::common::emu::SlowFile::new(256 * MIB, (48 * MIB) as f64, (24 * MIB) as f64);
-    let mut cmd = Command::new(crate::common::IOLAB);
+    let mut cmd = iolab();
     cmd.arg("scan").arg(slow.path());
     cmd.args([
         "--zones",

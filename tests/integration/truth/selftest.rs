@@ -2,7 +2,7 @@
 //! ±3% of its emulated limit and nothing is left behind; with the limits
 //! made unreachable it fails and says which; without root it says why.
 
-use crate::common::IOLAB;
+use crate::common::{iolab, iolab_as};
 use std::process::Command;
 
 /// The two self-tests measure: never at once.
@@ -31,7 +31,7 @@ fn leftovers(pid: u32) -> Vec<String> {
 fn issue_15_selftest_passes_here_and_leaves_nothing() {
     need_root!();
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let child = Command::new(IOLAB)
+    let child = iolab()
         .args(["selftest", "--format", "json"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -56,7 +56,7 @@ fn issue_15_selftest_passes_here_and_leaves_nothing() {
 fn issue_15_selftest_fails_with_the_reason_when_a_limit_is_unreachable() {
     need_root!();
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let child = Command::new(IOLAB)
+    let child = iolab()
         .arg("selftest")
         .env("IOLAB_SELFTEST_LIMIT_SCALE", "1000")
         .stdout(std::process::Stdio::piped())
@@ -78,9 +78,7 @@ fn issue_15_selftest_fails_with_the_reason_when_a_limit_is_unreachable() {
 
 #[test]
 fn issue_15_selftest_without_root_says_why() {
-    let out = Command::new("setpriv")
-        .args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
-        .arg(IOLAB)
+    let out = iolab_as(&["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"])
         .arg("selftest")
         .output()
         .unwrap();

@@ -16,6 +16,7 @@
 //! Needs root; skips without it except under `CI=true`.
 
 use crate::common::emu::{Cgroup, Ext4Mount, Limit, output_with_timeout};
+use crate::common::iolab_in;
 use std::time::Duration;
 
 const MIB: u64 = 1 << 20;
@@ -26,8 +27,8 @@ fn run_suite(suite: &str, extra: &[&str]) -> serde_json::Value {
     let cg = Cgroup::new();
     cg.limit(fs.dev(), Limit::WriteBps(LIMIT));
     cg.limit(fs.dev(), Limit::ReadBps(LIMIT));
-    let mut cmd = cg.command(crate::common::IOLAB);
-    cmd.env("IOLAB_DB", ":memory:").arg("run").arg(fs.dir());
+    let mut cmd = iolab_in(&cg);
+    cmd.arg("run").arg(fs.dir());
     let settle = Cgroup::settle_interval();
     cmd.args(["--suite", suite, "--size", "128MiB", "--runs", "1", "--warmup", "0s"]);
     cmd.args(["--interval", &settle, "--json", "-"]).args(extra);

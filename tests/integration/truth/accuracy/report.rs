@@ -2,10 +2,9 @@
 //! warning codes, tolerance checks, and the internal consistency of a stats object.
 
 use serde_json::Value;
-use std::process::Command;
 use std::time::Instant;
 
-use super::{IOLAB, TIMEOUT};
+use super::TIMEOUT;
 use crate::common::emu::{Cgroup, output_with_timeout};
 
 // ---------------------------------------------------------------------------
@@ -63,11 +62,10 @@ pub(crate) fn assert_near(what: &str, measured: f64, expected: f64, tol: f64) {
 /// Run iolab with `args` (inside `cg` if given) and parse its JSON from stdout.
 pub(crate) fn iolab(cg: Option<&Cgroup>, args: &[String]) -> Value {
     let mut cmd = match cg {
-        Some(cg) => cg.command(IOLAB),
-        None => Command::new(IOLAB),
+        Some(cg) => crate::common::iolab_in(cg),
+        None => crate::common::iolab(),
     };
-    // An in-memory results store: tests never touch the user's.
-    cmd.env("IOLAB_DB", ":memory:").args(args);
+    cmd.args(args);
     note!("$ iolab {}", args.join(" "));
     let t0 = Instant::now();
     let out = output_with_timeout(&mut cmd, TIMEOUT);
