@@ -22,6 +22,11 @@
 //!   the headless browser.
 //! - [`browser`]: the HTML report in headless chromium.
 //!
+//! One way to run iolab: [`common::iolab`] (an in-memory store, no
+//! configuration file of the user's), [`common::iolab_in`] for a child of a
+//! blkio cgroup, [`common::iolab_as`] and [`common::IolabCopy`] for another
+//! user.
+//!
 //! No silent pass: a test that cannot check its claim says why with
 //! [`common::skip`] (`need_root!()`, `need_tool!("fio")`, `skip!(Kernel, ..)`)
 //! and is counted. A missing tool or privilege is a failure under `CI=true`
