@@ -699,20 +699,6 @@ mod tests {
         }
     }
 
-    /// `IOLAB_INFO=/path1:/path2 cargo test --lib print_live -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn print_live() {
-        for p in std::env::var("IOLAB_INFO").unwrap_or_else(|_| "/".into()).split(':') {
-            let r = describe(&SysRoot::default(), Path::new(p)).unwrap();
-            println!(
-                "{}\n{}",
-                serde_json::to_string_pretty(&r).unwrap(),
-                crate::render::info::render_info(&r)
-            );
-        }
-    }
-
     #[test]
     fn missing_target_is_an_error() {
         assert!(describe(&SysRoot::default(), Path::new("/no/such/iolab/path")).is_err());

@@ -360,18 +360,47 @@ fn a_job_on_zfs_watches_the_pools_member_disks() {
     assert!(run(GIB, GIB, [(half, half), (0, half), (half / 2, half), (half / 2, half)]).is_empty());
 }
 
-/// `cargo test --lib print_stacks -- --ignored --nocapture`: the views of the fixture stacks.
+/// Every view of every fixture stack (text, Markdown, CSV) names its layout
+/// and each physical disk under it, in the CSV one row per disk with that
+/// layout.
 #[test]
-#[ignore]
-fn print_stacks() {
+fn every_view_names_each_stacks_layout_and_disks() {
     let fx = stacks();
-    for (p, dev) in [
-        ("/tank/data", (0, 52)),
-        ("/fast", (0, 53)),
-        ("/home", (253, 2)),
-        ("/srv/lvm", (253, 1)),
+    for (p, dev, layout, disks) in [
+        (
+            "/tank/data",
+            (0, 52),
+            "zfs raidz2 over 6 devices",
+            // The raidz2's six, the log and cache device, the spare.
+            &["sdg", "sdh", "sdi", "sdj", "sdk", "sdl", "nvme0n1", "sdm"][..],
+        ),
+        (
+            "/fast",
+            (0, 53),
+            "zfs mirror over 4 devices in 2 groups",
+            &["vdf", "vdg", "vdh", "vdi"],
+        ),
+        ("/home", (253, 2), "md raid1 over 2 devices", &["vdb", "vdc"]),
+        ("/srv/lvm", (253, 1), "lvm striped over 2 devices", &["vdd", "vde"]),
     ] {
         let r = dir(&fx, &stack_commands(), p, dev);
-        println!("{}\n{}\n{}", render_info(&r), markdown(&r), csv(&r));
+        let (text, md, c) = (render_info(&r), markdown(&r), csv(&r));
+        assert!(text.contains(&format!("\nLayout:     {layout}\n")), "{p}: {text}");
+        assert!(md.contains(&format!("**Layout** {layout}")), "{p}: {md}");
+        let short = layout.split(" over ").next().unwrap();
+        let mut lines = c.lines();
+        let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        for d in disks {
+            assert!(text.contains(&format!("\n{d} (/sys/devices/")), "{p}: no {d} in\n{text}");
+            assert!(md.contains(&format!("\n| {d} | ")), "{p}: no {d} in\n{md}");
+            assert!(
+                rows.iter()
+                    .any(|r| r[col("target")] == p && r[col("device")] == *d && r[col("layout")] == short),
+                "{p}: no row for {d} with layout {short:?} in\n{c}"
+            );
+        }
+        assert_eq!(rows.len(), disks.len(), "{p}: one CSV row per physical disk\n{c}");
     }
 }

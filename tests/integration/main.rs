@@ -1,46 +1,43 @@
 //! iolab's integration tests, in one binary (as ripgrep does): the harness
-//! in [`common`] is compiled and linked once, not once per file.
+//! in [`common`] is compiled and linked once, not once per file. One folder
+//! per kind of claim; run a group or an area by its path, e.g.
+//! `cargo test --test integration truth::` or
+//! `cargo test --test integration truth::scan::`.
 //!
-//! Each module is one area: `cli` (command-line behaviour), `config` (the
-//! configuration file), `output` (formats, `-o`, `--quiet`), `store`,
-//! `safety`, `faults` (faults during a run), `hostile` (malformed input, paths and stores), `info`, and the ground truth
-//! on emulated devices with known limits (`accuracy`, `sustained`, `cliff`, `steady`, `scan`, `scale`,
-//! `apps`, `attribution`), `capacity` and `verify` (on the faulty device), `signals`, plus the harnesses' own checks (`slowfile_harness`,
-//! `cpu_accounting`), and `memory` (a job's peak RSS with 512 workers). Root-only tests skip without root, except under
-//! `CI=true`, where they must run. Run one area with
-//! `cargo test --test integration scan::`.
+//! - [`cli`]: the command line as a user meets it: arguments and their
+//!   errors, the configuration file, output formats, the results store (and
+//!   sudo's), shell completions and man pages. Mostly fast, mostly unprivileged.
+//! - [`safety`]: what iolab refuses and what it leaves behind: the refusal
+//!   matrix on block devices, hostile and malformed input, faults during a run
+//!   (EIO, ENOSPC, a target gone), signals at any moment.
+//! - [`truth`]: ground truth against emulated devices whose limits are known
+//!   (throttled loop devices, zram, FUSE files, fio hosts in namespaces): every
+//!   figure iolab reports (runs, sustained writes, cliffs, steady state, scans,
+//!   scale, application runs and their attribution, capacity, verify, selftest,
+//!   `--engine fio`, many hosts, memory, CPU, `info` on real stacks) must land
+//!   on the emulated truth.
+//! - [`harness`]: the harnesses' own self-tests, independent of iolab: the
+//!   emulated devices and the throttle (also cross-checked with fio), the
+//!   FUSE slow file and faulty device, the fio hosts in network namespaces,
+//!   the headless browser.
+//! - [`browser`]: the HTML report in headless chromium.
+//!
+//! One way to run iolab: [`common::iolab`] (an in-memory store, no
+//! configuration file of the user's), [`common::iolab_in`] for a child of a
+//! blkio cgroup, [`common::iolab_as`] and [`common::IolabCopy`] for another
+//! user.
+//!
+//! No silent pass: a test that cannot check its claim says why with
+//! [`common::skip`] (`need_root!()`, `need_tool!("fio")`, `skip!(Kernel, ..)`)
+//! and is counted. A missing tool or privilege is a failure under `CI=true`
+//! (scripts/test installs every tool, CI runs as root); a fact of this kernel
+//! is a skip everywhere, named. `scripts/test` lists every skip at the end.
 
 #[macro_use]
 mod common;
 
-mod accuracy;
-mod apps;
-mod attribution;
 mod browser;
-mod capacity;
 mod cli;
-mod cliff;
-mod config;
-mod cpu_accounting;
-mod faultdev_harness;
-mod faults;
-mod fio_engine;
-mod hostile;
-mod hosts;
-mod info;
-mod memory;
-mod netns_harness;
-mod output;
-mod report;
+mod harness;
 mod safety;
-mod scale;
-mod scan;
-mod selftest;
-mod shell;
-mod signals;
-mod slowfile_harness;
-mod steady;
-mod store;
-mod sudo;
-mod sustained;
-mod verify;
+mod truth;

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 fn have_git() -> bool {
     let ok = find_git().is_ok();
     if !ok {
-        eprintln!("skipped: git is not installed");
+        crate::testknob::skip_for_missing_tool("git");
     }
     ok
 }

@@ -30,8 +30,8 @@
 //! timeout it panics, and whether it returns or unwinds, the session's `Drop` kills the
 //! whole process group (SIGKILL), reaps the browser and removes the profile directory.
 //!
-//! Under `CI=true` a missing browser is a failure ([`Browser::find`] panics); elsewhere
-//! the test prints `skipping` and returns.
+//! A missing browser is a skip for want of a tool ([`Browser::find`] records it, see
+//! [`super::skip`]): a failure under `CI=true`.
 
 use std::cell::Cell;
 use std::fs::{self, File};
@@ -49,6 +49,7 @@ use rustix::process::{Pid, Signal, kill_process_group};
 use serde_json::{Value, json};
 
 use super::emu::{current_test_name, output_with_timeout};
+use super::skip;
 
 /// How long one call (start, load, read back, screenshot) may take.
 pub const TIMEOUT: Duration = Duration::from_secs(60);
@@ -141,14 +142,10 @@ pub fn last_process_group() -> Option<u32> {
     LAST_GROUP.with(|g| g.get())
 }
 
-fn ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
-}
-
 impl Browser {
-    /// The first of chromium, chromium-browser, google-chrome on `PATH`. None (after a
-    /// `skipping` notice) when there is none, except under `CI=true`, where this panics:
-    /// scripts/test installs chromium and the report's tests must not be skipped.
+    /// The first of chromium, chromium-browser, google-chrome on `PATH`. None when there
+    /// is none, after counting the test as skipped for want of a tool ([`super::skip`]):
+    /// under `CI=true` this panics instead (scripts/test installs chromium).
     pub fn find() -> Option<Browser> {
         let found = std::env::var_os("PATH").and_then(|paths| {
             NAMES.iter().find_map(|name| {
@@ -157,18 +154,10 @@ impl Browser {
                     .find(|p| fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
             })
         });
-        match found {
-            Some(path) => Some(Browser { path, timeout: TIMEOUT }),
-            None if ci() => panic!(
-                "CI=true but no browser on PATH ({}): the HTML report's tests must not be skipped \
-                 (scripts/test installs chromium)",
-                NAMES.join(", ")
-            ),
-            None => {
-                eprintln!("[{}] skipping: no browser on PATH ({})", current_test_name(), NAMES.join(", "));
-                None
-            }
+        if found.is_none() {
+            skip::record(skip::Kind::Tool, &format!("no browser on PATH ({})", NAMES.join(", ")));
         }
+        found.map(|path| Browser { path, timeout: TIMEOUT })
     }
 
     /// The same browser with another deadline per call.

@@ -1,5 +1,7 @@
-//! Shared helpers for integration tests: running the binary and reading its
-//! JSON, comparing figures, and `emu`, which builds emulated block devices
+//! Shared helpers for integration tests: running the binary (one way:
+//! [`iolab`], or its variants for a cgroup, another user or a copy of the
+//! binary) and reading its JSON, comparing figures, counted skips ([`skip`]),
+//! the headless browser ([`browser`]), and `emu`, which builds emulated block devices
 //! with known limits (loop devices over `/dev/shm`, zram, blkio-throttled
 //! cgroups, ext4 and tmpfs mounts, a FUSE file) and tears them down again
 //! through `Drop` guards.
@@ -9,13 +11,17 @@
 
 pub mod browser;
 pub mod emu;
+pub mod skip;
 
 use serde_json::Value;
+use std::ffi::OsStr;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-/// The binary under test.
-pub const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
+/// The binary under test. Private: tests run it through [`iolab`] and its variants.
+const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
 
 /// eprintln with the test's name in front: tests may run in parallel and their lines interleave.
 macro_rules! note {
@@ -24,12 +30,91 @@ macro_rules! note {
     };
 }
 
+/// Ends the test as skipped (counted, see [`skip`]) for a reason of a [`skip::Kind`]:
+/// `skip!(Kernel, "this kernel made no partition devices for {dev}")`. Under `CI=true`
+/// only a `Kernel` fact skips; a missing `Tool` or `Privilege` fails the test.
+macro_rules! skip {
+    ($kind:ident, $($reason:tt)+) => {{
+        $crate::common::skip::record($crate::common::skip::Kind::$kind, &format!($($reason)+));
+        return;
+    }};
+}
+
+/// Root, or the test is skipped (a missing privilege: a failure under `CI=true`).
+macro_rules! need_root {
+    () => {
+        if !$crate::common::skip::is_root() {
+            skip!(Privilege, "needs root");
+        }
+    };
+}
+
+/// `tool` installed, or the test is skipped (a missing tool: a failure under `CI=true`).
+macro_rules! need_tool {
+    ($tool:expr) => {
+        if !$crate::common::skip::have_tool($tool) {
+            skip!(Tool, "{} is not installed", $tool);
+        }
+    };
+}
+
 /// The binary, with an in-memory results store and no configuration file,
-/// so tests never touch the user's.
+/// so tests never touch the user's. A test that wants a store of its own sets
+/// `IOLAB_DB` (or passes `--db`), one that wants a configuration sets
+/// `XDG_CONFIG_HOME`, one that checks the default store removes `IOLAB_DB`:
+/// each says so where it runs the command.
 pub fn iolab() -> Command {
-    let mut c = Command::new(IOLAB);
+    sandboxed(Command::new(IOLAB))
+}
+
+/// [`iolab`] as a child of the blkio cgroup `cg`: it joins the group before
+/// `exec`, so every I/O it does is throttled there.
+pub fn iolab_in(cg: &emu::Cgroup) -> Command {
+    sandboxed(cg.command(IOLAB))
+}
+
+/// [`iolab`] started by `wrapper`, a program and its arguments that runs a
+/// command as another user (`setpriv --reuid=N --regid=N --clear-groups`).
+pub fn iolab_as(wrapper: &[&str]) -> Command {
+    run_by(wrapper, IOLAB.as_ref())
+}
+
+/// A copy of the binary under test that any user may run (the build
+/// directory may be closed to them), in a directory the test owns.
+pub struct IolabCopy(PathBuf);
+
+impl IolabCopy {
+    /// Copies the binary to `dir/iolab`, mode 0755.
+    pub fn new(dir: &Path) -> IolabCopy {
+        let bin = dir.join("iolab");
+        std::fs::copy(IOLAB, &bin).unwrap_or_else(|e| panic!("copy {IOLAB} to {}: {e}", bin.display()));
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+        IolabCopy(bin)
+    }
+
+    /// The copy, sandboxed like [`iolab`], started by `wrapper` (as in
+    /// [`iolab_as`]) or, when `wrapper` is empty, directly.
+    pub fn command(&self, wrapper: &[&str]) -> Command {
+        run_by(wrapper, self.0.as_os_str())
+    }
+}
+
+/// `wrapper… bin`, or `bin` when `wrapper` is empty; sandboxed.
+fn run_by(wrapper: &[&str], bin: &OsStr) -> Command {
+    let c = match wrapper.split_first() {
+        Some((program, args)) => {
+            let mut c = Command::new(program);
+            c.args(args).arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    };
+    sandboxed(c)
+}
+
+/// No results store on disk and no configuration file of the user's.
+fn sandboxed(mut c: Command) -> Command {
     c.env("IOLAB_DB", ":memory:");
-    // Nor the user's configuration file (tests that want one set their own).
     c.env("XDG_CONFIG_HOME", "/nonexistent/iolab-tests-config");
     c
 }
@@ -39,13 +124,9 @@ pub fn within(got: f64, want: f64, tol: f64) -> bool {
     (got / want - 1.0).abs() <= tol
 }
 
-/// Runs `cmd` (which asks for `--json -`; without `IOLAB_DB` of its own it
-/// gets an in-memory store), killed after `timeout`; shows its stderr,
-/// insists on success and parses its stdout.
+/// Runs `cmd` (an [`iolab`] command that asks for `--json -`), killed after
+/// `timeout`; shows its stderr, insists on success and parses its stdout.
 pub fn json_of(cmd: &mut Command, timeout: Duration) -> Value {
-    if !cmd.get_envs().any(|(k, _)| k == "IOLAB_DB") {
-        cmd.env("IOLAB_DB", ":memory:");
-    }
     let out = emu::output_with_timeout(cmd, timeout);
     eprintln!("{}", String::from_utf8_lossy(&out.stderr));
     json_out(&out)
@@ -56,22 +137,4 @@ pub fn json_out(out: &Output) -> Value {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "iolab failed ({}): {err}", out.status);
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("bad JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
-
-/// True when fio is installed. Under `CI=true` a missing fio is an error
-/// (scripts/test installs it); elsewhere the test says `skipping` (with its
-/// name in front) and the fio checks are skipped.
-pub fn have_fio(skipping: &str) -> bool {
-    let ok = std::process::Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "CI=true but fio is not installed: the harness cannot be validated"
-        );
-        eprintln!("[{}] {skipping}", emu::current_test_name());
-    }
-    ok
 }

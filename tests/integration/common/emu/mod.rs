@@ -11,7 +11,7 @@
 //! * [`dd_overwrite`] – a reference measured side by side where the limit is not the truth
 //!   (buffered writes timed to fsync: see `reference`).
 //! * [`SlowFile`]  – a read-only FUSE file whose read rate is a known function of the offset
-//!   (fast outer zones, slow inner ones), served by `tests/common/slowfs.py`.
+//!   (fast outer zones, slow inner ones), served by `tests/integration/common/slowfs.py`.
 //!
 //! Timing against a throttle: the blkio throttle grants bytes in 100 ms slices, so what a
 //! transfer gets early depends on the group's last 200 ms. [`Cgroup::settle`] waits that
@@ -35,7 +35,7 @@
 //!   owner pid no longer exists (mounts, cgroups, loop devices, zram devices, files), under
 //!   an exclusive `flock` so two sweepers never race each other.
 //!
-//! Layout: `names` (root check, unique names), `proc` (running commands), `blockdev`
+//! Layout: `names` (the test's name, unique names), `proc` (running commands), `blockdev`
 //! (the [`BlockDev`] trait, sysfs writes), one file per guard kind (`loopdev`, `zram`,
 //! `cgroup`, `mounts`, `slowfile`), `settle` (the throttle's slices: settling a group and
 //! measuring its burst), and `sweep` (leftovers of killed processes). Everything public
@@ -63,7 +63,7 @@ pub use self::{
     cgroup::{Cgroup, IoCount, Limit},
     loopdev::LoopDev,
     mounts::{Ext4Mount, Mount, Tmpfs, list_dir},
-    names::{current_test_name, require_root, unique_name},
+    names::{current_test_name, unique_name},
     proc::{output_with_timeout, run_checked},
     reference::{DdWrite, dd_overwrite},
     settle::{Burst, SETTLE, THROTTLE_SLICE},

@@ -1,30 +1,11 @@
-//! Who runs and what things are called: the root check, the running test's name, and
-//! the unique `iolab-test-<pid>-<counter>-<test name>-<kind>` names of every resource.
+//! What things are called: the running test's name, and the unique
+//! `iolab-test-<pid>-<counter>-<test name>-<kind>` names of every resource.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 
 use super::PREFIX;
 use super::sweep::sweep_stale_once;
-
-/// True when the tests can run. Not root: print a skip notice and return false,
-/// except under `CI=true`, where skipping is not allowed and this panics.
-pub fn require_root() -> bool {
-    if rustix::process::geteuid().is_root() {
-        return true;
-    }
-    let ci = std::env::var("CI")
-        .map(|v| v.eq_ignore_ascii_case("true") || v == "1")
-        .unwrap_or(false);
-    if ci {
-        panic!(
-            "CI=true but not running as root: the emulated-device tests need root \
-             (loop devices, cgroups) and must not be skipped under CI"
-        );
-    }
-    eprintln!("skipping: needs root (loop devices, cgroups)");
-    false
-}
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 

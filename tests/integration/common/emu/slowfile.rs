@@ -1,7 +1,7 @@
 //! [`SlowFile`]: a read-only file on FUSE whose read rate is a known function of the
 //! offset, like a hard disk whose outer zones are fast and inner zones slow.
 //!
-//! The filesystem is `tests/common/slowfs.py` (fusepy, run by `/usr/bin/python3`): one
+//! The filesystem is `tests/integration/common/slowfs.py` (fusepy, run by `/usr/bin/python3`): one
 //! file whose rate falls (or rises) linearly from `start_bps` at offset 0 to `end_bps`
 //! at the end. All reads share one virtual device clock, so reading `[lo, hi)` back to
 //! back takes `∫ dx / rate(x)` over the range whatever the request size or queue depth:

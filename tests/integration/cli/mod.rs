@@ -1,0 +1,12 @@
+//! The command line as a user meets it: arguments and their errors, what a
+//! run prints and leaves behind (`usage`), the configuration file (`config`),
+//! one convention for output formats (`output`), the results store
+//! (`store`), the store of the invoking user under sudo (`sudo`), and the
+//! shell completions and man pages (`shell`).
+
+mod config;
+mod output;
+mod shell;
+mod store;
+mod sudo;
+mod usage;

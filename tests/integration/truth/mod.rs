@@ -1,0 +1,29 @@
+//! Ground truth: iolab run on emulated devices whose limits are known
+//! (blkio-throttled loop devices and zram, ext4 and tmpfs on them, FUSE files
+//! with a known rate profile or known faults, fio servers in network
+//! namespaces), and every figure it reports held to that truth, mostly within
+//! ±3%: jobs and suites (`accuracy`), sustained and buffered writes
+//! (`sustained`), write cliffs (`cliff`), steady state (`steady`), scans
+//! (`scan`), scaling over devices (`scale`), application runs (`apps`) and
+//! which device did their work (`attribution`), fake capacity (`capacity`),
+//! verify's findings (`verify`), `iolab selftest` (`selftest`), `--engine fio`
+//! (`fio_engine`), many hosts (`hosts`), a job's memory (`memory`), the
+//! process CPU figure (`cpu_accounting`), and `iolab info` on the real
+//! stacks of this machine (`info`).
+
+pub(crate) mod accuracy;
+mod apps;
+mod attribution;
+mod capacity;
+mod cliff;
+mod cpu_accounting;
+mod fio_engine;
+mod hosts;
+mod info;
+mod memory;
+mod scale;
+mod scan;
+mod selftest;
+mod steady;
+mod sustained;
+mod verify;
