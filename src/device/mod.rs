@@ -55,7 +55,7 @@ impl SysRoot {
 }
 
 /// The filesystem a path lives on.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct FsInfo {
     pub fstype: String,
     pub mount_point: String,
@@ -64,18 +64,27 @@ pub struct FsInfo {
     /// The filesystem's own (super block) options, e.g. btrfs `compress=zstd:3`.
     pub super_options: String,
     /// `major:minor` of the device the filesystem reports (0:N for virtual and some multi-device filesystems).
+    #[schemars(extend("x-unit" = "dev"))]
     pub dev: (u32, u32),
 }
 
 /// One block device in the chain that serves a target.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct BlockDev {
     pub name: String,
+    /// The device number's major.
+    #[schemars(extend("x-unit" = "dev"))]
     pub major: u32,
+    /// The device number's minor.
+    #[schemars(extend("x-unit" = "dev"))]
     pub minor: u32,
     /// The whole disk this partition belongs to.
     pub partition_of: Option<String>,
+    /// The device's size.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub size_bytes: u64,
+    /// The logical block size.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub logical_block_size: u32,
     pub rotational: Option<bool>,
     pub model: Option<String>,

@@ -12,7 +12,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 /// What the target path is.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     File,
@@ -27,7 +27,7 @@ pub enum TargetKind {
 }
 
 /// The filesystem holding the target, with what its options mean for a benchmark.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct FsFacts {
     pub fstype: String,
     pub mount_point: String,
@@ -85,7 +85,7 @@ impl FsFacts {
 }
 
 /// What kind of block device a chain node is.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum NodeKind {
     Disk,
@@ -97,11 +97,13 @@ pub enum NodeKind {
 }
 
 /// A loop device's backing file.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct LoopInfo {
     pub backing_file: String,
     /// `loop/dio`: direct I/O to the backing file (else through its page cache).
     pub dio: Option<bool>,
+    /// Where the device starts in its backing file (`loop/offset`).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub offset: u64,
     /// The filesystem the backing file lives on.
     pub backing_filesystem: Option<FsFacts>,
@@ -109,11 +111,13 @@ pub struct LoopInfo {
 
 /// One block device in the chain; `children` are what it is built on
 /// (a partition's disk, slaves, btrfs members, the device under a loop's file).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ChainNode {
     pub name: String,
     pub dev: String,
     pub kind: NodeKind,
+    /// The device's size.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub size_bytes: u64,
     /// Device-mapper name (`dm/name`).
     pub dm_name: Option<String>,
@@ -143,15 +147,23 @@ pub struct ChainNode {
 
 /// Throttle limits on one device for the calling process: the smallest
 /// of each over its cgroup and the parents, in one hierarchy.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct Throttle {
     pub device: String,
     pub dev: String,
     /// The process's cgroup in that hierarchy (its parents were read too).
     pub cgroup: String,
+    /// The read limit in bytes per second.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub read_bps: Option<u64>,
+    /// The write limit in bytes per second.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub write_bps: Option<u64>,
+    /// The read limit in I/Os per second.
+    #[schemars(extend("x-unit" = "IOPS"))]
     pub read_iops: Option<u64>,
+    /// The write limit in I/Os per second.
+    #[schemars(extend("x-unit" = "IOPS"))]
     pub write_iops: Option<u64>,
     /// Where the limits are set: `blkio` (cgroup v1 `blkio.throttle.*`) or
     /// `io.max` (cgroup v2). Documents before 0.2 knew blkio only.
@@ -166,17 +178,19 @@ fn blkio() -> String {
 /// One cgroup v2 `io.weight` entry on the process's path: a level's default
 /// weight, or its override for a device of the chain (for the record: a
 /// weight shares a contended device among sibling groups, it limits nothing).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct IoWeight {
     pub cgroup: String,
     /// The device an override is for; `None`: the level's default.
     pub device: Option<String>,
     pub dev: Option<String>,
+    /// The weight.
+    #[schemars(extend("x-unit" = "weight"))]
     pub weight: u32,
 }
 
 /// Everything `iolab info` knows about a target.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct DeviceReport {
     /// The target as given.
     pub target: String,
@@ -192,6 +206,7 @@ pub struct DeviceReport {
     pub throttles: Vec<Throttle>,
     /// `{"code", "subject", "text"}` each.
     #[serde(with = "crate::judge::diagnostic::hint_shape")]
+    #[schemars(schema_with = "crate::judge::diagnostic::hint_shape::schema")]
     pub hints: Vec<crate::judge::Diagnostic>,
     /// How the data is spread over several devices (btrfs profile, md level).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -206,12 +221,14 @@ pub struct DeviceReport {
 
 /// An md array, from its `md/` directory (the kernel's
 /// Documentation/admin-guide/md.rst, "MD devices in sysfs").
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct MdInfo {
     pub level: Option<String>,
     /// `md/raid_disks`: the members the array is made of when whole.
+    #[schemars(extend("x-unit" = "count"))]
     pub raid_disks: Option<u32>,
     /// `md/degraded`: how many of those are missing.
+    #[schemars(extend("x-unit" = "count"))]
     pub degraded: Option<u32>,
     /// `md/array_state` (`clean`, `active`, `read-auto`...).
     pub array_state: Option<String>,
@@ -221,7 +238,7 @@ pub struct MdInfo {
 }
 
 /// One member of an md array (`md/dev-NAME/`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct MdMember {
     pub name: String,
     /// `slot`: its role in the array, `none` for a spare or a failed member.
@@ -231,16 +248,19 @@ pub struct MdMember {
 }
 
 /// A multi-device layout under the target.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct LayoutInfo {
     /// Who lays the data out: `btrfs` or `md`.
     pub by: String,
     /// The profile or level as that layer names it: `raid0`, `raid1`, `raid1c3`, `raid10`, `single`, `dup`, `raid5`...
     /// (ZFS: `stripe`, `mirror`, `raidz1`..; LVM: the dm target, `linear`, `striped`, `raid1`..)
     pub profile: String,
+    /// Member devices.
+    #[schemars(extend("x-unit" = "count"))]
     pub members: u32,
     /// Top-level groups the members form (ZFS: data vdevs, e.g. 2 for two mirrors striped).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "count"))]
     pub groups: Option<u32>,
 }
 

@@ -18,7 +18,7 @@ use std::time::Duration;
 pub use suites::{Common, SuiteChoice, SuiteName, SuiteTest};
 
 /// Access pattern, named as in fio so users can transfer their habits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Rw {
     Read,
@@ -61,7 +61,7 @@ impl Rw {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EngineKind {
     /// Linux io_uring: one ring per thread, registered file and buffers.
@@ -81,7 +81,7 @@ impl EngineKind {
 }
 
 /// When a measured pass ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Limit {
     /// Stop issuing after this long (in-flight I/Os still complete and count).
@@ -93,7 +93,7 @@ pub enum Limit {
 }
 
 /// One workload, fully specified.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct JobSpec {
     pub name: String,
     pub rw: Rw,
@@ -246,6 +246,19 @@ impl Timing {
 impl Serialize for Timing {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.as_text())
+    }
+}
+
+impl schemars::JsonSchema for Timing {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Timing".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "`--latency` as given: `exact` (each I/O's own), `batch` or `batch=N` (completions reaped in batches: each latency an upper bound), `off` (none taken).",
+            "type": "string",
+            "pattern": "^(exact|off|batch(=[1-9][0-9]*)?)$",
+        })
     }
 }
 
@@ -410,9 +423,13 @@ pub struct Repeat {
 
 /// Repeat a write job until its last `window` rounds are steady (see
 /// [`crate::judge::steady::steady_state`]), or `max_rounds` rounds have run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SteadyRule {
+    /// Rounds a steady window spans.
+    #[schemars(extend("x-unit" = "count"))]
     pub window: usize,
+    /// The most rounds before giving up.
+    #[schemars(extend("x-unit" = "count"))]
     pub max_rounds: u32,
 }
 

@@ -105,7 +105,7 @@ fn sql_message(e: &rusqlite::Error) -> String {
 }
 
 /// One line of `iolab list`.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct RunSummary {
     pub id: i64,
     pub label: Option<String>,
@@ -114,6 +114,43 @@ pub struct RunSummary {
     pub kind: String,
     pub target: String,
     pub complete: bool,
+}
+
+/// A stored run in `iolab list --format json` (the list is an array of
+/// these, each [`crate::schema::Tagged`]): the summary with its tags as an object (the last value of a
+/// key given twice), fields in the order they have always been written.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct ListEntry {
+    /// Whether the run finished (not interrupted, no error).
+    pub complete: bool,
+    /// The run's id in the store (`iolab show ID`).
+    #[schemars(extend("x-unit" = "id"))]
+    pub id: i64,
+    /// The kind of run: the subcommand that made it (`run`, `scan`, `import:fio`...).
+    pub kind: String,
+    /// The run's label (`--label`, `iolab label`).
+    pub label: Option<String>,
+    /// When the run started (RFC 3339, UTC).
+    pub started_at: String,
+    /// Its tags (`--tag KEY=VALUE`, `iolab tag`).
+    pub tags: std::collections::BTreeMap<String, String>,
+    /// What was measured: the target's path.
+    pub target: String,
+}
+
+impl RunSummary {
+    /// The run as an entry of `iolab list --format json`.
+    pub fn entry(&self) -> ListEntry {
+        ListEntry {
+            complete: self.complete,
+            id: self.id,
+            kind: self.kind.clone(),
+            label: self.label.clone(),
+            started_at: self.started_at.clone(),
+            tags: self.tags.iter().cloned().collect(),
+            target: self.target.clone(),
+        }
+    }
 }
 
 /// A stored run: its summary and its document.

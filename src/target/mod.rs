@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 /// Default size of the test file made in a directory.
 pub const DEFAULT_TEST_FILE: u64 = 1 << 30;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// A directory: iolab measures its own test file inside it.
@@ -97,13 +97,14 @@ impl Choice {
 }
 
 /// Description of the target, recorded in every result.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TargetInfo {
     pub path: String,
     pub kind: Kind,
     /// True when iolab measured its own (prefilled, removed) test file.
     pub test_file: bool,
     /// Bytes of the target the jobs address.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub span_bytes: u64,
     pub direct: bool,
     pub filesystem: Option<FsInfo>,
