@@ -184,7 +184,7 @@ pub enum Cmd {
     /// versions
     ///
     /// Every JSON document names its schema in its "schema" field ("iolab/run/1"); the schema printed
-    /// here has that name as its $id and title. Objects take no other fields, and every number
+    /// here has that name as its title (and urn:iolab:run:1 as its $id). Objects take no other fields, and every number
     /// carries its unit in "x-unit".
     Schema(SchemaArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)

@@ -179,20 +179,26 @@ pub struct Json;
 
 impl Exporter for Json {
     fn export(&self, doc: Document) -> Option<String> {
-        let v = match doc {
-            Document::Run(r, _) => serde_json::to_string_pretty(r),
+        use crate::schema::Kind;
+        let (kind, v) = match doc {
+            Document::Run(r, _) => (r.schema_kind(), serde_json::to_string_pretty(r)),
             Document::Runs(runs) => {
                 let entries: Vec<_> = runs.iter().map(RunSummary::entry).collect();
-                serde_json::to_string_pretty(&entries.iter().map(Tagged::new).collect::<Vec<_>>())
+                (
+                    Kind::List,
+                    serde_json::to_string_pretty(&entries.iter().map(Tagged::new).collect::<Vec<_>>()),
+                )
             }
-            Document::Comparison(c) => serde_json::to_string_pretty(&Tagged::new(c)),
-            Document::Device(d) => serde_json::to_string_pretty(&Tagged::new(d)),
+            Document::Comparison(c) => (Kind::Comparison, serde_json::to_string_pretty(&Tagged::new(c))),
+            Document::Device(d) => (Kind::Info, serde_json::to_string_pretty(&Tagged::new(d))),
             Document::Page(_) => return None,
-            Document::Hosts(h) => serde_json::to_string_pretty(&Tagged::new(h)),
-            Document::Selftest(s) => serde_json::to_string_pretty(&Tagged::new(s)),
+            Document::Hosts(h) => (Kind::Hosts, serde_json::to_string_pretty(&Tagged::new(h))),
+            Document::Selftest(s) => (Kind::Selftest, serde_json::to_string_pretty(&Tagged::new(s))),
         };
         // Every document is plain data; serialising cannot fail.
-        Some(v.expect("documents serialise") + "\n")
+        let text = v.expect("documents serialise") + "\n";
+        crate::testknob::keep_document(kind, &text);
+        Some(text)
     }
 }
 

@@ -7,7 +7,8 @@
 //!
 //! Every document names its schema in a top-level `schema` field,
 //! `iolab/KIND/VERSION` ([`Kind::id`]); `iolab schema KIND` prints the
-//! schema whose `$id` and title are that name. The committed copies under
+//! schema whose title is that name (and whose `$id` is its URN,
+//! `urn:iolab:KIND:VERSION`). The committed copies under
 //! `schema/` at the top of the repository are checked against the types by
 //! a unit test, so a document cannot change without its schema.
 //!
@@ -114,9 +115,15 @@ impl Kind {
     }
 
     /// `iolab/KIND/VERSION`: the document's `schema` field, and the
-    /// schema's `$id` and title.
+    /// schema's title.
     pub fn id(self) -> String {
         format!("iolab/{}/{}", self.name(), self.version())
+    }
+
+    /// `urn:iolab:KIND:VERSION`: the same name as an absolute URI, the
+    /// schema's `$id` (a relative `$id` does not resolve in validators).
+    pub fn uri(self) -> String {
+        format!("urn:iolab:{}:{}", self.name(), self.version())
     }
 
     /// The commands that write it.
@@ -235,7 +242,7 @@ pub fn schema(kind: Kind) -> Value {
         obj.remove("$schema")
             .unwrap_or(json!("https://json-schema.org/draft/2020-12/schema")),
     );
-    out.insert("$id".into(), json!(kind.id()));
+    out.insert("$id".into(), json!(kind.uri()));
     out.insert("title".into(), json!(kind.id()));
     out.insert(
         "description".into(),

@@ -140,7 +140,8 @@ fn every_object_is_strict() {
 fn each_schema_names_itself_and_every_reference_resolves() {
     for k in Kind::ALL {
         let s = schema(k);
-        assert_eq!(s["$id"], k.id());
+        assert_eq!(s["$id"], k.uri());
+        assert_eq!(k.uri(), format!("urn:{}", k.id().replace('/', ":")));
         assert_eq!(s["title"], k.id());
         assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
         for r in refs(&s) {

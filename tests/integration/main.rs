@@ -5,7 +5,8 @@
 //! configuration file), `output` (formats, `-o`, `--quiet`), `store`,
 //! `safety`, `faults` (faults during a run), `hostile` (malformed input, paths and stores), `info`, and the ground truth
 //! on emulated devices with known limits (`accuracy`, `sustained`, `cliff`, `steady`, `scan`, `scale`,
-//! `apps`, `attribution`), `capacity` and `verify` (on the faulty device), `signals`, plus the harnesses' own checks (`slowfile_harness`,
+//! `apps`, `attribution`), `capacity` and `verify` (on the faulty device), `signals`, `schema` (every kind of
+//! JSON document against its schema, with python3-jsonschema), plus the harnesses' own checks (`slowfile_harness`,
 //! `cpu_accounting`), and `memory` (a job's peak RSS with 512 workers). Root-only tests skip without root, except under
 //! `CI=true`, where they must run. Run one area with
 //! `cargo test --test integration scan::`.
@@ -35,6 +36,7 @@ mod report;
 mod safety;
 mod scale;
 mod scan;
+mod schema;
 mod selftest;
 mod shell;
 mod signals;
