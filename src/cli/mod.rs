@@ -775,10 +775,10 @@ mod tests {
         words
     }
 
-    /// Every `iolab …` command line the README shows, in code blocks and in
-    /// inline code, with its placeholders filled in.
-    fn readme_examples() -> Vec<String> {
-        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    /// Every `iolab …` command line a page (`README.md`, `docs/json.md`)
+    /// shows, in code blocks and in inline code, with its placeholders filled in.
+    fn examples_in(page: &str) -> Vec<String> {
+        let text = std::fs::read_to_string(format!("{}/{page}", env!("CARGO_MANIFEST_DIR"))).unwrap();
         let mut found = Vec::new();
         let mut in_block = false;
         for line in text.lines() {
@@ -812,6 +812,7 @@ mod tests {
                         "TARGET" | "DIR" | "TARGET..." => "/tmp".to_string(),
                         "FILE" | "PATH" => "/tmp/x".to_string(),
                         "COMMAND" => "true".to_string(),
+                        "KIND" => "run".to_string(),
                         _ => w,
                     })
                     .map(|w| if w.contains(' ') { format!("\"{w}\"") } else { w })
@@ -824,9 +825,11 @@ mod tests {
     /// Issue 12: the README's examples are command lines iolab accepts.
     #[test]
     fn issue_12_every_readme_example_parses() {
-        let examples = readme_examples();
+        let examples = examples_in("README.md");
         assert!(examples.len() >= 20, "{examples:#?}");
-        for ex in &examples {
+        let json_page = examples_in("docs/json.md");
+        assert!(json_page.len() >= 5, "{json_page:#?}");
+        for ex in examples.iter().chain(&json_page) {
             let words = shell_words(ex);
             if let Err(e) = command().try_get_matches_from(&words) {
                 use clap::error::ErrorKind::*;

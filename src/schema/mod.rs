@@ -195,7 +195,6 @@ pub const UNITS: &[(&str, &str)] = &[
     ("IOPS", "I/O operations per second"),
     ("ns", "nanoseconds"),
     ("us", "microseconds"),
-    ("ms", "milliseconds"),
     ("s", "seconds"),
     ("%", "a percentage: 100 is the whole"),
     (
@@ -212,7 +211,6 @@ pub const UNITS: &[(&str, &str)] = &[
     ("price", "an amount of money, in the user's currency"),
     ("price/GB", "an amount of money per 10^9 bytes of capacity"),
     ("MB/s/price", "10^6 bytes per second per unit of money"),
-    ("rpm", "revolutions per minute"),
     ("weight", "a cgroup io.weight (1-10000, 100 the default)"),
     ("of unit", "in the unit named by the object's own `unit` field"),
 ];
