@@ -96,6 +96,7 @@ pub struct RunInfo {
     /// The stored run's id.
     #[schemars(extend("x-unit" = "id"))]
     pub id: i64,
+    /// The run's label.
     pub label: Option<String>,
     /// What the device cost (`--price`, the price list).
     #[schemars(extend("x-unit" = "price"))]
@@ -143,10 +144,13 @@ pub use crate::units::Unit;
 /// One test across all runs; every vector has one entry per run, in order.
 #[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct TestComparison {
+    /// The test: the job's name, plus the direction for a mixed job.
     pub test: String,
     /// The job the test comes from (several tests share a mixed job).
     pub job: String,
+    /// The direction the test measures.
     pub direction: Direction,
+    /// The unit of `values`: `bytes/s` (sequential), `IOPS` (random) or `s` (timed commands, workload phases).
     pub unit: Unit,
     /// Median over the run's measured runs, in `unit`.
     #[schemars(extend("x-unit" = "of unit"))]

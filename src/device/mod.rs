@@ -57,9 +57,13 @@ impl SysRoot {
 /// The filesystem a path lives on.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct FsInfo {
+    /// Filesystem type (`ext4`, `btrfs`, `zfs`...).
     pub fstype: String,
+    /// Where it is mounted.
     pub mount_point: String,
+    /// What is mounted (a device, a dataset).
     pub source: String,
+    /// Per-mount options (`rw,noatime`).
     pub options: String,
     /// The filesystem's own (super block) options, e.g. btrfs `compress=zstd:3`.
     pub super_options: String,
@@ -71,6 +75,7 @@ pub struct FsInfo {
 /// One block device in the chain that serves a target.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct BlockDev {
+    /// Kernel name (`sda`, `loop3`, `dm-0`).
     pub name: String,
     /// The device number's major.
     #[schemars(extend("x-unit" = "dev"))]
@@ -86,7 +91,9 @@ pub struct BlockDev {
     /// The logical block size.
     #[schemars(extend("x-unit" = "bytes"))]
     pub logical_block_size: u32,
+    /// A spinning disk (`queue/rotational`), when known.
     pub rotational: Option<bool>,
+    /// The device's model, when sysfs says.
     pub model: Option<String>,
     /// For a loop device: the file behind it.
     pub backing_file: Option<String>,

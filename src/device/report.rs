@@ -29,8 +29,11 @@ pub enum TargetKind {
 /// The filesystem holding the target, with what its options mean for a benchmark.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct FsFacts {
+    /// Filesystem type (`ext4`, `btrfs`, `zfs`...).
     pub fstype: String,
+    /// Where it is mounted.
     pub mount_point: String,
+    /// What is mounted (a device, a dataset).
     pub source: String,
     /// Per-mount options (`rw,noatime`).
     pub options: String,
@@ -42,8 +45,11 @@ pub struct FsFacts {
     pub compression: Option<String>,
     /// Copy-on-write data (btrfs without `nodatacow`, zfs, bcachefs).
     pub cow: bool,
+    /// Mounted `sync`.
     pub sync: bool,
+    /// Mounted `noatime`.
     pub noatime: bool,
+    /// Mounted read-only.
     pub read_only: bool,
     /// Data lives in memory (tmpfs, ramfs).
     pub memory: bool,
@@ -99,6 +105,7 @@ pub enum NodeKind {
 /// A loop device's backing file.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct LoopInfo {
+    /// The file behind the loop device.
     pub backing_file: String,
     /// `loop/dio`: direct I/O to the backing file (else through its page cache).
     pub dio: Option<bool>,
@@ -113,8 +120,11 @@ pub struct LoopInfo {
 /// (a partition's disk, slaves, btrfs members, the device under a loop's file).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ChainNode {
+    /// Kernel name (`sda`, `dm-0`, `md127`).
     pub name: String,
+    /// `major:minor`.
     pub dev: String,
+    /// What the device is.
     pub kind: NodeKind,
     /// The device's size.
     #[schemars(extend("x-unit" = "bytes"))]
@@ -136,12 +146,14 @@ pub struct ChainNode {
     /// An md array's geometry and members' states.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub md: Option<MdInfo>,
+    /// For a loop device: its backing file and how it is read.
     #[serde(rename = "loop")]
     pub loop_info: Option<LoopInfo>,
     /// Devices built on this one (`holders/`).
     pub holders: Vec<String>,
     /// A bottom of the chain: its facts are in `devices`.
     pub physical: bool,
+    /// The devices this one is built on.
     pub children: Vec<ChainNode>,
 }
 
@@ -149,7 +161,9 @@ pub struct ChainNode {
 /// of each over its cgroup and the parents, in one hierarchy.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct Throttle {
+    /// Kernel name of the throttled device.
     pub device: String,
+    /// `major:minor`.
     pub dev: String,
     /// The process's cgroup in that hierarchy (its parents were read too).
     pub cgroup: String,
@@ -180,9 +194,11 @@ fn blkio() -> String {
 /// weight shares a contended device among sibling groups, it limits nothing).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct IoWeight {
+    /// The cgroup whose `io.weight` it is.
     pub cgroup: String,
     /// The device an override is for; `None`: the level's default.
     pub device: Option<String>,
+    /// `major:minor` of the device an override is for.
     pub dev: Option<String>,
     /// The weight.
     #[schemars(extend("x-unit" = "weight"))]
@@ -196,7 +212,9 @@ pub struct DeviceReport {
     pub target: String,
     /// Its canonical path.
     pub path: String,
+    /// What the target is.
     pub kind: TargetKind,
+    /// The filesystem the target is on (`null` for a block device).
     pub filesystem: Option<FsFacts>,
     /// Top-level devices under the target (several for a multi-device btrfs).
     pub chain: Vec<ChainNode>,
@@ -223,6 +241,7 @@ pub struct DeviceReport {
 /// Documentation/admin-guide/md.rst, "MD devices in sysfs").
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct MdInfo {
+    /// The RAID level (`md/level`).
     pub level: Option<String>,
     /// `md/raid_disks`: the members the array is made of when whole.
     #[schemars(extend("x-unit" = "count"))]
@@ -234,12 +253,14 @@ pub struct MdInfo {
     pub array_state: Option<String>,
     /// `md/sync_action` (`idle`, `resync`, `recover`, `check`...).
     pub sync_action: Option<String>,
+    /// The array's members.
     pub members: Vec<MdMember>,
 }
 
 /// One member of an md array (`md/dev-NAME/`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct MdMember {
+    /// Kernel name.
     pub name: String,
     /// `slot`: its role in the array, `none` for a spare or a failed member.
     pub slot: Option<String>,

@@ -102,6 +102,7 @@ pub struct Vdev {
     /// A leaf's kernel block device name, when sysfs shows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<String>,
+    /// The vdevs under it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<Vdev>,
 }
@@ -120,7 +121,9 @@ impl Vdev {
 /// What iolab knows of the ZFS dataset under a target.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ZfsInfo {
+    /// The dataset's pool.
     pub pool: String,
+    /// The dataset the target is on.
     pub dataset: String,
     /// The pool's state (`ONLINE`, `DEGRADED`, ...).
     pub state: Option<String>,

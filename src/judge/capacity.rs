@@ -56,7 +56,10 @@ pub enum CapacityVerdict {
     },
     /// The device's answers cannot be trusted: errors or instability below
     /// the boundary, or a bad region with good blocks above it.
-    Damaged { damage: Damage },
+    Damaged {
+        /// What was wrong.
+        damage: Damage,
+    },
     /// The probe found nothing, but an earlier verify of this device did.
     Suspect {
         /// The stored verify run that found the device lying.
@@ -139,7 +142,9 @@ pub struct ChangedBlock {
     /// Where the block is.
     #[schemars(extend("x-unit" = "bytes"))]
     pub offset: u64,
+    /// What it read back as the first time.
     pub before: Class,
+    /// What it read back as the second time.
     pub after: Class,
 }
 
@@ -177,11 +182,13 @@ pub struct EarlierVerify {
     /// The stored verify run.
     #[schemars(extend("x-unit" = "id"))]
     pub run_id: i64,
+    /// When it ran (RFC 3339, UTC).
     pub started_at: String,
     /// The device identity both runs share.
     pub device: String,
     /// The verify's verdict, and its sentence.
     pub verdict: crate::verify::Verdict,
+    /// The verify's sentence.
     pub message: String,
 }
 

@@ -360,9 +360,11 @@ fn unless_default(severity: Severity, code: &Code) -> Option<Severity> {
 #[derive(Serialize, Deserialize, schemars::JsonSchema)]
 #[schemars(rename = "Warning")]
 struct WarningWire {
+    /// What it is.
     code: Code,
     /// The sentence the user reads.
     message: String,
+    /// How much it matters, when not the code's default.
     #[serde(default, deserialize_with = "lenient_severity", skip_serializing_if = "Option::is_none")]
     severity: Option<Severity>,
     /// What it is about, when that is not implied by where it sits.
@@ -415,12 +417,14 @@ pub mod hint_shape {
     #[derive(Serialize, Deserialize, schemars::JsonSchema)]
     #[schemars(rename = "Hint")]
     struct HintWire {
+        /// What it is.
         code: Code,
         /// The device or mount point it is about.
         #[serde(default)]
         subject: String,
         /// The sentence the user reads.
         text: String,
+        /// How much it matters, when not the code's default.
         #[serde(default, deserialize_with = "lenient_severity", skip_serializing_if = "Option::is_none")]
         severity: Option<Severity>,
     }
@@ -467,6 +471,7 @@ pub mod finding_shape {
         test: Option<String>,
         /// The sentence the user reads.
         text: String,
+        /// How much it matters, when not the code's default.
         #[serde(default, deserialize_with = "lenient_severity", skip_serializing_if = "Option::is_none")]
         severity: Option<Severity>,
     }

@@ -132,6 +132,7 @@ pub enum SweepKind {
 /// The verdict of [`sweep_verdict`] and the figures behind it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SweepVerdict {
+    /// What was swept.
     pub dimension: Dimension,
     /// Usable points (distinct x with a finite, non-negative throughput).
     #[schemars(extend("x-unit" = "count"))]
@@ -173,6 +174,7 @@ pub struct SweepVerdict {
     /// this is about `top_x / base_x`.
     #[schemars(extend("x-unit" = "ratio"))]
     pub latency_ratio: Option<f64>,
+    /// The verdict.
     pub kind: SweepKind,
     /// The sentence the user reads.
     pub text: String,
@@ -385,6 +387,7 @@ pub enum TogetherKind {
 /// One target in a [`TogetherVerdict`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TargetOutcome {
+    /// The target.
     pub name: String,
     /// `None` when the solo figure is not a finite, non-negative number.
     #[schemars(extend("x-unit" = "B/s"))]
@@ -423,8 +426,11 @@ pub struct TogetherVerdict {
     /// CPU busy fraction during the run together, when known.
     #[schemars(extend("x-unit" = "ratio"))]
     pub cpu_busy: Option<f64>,
+    /// Each target alone and together.
     pub targets: Vec<TargetOutcome>,
+    /// The verdict.
     pub kind: TogetherKind,
+    /// The sentence the user reads.
     pub text: String,
 }
 
@@ -648,6 +654,7 @@ pub enum LayoutCheck {
 /// The verdict of [`layout_verdict`] and the figures behind it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LayoutVerdict {
+    /// The layout judged.
     pub layout: Layout,
     /// Member devices.
     #[schemars(extend("x-unit" = "count"))]
@@ -662,7 +669,9 @@ pub struct LayoutVerdict {
     /// Layout ÷ member, measured.
     #[schemars(extend("x-unit" = "ratio"))]
     pub measured: Option<f64>,
+    /// The verdict.
     pub kind: LayoutCheck,
+    /// The sentence the user reads.
     pub text: String,
 }
 

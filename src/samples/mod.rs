@@ -173,6 +173,7 @@ pub struct SysCpu {
 /// I/O the block device saw over one pass, from `/proc/diskstats`.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct DiskDelta {
+    /// Kernel name (`sda`, `loop3`, `dm-0`).
     pub name: String,
     /// Bytes read.
     #[schemars(extend("x-unit" = "bytes"))]
@@ -202,6 +203,7 @@ fn is_zero(v: &u64) -> bool {
 /// serves one disk at a time), as `zpool iostat -v 1` shows it.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct DiskSeries {
+    /// Kernel name.
     pub name: String,
     /// Bytes in each second of the pass (the last one may be partial).
     #[schemars(extend("x-unit" = "bytes"))]

@@ -260,7 +260,29 @@ pub fn schema(kind: Kind) -> Value {
     let mut v = Value::Object(out);
     prune_definitions(&mut v);
     strict(&mut v);
+    describe_tags(&mut v);
     v
+}
+
+/// The tag of an internally tagged enum (`"kind": "fake"`) is a property
+/// schemars writes itself, without a doc comment to give it one.
+fn describe_tags(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            if let Some(Value::Object(props)) = o.get_mut("properties") {
+                for p in props.values_mut().filter_map(Value::as_object_mut) {
+                    if let Some(Value::String(c)) = p.get("const").cloned()
+                        && !p.contains_key("description")
+                    {
+                        p.insert("description".into(), json!(format!("Which of the alternatives this is: `{c}`.")));
+                    }
+                }
+            }
+            o.values_mut().for_each(describe_tags);
+        }
+        Value::Array(a) => a.iter_mut().for_each(describe_tags),
+        _ => {}
+    }
 }
 
 /// `iolab schema KIND`: the schema, pretty-printed, with a final newline

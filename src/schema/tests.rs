@@ -90,6 +90,32 @@ fn every_number_has_a_unit_and_a_description() {
     );
 }
 
+/// Every field of every document says what it is.
+#[test]
+fn every_field_has_a_description() {
+    fn check(v: &Value, path: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(o) => {
+                for (name, p) in o.get("properties").and_then(Value::as_object).into_iter().flatten() {
+                    if p.get("description").is_none() {
+                        out.push(format!("{path}/{name}"));
+                    }
+                }
+                for (k, x) in o {
+                    check(x, &format!("{path}/{k}"), out);
+                }
+            }
+            Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| check(x, &format!("{path}/{i}"), out)),
+            _ => {}
+        }
+    }
+    let mut bare = Vec::new();
+    for k in Kind::ALL {
+        check(&schema(k), k.name(), &mut bare);
+    }
+    assert!(bare.is_empty(), "fields without a doc comment: {bare:#?}");
+}
+
 /// The walk above finds what it looks for (a test of the test).
 #[test]
 fn a_number_without_a_unit_is_found() {

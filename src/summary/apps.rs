@@ -124,10 +124,15 @@ pub struct TimeRun {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct TimeReport {
+    /// The command timed.
     pub command: String,
+    /// Where it ran.
     pub cwd: String,
+    /// Caches were dropped before each run.
     pub cold: bool,
+    /// `--prepare`: run before each run, not timed.
     pub prepare: Option<String>,
+    /// `--cleanup`: run after each run, not timed.
     pub cleanup: Option<String>,
     /// Runs before the measured ones, not counted.
     #[schemars(extend("x-unit" = "count"))]
@@ -140,10 +145,15 @@ pub struct TimeReport {
     /// always named the working directory's devices).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub named_by: Option<String>,
+    /// Every measured run, in order.
     pub runs: Vec<TimeRun>,
+    /// The statistics of the runs' wall-clock seconds.
     pub wall_s: Stats,
+    /// The statistics of the runs' user CPU seconds.
     pub user_s: Stats,
+    /// The statistics of the runs' system CPU seconds.
     pub sys_s: Stats,
+    /// Why a figure may not be trusted.
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -272,7 +282,9 @@ pub fn time_report(opts: &TimeOpts, place: &Place, runs: &[CommandRun]) -> TimeR
 /// One phase of a built-in workload, as medians over the runs.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct PhaseReport {
+    /// The phase's name.
     pub name: String,
+    /// Caches were dropped before the phase.
     pub cold: bool,
     /// Files the phase handles.
     #[schemars(extend("x-unit" = "count"))]
@@ -283,6 +295,7 @@ pub struct PhaseReport {
     /// Seconds per run, oldest first, and their statistics.
     #[schemars(extend("x-unit" = "s"))]
     pub wall_s_runs: Vec<f64>,
+    /// The statistics of `wall_s_runs`.
     pub wall_s: Stats,
     /// Median over runs.
     #[schemars(extend("x-unit" = "count"))]
@@ -316,6 +329,7 @@ pub struct PhaseReport {
 pub struct AppReport {
     /// `files` or `git`.
     pub workload: String,
+    /// Caches were dropped before each run.
     pub cold: bool,
     /// Runs of the workload.
     #[schemars(extend("x-unit" = "count"))]
@@ -323,7 +337,9 @@ pub struct AppReport {
     /// Workload parameters (file count, commits...), for the record.
     #[schemars(extend("x-unit" = "count"))]
     pub params: Vec<(String, u64)>,
+    /// The workload's phases, in order.
     pub phases: Vec<PhaseReport>,
+    /// Why a figure may not be trusted.
     pub warnings: Vec<Diagnostic>,
 }
 

@@ -37,6 +37,7 @@ pub struct HostsReport {
 
 #[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct HostEntry {
+    /// The host as given (`HOST[:PORT]`).
     pub host: String,
     /// The stored run of this host's result (`None` when not stored or failed).
     #[schemars(extend("x-unit" = "id"))]
@@ -54,7 +55,9 @@ pub struct HostsTest {
     pub test: String,
     /// The job the test comes from (a mixed job's two tests share it).
     pub job: String,
+    /// The direction the test measures.
     pub direction: Direction,
+    /// The unit of every figure of the test: `bytes/s` (sequential) or `IOPS` (random).
     pub unit: Unit,
     /// Each host's median over its runs, in `unit`; `null` when it has none.
     #[schemars(extend("x-unit" = "of unit"))]

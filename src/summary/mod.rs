@@ -161,7 +161,9 @@ impl Report {
 
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Host {
+    /// The machine's host name.
     pub hostname: String,
+    /// The kernel release (`uname -r`).
     pub kernel: String,
     /// The machine's CPUs.
     #[schemars(extend("x-unit" = "count"))]
@@ -180,6 +182,7 @@ pub struct Settings {
     /// after a test that wrote (runs of a test follow each other).
     #[schemars(extend("x-unit" = "s"))]
     pub interval_s: f64,
+    /// The suite run (`null`: a custom job).
     pub suite: Option<String>,
     /// `--steady-state`: write jobs ran rounds until steady (window, round limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -439,9 +442,13 @@ pub struct Samples {
 
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunReport {
+    /// Read figures of the run (`null`: none).
     pub read: Option<DirReport>,
+    /// Write figures of the run (`null`: none).
     pub write: Option<DirReport>,
+    /// iolab's CPU cost during the run.
     pub cpu: CpuReport,
+    /// What the target's device did during the run (`null`: none was seen).
     pub device: Option<crate::samples::DiskDelta>,
     /// What the figures are divided by: the window (or first I/O to last
     /// completion for a size-limited run) plus the final flush.
@@ -456,6 +463,7 @@ pub struct RunReport {
     /// When the last worker finished, from the run's start.
     #[schemars(extend("x-unit" = "ns"))]
     pub last_done_ns: u64,
+    /// Bytes completed second by second.
     pub samples: Samples,
     /// Where write throughput fell and stayed lower (an SLC or host cache
     /// filling up), found in the run's complete seconds.
@@ -469,6 +477,7 @@ pub struct RunReport {
 
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct JobReport {
+    /// The test's name (`SEQ1M Q8T1`, `randread 4K Q32T1`).
     pub name: String,
     pub rw: Pattern,
     /// Block size: bytes per I/O.
@@ -483,6 +492,7 @@ pub struct JobReport {
     /// Reads in % of I/Os, for mixed patterns (`null` otherwise).
     #[schemars(extend("x-unit" = "%"))]
     pub mix_read: Option<u8>,
+    /// O_DIRECT was in effect (false: buffered I/O, through the page cache).
     pub direct: bool,
     pub engine: EngineName,
     /// How latencies were taken: `exact` (each I/O's own), `batch=N`
@@ -507,14 +517,20 @@ pub struct JobReport {
     #[serde(default, skip_serializing_if = "is_zero")]
     #[schemars(extend("x-unit" = "bytes"))]
     pub offset_bytes: u64,
+    /// Every measured run, in order.
     pub runs: Vec<RunReport>,
     /// The discarded warm-up's bytes per second, for the timeline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup: Option<Samples>,
+    /// Read figures, medians over the measured runs (`null`: the job did not read).
     pub read: Option<DirReport>,
+    /// Write figures, medians over the measured runs (`null`: the job did not write).
     pub write: Option<DirReport>,
+    /// iolab's CPU cost, median over the measured runs.
     pub cpu: CpuReport,
+    /// What the target's devices did over the measured runs (`null`: none was seen).
     pub device: Option<DeviceReport>,
+    /// Why a figure may not be trusted, in the order they matter.
     pub warnings: Vec<Diagnostic>,
     /// `--steady-state`: the rounds and the verdict. The job's figures then
     /// describe the last `window` rounds, not the burst before them.
@@ -524,6 +540,7 @@ pub struct JobReport {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct SteadyReport {
+    /// A steady window was reached.
     pub reached: bool,
     /// Rounds run.
     #[schemars(extend("x-unit" = "count"))]

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ScaleReport {
+    /// The access pattern of every point.
     pub rw: String,
     /// Block size: bytes per I/O.
     #[schemars(extend("x-unit" = "bytes"))]
@@ -23,12 +24,15 @@ pub struct ScaleReport {
     pub member: Option<String>,
     /// The layout the verdict assumed, and where it came from.
     pub layout: Option<LayoutUsed>,
+    /// Every point measured, in order.
     pub points: Vec<ScalePoint>,
+    /// What the sweeps and comparisons say.
     pub verdicts: Vec<ScaleVerdict>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct LayoutUsed {
+    /// The layout.
     pub layout: Layout,
     /// As the user reads it: `btrfs raid0`.
     pub name: String,
@@ -44,7 +48,9 @@ pub struct LayoutUsed {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ScalePoint {
+    /// What the point measured.
     pub kind: PointKind,
+    /// The targets that ran at once.
     pub targets: Vec<String>,
     /// Queue depth per thread.
     #[schemars(extend("x-unit" = "count"))]
@@ -75,19 +81,27 @@ pub struct ScalePoint {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ScaleVerdict {
     Depth {
+        /// The target swept.
         target: String,
+        /// What the sweep says.
         verdict: SweepVerdict,
     },
     Threads {
+        /// The target swept.
         target: String,
+        /// What the sweep says.
         verdict: SweepVerdict,
     },
     Together {
+        /// What running them together says.
         verdict: TogetherVerdict,
     },
     Layout {
+        /// The layout measured.
         target: String,
+        /// One of its members, measured alone (`--vs`).
         member: String,
+        /// What the layout gives against its member.
         verdict: LayoutVerdict,
     },
 }

@@ -33,7 +33,9 @@ pub struct ScanReport {
     /// Queue depth.
     #[schemars(extend("x-unit" = "count"))]
     pub qd: u32,
+    /// O_DIRECT was in effect.
     pub direct: bool,
+    /// Each zone's rate, from the first to the last.
     pub zones: Vec<ZoneReport>,
     /// Bytes per second over the zones.
     #[schemars(extend("x-unit" = "B/s"))]

@@ -66,6 +66,7 @@ pub struct VerifyReport {
     /// Bytes written (less than planned when the filesystem filled up early, or on a stop).
     #[schemars(extend("x-unit" = "bytes"))]
     pub written_bytes: u64,
+    /// Where the blocks were written.
     pub layout: VerifyLayout,
     /// Reads bypassed the page cache (O_DIRECT); false: buffered, with the
     /// caches dropped before reading, and labelled so.
@@ -85,6 +86,7 @@ pub struct VerifyReport {
     /// Where the first write failed (offset).
     #[schemars(extend("x-unit" = "bytes"))]
     pub first_write_error: Option<u64>,
+    /// Each zone's rates and bad bytes, in order.
     pub zones: Vec<VerifyZone>,
     /// What every block read back as, and the verdict.
     pub summary: VerifySummary,

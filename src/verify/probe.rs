@@ -154,6 +154,7 @@ pub struct ProbeReport {
     /// Wraps at any multiple of this are found wherever they are.
     #[schemars(extend("x-unit" = "bytes"))]
     pub unit: u64,
+    /// What the probe found.
     pub verdict: ProbeVerdict,
     /// Rounds of writes and reads.
     #[schemars(extend("x-unit" = "count"))]

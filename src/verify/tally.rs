@@ -89,6 +89,7 @@ pub struct BadRange {
     /// Where it ends (offset, exclusive).
     #[schemars(extend("x-unit" = "bytes"))]
     pub to: u64,
+    /// What the range's blocks read back as.
     pub class: Class,
     /// Misplaced: the offset the block at `from` was written for; each
     /// further block of the range was written for the next one, so a wrap
@@ -307,6 +308,7 @@ pub struct VerifySummary {
     /// Where the verified range ends (exclusive).
     #[schemars(extend("x-unit" = "bytes"))]
     pub to: u64,
+    /// Bytes per class.
     pub bytes: ClassBytes,
     /// Where the first block that did not read back good is (offset).
     #[schemars(extend("x-unit" = "bytes"))]
@@ -317,10 +319,12 @@ pub struct VerifySummary {
     /// Every byte that read back good.
     #[schemars(extend("x-unit" = "bytes"))]
     pub good_bytes: u64,
+    /// The bad ranges, in order (the first ones: see `ranges_dropped`).
     pub ranges: Vec<BadRange>,
     /// Bad ranges not listed in `ranges` (past the limit kept).
     #[schemars(extend("x-unit" = "count"))]
     pub ranges_dropped: u64,
+    /// The verdict.
     pub verdict: Verdict,
     /// One sentence for the user.
     pub message: String,
