@@ -84,7 +84,7 @@ impl Dimension {
 }
 
 /// One point of a sweep, as measured.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepPoint {
     /// The queue depth or thread count of this point; 0 is not a point.
     pub x: u32,
@@ -348,7 +348,7 @@ pub fn sweep_verdict(dimension: Dimension, points: &[SweepPoint]) -> SweepVerdic
 // --------------------------------------------------------- targets together
 
 /// One target's throughput alone and, when known, during the run together.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TargetRate {
     /// How the text names it (`sdb`, `/mnt/a`).
     pub name: String,
@@ -613,7 +613,7 @@ impl Layout {
 }
 
 /// A layout's run and one member's run with the same job.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LayoutRun {
     pub layout: Layout,
     /// How the text names the layout (`btrfs raid0`); empty: the kind's name.

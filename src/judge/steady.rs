@@ -21,7 +21,7 @@ use super::thresholds::{MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT};
 /// The figures (`window_mean`, `range_pct`, `slope_excursion_pct`) always
 /// describe the *last* `window` rounds, whether or not they pass, so a
 /// report can say how far from steady a run was.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SteadyState {
     /// Whether the last `window` rounds satisfy both rules.
     pub reached: bool,

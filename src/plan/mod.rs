@@ -18,7 +18,7 @@ use std::time::Duration;
 pub use suites::{Common, SuiteChoice, SuiteName, SuiteTest};
 
 /// Access pattern, named as in fio so users can transfer their habits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Rw {
     Read,
@@ -61,7 +61,7 @@ impl Rw {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum EngineKind {
     /// Linux io_uring: one ring per thread, registered file and buffers.
@@ -81,7 +81,7 @@ impl EngineKind {
 }
 
 /// When a measured pass ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Limit {
     /// Stop issuing after this long (in-flight I/Os still complete and count).
@@ -93,7 +93,7 @@ pub enum Limit {
 }
 
 /// One workload, fully specified.
-#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct JobSpec {
     pub name: String,
     pub rw: Rw,

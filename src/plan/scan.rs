@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// How much of each zone is measured.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ZoneAmount {
     /// This many bytes from the zone's start (clamped to the zone).
@@ -49,7 +49,7 @@ impl Position {
 }
 
 /// Everything a scan does, resolved against the target.
-#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ScanPlan {
     pub zones: u32,
     pub amount: ZoneAmount,
@@ -81,7 +81,7 @@ const BURST_QD: u32 = 4;
 const BURST_TIME: Duration = Duration::from_millis(500);
 
 /// One zone of the scanned range.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Zone {
     pub index: u32,
     pub offset: u64,

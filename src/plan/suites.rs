@@ -6,7 +6,7 @@ use crate::units::fmt_bs;
 use serde::{Deserialize, Serialize};
 
 /// One test of a suite, before it is split into directions.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct SuiteTest {
     pub random: bool,
     pub bs: u64,
@@ -41,7 +41,7 @@ impl SuiteTest {
 /// A built-in suite. Its name and its one-line description
 /// ([`SuiteName::description`]) are what `--help`, `iolab suites` and the
 /// documents show.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SuiteName {
     Default,

@@ -105,7 +105,7 @@ fn sql_message(e: &rusqlite::Error) -> String {
 }
 
 /// One line of `iolab list`.
-#[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct RunSummary {
     pub id: i64,
     pub label: Option<String>,
