@@ -14,6 +14,7 @@ pub mod plan;
 pub mod progress;
 pub mod render;
 pub mod samples;
+pub mod schema;
 pub mod selftest;
 pub mod signals;
 pub mod store;

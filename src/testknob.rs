@@ -1,8 +1,9 @@
-//! A hook for iolab's own tests: hold a run at a named point so a test can
-//! send a signal exactly there (during the prefill, the flush that ends a
-//! write window, the store transaction). Inert unless `IOLAB_TEST_PAUSE_AT`
-//! is set, like `IOLAB_SELFTEST_LIMIT_SCALE`; documented as a test knob,
-//! not an option.
+//! Hooks for iolab's own tests, each inert unless its variable is set
+//! (like `IOLAB_SELFTEST_LIMIT_SCALE`; documented as test knobs, not
+//! options): hold a run at a named point so a test can send a signal
+//! exactly there (during the prefill, the flush that ends a write window,
+//! the store transaction), and keep a copy of every JSON document written
+//! ([`keep_document`]).
 //!
 //! `IOLAB_TEST_PAUSE_AT=POINT:FILE`: the first time the run reaches POINT,
 //! it creates FILE (the test waits for it) and sleeps [`PAUSE`].
@@ -57,4 +58,25 @@ pub(crate) fn skip_for_missing_tool(tool: &str) {
             .and_then(|mut f| f.write_all(line.as_bytes()))
             .unwrap_or_else(|e| panic!("cannot record the skip in {}: {e}", path.to_string_lossy()));
     }
+}
+
+/// `IOLAB_TEST_KEEP_DOCUMENTS=DIR`: every JSON document iolab writes (the
+/// `--format json` exporter, the store's copy of a run) is also written to
+/// `DIR/KIND.PID.N.json`, so that the test suite can validate each one
+/// against `iolab schema KIND` (`scripts/validate-documents`).
+pub const KEEP_DOCUMENTS: &str = "IOLAB_TEST_KEEP_DOCUMENTS";
+
+static KEPT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Keep a copy of `text`, a document of `kind`, if the test knob asks for it.
+/// Best effort: a copy that cannot be written is left out (the validator
+/// counts what it gets, and fails on a kind it never saw).
+pub fn keep_document(kind: crate::schema::Kind, text: &str) {
+    let Some(dir) = std::env::var_os(KEEP_DOCUMENTS).filter(|d| !d.is_empty()) else {
+        return;
+    };
+    let n = KEPT.fetch_add(1, Ordering::SeqCst);
+    let dir = std::path::Path::new(&dir);
+    let _ = std::fs::create_dir_all(dir);
+    let _ = std::fs::write(dir.join(format!("{}.{}.{n}.json", kind.name(), std::process::id())), text);
 }

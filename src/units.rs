@@ -185,7 +185,7 @@ pub fn rfc3339(secs: u64) -> String {
 
 // ------------------------------------------------------------ figures
 
-#[derive(Clone, Copy, Debug, serde::Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, serde::Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub enum Unit {
     /// Sequential tests: bytes per second (shown as MB/s, MB = 10^6 bytes).
     #[serde(rename = "bytes/s")]

@@ -68,7 +68,7 @@ impl Cli {
                 }
                 None
             }
-            Cmd::Info(_) | Cmd::Completions(_) | Cmd::Man(_) | Cmd::Selftest(_) => None,
+            Cmd::Info(_) | Cmd::Completions(_) | Cmd::Man(_) | Cmd::Selftest(_) | Cmd::Schema(_) => None,
         };
         if let Some(f) = sub {
             if f.db.is_some() {
@@ -180,6 +180,13 @@ pub enum Cmd {
     /// Prove iolab's accuracy on this machine (root): emulated devices with known limits, short jobs
     /// and a scan, each figure against its limit (±3%); leaves nothing behind
     Selftest(SelftestArgs),
+    /// Print the JSON Schema of a kind of document iolab writes, or without KIND the kinds and their
+    /// versions
+    ///
+    /// Every JSON document names its schema in its "schema" field ("iolab/run/1"); the schema printed
+    /// here has that name as its title (and urn:iolab:run:1 as its $id). Objects take no other fields, and every number
+    /// carries its unit in "x-unit".
+    Schema(SchemaArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(CompletionsArgs),
     /// Write the manual pages (iolab.1, iolab-COMMAND.1), or print iolab.1
@@ -190,6 +197,13 @@ pub enum Cmd {
 pub struct SelftestArgs {
     #[command(flatten)]
     pub export: ExportArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct SchemaArgs {
+    /// The kind of document (without it: a table of the kinds, their versions and the commands that write them)
+    #[arg(value_enum)]
+    pub kind: Option<crate::schema::Kind>,
 }
 
 #[derive(Args, Debug)]

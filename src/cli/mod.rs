@@ -55,7 +55,7 @@ fn main_unguarded() -> ExitCode {
     cli.resolve_files();
     // The configuration file: not needed to print completions or manuals.
     let config = match cli.cmd {
-        Cmd::Completions(_) | Cmd::Man(_) | Cmd::Info(_) | Cmd::Selftest(_) => Ok(None),
+        Cmd::Completions(_) | Cmd::Man(_) | Cmd::Info(_) | Cmd::Selftest(_) | Cmd::Schema(_) => Ok(None),
         _ => settings::load(&cli),
     };
     let config = match config {
@@ -156,6 +156,10 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
         Cmd::Label { id, text, .. } => open_store(&db).and_then(|mut s| s.set_label(id, &text).map_err(store_err)),
         Cmd::Tag { id, tag, .. } => open_store(&db).and_then(|mut s| s.set_tag(id, &tag.0, &tag.1).map_err(store_err)),
         Cmd::Selftest(a) => selftest(&a),
+        Cmd::Schema(a) => print(&match a.kind {
+            Some(kind) => crate::schema::text(kind),
+            None => crate::schema::listing(),
+        }),
         Cmd::Completions(a) => docs::completions(a.shell),
         Cmd::Man(a) => docs::man(a.dir.as_deref()),
     }
@@ -842,6 +846,7 @@ mod tests {
                         "TARGET" | "DIR" | "TARGET..." => "/tmp".to_string(),
                         "FILE" | "PATH" => "/tmp/x".to_string(),
                         "COMMAND" => "true".to_string(),
+                        "KIND" => "run".to_string(),
                         _ => w,
                     })
                     .map(|w| if w.contains(' ') { format!("\"{w}\"") } else { w })

@@ -541,7 +541,7 @@ fn exercise(argv: &[OsString]) {
             let _ = memory_store().set_tag(*id, &tag.0, &tag.1);
             None
         }
-        Cmd::Report(_) | Cmd::Info(_) | Cmd::Selftest(_) | Cmd::Completions(_) | Cmd::Man(_) => None,
+        Cmd::Report(_) | Cmd::Info(_) | Cmd::Selftest(_) | Cmd::Schema(_) | Cmd::Completions(_) | Cmd::Man(_) => None,
     };
     if let Some(Ok(exp)) = built
         && exp.validate().is_ok()

@@ -76,9 +76,10 @@ pub fn listed_price<'a>(list: &'a [ListedPrice], label: Option<&str>, report: &R
 }
 
 /// The comparison, and the `iolab compare --format json` document.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct Comparison {
     /// Id of the run every ratio is relative to.
+    #[schemars(extend("x-unit" = "id"))]
     pub baseline: i64,
     /// The runs in the order given.
     pub runs: Vec<RunInfo>,
@@ -86,18 +87,26 @@ pub struct Comparison {
     pub tests: Vec<TestComparison>,
     /// `{"rule", "run", "test", "text"}` each.
     #[serde(with = "crate::judge::diagnostic::finding_shape")]
+    #[schemars(schema_with = "crate::judge::diagnostic::finding_shape::schema")]
     pub findings: Vec<crate::judge::Diagnostic>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct RunInfo {
+    /// The stored run's id.
+    #[schemars(extend("x-unit" = "id"))]
     pub id: i64,
+    /// The run's label.
     pub label: Option<String>,
+    /// What the device cost (`--price`, the price list).
+    #[schemars(extend("x-unit" = "price"))]
     pub price: Option<f64>,
     /// `RunRef::capacity_bytes`, else the size of the first physical device
     /// `iolab info` found under the target (not the tested span).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub capacity_bytes: Option<u64>,
     /// Price per 10^9 bytes of capacity.
+    #[schemars(extend("x-unit" = "price/GB"))]
     pub price_per_gb: Option<f64>,
 }
 
@@ -111,7 +120,7 @@ impl RunInfo {
     }
 }
 
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, Hash, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     Read,
@@ -133,32 +142,42 @@ impl Direction {
 pub use crate::units::Unit;
 
 /// One test across all runs; every vector has one entry per run, in order.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct TestComparison {
+    /// The test: the job's name, plus the direction for a mixed job.
     pub test: String,
     /// The job the test comes from (several tests share a mixed job).
     pub job: String,
+    /// The direction the test measures.
     pub direction: Direction,
+    /// The unit of `values`: `bytes/s` (sequential), `IOPS` (random) or `s` (timed commands, workload phases).
     pub unit: Unit,
     /// Median over the run's measured runs, in `unit`.
+    #[schemars(extend("x-unit" = "of unit"))]
     pub values: Vec<f64>,
     /// value / baseline value (`null` when the baseline value is 0).
+    #[schemars(extend("x-unit" = "ratio"))]
     pub ratios: Vec<Option<f64>>,
     /// The ratio's 95% interval contains 1.0; `null`: unknown (fewer than 2
     /// measured runs on a side). The baseline's own entry is `true`.
     pub within_noise: Vec<Option<bool>>,
     /// The ratio's 95% bootstrap interval `[low, high]`.
+    #[schemars(extend("x-unit" = "ratio"))]
     pub ci: Vec<Option<[f64; 2]>>,
     /// How many measured runs each figure is the median of.
+    #[schemars(extend("x-unit" = "count"))]
     pub measured_runs: Vec<usize>,
     /// iolab's CPU % per 100 MB/s for the job (a mixed job's two tests share it).
+    #[schemars(extend("x-unit" = "%"))]
     pub cpu_pct_per_100mbs: Vec<Option<f64>>,
     /// This test's MB/s per unit of price (when a price is given).
+    #[schemars(extend("x-unit" = "MB/s/price"))]
     pub mbs_per_price: Vec<Option<f64>>,
     /// Warning codes the job carries in each run.
     pub warnings: Vec<Vec<String>>,
     /// The p99 completion latency (ns) of the direction, median over runs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-unit" = "ns"))]
     pub p99_ns: Vec<Option<f64>>,
     /// How each run took the job's latencies (`exact`, `batch=N`, `off`).
     #[serde(default, skip_serializing_if = "all_exact")]

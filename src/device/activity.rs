@@ -23,15 +23,24 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// What one block device did between two readings.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct DeviceActivity {
     /// Kernel name (`vda`, `loop3`, `dm-0`); a disk stands for its partitions.
     pub name: String,
+    /// Bytes read.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub read_bytes: u64,
+    /// Bytes written.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub write_bytes: u64,
+    /// Reads completed.
+    #[schemars(extend("x-unit" = "count"))]
     pub read_ios: u64,
+    /// Writes completed.
+    #[schemars(extend("x-unit" = "count"))]
     pub write_ios: u64,
     /// Seconds the device had I/O in flight (`io_ticks`, ms resolution).
+    #[schemars(extend("x-unit" = "s"))]
     pub busy_s: f64,
     /// Partitions of this disk that moved (their I/O is in this disk's figures, once).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

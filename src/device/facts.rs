@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// How a device is attached, from its canonical sysfs path and driver links.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Transport {
     /// USB Attached SCSI (driver `uas`): command queueing over USB.
@@ -61,38 +61,60 @@ impl Transport {
 
 /// One device at the bottom of a chain, from sysfs only. `None` means sysfs
 /// does not expose the value for this device.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct DeviceFacts {
+    /// Kernel name (`sda`, `nvme0n1`).
     pub name: String,
     /// `major:minor`.
     pub dev: String,
     /// Canonical sysfs directory, e.g. `/sys/devices/pci0000:00/.../block/sda`.
     pub sysfs_path: String,
+    /// How the device is attached.
     pub transport: Transport,
+    /// Vendor.
     pub vendor: Option<String>,
+    /// Model.
     pub model: Option<String>,
+    /// Firmware revision.
     pub firmware: Option<String>,
+    /// Serial number.
     pub serial: Option<String>,
+    /// World-wide identifier.
     pub wwid: Option<String>,
     /// For USB: `idVendor:idProduct manufacturer product` of the bridge.
     pub usb_bridge: Option<String>,
+    /// The device's size.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub size_bytes: u64,
+    /// The logical block size.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub logical_block_size: Option<u32>,
+    /// The physical block size.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub physical_block_size: Option<u32>,
+    /// A spinning disk (`queue/rotational`), when known.
     pub rotational: Option<bool>,
     /// Negotiated link speed: SATA `sata_spd`, USB `speed` in Mbit/s, PCIe for NVMe.
     pub link_speed: Option<String>,
     /// SCSI `device/queue_depth` (1 = no command queueing).
+    #[schemars(extend("x-unit" = "count"))]
     pub queue_depth: Option<u32>,
+    /// The block layer's queue size (`queue/nr_requests`).
+    #[schemars(extend("x-unit" = "count"))]
     pub nr_requests: Option<u32>,
+    /// The I/O scheduler in use (`queue/scheduler`).
     pub scheduler: Option<String>,
     /// `queue/write_cache` as the kernel says it (`write back`, `write through`).
     pub write_cache: Option<String>,
     /// A volatile write cache is on (`write back`): writes may sit in the device's RAM.
     pub volatile_write_cache: Option<bool>,
+    /// The device takes discards (TRIM, UNMAP), when known.
     pub discard: Option<bool>,
+    /// The largest discard the device takes (`queue/discard_max_bytes`).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub discard_max_bytes: Option<u64>,
     /// Hardware queues (`mq/*` of the disk), e.g. NVMe I/O queues.
+    #[schemars(extend("x-unit" = "count"))]
     pub hw_queues: Option<u32>,
     /// The data lives in RAM (zram, ram disks, a loop device over tmpfs).
     pub memory_backed: bool,

@@ -55,29 +55,45 @@ impl SysRoot {
 }
 
 /// The filesystem a path lives on.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct FsInfo {
+    /// Filesystem type (`ext4`, `btrfs`, `zfs`...).
     pub fstype: String,
+    /// Where it is mounted.
     pub mount_point: String,
+    /// What is mounted (a device, a dataset).
     pub source: String,
+    /// Per-mount options (`rw,noatime`).
     pub options: String,
     /// The filesystem's own (super block) options, e.g. btrfs `compress=zstd:3`.
     pub super_options: String,
     /// `major:minor` of the device the filesystem reports (0:N for virtual and some multi-device filesystems).
+    #[schemars(extend("x-unit" = "dev"))]
     pub dev: (u32, u32),
 }
 
 /// One block device in the chain that serves a target.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct BlockDev {
+    /// Kernel name (`sda`, `loop3`, `dm-0`).
     pub name: String,
+    /// The device number's major.
+    #[schemars(extend("x-unit" = "dev"))]
     pub major: u32,
+    /// The device number's minor.
+    #[schemars(extend("x-unit" = "dev"))]
     pub minor: u32,
     /// The whole disk this partition belongs to.
     pub partition_of: Option<String>,
+    /// The device's size.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub size_bytes: u64,
+    /// The logical block size.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub logical_block_size: u32,
+    /// A spinning disk (`queue/rotational`), when known.
     pub rotational: Option<bool>,
+    /// The device's model, when sysfs says.
     pub model: Option<String>,
     /// For a loop device: the file behind it.
     pub backing_file: Option<String>,

@@ -12,7 +12,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 /// What the target path is.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     File,
@@ -27,10 +27,13 @@ pub enum TargetKind {
 }
 
 /// The filesystem holding the target, with what its options mean for a benchmark.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct FsFacts {
+    /// Filesystem type (`ext4`, `btrfs`, `zfs`...).
     pub fstype: String,
+    /// Where it is mounted.
     pub mount_point: String,
+    /// What is mounted (a device, a dataset).
     pub source: String,
     /// Per-mount options (`rw,noatime`).
     pub options: String,
@@ -42,8 +45,11 @@ pub struct FsFacts {
     pub compression: Option<String>,
     /// Copy-on-write data (btrfs without `nodatacow`, zfs, bcachefs).
     pub cow: bool,
+    /// Mounted `sync`.
     pub sync: bool,
+    /// Mounted `noatime`.
     pub noatime: bool,
+    /// Mounted read-only.
     pub read_only: bool,
     /// Data lives in memory (tmpfs, ramfs).
     pub memory: bool,
@@ -85,7 +91,7 @@ impl FsFacts {
 }
 
 /// What kind of block device a chain node is.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum NodeKind {
     Disk,
@@ -97,11 +103,14 @@ pub enum NodeKind {
 }
 
 /// A loop device's backing file.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct LoopInfo {
+    /// The file behind the loop device.
     pub backing_file: String,
     /// `loop/dio`: direct I/O to the backing file (else through its page cache).
     pub dio: Option<bool>,
+    /// Where the device starts in its backing file (`loop/offset`).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub offset: u64,
     /// The filesystem the backing file lives on.
     pub backing_filesystem: Option<FsFacts>,
@@ -109,11 +118,16 @@ pub struct LoopInfo {
 
 /// One block device in the chain; `children` are what it is built on
 /// (a partition's disk, slaves, btrfs members, the device under a loop's file).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ChainNode {
+    /// Kernel name (`sda`, `dm-0`, `md127`).
     pub name: String,
+    /// `major:minor`.
     pub dev: String,
+    /// What the device is.
     pub kind: NodeKind,
+    /// The device's size.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub size_bytes: u64,
     /// Device-mapper name (`dm/name`).
     pub dm_name: Option<String>,
@@ -132,26 +146,38 @@ pub struct ChainNode {
     /// An md array's geometry and members' states.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub md: Option<MdInfo>,
+    /// For a loop device: its backing file and how it is read.
     #[serde(rename = "loop")]
     pub loop_info: Option<LoopInfo>,
     /// Devices built on this one (`holders/`).
     pub holders: Vec<String>,
     /// A bottom of the chain: its facts are in `devices`.
     pub physical: bool,
+    /// The devices this one is built on.
     pub children: Vec<ChainNode>,
 }
 
 /// Throttle limits on one device for the calling process: the smallest
 /// of each over its cgroup and the parents, in one hierarchy.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct Throttle {
+    /// Kernel name of the throttled device.
     pub device: String,
+    /// `major:minor`.
     pub dev: String,
     /// The process's cgroup in that hierarchy (its parents were read too).
     pub cgroup: String,
+    /// The read limit in bytes per second.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub read_bps: Option<u64>,
+    /// The write limit in bytes per second.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub write_bps: Option<u64>,
+    /// The read limit in I/Os per second.
+    #[schemars(extend("x-unit" = "IOPS"))]
     pub read_iops: Option<u64>,
+    /// The write limit in I/Os per second.
+    #[schemars(extend("x-unit" = "IOPS"))]
     pub write_iops: Option<u64>,
     /// Where the limits are set: `blkio` (cgroup v1 `blkio.throttle.*`) or
     /// `io.max` (cgroup v2). Documents before 0.2 knew blkio only.
@@ -166,23 +192,29 @@ fn blkio() -> String {
 /// One cgroup v2 `io.weight` entry on the process's path: a level's default
 /// weight, or its override for a device of the chain (for the record: a
 /// weight shares a contended device among sibling groups, it limits nothing).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct IoWeight {
+    /// The cgroup whose `io.weight` it is.
     pub cgroup: String,
     /// The device an override is for; `None`: the level's default.
     pub device: Option<String>,
+    /// `major:minor` of the device an override is for.
     pub dev: Option<String>,
+    /// The weight.
+    #[schemars(extend("x-unit" = "weight"))]
     pub weight: u32,
 }
 
 /// Everything `iolab info` knows about a target.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct DeviceReport {
     /// The target as given.
     pub target: String,
     /// Its canonical path.
     pub path: String,
+    /// What the target is.
     pub kind: TargetKind,
+    /// The filesystem the target is on (`null` for a block device).
     pub filesystem: Option<FsFacts>,
     /// Top-level devices under the target (several for a multi-device btrfs).
     pub chain: Vec<ChainNode>,
@@ -192,6 +224,7 @@ pub struct DeviceReport {
     pub throttles: Vec<Throttle>,
     /// `{"code", "subject", "text"}` each.
     #[serde(with = "crate::judge::diagnostic::hint_shape")]
+    #[schemars(schema_with = "crate::judge::diagnostic::hint_shape::schema")]
     pub hints: Vec<crate::judge::Diagnostic>,
     /// How the data is spread over several devices (btrfs profile, md level).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -206,23 +239,28 @@ pub struct DeviceReport {
 
 /// An md array, from its `md/` directory (the kernel's
 /// Documentation/admin-guide/md.rst, "MD devices in sysfs").
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct MdInfo {
+    /// The RAID level (`md/level`).
     pub level: Option<String>,
     /// `md/raid_disks`: the members the array is made of when whole.
+    #[schemars(extend("x-unit" = "count"))]
     pub raid_disks: Option<u32>,
     /// `md/degraded`: how many of those are missing.
+    #[schemars(extend("x-unit" = "count"))]
     pub degraded: Option<u32>,
     /// `md/array_state` (`clean`, `active`, `read-auto`...).
     pub array_state: Option<String>,
     /// `md/sync_action` (`idle`, `resync`, `recover`, `check`...).
     pub sync_action: Option<String>,
+    /// The array's members.
     pub members: Vec<MdMember>,
 }
 
 /// One member of an md array (`md/dev-NAME/`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct MdMember {
+    /// Kernel name.
     pub name: String,
     /// `slot`: its role in the array, `none` for a spare or a failed member.
     pub slot: Option<String>,
@@ -231,16 +269,19 @@ pub struct MdMember {
 }
 
 /// A multi-device layout under the target.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct LayoutInfo {
     /// Who lays the data out: `btrfs` or `md`.
     pub by: String,
     /// The profile or level as that layer names it: `raid0`, `raid1`, `raid1c3`, `raid10`, `single`, `dup`, `raid5`...
     /// (ZFS: `stripe`, `mirror`, `raidz1`..; LVM: the dm target, `linear`, `striped`, `raid1`..)
     pub profile: String,
+    /// Member devices.
+    #[schemars(extend("x-unit" = "count"))]
     pub members: u32,
     /// Top-level groups the members form (ZFS: data vdevs, e.g. 2 for two mirrors striped).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "count"))]
     pub groups: Option<u32>,
 }
 

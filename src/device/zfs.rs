@@ -89,7 +89,7 @@ impl Commands for LiveCommands {
 }
 
 /// One vdev of the pool's tree.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct Vdev {
     /// As `zpool status -P` prints it: `mirror-0`, or a leaf's full path.
     pub name: String,
@@ -102,6 +102,7 @@ pub struct Vdev {
     /// A leaf's kernel block device name, when sysfs shows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<String>,
+    /// The vdevs under it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<Vdev>,
 }
@@ -118,9 +119,11 @@ impl Vdev {
 }
 
 /// What iolab knows of the ZFS dataset under a target.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ZfsInfo {
+    /// The dataset's pool.
     pub pool: String,
+    /// The dataset the target is on.
     pub dataset: String,
     /// The pool's state (`ONLINE`, `DEGRADED`, ...).
     pub state: Option<String>,
@@ -136,7 +139,11 @@ pub struct ZfsInfo {
     /// The dataset's `direct` property (OpenZFS 2.3 on: `standard`, `always`, `disabled`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direct: Option<String>,
+    /// The ARC's size now.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub arc_size_bytes: Option<u64>,
+    /// The ARC's maximum size (`c_max`).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub arc_max_bytes: Option<u64>,
     /// The kernel module's version (`2.1.5-1ubuntu6~22.04.1`).
     pub version: Option<String>,

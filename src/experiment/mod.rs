@@ -110,6 +110,7 @@ pub fn run(exp: &Experiment, ctx: &Context) -> Result<Outcome> {
     };
     Ok(Outcome {
         report: Report {
+            names_schema: true,
             run_id: None,
             iolab_version: env!("CARGO_PKG_VERSION").to_string(),
             command: m.command.to_string(),

@@ -34,7 +34,7 @@ use crate::verify::{Class, ProbeReport, ProbeVerdict};
 use serde::{Deserialize, Serialize};
 
 /// What the probe, then the whole run, concluded.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CapacityVerdict {
     /// Every probed block read back as itself, and nothing else says otherwise.
@@ -42,19 +42,30 @@ pub enum CapacityVerdict {
     /// The device stores less than it announces.
     Fake {
         /// Every test below this read back as itself.
+        #[schemars(extend("x-unit" = "bytes"))]
         real_bytes: u64,
         /// The lowest offset found bad: the real size lies in `[real_bytes, first_bad_byte]`.
+        #[schemars(extend("x-unit" = "bytes"))]
         first_bad_byte: u64,
         /// A partition of at most this size, starting at 1 MiB, stays within the real size.
+        #[schemars(extend("x-unit" = "bytes"))]
         safe_partition_bytes: u64,
         /// The period of the wrap, when blocks came back aliased (`None`: lost).
+        #[schemars(extend("x-unit" = "bytes"))]
         alias_distance: Option<u64>,
     },
     /// The device's answers cannot be trusted: errors or instability below
     /// the boundary, or a bad region with good blocks above it.
-    Damaged { damage: Damage },
+    Damaged {
+        /// What was wrong.
+        damage: Damage,
+    },
     /// The probe found nothing, but an earlier verify of this device did.
-    Suspect { verify_run: i64 },
+    Suspect {
+        /// The stored verify run that found the device lying.
+        #[schemars(extend("x-unit" = "id"))]
+        verify_run: i64,
+    },
 }
 
 impl CapacityVerdict {
@@ -75,39 +86,80 @@ impl CapacityVerdict {
 }
 
 /// Why a device is called damaged.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Damage {
     /// `blocks` answered differently on confirmation, the first at `first`.
-    Unstable { blocks: u64, first: u64 },
+    Unstable {
+        /// Blocks concerned.
+        #[schemars(extend("x-unit" = "count"))]
+        blocks: u64,
+        /// Where the first one is (offset).
+        #[schemars(extend("x-unit" = "bytes"))]
+        first: u64,
+    },
     /// `blocks` below the boundary did not read back what the restore wrote.
-    RestoreMismatch { blocks: u64, first: u64 },
+    RestoreMismatch {
+        /// Blocks concerned.
+        #[schemars(extend("x-unit" = "count"))]
+        blocks: u64,
+        /// Where the first one is (offset).
+        #[schemars(extend("x-unit" = "bytes"))]
+        first: u64,
+    },
     /// Reads failed below the boundary.
-    ReadErrors { count: u64, first: u64 },
+    ReadErrors {
+        /// I/Os that failed.
+        #[schemars(extend("x-unit" = "count"))]
+        count: u64,
+        /// Where the first failure was (offset).
+        #[schemars(extend("x-unit" = "bytes"))]
+        first: u64,
+    },
     /// Writes failed below the boundary.
-    WriteErrors { count: u64, first: u64 },
+    WriteErrors {
+        /// I/Os that failed.
+        #[schemars(extend("x-unit" = "count"))]
+        count: u64,
+        /// Where the first failure was (offset).
+        #[schemars(extend("x-unit" = "bytes"))]
+        first: u64,
+    },
     /// Blocks from `from` on lost their data, yet the block at `good_at` above them kept its own.
-    BadRegion { from: u64, good_at: u64 },
+    BadRegion {
+        /// Where the bad region starts (offset).
+        #[schemars(extend("x-unit" = "bytes"))]
+        from: u64,
+        /// The block above it that kept its own data (offset).
+        #[schemars(extend("x-unit" = "bytes"))]
+        good_at: u64,
+    },
 }
 
 /// A block read again during the confirmation that answered differently.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChangedBlock {
+    /// Where the block is.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub offset: u64,
+    /// What it read back as the first time.
     pub before: Class,
+    /// What it read back as the second time.
     pub after: Class,
 }
 
 /// The confirmation after the probe: the last round's blocks read again
 /// (nothing written in between, so a stable device answers the same), and
 /// blocks below the boundary written afresh one at a time and read back.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Confirmation {
     /// Blocks read a second time.
+    #[schemars(extend("x-unit" = "count"))]
     pub reread_blocks: u64,
     /// Those that answered differently.
     pub changed: Vec<ChangedBlock>,
     /// Blocks below the boundary written afresh and read back: (offset, what came back).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub fresh: Vec<(u64, Class)>,
 }
 
@@ -125,14 +177,18 @@ impl Confirmation {
 /// An earlier `iolab verify` of the same device (same
 /// [`device_identity`](crate::summary::verify::device_identity)) that did
 /// not end clean.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EarlierVerify {
+    /// The stored verify run.
+    #[schemars(extend("x-unit" = "id"))]
     pub run_id: i64,
+    /// When it ran (RFC 3339, UTC).
     pub started_at: String,
     /// The device identity both runs share.
     pub device: String,
     /// The verify's verdict, and its sentence.
     pub verdict: crate::verify::Verdict,
+    /// The verify's sentence.
     pub message: String,
 }
 

@@ -8,16 +8,20 @@ use super::thresholds::{MAX_AFTER_RATIO, MIN_SETTLED_FRACTION, MIN_SIDE};
 use serde::{Deserialize, Serialize};
 
 /// A write cliff found by [`write_cliff`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Cliff {
     /// Index of the first second after the cliff (seconds before it:
     /// `0..at_second`).
+    #[schemars(extend("x-unit" = "index"))]
     pub at_second: usize,
     /// Median throughput of the seconds before the cliff.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub before_bps: f64,
     /// Median throughput of the seconds from the cliff on.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub after_bps: f64,
     /// (before − after) / before, in percent.
+    #[schemars(extend("x-unit" = "%"))]
     pub drop_pct: f64,
 }
 

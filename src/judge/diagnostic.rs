@@ -59,6 +59,20 @@ impl Serialize for Severity {
     }
 }
 
+impl schemars::JsonSchema for Severity {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Severity".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let all = [Severity::Info, Severity::Warning, Severity::Untrustworthy].map(Severity::as_str);
+        schemars::json_schema!({
+            "description": "How much it matters: `info` (context; the figures stand), `warning` (the figures may mislead), `untrustworthy` (the figure is not the device's speed). Written only when it differs from the code's default.",
+            "type": "string",
+            "enum": all,
+        })
+    }
+}
+
 /// Declares [`Code`]: each variant once, with its stable string, its
 /// default severity and, for the codes that make a figure untrustworthy as
 /// the device's speed, why.
@@ -258,6 +272,20 @@ impl Serialize for Code {
     }
 }
 
+impl schemars::JsonSchema for Code {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Code".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let known: Vec<&str> = Code::ALL.iter().map(Code::as_str).collect();
+        schemars::json_schema!({
+            "description": "The stable identifier of a diagnostic (its string never changes). The codes this version knows are its examples; a document of another version may carry others.",
+            "type": "string",
+            "examples": known,
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for Code {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Code, D::Error> {
         String::deserialize(d).map(|s| Code::parse(&s))
@@ -327,17 +355,37 @@ fn unless_default(severity: Severity, code: &Code) -> Option<Severity> {
     (severity != code.severity()).then_some(severity)
 }
 
-/// The warning shape, which is also the type's own serde.
-#[derive(Serialize, Deserialize)]
+/// A warning: `{"code", "message"}`, plus `severity` when it is not the
+/// code's default and `subject` when there is one.
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Warning")]
 struct WarningWire {
+    /// What it is.
     code: Code,
+    /// The sentence the user reads.
     message: String,
+    /// How much it matters, when not the code's default.
     #[serde(default, deserialize_with = "lenient_severity", skip_serializing_if = "Option::is_none")]
     severity: Option<Severity>,
+    /// What it is about, when that is not implied by where it sits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     subject: Option<String>,
+    /// The stored run it is about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "id"))]
     run: Option<i64>,
+}
+
+impl schemars::JsonSchema for Diagnostic {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        WarningWire::schema_name()
+    }
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        WarningWire::schema_id()
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        WarningWire::json_schema(g)
+    }
 }
 
 impl Serialize for Diagnostic {
@@ -365,12 +413,18 @@ impl<'de> Deserialize<'de> for Diagnostic {
 pub mod hint_shape {
     use super::*;
 
-    #[derive(Serialize, Deserialize)]
+    /// A hint of `iolab info`.
+    #[derive(Serialize, Deserialize, schemars::JsonSchema)]
+    #[schemars(rename = "Hint")]
     struct HintWire {
+        /// What it is.
         code: Code,
+        /// The device or mount point it is about.
         #[serde(default)]
         subject: String,
+        /// The sentence the user reads.
         text: String,
+        /// How much it matters, when not the code's default.
         #[serde(default, deserialize_with = "lenient_severity", skip_serializing_if = "Option::is_none")]
         severity: Option<Severity>,
     }
@@ -382,6 +436,11 @@ pub mod hint_shape {
             text: h.message.clone(),
             severity: unless_default(h.severity, &h.code),
         }))
+    }
+
+    /// The schema of the hints.
+    pub fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        g.subschema_for::<Vec<HintWire>>()
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Diagnostic>, D::Error> {
@@ -397,14 +456,22 @@ pub mod hint_shape {
 pub mod finding_shape {
     use super::*;
 
-    #[derive(Serialize, Deserialize)]
+    /// A finding of `iolab compare`.
+    #[derive(Serialize, Deserialize, schemars::JsonSchema)]
+    #[schemars(rename = "Finding")]
     struct FindingWire {
+        /// The rule that found it (a diagnostic code).
         rule: Code,
+        /// The run it is about (`null`: the comparison as a whole).
         #[serde(default)]
+        #[schemars(extend("x-unit" = "id"))]
         run: Option<i64>,
+        /// The test it is about (`null`: every test).
         #[serde(default)]
         test: Option<String>,
+        /// The sentence the user reads.
         text: String,
+        /// How much it matters, when not the code's default.
         #[serde(default, deserialize_with = "lenient_severity", skip_serializing_if = "Option::is_none")]
         severity: Option<Severity>,
     }
@@ -417,6 +484,11 @@ pub mod finding_shape {
             text: f.message.clone(),
             severity: unless_default(f.severity, &f.code),
         }))
+    }
+
+    /// The schema of the findings.
+    pub fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        g.subschema_for::<Vec<FindingWire>>()
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Diagnostic>, D::Error> {

@@ -57,7 +57,7 @@ fn ratio(a: f64, b: f64) -> Option<f64> {
 // ------------------------------------------------------------------- sweeps
 
 /// What a sweep varies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Dimension {
     /// Queue depth: I/Os in flight per thread.
@@ -107,7 +107,7 @@ pub struct SweepPoint {
 }
 
 /// What a sweep shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SweepKind {
     /// More depth or threads gives at least [`MIN_GAIN`] times the
@@ -130,22 +130,29 @@ pub enum SweepKind {
 }
 
 /// The verdict of [`sweep_verdict`] and the figures behind it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SweepVerdict {
+    /// What was swept.
     pub dimension: Dimension,
     /// Usable points (distinct x with a finite, non-negative throughput).
+    #[schemars(extend("x-unit" = "count"))]
     pub points: usize,
     /// The smallest x: the point everything is compared with.
+    #[schemars(extend("x-unit" = "count"))]
     pub base_x: Option<u32>,
     /// The x with the highest throughput (the smallest such x on a tie).
+    #[schemars(extend("x-unit" = "count"))]
     pub best_x: Option<u32>,
     /// The largest x.
+    #[schemars(extend("x-unit" = "count"))]
     pub top_x: Option<u32>,
     /// Best throughput ÷ throughput at `base_x` (≥ 1).
+    #[schemars(extend("x-unit" = "ratio"))]
     pub gain: Option<f64>,
     /// Throughput at `top_x` ÷ throughput at `base_x`: what the deepest
     /// point gives, which is below `gain` when throughput falls past the
     /// best point.
+    #[schemars(extend("x-unit" = "ratio"))]
     pub top_gain: Option<f64>,
     /// The knee: the smallest swept x from which no larger swept x gives
     /// [`MIN_GAIN`] (15%) or more above it, i.e. the first point within
@@ -157,13 +164,17 @@ pub struct SweepVerdict {
     /// (or `CpuBound` from the start). `None` when the sweep never
     /// levelled off (the last point is still 15% above its predecessor,
     /// so a larger x may give more) or there is nothing to judge.
+    #[schemars(extend("x-unit" = "count"))]
     pub knee_x: Option<u32>,
     /// CPU busy fraction at the knee, when known.
+    #[schemars(extend("x-unit" = "ratio"))]
     pub knee_cpu_busy: Option<f64>,
     /// Mean latency at `top_x` ÷ mean latency at `base_x`. When depth does
     /// not help, latency grows with depth (commands wait in a queue), so
     /// this is about `top_x / base_x`.
+    #[schemars(extend("x-unit" = "ratio"))]
     pub latency_ratio: Option<f64>,
+    /// The verdict.
     pub kind: SweepKind,
     /// The sentence the user reads.
     pub text: String,
@@ -348,7 +359,7 @@ pub struct TargetRate {
 }
 
 /// What several targets at once show.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TogetherKind {
     /// Together they deliver at least [`SCALES_MIN_EFFICIENCY`] of the sum
@@ -374,37 +385,52 @@ pub enum TogetherKind {
 }
 
 /// One target in a [`TogetherVerdict`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TargetOutcome {
+    /// The target.
     pub name: String,
     /// `None` when the solo figure is not a finite, non-negative number.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub alone_bps: Option<f64>,
+    /// The target's rate while all ran at once.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub together_bps: Option<f64>,
     /// `together_bps / alone_bps`: the share of its solo rate it kept.
+    #[schemars(extend("x-unit" = "ratio"))]
     pub kept: Option<f64>,
 }
 
 /// The verdict of [`together_verdict`] and the figures behind it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TogetherVerdict {
     /// Number of targets.
+    #[schemars(extend("x-unit" = "count"))]
     pub n: usize,
     /// Sum of the solo rates (bytes/s); `None` if one is missing.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub sum_alone: Option<f64>,
     /// The aggregate when all ran at once (bytes/s).
+    #[schemars(extend("x-unit" = "B/s"))]
     pub together: Option<f64>,
     /// `together / sum_alone`: 1 is perfect scaling.
+    #[schemars(extend("x-unit" = "ratio"))]
     pub efficiency: Option<f64>,
     /// `together / mean solo rate`: "N devices together give X× one
     /// device", where one device is the average of them.
+    #[schemars(extend("x-unit" = "ratio"))]
     pub vs_one: Option<f64>,
     /// For `SharedPath`: the ceiling the shared path imposes, which is the
     /// aggregate measured (bytes/s).
+    #[schemars(extend("x-unit" = "B/s"))]
     pub ceiling_bps: Option<f64>,
     /// CPU busy fraction during the run together, when known.
+    #[schemars(extend("x-unit" = "ratio"))]
     pub cpu_busy: Option<f64>,
+    /// Each target alone and together.
     pub targets: Vec<TargetOutcome>,
+    /// The verdict.
     pub kind: TogetherKind,
+    /// The sentence the user reads.
     pub text: String,
 }
 
@@ -556,7 +582,7 @@ pub fn together_verdict(targets: &[TargetRate], together_bps: f64, cpu_busy: Opt
 // ------------------------------------------------------------------ layouts
 
 /// How a target spreads its data over its members.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Layout {
     /// One device: 1× itself.
@@ -610,7 +636,7 @@ pub struct LayoutRun {
 }
 
 /// How a layout compares with its textbook multiple.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LayoutCheck {
     /// Within [`LAYOUT_TOLERANCE`] of the expected range.
@@ -626,17 +652,26 @@ pub enum LayoutCheck {
 }
 
 /// The verdict of [`layout_verdict`] and the figures behind it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LayoutVerdict {
+    /// The layout judged.
     pub layout: Layout,
+    /// Member devices.
+    #[schemars(extend("x-unit" = "count"))]
     pub members: u32,
     /// The expected multiple of one member's rate, low and high end
     /// (see [`expected_multiple`]); `None` for an unknown layout.
+    #[schemars(extend("x-unit" = "ratio"))]
     pub expected_low: Option<f64>,
+    /// The high end of the expected multiple.
+    #[schemars(extend("x-unit" = "ratio"))]
     pub expected_high: Option<f64>,
     /// Layout ÷ member, measured.
+    #[schemars(extend("x-unit" = "ratio"))]
     pub measured: Option<f64>,
+    /// The verdict.
     pub kind: LayoutCheck,
+    /// The sentence the user reads.
     pub text: String,
 }
 

@@ -25,7 +25,7 @@ use super::thresholds::{SETTLE_CONFIDENCE, SETTLE_CV, SETTLE_HALF_WIDTH};
 use serde::{Deserialize, Serialize};
 
 /// Which rule settled a test.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SettledBy {
     /// The windows' CV was at most [`SETTLE_CV`].
@@ -35,19 +35,23 @@ pub enum SettledBy {
 }
 
 /// What the windows of one direction of a test say about its figure.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Settle {
     /// Windows judged.
+    #[schemars(extend("x-unit" = "count"))]
     pub windows: usize,
     /// Their coefficient of variation.
+    #[schemars(extend("x-unit" = "ratio"))]
     pub cv: f64,
     /// The distribution-free 95% interval of their median, in the windows'
     /// unit (bytes/s); absent below 6 windows, where none exists.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "B/s"))]
     pub median_ci: Option<(f64, f64)>,
     /// How far that interval reaches from the median, as a fraction of it
     /// (the larger side).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "ratio"))]
     pub half_width: Option<f64>,
     /// The rule that settled it; `None`: not settled.
     pub by: Option<SettledBy>,

@@ -249,6 +249,19 @@ impl Serialize for Timing {
     }
 }
 
+impl schemars::JsonSchema for Timing {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Timing".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "`--latency` as given: `exact` (each I/O's own), `batch` or `batch=N` (completions reaped in batches: each latency an upper bound), `off` (none taken).",
+            "type": "string",
+            "pattern": "^(exact|off|batch(=[1-9][0-9]*)?)$",
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for Timing {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Timing, D::Error> {
         let s = String::deserialize(d)?;
@@ -410,9 +423,13 @@ pub struct Repeat {
 
 /// Repeat a write job until its last `window` rounds are steady (see
 /// [`crate::judge::steady::steady_state`]), or `max_rounds` rounds have run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SteadyRule {
+    /// Rounds a steady window spans.
+    #[schemars(extend("x-unit" = "count"))]
     pub window: usize,
+    /// The most rounds before giving up.
+    #[schemars(extend("x-unit" = "count"))]
     pub max_rounds: u32,
 }
 

@@ -36,6 +36,7 @@ mod tests;
 
 use crate::compare::Comparison;
 use crate::device::DeviceReport;
+use crate::schema::Tagged;
 use crate::store::RunSummary;
 use crate::summary::Report;
 use crate::units::BwUnit;
@@ -195,27 +196,27 @@ pub struct Json;
 
 impl Exporter for Json {
     fn export(&self, doc: Document) -> Option<String> {
-        let v = match doc {
-            Document::Run(r, _) => serde_json::to_string_pretty(r),
-            Document::Runs(runs) => serde_json::to_string_pretty(&runs.iter().map(list_entry).collect::<Vec<_>>()),
-            Document::Comparison(c) => serde_json::to_string_pretty(c),
-            Document::Device(d) => serde_json::to_string_pretty(d),
+        use crate::schema::Kind;
+        let (kind, v) = match doc {
+            Document::Run(r, _) => (r.schema_kind(), serde_json::to_string_pretty(r)),
+            Document::Runs(runs) => {
+                let entries: Vec<_> = runs.iter().map(RunSummary::entry).collect();
+                (
+                    Kind::List,
+                    serde_json::to_string_pretty(&entries.iter().map(Tagged::new).collect::<Vec<_>>()),
+                )
+            }
+            Document::Comparison(c) => (Kind::Comparison, serde_json::to_string_pretty(&Tagged::new(c))),
+            Document::Device(d) => (Kind::Info, serde_json::to_string_pretty(&Tagged::new(d))),
             Document::Page(_) => return None,
-            Document::Hosts(h) => serde_json::to_string_pretty(h),
-            Document::Selftest(s) => serde_json::to_string_pretty(s),
+            Document::Hosts(h) => (Kind::Hosts, serde_json::to_string_pretty(&Tagged::new(h))),
+            Document::Selftest(s) => (Kind::Selftest, serde_json::to_string_pretty(&Tagged::new(s))),
         };
         // Every document is plain data; serialising cannot fail.
-        Some(v.expect("documents serialise") + "\n")
+        let text = v.expect("documents serialise") + "\n";
+        crate::testknob::keep_document(kind, &text);
+        Some(text)
     }
-}
-
-/// A stored run in `iolab list --format json`: tags as an object.
-fn list_entry(r: &RunSummary) -> serde_json::Value {
-    serde_json::json!({
-        "id": r.id, "label": r.label,
-        "tags": r.tags.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
-        "started_at": r.started_at, "kind": r.kind, "target": r.target, "complete": r.complete,
-    })
 }
 
 /// Markdown tables, bandwidth in the given unit.

@@ -171,15 +171,25 @@ pub struct SysCpu {
 }
 
 /// I/O the block device saw over one pass, from `/proc/diskstats`.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct DiskDelta {
+    /// Kernel name (`sda`, `loop3`, `dm-0`).
     pub name: String,
+    /// Bytes read.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub read_bytes: u64,
+    /// Bytes written.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub write_bytes: u64,
+    /// Reads completed.
+    #[schemars(extend("x-unit" = "count"))]
     pub read_ios: u64,
+    /// Writes completed.
+    #[schemars(extend("x-unit" = "count"))]
     pub write_ios: u64,
     /// Time the device had I/O in flight (diskstats `io_ticks`, ms resolution).
     #[serde(default, skip_serializing_if = "is_zero")]
+    #[schemars(extend("x-unit" = "ns"))]
     pub busy_ns: u64,
 }
 
@@ -191,11 +201,15 @@ fn is_zero(v: &u64) -> bool {
 /// `/proc/diskstats` read every second: how a layout spreads a job over
 /// its members (a mirror that reads from one side only, a bridge that
 /// serves one disk at a time), as `zpool iostat -v 1` shows it.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct DiskSeries {
+    /// Kernel name.
     pub name: String,
     /// Bytes in each second of the pass (the last one may be partial).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub read_bytes: Vec<u64>,
+    /// Bytes written in each second of the pass.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub write_bytes: Vec<u64>,
 }
 
@@ -312,7 +326,7 @@ pub struct ScanSamples {
 }
 
 /// Which experiment a point belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PointKind {
     /// A queue-depth sweep point on one target.

@@ -26,31 +26,43 @@ const DEVICE_BYTES: u64 = 256 << 20;
 const SETTLE: Duration = Duration::from_millis(300);
 
 /// One check: a workload on an emulated device under one limit.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct CaseResult {
+    /// The check.
     pub name: String,
     /// `loop over tmpfs` or `zram`.
     pub device: String,
     /// The limit as set (bytes/s or IOPS), and its unit.
+    #[schemars(extend("x-unit" = "of unit"))]
     pub limit: f64,
+    /// The unit of `limit` and `measured`: `bytes/s` or `IOPS`.
     pub unit: &'static str,
     /// What iolab measured, in the same unit (for a scan: its slowest zone).
+    #[schemars(extend("x-unit" = "of unit"))]
     pub measured: f64,
+    /// How far the measured figure is from the limit, in % of the limit.
+    #[schemars(extend("x-unit" = "%"))]
     pub error_pct: f64,
     /// iolab's CPU time (user + system, every thread) per I/O, µs.
+    #[schemars(extend("x-unit" = "us"))]
     pub cpu_us_per_io: Option<f64>,
+    /// The figure is within the tolerance of its limit.
     pub ok: bool,
 }
 
 /// The whole self-test.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct SelftestReport {
     /// The throttle interface used: `cgroup v1 blkio` or `cgroup v2 io.max`.
     pub throttle: String,
+    /// How far a figure may be from its limit and pass, in %.
+    #[schemars(extend("x-unit" = "%"))]
     pub tolerance_pct: f64,
+    /// Each check, its figure against its limit.
     pub cases: Vec<CaseResult>,
     /// Why some checks could not run (e.g. no zram), if any.
     pub skipped: Vec<String>,
+    /// Every check is within the tolerance.
     pub passed: bool,
 }
 

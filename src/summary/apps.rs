@@ -11,13 +11,22 @@ use crate::samples::PhaseSamples;
 use serde::{Deserialize, Serialize};
 
 /// Mean, median, standard deviation, min and max of a list of seconds.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct Stats {
+    /// The mean.
+    #[schemars(extend("x-unit" = "s"))]
     pub mean: f64,
+    /// The median.
+    #[schemars(extend("x-unit" = "s"))]
     pub median: f64,
     /// Sample standard deviation (0 for one value).
+    #[schemars(extend("x-unit" = "s"))]
     pub stddev: f64,
+    /// The fastest.
+    #[schemars(extend("x-unit" = "s"))]
     pub min: f64,
+    /// The slowest.
+    #[schemars(extend("x-unit" = "s"))]
     pub max: f64,
 }
 
@@ -58,18 +67,30 @@ pub fn timing_warnings(walls: &[f64], cold: bool) -> Vec<Diagnostic> {
         .collect()
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct TimeRun {
+    /// Wall-clock seconds of the command.
+    #[schemars(extend("x-unit" = "s"))]
     pub wall_s: f64,
+    /// User CPU seconds of the command.
+    #[schemars(extend("x-unit" = "s"))]
     pub user_s: f64,
+    /// System CPU seconds of the command.
+    #[schemars(extend("x-unit" = "s"))]
     pub sys_s: f64,
+    /// The command's exit status.
+    #[schemars(extend("x-unit" = "status"))]
     pub exit_code: i32,
     /// What reached `device`: the named device (the top one of `--device`
     /// or `--cwd`; `null` when nothing serves it), else the device that did
     /// the command's reads (see `device::pick`; 0 when no device moved).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub device_read_bytes: Option<u64>,
+    /// What `device` wrote.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub device_write_bytes: Option<u64>,
     /// Time the device had I/O in flight (ms resolution).
+    #[schemars(extend("x-unit" = "s"))]
     pub device_busy_s: Option<f64>,
     /// The device the three figures above are from (absent in documents
     /// before 0.2, where it is the first of the report's `devices`).
@@ -83,25 +104,38 @@ pub struct TimeRun {
     /// Read and written over the bottom devices of `devices` only (those
     /// built on no other block device): each byte once, however deep the stack.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "bytes"))]
     pub total_read_bytes: Option<u64>,
+    /// Written over the bottom devices of `devices` only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "bytes"))]
     pub total_write_bytes: Option<u64>,
     /// What the command itself read from storage and dirtied for writing,
     /// whatever device (the kernel's per-task I/O accounting, from `wait4`;
     /// dirtied bytes reach a device at writeback, possibly after the run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "bytes"))]
     pub command_read_bytes: Option<u64>,
+    /// What the command dirtied for writing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "bytes"))]
     pub command_write_bytes: Option<u64>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct TimeReport {
+    /// The command timed.
     pub command: String,
+    /// Where it ran.
     pub cwd: String,
+    /// Caches were dropped before each run.
     pub cold: bool,
+    /// `--prepare`: run before each run, not timed.
     pub prepare: Option<String>,
+    /// `--cleanup`: run after each run, not timed.
     pub cleanup: Option<String>,
+    /// Runs before the measured ones, not counted.
+    #[schemars(extend("x-unit" = "count"))]
     pub warmup_runs: u32,
     /// The named devices (diskstats names, top first); without a named
     /// device, every run's busiest device, in the order they first appear.
@@ -111,10 +145,15 @@ pub struct TimeReport {
     /// always named the working directory's devices).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub named_by: Option<String>,
+    /// Every measured run, in order.
     pub runs: Vec<TimeRun>,
+    /// The statistics of the runs' wall-clock seconds.
     pub wall_s: Stats,
+    /// The statistics of the runs' user CPU seconds.
     pub user_s: Stats,
+    /// The statistics of the runs' system CPU seconds.
     pub sys_s: Stats,
+    /// Why a figure may not be trusted.
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -241,23 +280,43 @@ pub fn time_report(opts: &TimeOpts, place: &Place, runs: &[CommandRun]) -> TimeR
 }
 
 /// One phase of a built-in workload, as medians over the runs.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct PhaseReport {
+    /// The phase's name.
     pub name: String,
+    /// Caches were dropped before the phase.
     pub cold: bool,
+    /// Files the phase handles.
+    #[schemars(extend("x-unit" = "count"))]
     pub files: u64,
+    /// Bytes the phase reads or writes.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub bytes: u64,
     /// Seconds per run, oldest first, and their statistics.
+    #[schemars(extend("x-unit" = "s"))]
     pub wall_s_runs: Vec<f64>,
+    /// The statistics of `wall_s_runs`.
     pub wall_s: Stats,
     /// Median over runs.
+    #[schemars(extend("x-unit" = "count"))]
     pub files_per_s: f64,
+    /// Bytes per second, median over runs.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub bytes_per_s: f64,
+    /// User CPU seconds, median over runs.
+    #[schemars(extend("x-unit" = "s"))]
     pub user_s: f64,
+    /// System CPU seconds, median over runs.
+    #[schemars(extend("x-unit" = "s"))]
     pub sys_s: f64,
     /// Top device under the directory, median over runs.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub device_read_bytes: Option<u64>,
+    /// Bytes the top device wrote, median over runs.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub device_write_bytes: Option<u64>,
+    /// Seconds the top device had I/O in flight, median over runs.
+    #[schemars(extend("x-unit" = "s"))]
     pub device_busy_s: Option<f64>,
     /// Every block device that moved during the phase, each figure the
     /// median over runs (0 in a run where it did not move), busiest first;
@@ -266,15 +325,21 @@ pub struct PhaseReport {
     pub devices: Vec<DeviceActivity>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct AppReport {
     /// `files` or `git`.
     pub workload: String,
+    /// Caches were dropped before each run.
     pub cold: bool,
+    /// Runs of the workload.
+    #[schemars(extend("x-unit" = "count"))]
     pub runs: u32,
     /// Workload parameters (file count, commits...), for the record.
+    #[schemars(extend("x-unit" = "count"))]
     pub params: Vec<(String, u64)>,
+    /// The workload's phases, in order.
     pub phases: Vec<PhaseReport>,
+    /// Why a figure may not be trusted.
     pub warnings: Vec<Diagnostic>,
 }
 

@@ -6,36 +6,62 @@
 
 use super::{Body, Host, JobReport, Report, Settings, apps, capacity, scale, scan, verify};
 use crate::target::TargetInfo;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Serialize, Deserialize)]
+/// A run: metadata, the jobs in the order they ran, and the section of its
+/// kind of experiment.
+#[derive(Serialize, Deserialize, JsonSchema)]
 pub(super) struct Document {
+    /// The document's schema and its version (`iolab/run/1`); narrowed per
+    /// kind by [`crate::schema`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    schema: Option<String>,
+    /// The id under which the run is kept in the results store (`null` when not stored).
     #[serde(default)]
+    #[schemars(extend("x-unit" = "id"))]
     run_id: Option<i64>,
+    /// The iolab version that measured (or imported) the run.
     iolab_version: String,
+    /// The subcommand (`iolab run`, `import:fio`).
     command: String,
+    /// The command line as typed (absent in documents of iolab 0.1 and in imported runs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     argv: Vec<String>,
+    /// When the run started (RFC 3339, UTC).
     started_at: String,
+    /// The machine that ran it.
     host: Host,
+    /// What was measured.
     target: TargetInfo,
+    /// How the tests were repeated.
     settings: Settings,
+    /// The jobs in the order they ran (a scan's zones, access time and
+    /// burst; every point of a scale).
     #[serde(default)]
     jobs: Vec<JobReport>,
+    /// True when SIGINT/SIGTERM stopped the run: the document holds what finished.
     #[serde(default)]
     interrupted: bool,
+    /// The error that stopped the run; the document holds the tests that finished before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    /// `scan`: the curve.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     scan: Option<scan::ScanReport>,
+    /// `scale`: the sweep points and verdicts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     scale: Option<scale::ScaleReport>,
+    /// `time`: the timed command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     time: Option<apps::TimeReport>,
+    /// `run --suite files|git`: the workload's phases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     app: Option<apps::AppReport>,
+    /// `verify`: every block written, read back and classified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     verify: Option<verify::VerifyReport>,
+    /// `capacity`: the probe of the device's real size, and its verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     capacity: Option<capacity::CapacityReport>,
 }
@@ -59,6 +85,7 @@ impl From<Document> for Report {
             Body::Jobs(d.jobs)
         };
         Report {
+            names_schema: d.schema.is_some(),
             run_id: d.run_id,
             iolab_version: d.iolab_version,
             command: d.command,
@@ -76,6 +103,7 @@ impl From<Document> for Report {
 
 impl From<Report> for Document {
     fn from(r: Report) -> Document {
+        let schema = r.names_schema.then(|| r.schema_kind().id());
         let (mut scan, mut scale, mut time, mut app, mut verify, mut capacity) = (None, None, None, None, None, None);
         let jobs = match r.body {
             Body::Jobs(j) => j,
@@ -105,6 +133,7 @@ impl From<Report> for Document {
             }
         };
         Document {
+            schema,
             run_id: r.run_id,
             iolab_version: r.iolab_version,
             command: r.command,

@@ -21,7 +21,7 @@ use crate::judge::stats::cv;
 use serde::Serialize;
 
 /// The group's results, and its JSON document.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct HostsReport {
     /// Every host gave a result (otherwise the group is incomplete: the
     /// others' results are kept, and `hosts[].error` says why).
@@ -35,10 +35,12 @@ pub struct HostsReport {
     pub verdicts: Vec<Diagnostic>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct HostEntry {
+    /// The host as given (`HOST[:PORT]`).
     pub host: String,
     /// The stored run of this host's result (`None` when not stored or failed).
+    #[schemars(extend("x-unit" = "id"))]
     pub run_id: Option<i64>,
     /// The host gave a result with something measured.
     pub ok: bool,
@@ -47,24 +49,37 @@ pub struct HostEntry {
 }
 
 /// One test across the hosts; every vector has one entry per host, in order.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct HostsTest {
     /// The job's name, plus the direction for a mixed job.
     pub test: String,
     /// The job the test comes from (a mixed job's two tests share it).
     pub job: String,
+    /// The direction the test measures.
     pub direction: Direction,
+    /// The unit of every figure of the test: `bytes/s` (sequential) or `IOPS` (random).
     pub unit: Unit,
     /// Each host's median over its runs, in `unit`; `null` when it has none.
+    #[schemars(extend("x-unit" = "of unit"))]
     pub values: Vec<Option<f64>>,
     /// Each host's per-run figures, in `unit`.
+    #[schemars(extend("x-unit" = "of unit"))]
     pub per_run: Vec<Vec<f64>>,
     /// Over the hosts that reported: their sum, the median host's value, the
     /// lowest and highest, and the coefficient of variation across hosts.
+    #[schemars(extend("x-unit" = "of unit"))]
     pub sum: f64,
+    /// The median host's value.
+    #[schemars(extend("x-unit" = "of unit"))]
     pub median_host: f64,
+    /// The lowest host's value.
+    #[schemars(extend("x-unit" = "of unit"))]
     pub min: f64,
+    /// The highest host's value.
+    #[schemars(extend("x-unit" = "of unit"))]
     pub max: f64,
+    /// The coefficient of variation across the hosts (stddev / mean).
+    #[schemars(extend("x-unit" = "ratio"))]
     pub cv: f64,
     /// The hosts named outliers on this test.
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -11,6 +11,7 @@ use crate::measure::JobSamples;
 use crate::plan::Limit;
 use crate::samples::{DirSamples, RunSamples};
 use crate::target::{Target, TargetInfo};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub mod apps;
@@ -31,9 +32,14 @@ pub use named::{EngineName, Named, Pattern};
 /// A stored or printed run: metadata, then the figures of its kind of
 /// experiment. (De)serialised through [`document::Document`], which is the
 /// JSON shape every iolab version has written, so old documents load.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(from = "document::Document", into = "document::Document")]
 pub struct Report {
+    /// Whether the document names its schema (`"schema": "iolab/run/1"`):
+    /// true for every run iolab measures or imports from fio; false for one
+    /// read from a document without the field (stored by iolab 0.2.0 or
+    /// earlier), which is written back as it was stored.
+    pub names_schema: bool,
     /// The id under which the run is kept in the results store (None when not stored).
     pub run_id: Option<i64>,
     pub iolab_version: String,
@@ -75,6 +81,19 @@ pub enum Body {
 }
 
 impl Report {
+    /// The kind of document the run is (`run`, `scan`... `capacity`).
+    pub fn schema_kind(&self) -> crate::schema::Kind {
+        use crate::schema::Kind;
+        match &self.body {
+            Body::Jobs(_) => Kind::Run,
+            Body::Scan { .. } => Kind::Scan,
+            Body::Scale { .. } => Kind::Scale,
+            Body::Time(_) => Kind::Time,
+            Body::App(_) => Kind::App,
+            Body::Verify(_) => Kind::Verify,
+            Body::Capacity(_) => Kind::Capacity,
+        }
+    }
     /// Every job of the run (none for `time` and the app suites).
     pub fn jobs(&self) -> &[JobReport] {
         match &self.body {
@@ -140,21 +159,30 @@ impl Report {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Host {
+    /// The machine's host name.
     pub hostname: String,
+    /// The kernel release (`uname -r`).
     pub kernel: String,
+    /// The machine's CPUs.
+    #[schemars(extend("x-unit" = "count"))]
     pub cpus: usize,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Settings {
     /// Measured runs per test; with `runs_auto`, the most a test could run.
+    #[schemars(extend("x-unit" = "count"))]
     pub runs: u32,
+    /// The warm-up before each test's measured runs.
+    #[schemars(extend("x-unit" = "s"))]
     pub warmup_s: f64,
     /// The pause between runs and tests; with `interval_auto`, the rest
     /// after a test that wrote (runs of a test follow each other).
+    #[schemars(extend("x-unit" = "s"))]
     pub interval_s: f64,
+    /// The suite run (`null`: a custom job).
     pub suite: Option<String>,
     /// `--steady-state`: write jobs ran rounds until steady (window, round limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -212,37 +240,65 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct Latency {
+    /// Mean completion latency.
+    #[schemars(extend("x-unit" = "ns"))]
     pub mean: f64,
+    /// Fastest completion.
+    #[schemars(extend("x-unit" = "ns"))]
     pub min: u64,
+    /// Slowest completion.
+    #[schemars(extend("x-unit" = "ns"))]
     pub max: u64,
+    /// Median.
+    #[schemars(extend("x-unit" = "ns"))]
     pub p50: u64,
+    /// 90th percentile.
+    #[schemars(extend("x-unit" = "ns"))]
     pub p90: u64,
+    /// 99th percentile.
+    #[schemars(extend("x-unit" = "ns"))]
     pub p99: u64,
+    /// 99.9th percentile.
+    #[schemars(extend("x-unit" = "ns"))]
     pub p99_9: u64,
+    /// 99.99th percentile.
+    #[schemars(extend("x-unit" = "ns"))]
     pub p99_99: u64,
 }
 
 /// Figures of one direction. At job level each figure is the median over the
 /// measured runs, and `bw_min`/`bw_max`/`bw_cv` give the spread of bandwidth.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct DirReport {
+    /// Bytes transferred.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub bytes: u64,
+    /// I/Os completed.
+    #[schemars(extend("x-unit" = "count"))]
     pub ios: u64,
     /// Bytes per second.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub bw_bytes: f64,
+    /// I/Os per second.
+    #[schemars(extend("x-unit" = "IOPS"))]
     pub iops: f64,
     /// Completion latency; absent when none was taken (`--latency off`,
     /// fio's `gtod_reduce`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lat_ns: Option<Latency>,
+    /// The slowest run's bandwidth (job level).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "B/s"))]
     pub bw_min: Option<f64>,
+    /// The fastest run's bandwidth (job level).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "B/s"))]
     pub bw_max: Option<f64>,
     /// Coefficient of variation of bandwidth over runs (stddev / mean).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "ratio"))]
     pub bw_cv: Option<f64>,
     /// I/Os that failed and were counted instead of stopping the job
     /// (`--continue-on-error`); none of them is in the figures above. At job
@@ -256,12 +312,17 @@ pub struct DirReport {
 }
 
 /// Failed I/O of one direction (`--continue-on-error`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct IoErrors {
+    /// I/Os that failed.
+    #[schemars(extend("x-unit" = "count"))]
     pub count: u64,
     /// Where the first failure was, and its errno (absent for a short transfer).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub first_offset: u64,
+    /// The first failure's errno (absent for a short transfer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "errno"))]
     pub first_errno: Option<i32>,
     /// The first failure as people read it: `Input/output error (EIO)`.
     pub first_error: String,
@@ -293,39 +354,67 @@ impl IoErrors {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct CpuReport {
     /// User and system time of the whole iolab process (every thread,
     /// including io_uring kernel workers), as % of one CPU over wall time.
+    #[schemars(extend("x-unit" = "%"))]
     pub usr_pct: f64,
+    /// System time of the whole iolab process, as % of one CPU over wall time.
+    #[schemars(extend("x-unit" = "%"))]
     pub sys_pct: f64,
     /// (usr + sys) % per 100 MB/s moved: what the benchmark costs to run.
+    #[schemars(extend("x-unit" = "%"))]
     pub pct_per_100mbs: Option<f64>,
     /// System-wide figures, % of all CPUs.
+    #[schemars(extend("x-unit" = "%"))]
     pub system_busy_pct: f64,
+    /// System-wide idle time, % of all CPUs.
+    #[schemars(extend("x-unit" = "%"))]
     pub system_idle_pct: f64,
+    /// System-wide system time, % of all CPUs.
+    #[schemars(extend("x-unit" = "%"))]
     pub system_sys_pct: f64,
+    /// System-wide I/O wait, % of all CPUs.
+    #[schemars(extend("x-unit" = "%"))]
     pub system_iowait_pct: f64,
     /// `time`'s real, user and sys seconds over the same interval (for a
     /// size-limited pass such as the dd suite: the whole transfer).
     #[serde(default)]
+    #[schemars(extend("x-unit" = "s"))]
     pub real_s: f64,
+    /// User CPU seconds over the same interval.
     #[serde(default)]
+    #[schemars(extend("x-unit" = "s"))]
     pub usr_s: f64,
+    /// System CPU seconds over the same interval.
     #[serde(default)]
+    #[schemars(extend("x-unit" = "s"))]
     pub sys_s: f64,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
+#[schemars(rename = "JobDevice")]
 pub struct DeviceReport {
     /// The device the filesystem (or the job) is on, summed over measured runs.
     pub name: String,
+    /// Bytes the device read over the measured runs.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub read_bytes: u64,
+    /// Bytes the device wrote over the measured runs.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub write_bytes: u64,
+    /// Reads the device completed.
+    #[schemars(extend("x-unit" = "count"))]
     pub read_ios: u64,
+    /// Writes the device completed.
+    #[schemars(extend("x-unit" = "count"))]
     pub write_ios: u64,
     /// What the job itself transferred over the same runs, for comparison.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub job_read_bytes: u64,
+    /// What the job itself wrote over the same runs.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub job_write_bytes: u64,
     /// Devices further down (e.g. under a loop device's backing file).
     pub lower: Vec<crate::samples::DiskDelta>,
@@ -341,26 +430,40 @@ pub struct DeviceReport {
     pub others: Vec<crate::device::DeviceActivity>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Samples {
     /// Bytes completed in each second of the run.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub read_bytes_per_s: Vec<u64>,
+    /// Bytes written in each second of the run.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub write_bytes_per_s: Vec<u64>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunReport {
+    /// Read figures of the run (`null`: none).
     pub read: Option<DirReport>,
+    /// Write figures of the run (`null`: none).
     pub write: Option<DirReport>,
+    /// iolab's CPU cost during the run.
     pub cpu: CpuReport,
+    /// What the target's device did during the run (`null`: none was seen).
     pub device: Option<crate::samples::DiskDelta>,
     /// What the figures are divided by: the window (or first I/O to last
     /// completion for a size-limited run) plus the final flush.
+    #[schemars(extend("x-unit" = "ns"))]
     pub wall_ns: u64,
     /// The final flush alone.
+    #[schemars(extend("x-unit" = "ns"))]
     pub sync_ns: u64,
+    /// When the first worker finished, from the run's start.
+    #[schemars(extend("x-unit" = "ns"))]
     pub first_done_ns: u64,
+    /// When the last worker finished, from the run's start.
+    #[schemars(extend("x-unit" = "ns"))]
     pub last_done_ns: u64,
+    /// Bytes completed second by second.
     pub samples: Samples,
     /// Where write throughput fell and stayed lower (an SLC or host cache
     /// filling up), found in the run's complete seconds.
@@ -372,14 +475,24 @@ pub struct RunReport {
     pub device_seconds: Vec<crate::samples::DiskSeries>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct JobReport {
+    /// The test's name (`SEQ1M Q8T1`, `randread 4K Q32T1`).
     pub name: String,
     pub rw: Pattern,
+    /// Block size: bytes per I/O.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub bs: u64,
+    /// Queue depth: I/Os in flight per thread.
+    #[schemars(extend("x-unit" = "count"))]
     pub qd: u32,
+    /// Threads asked for.
+    #[schemars(extend("x-unit" = "count"))]
     pub threads: u32,
+    /// Reads in % of I/Os, for mixed patterns (`null` otherwise).
+    #[schemars(extend("x-unit" = "%"))]
     pub mix_read: Option<u8>,
+    /// O_DIRECT was in effect (false: buffered I/O, through the page cache).
     pub direct: bool,
     pub engine: EngineName,
     /// How latencies were taken: `exact` (each I/O's own), `batch=N`
@@ -389,21 +502,35 @@ pub struct JobReport {
     #[serde(default = "exact", skip_serializing_if = "is_exact")]
     pub latency: String,
     /// Threads actually used (psync emulates queue depth with threads).
+    #[schemars(extend("x-unit" = "count"))]
     pub workers: u32,
+    /// How long each run issued I/O (`null`: size-limited).
+    #[schemars(extend("x-unit" = "s"))]
     pub duration_s: Option<f64>,
+    /// Bytes each run transferred (`null`: time-limited).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub limit_bytes: Option<u64>,
+    /// Bytes of the target the job addressed.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub span_bytes: u64,
     /// Where the span starts on the target.
     #[serde(default, skip_serializing_if = "is_zero")]
+    #[schemars(extend("x-unit" = "bytes"))]
     pub offset_bytes: u64,
+    /// Every measured run, in order.
     pub runs: Vec<RunReport>,
     /// The discarded warm-up's bytes per second, for the timeline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup: Option<Samples>,
+    /// Read figures, medians over the measured runs (`null`: the job did not read).
     pub read: Option<DirReport>,
+    /// Write figures, medians over the measured runs (`null`: the job did not write).
     pub write: Option<DirReport>,
+    /// iolab's CPU cost, median over the measured runs.
     pub cpu: CpuReport,
+    /// What the target's devices did over the measured runs (`null`: none was seen).
     pub device: Option<DeviceReport>,
+    /// Why a figure may not be trusted, in the order they matter.
     pub warnings: Vec<Diagnostic>,
     /// `--steady-state`: the rounds and the verdict. The job's figures then
     /// describe the last `window` rounds, not the burst before them.
@@ -411,19 +538,33 @@ pub struct JobReport {
     pub steady: Option<SteadyReport>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct SteadyReport {
+    /// A steady window was reached.
     pub reached: bool,
+    /// Rounds run.
+    #[schemars(extend("x-unit" = "count"))]
     pub rounds: usize,
+    /// Rounds a steady window spans.
+    #[schemars(extend("x-unit" = "count"))]
     pub window: usize,
+    /// The most rounds the rule allowed.
+    #[schemars(extend("x-unit" = "count"))]
     pub max_rounds: u32,
     /// The round (1-based) that completed the first steady window.
+    #[schemars(extend("x-unit" = "index"))]
     pub steady_at_round: Option<usize>,
     /// Mean bytes/s over the last window: the steady value when `reached`.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub value_bw_bytes: Option<f64>,
+    /// The last window's range, in % of its mean.
+    #[schemars(extend("x-unit" = "%"))]
     pub range_pct: Option<f64>,
+    /// How far the last window's trend line moves over the window, in % of its mean.
+    #[schemars(extend("x-unit" = "%"))]
     pub slope_excursion_pct: Option<f64>,
     /// Bytes/s of every round, oldest first.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub round_bw_bytes: Vec<f64>,
 }
 

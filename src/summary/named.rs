@@ -89,6 +89,23 @@ impl<T: KnownName> Serialize for Named<T> {
     }
 }
 
+impl<T: KnownName> schemars::JsonSchema for Named<T> {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("Named_{}", std::any::type_name::<T>().rsplit("::").next().unwrap_or("name")).into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let known: Vec<&str> = T::value_variants().iter().map(|v| v.name()).collect();
+        schemars::json_schema!({
+            "description": "The name as iolab and fio write it: one of the examples, or a name of fio's (in imported runs) kept as written.",
+            "type": "string",
+            "examples": known,
+        })
+    }
+}
+
 impl<'de, T: KnownName> Deserialize<'de> for Named<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;

@@ -11,9 +11,12 @@ use crate::samples::{PointKind, ScaleSamples};
 use crate::target::Target;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ScaleReport {
+    /// The access pattern of every point.
     pub rw: String,
+    /// Block size: bytes per I/O.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub bs: u64,
     /// The targets, in the order of the `tN` tags in job names.
     pub targets: Vec<String>,
@@ -21,57 +24,84 @@ pub struct ScaleReport {
     pub member: Option<String>,
     /// The layout the verdict assumed, and where it came from.
     pub layout: Option<LayoutUsed>,
+    /// Every point measured, in order.
     pub points: Vec<ScalePoint>,
+    /// What the sweeps and comparisons say.
     pub verdicts: Vec<ScaleVerdict>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct LayoutUsed {
+    /// The layout.
     pub layout: Layout,
     /// As the user reads it: `btrfs raid0`.
     pub name: String,
+    /// Member devices.
+    #[schemars(extend("x-unit" = "count"))]
     pub members: u32,
+    /// Copies of each block the layout keeps, when known.
+    #[schemars(extend("x-unit" = "count"))]
     pub copies: Option<u32>,
     /// `detected` (sysfs) or `given` (command line).
     pub source: String,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ScalePoint {
+    /// What the point measured.
     pub kind: PointKind,
+    /// The targets that ran at once.
     pub targets: Vec<String>,
+    /// Queue depth per thread.
+    #[schemars(extend("x-unit" = "count"))]
     pub qd: u32,
+    /// Threads per target.
+    #[schemars(extend("x-unit" = "count"))]
     pub threads: u32,
     /// Sum over the targets that ran at once (medians over runs).
+    #[schemars(extend("x-unit" = "B/s"))]
     pub bw_bytes: f64,
+    /// I/Os per second, summed over the targets.
+    #[schemars(extend("x-unit" = "IOPS"))]
     pub iops: f64,
     /// Mean completion latency over all their I/Os.
+    #[schemars(extend("x-unit" = "ns"))]
     pub lat_ns: f64,
     /// iolab's CPU time (all threads) during the point, as a fraction of
     /// the CPUs its worker threads could use (1.0: CPU-bound).
+    #[schemars(extend("x-unit" = "ratio"))]
     pub cpu_busy: f64,
     /// Each target's own bytes/s (one entry unless `together`).
+    #[schemars(extend("x-unit" = "B/s"))]
     pub target_bw_bytes: Vec<f64>,
 }
 
 /// One verdict, tagged with what it judges.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ScaleVerdict {
     Depth {
+        /// The target swept.
         target: String,
+        /// What the sweep says.
         verdict: SweepVerdict,
     },
     Threads {
+        /// The target swept.
         target: String,
+        /// What the sweep says.
         verdict: SweepVerdict,
     },
     Together {
+        /// What running them together says.
         verdict: TogetherVerdict,
     },
     Layout {
+        /// The layout measured.
         target: String,
+        /// One of its members, measured alone (`--vs`).
         member: String,
+        /// What the layout gives against its member.
         verdict: LayoutVerdict,
     },
 }

@@ -8,54 +8,98 @@ use crate::samples::{JobSamples, ScanSamples};
 use crate::target::Target;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ScanReport {
     /// `read` or `write`.
     pub direction: String,
     /// The scanned byte range `[from, to)`.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub from: u64,
+    /// Where the scanned range ends (exclusive).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub to: u64,
+    /// The size of a zone.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub zone_bytes: u64,
     /// Bytes measured per zone, or seconds per zone.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub window_bytes: Option<u64>,
+    /// Seconds measured per zone (`null`: measured by bytes).
+    #[schemars(extend("x-unit" = "s"))]
     pub zone_time_s: Option<f64>,
+    /// Block size: bytes per I/O.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub bs: u64,
+    /// Queue depth.
+    #[schemars(extend("x-unit" = "count"))]
     pub qd: u32,
+    /// O_DIRECT was in effect.
     pub direct: bool,
+    /// Each zone's rate, from the first to the last.
     pub zones: Vec<ZoneReport>,
     /// Bytes per second over the zones.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub min: f64,
+    /// The fastest zone's rate.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub max: f64,
     /// Mean of the zone rates (the curve's average, as HD Tach reports it).
+    #[schemars(extend("x-unit" = "B/s"))]
     pub avg: f64,
     /// Where the slowest and fastest zones start.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub min_offset: u64,
+    /// Where the fastest zone starts.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub max_offset: u64,
     /// How much slower the last zone is than the first, in % of the first.
+    #[schemars(extend("x-unit" = "%"))]
     pub drop_pct: f64,
     /// Random 4K reads at QD1 over the range.
     pub access_ns: Option<AccessTime>,
     /// The same small region read repeatedly, from the drive's cache.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub burst_bw_bytes: Option<f64>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ZoneReport {
+    /// The zone's number, from 0.
+    #[schemars(extend("x-unit" = "index"))]
     pub index: u32,
+    /// Where the zone starts.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub offset: u64,
     /// Bytes moved in the measured window, and its length.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub bytes: u64,
+    /// The measured window's length.
+    #[schemars(extend("x-unit" = "ns"))]
     pub wall_ns: u64,
+    /// The zone's rate.
+    #[schemars(extend("x-unit" = "B/s"))]
     pub bw_bytes: f64,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct AccessTime {
+    /// Random reads measured.
+    #[schemars(extend("x-unit" = "count"))]
     pub ios: u64,
+    /// Mean completion latency.
+    #[schemars(extend("x-unit" = "ns"))]
     pub mean: f64,
+    /// Fastest completion.
+    #[schemars(extend("x-unit" = "ns"))]
     pub min: u64,
+    /// Median completion latency.
+    #[schemars(extend("x-unit" = "ns"))]
     pub p50: u64,
+    /// 99th percentile of completion latency.
+    #[schemars(extend("x-unit" = "ns"))]
     pub p99: u64,
+    /// Slowest completion.
+    #[schemars(extend("x-unit" = "ns"))]
     pub max: u64,
 }
 

@@ -10,7 +10,7 @@ use crate::verify::VerifySummary;
 use serde::{Deserialize, Serialize};
 
 /// How the verified bytes were laid out on the target.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum VerifyLayout {
     /// The block device itself, from offset 0.
@@ -18,45 +18,75 @@ pub enum VerifyLayout {
     /// Files in a directory made for the purpose (removed afterwards):
     /// logical offset `o` is byte `o % file_bytes` of file number
     /// `o / file_bytes` (named `NNNN.iolab-verify`, from 0).
-    Files { dir: String, file_bytes: u64, files: u64 },
+    Files {
+        /// The directory the files are in.
+        dir: String,
+        /// The size of each file.
+        #[schemars(extend("x-unit" = "bytes"))]
+        file_bytes: u64,
+        /// Files written.
+        #[schemars(extend("x-unit" = "count"))]
+        files: u64,
+    },
 }
 
 /// One zone of the verified range: the write and read rate there (the
 /// curve f3 users draw by hand) and its bad bytes.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VerifyZone {
+    /// Where the zone starts.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub offset: u64,
+    /// The zone's size.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub bytes: u64,
     /// Bytes per second writing the zone, its flush included (`None`: not written, e.g. interrupted).
+    #[schemars(extend("x-unit" = "B/s"))]
     pub write_bw_bytes: Option<f64>,
     /// Bytes per second reading it back (`None`: not read).
+    #[schemars(extend("x-unit" = "B/s"))]
     pub read_bw_bytes: Option<f64>,
     /// Bytes of the zone that did not read back good.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub bad_bytes: u64,
 }
 
 /// `iolab verify`, as stored.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VerifyReport {
     /// The pass id stamped into every block (random per run).
+    #[schemars(extend("x-unit" = "nonce"))]
     pub pass: u64,
     /// Bytes per request.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub bs: u64,
     /// The bytes planned: the device, or the free space minus the margin (or `--size`).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub planned_bytes: u64,
     /// Bytes written (less than planned when the filesystem filled up early, or on a stop).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub written_bytes: u64,
+    /// Where the blocks were written.
     pub layout: VerifyLayout,
     /// Reads bypassed the page cache (O_DIRECT); false: buffered, with the
     /// caches dropped before reading, and labelled so.
     pub direct: bool,
     /// Seconds waited between writing and reading (`--cold-wait`), if any.
+    #[schemars(extend("x-unit" = "s"))]
     pub cold_wait_s: Option<f64>,
+    /// Seconds writing, flushes included.
+    #[schemars(extend("x-unit" = "s"))]
     pub write_s: f64,
+    /// Seconds reading back.
+    #[schemars(extend("x-unit" = "s"))]
     pub read_s: f64,
     /// Writes that failed (EIO), and where the first one was.
+    #[schemars(extend("x-unit" = "count"))]
     pub write_errors: u64,
+    /// Where the first write failed (offset).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub first_write_error: Option<u64>,
+    /// Each zone's rates and bad bytes, in order.
     pub zones: Vec<VerifyZone>,
     /// What every block read back as, and the verdict.
     pub summary: VerifySummary,

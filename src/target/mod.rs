@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 /// Default size of the test file made in a directory.
 pub const DEFAULT_TEST_FILE: u64 = 1 << 30;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// A directory: iolab measures its own test file inside it.
@@ -97,15 +97,20 @@ impl Choice {
 }
 
 /// Description of the target, recorded in every result.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TargetInfo {
+    /// The target as given.
     pub path: String,
+    /// What the target is.
     pub kind: Kind,
     /// True when iolab measured its own (prefilled, removed) test file.
     pub test_file: bool,
     /// Bytes of the target the jobs address.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub span_bytes: u64,
+    /// O_DIRECT was in effect (false: buffered, said in the warnings).
     pub direct: bool,
+    /// The filesystem the target is on (`null` for a block device).
     pub filesystem: Option<FsInfo>,
     /// Block devices serving the target, top first (a loop device before the
     /// device under its backing file); on ZFS, the pool's data member disks.

@@ -118,7 +118,7 @@ pub struct Round {
 }
 
 /// What the probe found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ProbeVerdict {
     /// Every probed block read back as itself.
@@ -130,27 +130,43 @@ pub enum ProbeVerdict {
     /// distance seen between two offsets sharing storage (the period of a
     /// wrap), `None` when blocks were lost rather than aliased.
     Fake {
+        /// Every test below this read back as itself.
+        #[schemars(extend("x-unit" = "bytes"))]
         real_bytes: u64,
+        /// The lowest offset found bad.
+        #[schemars(extend("x-unit" = "bytes"))]
         bad_from: u64,
+        /// The period of the wrap (`null`: blocks were lost, not aliased).
+        #[schemars(extend("x-unit" = "bytes"))]
         alias_distance: Option<u64>,
     },
 }
 
 /// The probe's result and what it cost.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProbeReport {
     /// The announced size, in bytes.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub announced: u64,
     /// The precision asked for (rounded to whole blocks).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub granularity: u64,
     /// Wraps at any multiple of this are found wherever they are.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub unit: u64,
+    /// What the probe found.
     pub verdict: ProbeVerdict,
+    /// Rounds of writes and reads.
+    #[schemars(extend("x-unit" = "count"))]
     pub rounds: u32,
     /// Block writes issued (a block written in two rounds counts twice).
+    #[schemars(extend("x-unit" = "count"))]
     pub blocks_written: u64,
     /// Distinct offsets written: what a backup holds.
+    #[schemars(extend("x-unit" = "count"))]
     pub distinct_blocks_written: u64,
+    /// Block reads issued.
+    #[schemars(extend("x-unit" = "count"))]
     pub blocks_read: u64,
 }
 

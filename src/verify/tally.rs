@@ -20,14 +20,28 @@ use serde::{Deserialize, Serialize};
 pub const MAX_RANGES: usize = 4096;
 
 /// Bytes per class.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClassBytes {
+    /// Bytes that read back as written.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub good: u64,
+    /// Bytes of blocks that came back damaged.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub corrupted: u64,
+    /// Bytes of blocks written for another offset.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub misplaced: u64,
+    /// Bytes of blocks from an earlier pass.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub stale: u64,
+    /// Bytes of blocks that came back all zeros or all ones.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub blank: u64,
+    /// Bytes of blocks holding unrelated data.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub garbage: u64,
+    /// Bytes of blocks whose read failed.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub unreadable: u64,
 }
 
@@ -67,16 +81,23 @@ impl ClassBytes {
 }
 
 /// Consecutive blocks of one class, `[from, to)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BadRange {
+    /// Where the range starts (offset).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub from: u64,
+    /// Where it ends (offset, exclusive).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub to: u64,
+    /// What the range's blocks read back as.
     pub class: Class,
     /// Misplaced: the offset the block at `from` was written for; each
     /// further block of the range was written for the next one, so a wrap
     /// at M shows as one range with `written_for_from = from + M`.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub written_for_from: Option<u64>,
     /// Stale: the pass the range's blocks came from (one pass per range).
+    #[schemars(extend("x-unit" = "nonce"))]
     pub pass: Option<u64>,
 }
 
@@ -279,26 +300,38 @@ impl VerifyTally {
 }
 
 /// A verify pass as reported.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VerifySummary {
     /// The verified range `[from, to)`.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub from: u64,
+    /// Where the verified range ends (exclusive).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub to: u64,
+    /// Bytes per class.
     pub bytes: ClassBytes,
+    /// Where the first block that did not read back good is (offset).
+    #[schemars(extend("x-unit" = "bytes"))]
     pub first_bad: Option<u64>,
     /// The largest prefix of good blocks.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub usable_bytes: u64,
     /// Every byte that read back good.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub good_bytes: u64,
+    /// The bad ranges, in order (the first ones: see `ranges_dropped`).
     pub ranges: Vec<BadRange>,
+    /// Bad ranges not listed in `ranges` (past the limit kept).
+    #[schemars(extend("x-unit" = "count"))]
     pub ranges_dropped: u64,
+    /// The verdict.
     pub verdict: Verdict,
     /// One sentence for the user.
     pub message: String,
 }
 
 /// What a verify pass says about the device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Verdict {
     /// Every block read back as written.
@@ -309,7 +342,11 @@ pub enum Verdict {
     /// really keeps: the good bytes of a wrap (each real block holds the
     /// last block written to it, which reads back good where it was meant
     /// to go), the good prefix of a lost tail.
-    FakeCapacity { real_bytes: u64 },
+    FakeCapacity {
+        /// What the device really keeps.
+        #[schemars(extend("x-unit" = "bytes"))]
+        real_bytes: u64,
+    },
     /// Data came back wrong: damaged blocks, unrelated data, or blocks
     /// misplaced without a wrap's pattern.
     Corrupt,

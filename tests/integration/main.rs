@@ -6,7 +6,8 @@
 //!
 //! - [`cli`]: the command line as a user meets it: arguments and their
 //!   errors, the configuration file, output formats, the results store (and
-//!   sudo's), shell completions and man pages. Mostly fast, mostly unprivileged.
+//!   sudo's), shell completions and man pages, and every kind of JSON document
+//!   against its schema (python3-jsonschema). Mostly fast, mostly unprivileged.
 //! - [`safety`]: what iolab refuses and what it leaves behind: the refusal
 //!   matrix on block devices, hostile and malformed input, faults during a run
 //!   (EIO, ENOSPC, a target gone), signals at any moment.

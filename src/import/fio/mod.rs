@@ -151,6 +151,7 @@ fn fio_report(
     }
 
     Ok(Report {
+        names_schema: true,
         run_id: None,
         argv: Vec::new(),
         iolab_version: version,

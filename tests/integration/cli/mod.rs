@@ -6,6 +6,7 @@
 
 mod config;
 mod output;
+mod schema;
 mod shell;
 mod store;
 mod sudo;

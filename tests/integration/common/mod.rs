@@ -119,6 +119,13 @@ fn sandboxed(mut c: Command) -> Command {
     c
 }
 
+/// The binary's path, for a program of the suite's that runs iolab itself
+/// (`scripts/validate-documents` asks it for its schemas). Tests run iolab
+/// through [`iolab`] and its variants.
+pub fn binary_for_scripts() -> &'static str {
+    IOLAB
+}
+
 /// `got` is within `tol` (a fraction) of `want`.
 pub fn within(got: f64, want: f64, tol: f64) -> bool {
     (got / want - 1.0).abs() <= tol
