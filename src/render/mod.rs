@@ -23,7 +23,6 @@ mod legacy;
 pub mod markdown;
 pub mod progress;
 pub mod runs;
-pub mod scale;
 pub mod selftest;
 pub mod svg;
 pub mod text;

@@ -452,7 +452,7 @@ fn scale_sweeps_mark_the_knee_and_compare_alone_with_together() {
     assert_eq!(count(t.html, "class=\"bar\""), 5, "2 alone, 2 together, the aggregate");
     assert_eq!(count(t.html, "class=\"ref\""), 1, "the ideal sum");
     assert!(t.html.contains("Verdict: 2 devices together give 2.77×"));
-    assert!(html.contains("<ul class=\"verdicts\">"));
+    assert!(html.contains("<div class=\"verdicts\">"), "the verdicts listed");
 }
 
 #[test]
