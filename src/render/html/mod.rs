@@ -13,10 +13,10 @@
 //! read by screen readers, copied, and checked by tests. Every text from a
 //! document (labels, paths, commands, messages) is escaped.
 //!
-//! Runs, scans, scales and capacity probes come as a
+//! Runs, scans, scales, capacity probes and comparisons come as a
 //! [`crate::render::view::View`] (`view.rs` lays out its sections,
 //! `chart.rs` draws its charts); the kinds not yet ported keep their own
-//! sections here (`apps.rs`, `verify.rs`), as do comparisons and groups of hosts. Like
+//! sections here (`apps.rs`, `verify.rs`), as do groups of hosts. Like
 //! the other renderers this computes nothing but unit conversions (bytes/s
 //! to MB/s, ns to µs) and geometry (where a second lies on the time axis,
 //! how wide a bar is).
@@ -49,7 +49,6 @@ macro_rules! w {
 
 mod apps;
 mod chart;
-mod compare;
 mod header;
 mod hosts;
 #[cfg(test)]
@@ -74,7 +73,7 @@ pub fn page(p: &Page) -> String {
     let multi = p.runs.len() > 1 || (p.comparison.is_some() && !p.runs.is_empty());
     o.toc_shift = if multi || p.runs.is_empty() { 0 } else { -1 };
     if let Some(c) = p.comparison {
-        compare::section(&mut o, c);
+        view::sections(&mut o, &crate::render::views::compare::view(c).sections, "", 2);
     }
     for (i, (r, s)) in p.runs.iter().enumerate() {
         run(&mut o, r, *s, &format!("run-{}", i + 1));

@@ -658,7 +658,10 @@ fn a_comparison_of_three_runs_comes_first_with_whiskers() {
     for f in &c.findings {
         assert!(html.contains(&crate::render::svg::escape(&f.message)), "{}", f.message);
     }
-    assert!(html.contains("the baseline's value times its ends"));
+    assert!(
+        html.contains("the baseline&#39;s value times its ends"),
+        "the whiskers' legend (escaped)"
+    );
     // A whisker spans the baseline's value times the interval of the ratio.
     let t = &c.tests[0];
     let [lo, hi] = t.ci[1].unwrap();

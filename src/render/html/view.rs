@@ -15,7 +15,8 @@ pub const SHOWS: &[Detail] = &[Detail::Brief, Detail::Page, Detail::Human];
 /// The page's figures: bandwidth always in MB/s.
 const FMT: Fmt = Fmt::DOCUMENT;
 
-/// `sections` at heading `level`, their ids after `rid` (the run's).
+/// `sections` at heading `level`, their ids after `rid` (the run's; none
+/// when empty: a comparison's section is `comparison`).
 pub(super) fn sections(o: &mut Out, sections: &[Section], rid: &str, level: u8) {
     for s in sections {
         section(o, s, rid, level);
@@ -28,7 +29,8 @@ fn section(o: &mut Out, s: &Section, rid: &str, level: u8) {
     }
     let heading = s.heading.text();
     if let Some(h) = heading {
-        o.open(s.class, &format!("{rid}-{}", s.id), level, h);
+        let id = if rid.is_empty() { s.id.clone() } else { format!("{rid}-{}", s.id) };
+        o.open(s.class, &id, level, h);
     }
     for b in &s.blocks {
         block(o, b, s.class);

@@ -13,10 +13,11 @@
 //! | time, app suites | – | `render/apps.rs`, `html/apps.rs` |
 //! | verify | – | `render/verify.rs`, `html/verify.rs` |
 //! | run header (page) | – | `html/header.rs` (repeats `info.rs`'s `limits()`) |
-//! | comparison | – | `render/compare.rs`, `html/compare.rs` |
+//! | comparison | `compare.rs` | – |
 //! | hosts, selftest, info, run list | – | `hosts.rs` + `html/hosts.rs`, `selftest.rs`, `info.rs`, `runs.rs` |
 
 pub mod capacity;
+pub mod compare;
 pub mod jobs;
 pub mod scale;
 pub mod scan;
