@@ -2,7 +2,21 @@
 
 use super::fixtures::{J, rand, report, run, seq};
 use super::*;
-use crate::render::compare::{render_csv, render_markdown, render_table};
+use crate::render::{Csv, Document, Exporter, Markdown, Style, Text};
+use crate::units::BwUnit;
+
+/// The comparison in the terminal, Markdown and CSV, as `iolab compare` prints it.
+fn render_table(c: &Comparison, units: BwUnit) -> String {
+    Text(Style { units, color: false }).export(Document::Comparison(c)).unwrap()
+}
+
+fn render_markdown(c: &Comparison, units: BwUnit) -> String {
+    Markdown(units).export(Document::Comparison(c)).unwrap()
+}
+
+fn render_csv(c: &Comparison) -> String {
+    Csv.export(Document::Comparison(c)).unwrap()
+}
 
 fn two_x() -> Vec<RunRef> {
     vec![

@@ -1,26 +1,14 @@
 //! The terminal, Markdown and CSV views of the kinds of run not yet turned
-//! into views (see [`super::view`]'s recipe): scale, time, the app suites
-//! and verify. Each porter removes its kind's arms here and, with the last,
-//! this file. The lines under a scale's table are already the jobs' view.
+//! into views (see [`super::view`]'s recipe): time, the app suites and
+//! verify. Each porter removes its kind's arms here and, with the last,
+//! this file.
 
-use super::view::View;
-use super::{Style, apps, markdown, scale, text, verify, views};
+use super::{Style, apps, markdown, verify};
 use crate::summary::Report;
 use crate::units::BwUnit;
 
-/// The lines under a scale's table: the jobs' footer.
-fn jobs_footer(r: &Report) -> View {
-    View {
-        title: String::new(),
-        sections: vec![views::jobs::footer(r)],
-    }
-}
-
 /// The terminal's view.
 pub fn text(r: &Report, st: Style) -> String {
-    if let Some(sc) = r.scale() {
-        return scale::table(sc, st) + &text::render(&jobs_footer(r), st);
-    }
     let body = if let Some(t) = r.time() {
         apps::time_table(t)
     } else if let Some(a) = r.app() {
@@ -64,9 +52,6 @@ fn footer(r: &Report, st: Style) -> String {
 /// The Markdown view.
 pub fn markdown(r: &Report, unit: BwUnit) -> String {
     use markdown::md_cell;
-    if let Some(sc) = r.scale() {
-        return scale::markdown(sc, unit) + &markdown::render(&jobs_footer(r), unit);
-    }
     let mut s = if let Some(t) = r.time() {
         apps::time_markdown(t)
     } else if let Some(v) = r.verify() {
@@ -103,8 +88,6 @@ pub fn csv(r: &Report) -> String {
     } else if let Some(v) = r.verify() {
         let (head, rows) = verify::csv(v);
         super::csv::lines(head, rows)
-    } else if let Some(sc) = r.scale() {
-        scale::csv(sc)
     } else {
         String::new()
     }

@@ -14,7 +14,6 @@
 
 pub mod apps;
 pub mod chart;
-pub mod compare;
 pub mod csv;
 pub mod hosts;
 pub mod html;
@@ -23,7 +22,6 @@ mod legacy;
 pub mod markdown;
 pub mod progress;
 pub mod runs;
-pub mod scale;
 pub mod selftest;
 pub mod svg;
 pub mod text;
@@ -177,7 +175,7 @@ impl Exporter for Text {
             Document::Selftest(s) => selftest::table(s),
             Document::Run(r, s) => s.map(runs::run_header).unwrap_or_default() + &run_text(r, self.0),
             Document::Runs(runs) => runs::table(runs),
-            Document::Comparison(c) => compare::render_table(c, self.0.units),
+            Document::Comparison(c) => text::render(&views::compare::view(c), self.0),
             Document::Device(d) => info::render_info(d),
         })
     }
@@ -225,7 +223,7 @@ pub struct Markdown(pub BwUnit);
 impl Exporter for Markdown {
     fn export(&self, doc: Document) -> Option<String> {
         match doc {
-            Document::Comparison(c) => Some(compare::render_markdown(c, self.0)),
+            Document::Comparison(c) => Some(markdown::render(&views::compare::view(c), self.0)),
             Document::Run(r, _) => Some(match views::run(r) {
                 Some(v) => markdown::render(&v, self.0),
                 None => legacy::markdown(r, self.0),
@@ -245,7 +243,7 @@ pub struct Csv;
 impl Exporter for Csv {
     fn export(&self, doc: Document) -> Option<String> {
         match doc {
-            Document::Comparison(c) => Some(compare::render_csv(c)),
+            Document::Comparison(c) => csv::render(&views::compare::view(c)),
             Document::Run(r, _) => match views::run(r) {
                 Some(v) => csv::render(&v),
                 None => Some(legacy::csv(r)),

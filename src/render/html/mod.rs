@@ -13,10 +13,10 @@
 //! read by screen readers, copied, and checked by tests. Every text from a
 //! document (labels, paths, commands, messages) is escaped.
 //!
-//! Runs, scans and capacity probes come as a [`crate::render::view::View`]
-//! (`view.rs` lays out its sections, `chart.rs` draws its charts); the
-//! kinds not yet ported keep their own sections here (`scale.rs`,
-//! `apps.rs`, `verify.rs`), as do comparisons and groups of hosts. Like
+//! Runs, scans, scales, capacity probes and comparisons come as a
+//! [`crate::render::view::View`] (`view.rs` lays out its sections,
+//! `chart.rs` draws its charts); the kinds not yet ported keep their own
+//! sections here (`apps.rs`, `verify.rs`), as do groups of hosts. Like
 //! the other renderers this computes nothing but unit conversions (bytes/s
 //! to MB/s, ns to µs) and geometry (where a second lies on the time axis,
 //! how wide a bar is).
@@ -49,10 +49,8 @@ macro_rules! w {
 
 mod apps;
 mod chart;
-mod compare;
 mod header;
 mod hosts;
-mod scale;
 #[cfg(test)]
 mod tests;
 mod verify;
@@ -75,7 +73,7 @@ pub fn page(p: &Page) -> String {
     let multi = p.runs.len() > 1 || (p.comparison.is_some() && !p.runs.is_empty());
     o.toc_shift = if multi || p.runs.is_empty() { 0 } else { -1 };
     if let Some(c) = p.comparison {
-        compare::section(&mut o, c);
+        view::sections(&mut o, &crate::render::views::compare::view(c).sections, "", 2);
     }
     for (i, (r, s)) in p.runs.iter().enumerate() {
         run(&mut o, r, *s, &format!("run-{}", i + 1));
@@ -173,9 +171,6 @@ fn legacy(o: &mut Out, r: &Report, id: &str) {
     use crate::render::views::jobs;
     if !r.jobs().is_empty() {
         view::sections(o, &[jobs::summary(r, false)], id, 3);
-    }
-    if let Some(sc) = r.scale() {
-        scale::section(o, sc, id);
     }
     if let Some(t) = r.time() {
         apps::time(o, r, t, id);
@@ -419,21 +414,4 @@ fn diagnostics(o: &mut Out, class: &str, list: &[&crate::judge::Diagnostic]) {
 fn badge(code: &str, sev: crate::judge::Severity, title: Option<&str>) -> String {
     let tip = title.map(|t| format!(" title=\"{}\"", escape(t))).unwrap_or_default();
     format!("<span class=\"badge {}\"{tip}>{}</span>", sev.as_str(), escape(code))
-}
-
-/// Latency figures in µs, or in ms when the typical one (`typical_ns`) is a millisecond or more.
-fn latency_unit(typical_ns: f64) -> (&'static str, f64) {
-    if typical_ns >= 1e6 { ("ms", 1e6) } else { ("µs", 1e3) }
-}
-
-/// A latency in the unit of [`latency_unit`], for tables: 4 significant digits at most.
-fn lat(ns: f64, div: f64) -> String {
-    let v = ns / div;
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
 }

@@ -452,7 +452,7 @@ fn scale_sweeps_mark_the_knee_and_compare_alone_with_together() {
     assert_eq!(count(t.html, "class=\"bar\""), 5, "2 alone, 2 together, the aggregate");
     assert_eq!(count(t.html, "class=\"ref\""), 1, "the ideal sum");
     assert!(t.html.contains("Verdict: 2 devices together give 2.77×"));
-    assert!(html.contains("<ul class=\"verdicts\">"));
+    assert!(html.contains("<div class=\"verdicts\">"), "the verdicts listed");
 }
 
 #[test]
@@ -658,7 +658,10 @@ fn a_comparison_of_three_runs_comes_first_with_whiskers() {
     for f in &c.findings {
         assert!(html.contains(&crate::render::svg::escape(&f.message)), "{}", f.message);
     }
-    assert!(html.contains("the baseline's value times its ends"));
+    assert!(
+        html.contains("the baseline&#39;s value times its ends"),
+        "the whiskers' legend (escaped)"
+    );
     // A whisker spans the baseline's value times the interval of the ratio.
     let t = &c.tests[0];
     let [lo, hi] = t.ci[1].unwrap();

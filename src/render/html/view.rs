@@ -2,11 +2,12 @@
 //! (listed in the contents), facts as a `<dl>`, tables as data tables (the
 //! headline table in CrystalDiskMark's look, a bar behind each bandwidth,
 //! the warnings only one row carries under it), charts as figures
-//! ([`super::chart`]), notes as a legend paragraph, warnings as badges.
+//! ([`super::chart`]), notes as a legend paragraph, warnings as badges,
+//! lists as a titled `<ul>`.
 //! Every text is escaped.
 
 use super::{Out, badge, escape};
-use crate::render::view::{Align, Block, Cell, Detail, Fmt, Line, NoteTone, Place, Section, Table, Tone, Warning};
+use crate::render::view::{Align, Block, Cell, Detail, Fmt, Line, List, NoteTone, Place, Section, Table, Tone, Warning};
 
 /// What the page shows (see [`Detail`]).
 pub const SHOWS: &[Detail] = &[Detail::Brief, Detail::Page, Detail::Human];
@@ -14,7 +15,8 @@ pub const SHOWS: &[Detail] = &[Detail::Brief, Detail::Page, Detail::Human];
 /// The page's figures: bandwidth always in MB/s.
 const FMT: Fmt = Fmt::DOCUMENT;
 
-/// `sections` at heading `level`, their ids after `rid` (the run's).
+/// `sections` at heading `level`, their ids after `rid` (the run's; none
+/// when empty: a comparison's section is `comparison`).
 pub(super) fn sections(o: &mut Out, sections: &[Section], rid: &str, level: u8) {
     for s in sections {
         section(o, s, rid, level);
@@ -27,7 +29,8 @@ fn section(o: &mut Out, s: &Section, rid: &str, level: u8) {
     }
     let heading = s.heading.text();
     if let Some(h) = heading {
-        o.open(s.class, &format!("{rid}-{}", s.id), level, h);
+        let id = if rid.is_empty() { s.id.clone() } else { format!("{rid}-{}", s.id) };
+        o.open(s.class, &id, level, h);
     }
     for b in &s.blocks {
         block(o, b, s.class);
@@ -78,7 +81,32 @@ fn block(o: &mut Out, b: &Block, class: &str) {
             }
         }
         Block::Warnings(ws) => warnings(o, ws),
+        Block::List(l) => list(o, l),
     }
+}
+
+/// A titled list in a `<div>` of its class: each item's code a badge, its
+/// subject in bold, the key item `class="key"`.
+fn list(o: &mut Out, l: &List) {
+    w!(o.body, "<div class=\"{}\">\n", l.class);
+    if !l.title.is_empty() {
+        w!(o.body, "<p class=\"list-title\">{}</p>\n", line(&l.title));
+    }
+    o.body.push_str("<ul class=\"list\">\n");
+    for it in &l.items {
+        let class = if it.key { " class=\"key\"" } else { "" };
+        let (code, badge) = match &it.code {
+            Some((c, sev)) => (format!(" data-code=\"{}\"", escape(c)), badge(c, *sev, None) + " "),
+            None => (String::new(), String::new()),
+        };
+        let subject = it
+            .subject
+            .as_ref()
+            .map(|s| format!("<strong>{}</strong>: ", escape(s)))
+            .unwrap_or_default();
+        w!(o.body, "<li{class}{code}>{badge}{subject}{}</li>\n", line(&it.line));
+    }
+    o.body.push_str("</ul>\n</div>\n");
 }
 
 /// A list of warnings: badge, message, and what they concern.

@@ -7,7 +7,7 @@
 
 use crate::judge::Severity;
 use crate::summary::figures::Spread;
-use crate::units::{BwUnit, bw, fmt_bytes, fmt_ns, fmt_time_ratio, pct, signed_diff};
+use crate::units::{BwUnit, Unit, bw, fmt_bytes, fmt_ns, fmt_time_ratio, pct, signed_diff, unit_label};
 
 /// What a format's human figures look like.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +101,12 @@ pub enum Cell {
         pct: f64,
         decimals: usize,
     },
+    /// A signed percentage, always with its sign: an error against a
+    /// reference ("+0.31", "-1.60"; the value in percent).
+    SignedPercent {
+        pct: f64,
+        decimals: usize,
+    },
     /// A ratio to a baseline, with its interval.
     Ratio(Ratio),
     /// Bandwidth over a test's runs (min–max, CV); `None`: one run.
@@ -109,6 +115,11 @@ pub enum Cell {
     Several(Vec<Cell>),
     /// Warning codes.
     Codes(Vec<Badge>),
+    /// The unit of a row's figures, in a table whose rows mix units (a
+    /// group of hosts' tests, a self-test's checks): for people the one
+    /// shown ("MB/s" in the format's bandwidth unit, "IOPS", "s"), for
+    /// spreadsheets the document's ("bytes/s").
+    Unit(Unit),
 }
 
 impl Cell {
@@ -138,9 +149,23 @@ impl Cell {
         Cell::Percent { pct, decimals }
     }
 
+    pub fn signed_percent(pct: f64, decimals: usize) -> Cell {
+        Cell::SignedPercent { pct, decimals }
+    }
+
     /// An exact latency in ns.
     pub fn latency(ns: f64) -> Cell {
         Cell::Latency(Latency::Exact(ns))
+    }
+
+    /// A figure in its row's [`Unit`] (see [`Cell::Unit`]): a bandwidth
+    /// with one decimal, IOPS whole, seconds to the millisecond.
+    pub fn in_unit(v: f64, unit: Unit) -> Cell {
+        match unit {
+            Unit::BytesPerSec => Cell::bandwidth_coarse(v),
+            Unit::Iops => Cell::number(v, 0),
+            Unit::Seconds => Cell::seconds(v, 3),
+        }
     }
 
     /// `Some` figure, or an empty cell.
@@ -166,6 +191,8 @@ impl Cell {
             Cell::Seconds { s, decimals } => format!("{s:.decimals$}"),
             Cell::Percent { pct, decimals } if prose => format!("{pct:.decimals$}%"),
             Cell::Percent { pct, decimals } => format!("{pct:.decimals$}"),
+            Cell::SignedPercent { pct, decimals } if prose => format!("{pct:+.decimals$}%"),
+            Cell::SignedPercent { pct, decimals } => format!("{pct:+.decimals$}"),
             Cell::Ratio(r) => {
                 let d = if r.time && r.value > 0.0 {
                     fmt_time_ratio(r.value)
@@ -182,6 +209,7 @@ impl Cell {
             Cell::Spread(None) => "1 run".into(),
             Cell::Several(cells) => cells.iter().map(|c| c.human(f, at)).collect::<Vec<_>>().join(" / "),
             Cell::Codes(codes) => codes.iter().map(|c| c.code.as_str()).collect::<Vec<_>>().join(" "),
+            Cell::Unit(u) => unit_label(*u, f.bw).to_string(),
         }
     }
 
@@ -199,9 +227,11 @@ impl Cell {
             | Cell::Latency(Latency::Exact(v) | Latency::UpperBound(v))
             | Cell::Seconds { s: v, .. }
             | Cell::Percent { pct: v, .. }
+            | Cell::SignedPercent { pct: v, .. }
             | Cell::Ratio(Ratio { value: v, .. }) => num(*v),
             Cell::Several(cells) => cells.iter().map(Cell::raw).collect::<Vec<_>>().join(" "),
             Cell::Codes(codes) => codes.iter().map(|c| c.code.as_str()).collect::<Vec<_>>().join(" "),
+            Cell::Unit(u) => u.as_str().to_string(),
         }
     }
 }
@@ -340,6 +370,9 @@ mod tests {
             (Cell::Bytes(8 << 20), "8.00 MiB", "8.00 MiB", "8.00 MiB", "8388608"),
             (Cell::seconds(0.001563095, 3), "0.002", "0.002", "0.002 s", "0.001563095"),
             (Cell::percent(75.86046454675345, 1), "75.9", "75.9", "75.9%", "75.86046454675345"),
+            (Cell::signed_percent(0.3125, 2), "+0.31", "+0.31", "+0.31%", "0.3125"),
+            (Cell::signed_percent(-1.6, 2), "-1.60", "-1.60", "-1.60%", "-1.6"),
+            (Cell::signed_percent(0.0, 1), "+0.0", "+0.0", "+0.0%", "0"),
             (
                 Cell::Ratio(Ratio {
                     value: 1.21,
@@ -409,6 +442,18 @@ mod tests {
                 "high_cv cpu_bound",
                 "high_cv cpu_bound",
             ),
+            (Cell::Unit(Unit::BytesPerSec), "MB/s", "MB/s", "MB/s", "bytes/s"),
+            (Cell::Unit(Unit::Iops), "IOPS", "IOPS", "IOPS", "IOPS"),
+            (Cell::Unit(Unit::Seconds), "s", "s", "s", "s"),
+            (
+                Cell::in_unit(1_619_001_344.0, Unit::BytesPerSec),
+                "1619.0",
+                "1619.0",
+                "1619.0 MB/s",
+                "1619001344",
+            ),
+            (Cell::in_unit(1967.6, Unit::Iops), "1968", "1968", "1968", "1967.6"),
+            (Cell::in_unit(2.34567, Unit::Seconds), "2.346", "2.346", "2.346 s", "2.34567"),
         ]
     }
 
@@ -440,6 +485,13 @@ mod tests {
         }));
         assert_eq!(s.human(&MIB, Place::Column), "1.00–2.00, 50.0%");
         assert_eq!(c.raw(), "2097152", "raw figures ignore the unit");
+        let u = Cell::Unit(Unit::BytesPerSec);
+        assert_eq!(
+            u.human(&MIB, Place::Column),
+            "MiB/s",
+            "a row's unit is the one its figures are shown in"
+        );
+        assert_eq!(u.raw(), "bytes/s");
     }
 
     #[test]

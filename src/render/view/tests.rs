@@ -187,3 +187,99 @@ fn one_view_in_four_formats() {
         insta::assert_snapshot!(all);
     });
 }
+
+/// A titled list with a subject, a key item and a judge's code, and a list
+/// without a title, as each format lays them out (CSV: not at all).
+#[test]
+fn a_list_in_every_format() {
+    let mut verdicts = List::new("verdicts", "Verdicts");
+    verdicts.item(
+        Item::new(Line::new().text("QD4 gives ").figure(Cell::bandwidth(2e9)))
+            .subject("t1 /dev/a|b, queue depth")
+            .key(true),
+    );
+    verdicts.item(&crate::judge::Diagnostic::new(crate::judge::Code::HighCv, "the runs <varied>").about("sda"));
+    let mut untitled = List::new("moved", Line::new());
+    untitled.item("sda: read 1.00 MiB");
+    let mut s = Section::new("part", "part", Heading::Shown("A part".into()));
+    s.push(Block::List(verdicts));
+    s.push(Block::List(untitled));
+    s.push(Block::List(List::new("empty", "Nothing")));
+    let v = View {
+        title: "Lists".into(),
+        sections: vec![s],
+    };
+    assert_eq!(
+        text::render(&v, Style::default()),
+        "A part\nVerdicts:\n  - t1 /dev/a|b, queue depth: QD4 gives 2000.00 MB/s\n  - the runs <varied> [high_cv]\n  - sda: read 1.00 MiB\n",
+        "an empty list is left out"
+    );
+    let painted = text::render(
+        &v,
+        Style {
+            color: true,
+            ..Style::default()
+        },
+    );
+    assert!(
+        painted.contains("\x1b[33m  - t1 /dev/a|b, queue depth: QD4") && painted.contains("\n  - the runs"),
+        "{painted}"
+    );
+    assert_eq!(
+        markdown::render(&v, BwUnit::Mib),
+        "**A part**\n\n**Verdicts**\n\n- **t1 /dev/a\\|b, queue depth**: QD4 gives 1907.35 MiB/s\n- the runs <varied> [high_cv]\n\n- sda: read 1.00 MiB\n"
+    );
+    assert_eq!(csv::render(&v), None, "a list is no record");
+    let page = body(&html(&v));
+    assert!(
+        page.contains(
+            "<div class=\"verdicts\">\n<p class=\"list-title\">Verdicts</p>\n<ul class=\"list\">\n<li class=\"key\"><strong>t1 /dev/a|b, queue depth</strong>: QD4 gives 2000.00 MB/s</li>\n<li data-code=\"high_cv\"><span class=\"badge untrustworthy\">high_cv</span> the runs &lt;varied&gt;</li>\n</ul>\n</div>\n"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains("<div class=\"moved\">\n<ul class=\"list\">\n<li>sda: read 1.00 MiB</li>") && !page.contains("Nothing"),
+        "{page}"
+    );
+    crate::render::svg::check::well_formed_page(&html(&v)).unwrap();
+}
+
+/// A bar chart with whiskers and a reference: drawn on a page in MB/s, its
+/// numbers a table in Markdown, nothing in the terminal.
+#[test]
+fn a_bar_chart_in_every_format() {
+    let mut c = Chart::bars(
+        "pair",
+        "Alone and together",
+        vec!["a".into(), "b".into()],
+        Axis::linear("Throughput", Quantity::Bandwidth),
+    );
+    c.group(BarSeries::new("alone", vec![Some(2e8), Some(1e8)]));
+    c.group(BarSeries::new("together", vec![Some(1.5e8), None]).with_whiskers(vec![Some((1.4e8, 1.6e8)), None]));
+    c.reference(Reference {
+        label: "ideal".into(),
+        values: vec![None, Some(3e8)],
+    });
+    c.numbers = Table::new(vec![Column::text("Target", "target"), Column::bandwidth("Alone", "alone")]);
+    c.numbers.row(vec![Cell::text("a"), Cell::bandwidth(2e8)]);
+    let mut s = Section::new("part", "part", Heading::Outline("Bars".into()));
+    s.push(Block::Chart(Box::new(c)));
+    let v = View {
+        title: "Bars".into(),
+        sections: vec![s],
+    };
+    assert_eq!(text::render(&v, Style::default()), "", "no text curve for bars");
+    assert_eq!(
+        markdown::render(&v, BwUnit::Mb),
+        "| Target | Alone MB/s |\n| --- | ---: |\n| a | 200.00 |\n"
+    );
+    let page = html(&v);
+    crate::render::svg::check::well_formed_page(&page).unwrap();
+    assert_eq!(page.matches("class=\"bar\"").count(), 3, "a bar per known value: {page}");
+    assert_eq!(page.matches("class=\"whisker\"").count(), 1, "{page}");
+    assert_eq!(page.matches("class=\"ref\"").count(), 1, "{page}");
+    assert!(
+        page.contains("<title>a, together: 150 MB/s (interval 140 to 160)</title>"),
+        "values and whiskers in MB/s: {page}"
+    );
+}

@@ -9,23 +9,25 @@
 //! | run, job, import | `jobs.rs` | – |
 //! | scan | `scan.rs` (+ `jobs.rs`) | – |
 //! | capacity | `capacity.rs` | – |
-//! | scale | – | `render/scale.rs`, `html/scale.rs` (its summary, footer and per-test sections are `jobs.rs`'s already) |
+//! | scale | `scale.rs` (+ `jobs.rs`) | – |
 //! | time, app suites | – | `render/apps.rs`, `html/apps.rs` |
 //! | verify | – | `render/verify.rs`, `html/verify.rs` |
 //! | run header (page) | – | `html/header.rs` (repeats `info.rs`'s `limits()`) |
-//! | comparison | – | `render/compare.rs`, `html/compare.rs` |
+//! | comparison | `compare.rs` | – |
 //! | hosts, selftest, info, run list | – | `hosts.rs` + `html/hosts.rs`, `selftest.rs`, `info.rs`, `runs.rs` |
 
 pub mod capacity;
+pub mod compare;
 pub mod jobs;
+pub mod scale;
 pub mod scan;
 
-use super::view::View;
+use super::view::{Detail, View};
 use crate::summary::{Body, Report};
 
 /// A run's view, or `None` for the kinds still rendered by
-/// `render/legacy.rs` and their HTML sections (scale, time, app suites,
-/// verify) until they are ported.
+/// `render/legacy.rs` and their HTML sections (time, app suites, verify)
+/// until they are ported.
 pub fn run(r: &Report) -> Option<View> {
     let mut v = View {
         title: format!("iolab {}: {}", r.command, r.target.path),
@@ -41,8 +43,14 @@ pub fn run(r: &Report) -> Option<View> {
             v.sections.push(scan::section(r, sc));
             v.sections.push(jobs::footer(r));
         }
+        Body::Scale { scale: sc, .. } => {
+            // Its points are its table; the jobs' summary is a page's only.
+            v.sections.push(jobs::summary(r, false).only(Detail::Page));
+            v.sections.push(scale::section(sc));
+            v.sections.push(jobs::footer(r));
+        }
         Body::Capacity(c) => v.sections.push(capacity::section(r, c)),
-        Body::Scale { .. } | Body::Time(_) | Body::App(_) | Body::Verify(_) => return None,
+        Body::Time(_) | Body::App(_) | Body::Verify(_) => return None,
     }
     v.sections.extend(jobs::per_test_sections(r));
     Some(v)
