@@ -1,10 +1,10 @@
 //! The terminal, Markdown and CSV views of the kinds of run not yet turned
-//! into views (see [`super::view`]'s recipe): scale, time, the app suites
-//! and verify. Each porter removes its kind's arms here and, with the last,
+//! into views (see [`super::view`]'s recipe): scale, time and the app
+//! suites. Each porter removes its kind's arms here and, with the last,
 //! this file. The lines under a scale's table are already the jobs' view.
 
 use super::view::View;
-use super::{Style, apps, markdown, scale, text, verify, views};
+use super::{Style, apps, markdown, scale, text, views};
 use crate::summary::Report;
 use crate::units::BwUnit;
 
@@ -25,25 +25,19 @@ pub fn text(r: &Report, st: Style) -> String {
         apps::time_table(t)
     } else if let Some(a) = r.app() {
         apps::app_table(a, st)
-    } else if let Some(v) = r.verify() {
-        verify::table(v, r.interrupted, st)
     } else {
         String::new()
     };
     body + &footer(r, st)
 }
 
-/// The lines under a timed command's, a workload's or a verify's table.
+/// The lines under a timed command's or a workload's table.
 fn footer(r: &Report, st: Style) -> String {
     let unit = st.units.definition();
     let t = &r.target;
     let dev = t.devices.first().map(|d| format!(", device {}", d.name)).unwrap_or_default();
     let fs = t.filesystem.as_ref().map(|f| format!(", {}", f.fstype)).unwrap_or_default();
     let mut s = format!("Target: {}{}{}\n", t.path, fs, dev);
-    if r.verify().is_some() {
-        s.push_str(&format!("{unit}.\n"));
-        return s;
-    }
     // Application workloads work through the filesystem: no span, no O_DIRECT.
     let which = match r.time().map(|tr| tr.named()) {
         Some(None) => "those of each run's Device (the one that did the command's reads, else the busiest)".to_string(),
@@ -69,8 +63,6 @@ pub fn markdown(r: &Report, unit: BwUnit) -> String {
     }
     let mut s = if let Some(t) = r.time() {
         apps::time_markdown(t)
-    } else if let Some(v) = r.verify() {
-        verify::markdown(v, r.interrupted, unit) + "\n"
     } else if let Some(a) = r.app() {
         apps::app_markdown(a, unit)
     } else {
@@ -85,7 +77,7 @@ pub fn markdown(r: &Report, unit: BwUnit) -> String {
             s.push_str(&format!("- {}\n", md_cell(&w)));
         }
     }
-    if r.interrupted && r.verify().is_none() {
+    if r.interrupted {
         s.push_str("\n*Interrupted: only the rows above finished.*\n");
     }
     if let Some(e) = &r.error {
@@ -100,9 +92,6 @@ pub fn csv(r: &Report) -> String {
         apps::time_csv(t)
     } else if let Some(a) = r.app() {
         apps::app_csv(a)
-    } else if let Some(v) = r.verify() {
-        let (head, rows) = verify::csv(v);
-        super::csv::lines(head, rows)
     } else if let Some(sc) = r.scale() {
         scale::csv(sc)
     } else {

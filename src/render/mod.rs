@@ -27,7 +27,6 @@ pub mod scale;
 pub mod selftest;
 pub mod svg;
 pub mod text;
-pub mod verify;
 pub mod view;
 pub mod views;
 

@@ -314,6 +314,43 @@ impl PhaseReport {
     }
 }
 
+impl super::verify::VerifyReport {
+    /// Bytes read back and judged: the verified range `[from, to)`.
+    pub fn verified_bytes(&self) -> u64 {
+        self.summary.to.saturating_sub(self.summary.from)
+    }
+
+    /// Class `c`'s share of the bytes read back, in percent (0 when none were).
+    pub fn class_share_pct(&self, c: crate::verify::Class) -> f64 {
+        let b = &self.summary.bytes;
+        b.get(c) as f64 * 100.0 / b.total().max(1) as f64
+    }
+
+    /// The slowest and fastest zone's write rate, bytes/s; `None` when no zone has one.
+    pub fn write_rates(&self) -> Option<(f64, f64)> {
+        extent(self.zones.iter().filter_map(|z| z.write_bw_bytes))
+    }
+
+    /// The slowest and fastest zone's read-back rate, bytes/s; `None` when no zone has one.
+    pub fn read_rates(&self) -> Option<(f64, f64)> {
+        extent(self.zones.iter().filter_map(|z| z.read_bw_bytes))
+    }
+
+    /// The bad ranges the document lists beyond the first `shown`
+    /// (those not kept at all are [`crate::verify::VerifySummary::ranges_dropped`]).
+    pub fn ranges_beyond(&self, shown: usize) -> u64 {
+        self.summary.ranges.len().saturating_sub(shown) as u64
+    }
+}
+
+/// The least and greatest of some values; `None` when there are none.
+fn extent(v: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    v.fold(None, |acc, x| match acc {
+        None => Some((x, x)),
+        Some((lo, hi)) => Some((f64::min(lo, x), f64::max(hi, x))),
+    })
+}
+
 impl Comparison {
     /// Position of the baseline in [`Comparison::runs`] (the first run if the
     /// baseline is missing).

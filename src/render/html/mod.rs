@@ -16,7 +16,7 @@
 //! Runs, scans and capacity probes come as a [`crate::render::view::View`]
 //! (`view.rs` lays out its sections, `chart.rs` draws its charts); the
 //! kinds not yet ported keep their own sections here (`scale.rs`,
-//! `apps.rs`, `verify.rs`), as do comparisons and groups of hosts. Like
+//! `apps.rs`), as do comparisons and groups of hosts. Like
 //! the other renderers this computes nothing but unit conversions (bytes/s
 //! to MB/s, ns to µs) and geometry (where a second lies on the time axis,
 //! how wide a bar is).
@@ -30,7 +30,7 @@
 //! the surface scan (`scan-curve`, `scan-access`), the scaling sweep
 //! (`scale-sweep`, `scale-together`, `scale-layout`), a timed command
 //! (`time-runs`) or workload (`app-phases`), a capacity probe's verdict
-//! and facts (`capacity`), then one section per job
+//! and facts (`capacity`), a verify's (`verify-curve`), then one section per job
 //! (`timeline`, `latency`, `members`). A comparison (`compare-bars`) comes
 //! before the runs.
 
@@ -55,7 +55,6 @@ mod hosts;
 mod scale;
 #[cfg(test)]
 mod tests;
-mod verify;
 mod view;
 
 /// The stylesheet, inlined into every page.
@@ -182,9 +181,6 @@ fn legacy(o: &mut Out, r: &Report, id: &str) {
     }
     if let Some(a) = r.app() {
         apps::app(o, r, a, id);
-    }
-    if let Some(v) = r.verify() {
-        verify::section(o, r, v, id);
     }
     let per_test: Vec<_> = jobs::per_test_sections(r).into_iter().collect();
     view::sections(o, &per_test, id, 3);

@@ -11,7 +11,7 @@
 //! | capacity | `capacity.rs` | – |
 //! | scale | – | `render/scale.rs`, `html/scale.rs` (its summary, footer and per-test sections are `jobs.rs`'s already) |
 //! | time, app suites | – | `render/apps.rs`, `html/apps.rs` |
-//! | verify | – | `render/verify.rs`, `html/verify.rs` |
+//! | verify | `verify.rs` | – |
 //! | run header (page) | – | `html/header.rs` (repeats `info.rs`'s `limits()`) |
 //! | comparison | – | `render/compare.rs`, `html/compare.rs` |
 //! | hosts, selftest, info, run list | – | `hosts.rs` + `html/hosts.rs`, `selftest.rs`, `info.rs`, `runs.rs` |
@@ -19,13 +19,14 @@
 pub mod capacity;
 pub mod jobs;
 pub mod scan;
+pub mod verify;
 
 use super::view::View;
 use crate::summary::{Body, Report};
 
 /// A run's view, or `None` for the kinds still rendered by
-/// `render/legacy.rs` and their HTML sections (scale, time, app suites,
-/// verify) until they are ported.
+/// `render/legacy.rs` and their HTML sections (scale, time, app suites)
+/// until they are ported.
 pub fn run(r: &Report) -> Option<View> {
     let mut v = View {
         title: format!("iolab {}: {}", r.command, r.target.path),
@@ -42,7 +43,8 @@ pub fn run(r: &Report) -> Option<View> {
             v.sections.push(jobs::footer(r));
         }
         Body::Capacity(c) => v.sections.push(capacity::section(r, c)),
-        Body::Scale { .. } | Body::Time(_) | Body::App(_) | Body::Verify(_) => return None,
+        Body::Verify(vr) => v.sections.extend(verify::sections(r, vr)),
+        Body::Scale { .. } | Body::Time(_) | Body::App(_) => return None,
     }
     v.sections.extend(jobs::per_test_sections(r));
     Some(v)
