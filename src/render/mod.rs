@@ -12,7 +12,6 @@
 //! it (return `None` for the documents it has no view of), a [`Format`]
 //! variant and a line in [`exporter`].
 
-pub mod apps;
 pub mod chart;
 pub mod compare;
 pub mod csv;

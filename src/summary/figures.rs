@@ -306,6 +306,48 @@ impl super::scale::ScalePoint {
     }
 }
 
+impl super::apps::TimeReport {
+    /// The device run `i`'s figures are of: the one named (`--device`,
+    /// `--cwd`), or the one that did the command's reads, else the busiest;
+    /// `None` when no device moved.
+    pub fn run_device(&self, i: usize) -> Option<&str> {
+        let r = self.runs.get(i)?;
+        if let Some(d) = &r.device {
+            return Some(d);
+        }
+        // Documents before 0.2 (no totals) name no device per run: it was the report's first.
+        if r.total_read_bytes.is_none() && r.device_read_bytes.is_some() {
+            return self.devices.first().map(String::as_str);
+        }
+        None
+    }
+
+    /// Every device that moved, summed over the runs, busiest first.
+    pub fn moved(&self) -> Vec<crate::device::DeviceActivity> {
+        crate::device::sum_activity(self.runs.iter().map(|r| r.devices.as_slice()))
+    }
+
+    /// Bytes read and written over the bottom devices of [`Self::moved`]:
+    /// each byte once, however deep the stack.
+    pub fn moved_bottom_total(&self) -> (u64, u64) {
+        crate::device::bottom_total(&self.moved())
+    }
+}
+
+impl super::apps::AppReport {
+    /// The most runs any phase has (fewer than [`Self::runs`] when stopped).
+    pub fn most_runs(&self) -> usize {
+        self.phases.iter().map(|p| p.wall_s_runs.len()).max().unwrap_or(0)
+    }
+
+    /// The shortest and longest wall time of any phase's run, seconds
+    /// (those above zero); `None` when there is none.
+    pub fn wall_s_extent(&self) -> Option<(f64, f64)> {
+        let walls = self.phases.iter().flat_map(|p| p.wall_s_runs.iter().copied());
+        extent(walls.filter(|v| v.is_finite() && *v > 0.0))
+    }
+}
+
 impl PhaseReport {
     /// Fastest and slowest wall time over the runs, in seconds; `None` for
     /// a single run.

@@ -318,7 +318,9 @@ fn import_fio_and_compare_from_the_command_line() {
 /// curve of few zones several columns per zone, and issue 24 words the
 /// scan's figures as one list of facts, the same in every format;
 /// `show-5.txt`, a `time` run, once more for issue 16: a Device column
-/// names the device each run's figures are of. Their figures are the same.)
+/// names the device each run's figures are of; `show-6.txt`, a `files`
+/// suite, for issue 24: a device figure not measured is an empty cell, as
+/// in every other terminal table, not "–". Their figures are the same.)
 #[test]
 fn a_store_and_documents_of_iolab_0_1_0_load_with_the_same_figures() {
     let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/legacy/0.1.0");

@@ -15,8 +15,7 @@
 //!
 //! Runs, scans and capacity probes come as a [`crate::render::view::View`]
 //! (`view.rs` lays out its sections, `chart.rs` draws its charts); the
-//! kinds not yet ported keep their own sections here (`scale.rs`,
-//! `apps.rs`), as do comparisons and groups of hosts. Like
+//! kinds not yet ported keep their own sections here (`scale.rs`), as do comparisons and groups of hosts. Like
 //! the other renderers this computes nothing but unit conversions (bytes/s
 //! to MB/s, ns to µs) and geometry (where a second lies on the time axis,
 //! how wide a bar is).
@@ -47,7 +46,6 @@ macro_rules! w {
     }};
 }
 
-mod apps;
 mod chart;
 mod compare;
 mod header;
@@ -175,12 +173,6 @@ fn legacy(o: &mut Out, r: &Report, id: &str) {
     }
     if let Some(sc) = r.scale() {
         scale::section(o, sc, id);
-    }
-    if let Some(t) = r.time() {
-        apps::time(o, r, t, id);
-    }
-    if let Some(a) = r.app() {
-        apps::app(o, r, a, id);
     }
     let per_test: Vec<_> = jobs::per_test_sections(r).into_iter().collect();
     view::sections(o, &per_test, id, 3);

@@ -10,12 +10,13 @@
 //! | scan | `scan.rs` (+ `jobs.rs`) | – |
 //! | capacity | `capacity.rs` | – |
 //! | scale | – | `render/scale.rs`, `html/scale.rs` (its summary, footer and per-test sections are `jobs.rs`'s already) |
-//! | time, app suites | – | `render/apps.rs`, `html/apps.rs` |
+//! | time, app suites | `apps.rs` | – |
 //! | verify | `verify.rs` | – |
 //! | run header (page) | – | `html/header.rs` (repeats `info.rs`'s `limits()`) |
 //! | comparison | – | `render/compare.rs`, `html/compare.rs` |
 //! | hosts, selftest, info, run list | – | `hosts.rs` + `html/hosts.rs`, `selftest.rs`, `info.rs`, `runs.rs` |
 
+pub mod apps;
 pub mod capacity;
 pub mod jobs;
 pub mod scan;
@@ -25,8 +26,8 @@ use super::view::View;
 use crate::summary::{Body, Report};
 
 /// A run's view, or `None` for the kinds still rendered by
-/// `render/legacy.rs` and their HTML sections (scale, time, app suites)
-/// until they are ported.
+/// `render/legacy.rs` and their HTML sections (scale) until they are
+/// ported.
 pub fn run(r: &Report) -> Option<View> {
     let mut v = View {
         title: format!("iolab {}: {}", r.command, r.target.path),
@@ -44,7 +45,9 @@ pub fn run(r: &Report) -> Option<View> {
         }
         Body::Capacity(c) => v.sections.push(capacity::section(r, c)),
         Body::Verify(vr) => v.sections.extend(verify::sections(r, vr)),
-        Body::Scale { .. } | Body::Time(_) | Body::App(_) => return None,
+        Body::Time(t) => v.sections.extend(apps::time_sections(r, t)),
+        Body::App(a) => v.sections.extend(apps::app_sections(r, a)),
+        Body::Scale { .. } => return None,
     }
     v.sections.extend(jobs::per_test_sections(r));
     Some(v)
