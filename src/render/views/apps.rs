@@ -113,14 +113,9 @@ pub fn time_sections(r: &Report, t: &TimeReport) -> Vec<Section> {
         let line = steps[1..].iter().fold(first.clone(), |l, next| l.text("  ").and(next.clone()));
         s.push(Block::paragraph(Tone::Plain, line));
     }
-    let table = runs_table(t);
-    s.push(Block::only(Detail::Lines, Block::Table(table.clone())));
-    s.push(Block::only(Detail::Raw, Block::Table(table.clone())));
-    if !t.runs.is_empty() {
-        s.push(Block::only(Detail::Page, Block::Chart(Box::new(wall_chart(t, table)))));
-        if let Some(c) = run_moved_chart(t) {
-            s.push(Block::only(Detail::Page, Block::Chart(Box::new(c))));
-        }
+    super::drawn(&mut s, runs_table(t), (!t.runs.is_empty()).then(|| wall_chart(t)));
+    if let Some(c) = run_moved_chart(t) {
+        s.push(Block::only(Detail::Page, Block::Chart(Box::new(c))));
     }
     s.push(Block::List(time_moved(t)));
     s.push(Block::paragraph(Tone::Plain, time_line(t)));
@@ -177,7 +172,7 @@ fn run_names(t: &TimeReport) -> Vec<String> {
 }
 
 /// Each run's wall time, with the mean and one standard deviation either side as lines.
-fn wall_chart(t: &TimeReport, numbers: Table) -> Chart {
+fn wall_chart(t: &TimeReport) -> Chart {
     let w = &t.wall_s;
     let y = Axis::linear("Wall time", Quantity::Seconds);
     let mut c = Chart::bars("time-runs", "Wall time of each run", run_names(t), y);
@@ -188,7 +183,6 @@ fn wall_chart(t: &TimeReport, numbers: Table) -> Chart {
         c.hlines.push(HLine::new("−σ", lo));
         c.hlines.push(HLine::new("+σ", hi));
     }
-    c.numbers = numbers;
     c.caption = Line::new()
         .text("Wall time of each run in the order they ran; dashed lines: the mean (")
         .figure(Cell::seconds(w.mean, 3))
@@ -276,19 +270,9 @@ pub fn app_sections(r: &Report, a: &AppReport) -> Vec<Section> {
     let params: Vec<String> = a.params.iter().map(|(k, v)| format!("{k} {v}")).collect();
     let what = format!("Workload: {} ({}) · {} run(s)", a.workload, params.join(", "), a.runs);
     s.push(Block::paragraph(Tone::Plain, what));
-    let table = phases_table(a);
-    s.push(Block::only(Detail::Lines, Block::Table(table.clone())));
-    s.push(Block::only(Detail::Raw, Block::Table(table.clone())));
-    if !a.phases.is_empty() {
-        s.push(Block::only(Detail::Page, Block::Chart(Box::new(phases_chart(a, table)))));
-        let cats = a.phases.iter().map(|p| p.name.clone()).collect();
-        let figures = a.phases.iter().map(|p| (p.device_read_bytes, p.device_write_bytes)).collect();
-        if let Some(mut c) = moved_chart("app-phases", "What the device moved in each phase", "Phase", cats, figures) {
-            c.caption = Line::from(
-                "Bytes the top device under the directory read and wrote in each phase, median over the runs (/proc/diskstats).",
-            );
-            s.push(Block::only(Detail::Page, Block::Chart(Box::new(c))));
-        }
+    super::drawn(&mut s, phases_table(a), (!a.phases.is_empty()).then(|| phases_chart(a)));
+    if let Some(c) = phase_moved_chart(a) {
+        s.push(Block::only(Detail::Page, Block::Chart(Box::new(c))));
     }
     s.push(Block::List(app_moved(a)));
     s.push(page_warnings(r));
@@ -349,9 +333,19 @@ fn phases_table(a: &AppReport) -> Table {
     t
 }
 
+/// What the device moved in each phase.
+fn phase_moved_chart(a: &AppReport) -> Option<Chart> {
+    let cats = a.phases.iter().map(|p| p.name.clone()).collect();
+    let figures = a.phases.iter().map(|p| (p.device_read_bytes, p.device_write_bytes)).collect();
+    let mut c = moved_chart("app-phases", "What the device moved in each phase", "Phase", cats, figures)?;
+    c.caption =
+        Line::from("Bytes the top device under the directory read and wrote in each phase, median over the runs (/proc/diskstats).");
+    Some(c)
+}
+
 /// Each phase's wall time run by run, then the mean with one standard
 /// deviation either side as a whisker.
-fn phases_chart(a: &AppReport, numbers: Table) -> Chart {
+fn phases_chart(a: &AppReport) -> Chart {
     let log = a.wall_s_extent().is_some_and(|(lo, hi)| hi / lo > LOG_SPAN);
     let scale = if log { Scale::Log10 } else { Scale::Linear };
     let y = Axis::new("Wall time", Quantity::Seconds, scale);
@@ -365,7 +359,6 @@ fn phases_chart(a: &AppReport, numbers: Table) -> Chart {
     let means = a.phases.iter().map(|p| Some(p.wall_s.mean)).collect();
     let whiskers = a.phases.iter().map(|p| (runs > 1).then(|| p.wall_s.sigma_band())).collect();
     c.group(BarSeries::new("mean ± σ", means).with_whiskers(whiskers));
-    c.numbers = numbers;
     c.caption = Line::from(format!(
         "Wall time of each phase, one bar per run side by side{}, then the mean over the runs with one standard deviation either side as a whisker.",
         if log {

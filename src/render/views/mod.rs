@@ -22,7 +22,7 @@ pub mod jobs;
 pub mod scan;
 pub mod verify;
 
-use super::view::View;
+use super::view::{Block, Chart, Detail, Section, Table, View};
 use crate::summary::{Body, Report};
 
 /// A run's view, or `None` for the kinds still rendered by
@@ -51,4 +51,16 @@ pub fn run(r: &Report) -> Option<View> {
     }
     v.sections.extend(jobs::per_test_sections(r));
     Some(v)
+}
+
+/// Records a page draws (a timed command's runs, a verify's zones):
+/// `table` in the formats of lines (terminal, Markdown) and spreadsheets
+/// (CSV), and on a page `chart` with the table as its numbers.
+fn drawn(s: &mut Section, table: Table, chart: Option<Chart>) {
+    s.push(Block::only(Detail::Lines, Block::Table(table.clone())));
+    s.push(Block::only(Detail::Raw, Block::Table(table.clone())));
+    if let Some(mut c) = chart {
+        c.numbers = table;
+        s.push(Block::only(Detail::Page, Block::Chart(Box::new(c))));
+    }
 }

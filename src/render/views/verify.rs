@@ -248,16 +248,12 @@ fn zones(v: &VerifyReport) -> Section {
             },
         ]);
     }
-    s.push(Block::only(Detail::Lines, Block::Table(t.clone())));
-    s.push(Block::only(Detail::Raw, Block::Table(t.clone())));
-    if let Some(c) = curve(v, t) {
-        s.push(Block::only(Detail::Page, Block::Chart(Box::new(c))));
-    }
+    super::drawn(&mut s, t, curve(v));
     s
 }
 
 /// The write and read rate of every zone against its position.
-fn curve(v: &VerifyReport, numbers: Table) -> Option<Chart> {
+fn curve(v: &VerifyReport) -> Option<Chart> {
     if v.write_rates().is_none() && v.read_rates().is_none() {
         return None;
     }
@@ -282,7 +278,6 @@ fn curve(v: &VerifyReport, numbers: Table) -> Option<Chart> {
             c.series(Series::new(name, pts).with_style(style).with_color(k));
         }
     }
-    c.numbers = numbers;
     c.caption = Line::new()
         .text(format!(
             "The write rate (each zone's writes and its flush) and the read-back rate of each of the {} zones, ",
