@@ -12,20 +12,17 @@
 //! it (return `None` for the documents it has no view of), a [`Format`]
 //! variant and a line in [`exporter`].
 
-pub mod apps;
 pub mod chart;
 pub mod csv;
 pub mod hosts;
 pub mod html;
 pub mod info;
-mod legacy;
 pub mod markdown;
 pub mod progress;
 pub mod runs;
 pub mod selftest;
 pub mod svg;
 pub mod text;
-pub mod verify;
 pub mod view;
 pub mod views;
 
@@ -181,12 +178,9 @@ impl Exporter for Text {
     }
 }
 
-/// A run in the terminal: its view, or the legacy tables of the kinds not yet ported.
+/// A run in the terminal.
 fn run_text(r: &Report, st: Style) -> String {
-    match views::run(r) {
-        Some(v) => text::render(&v, st),
-        None => legacy::text(r, st),
-    }
+    text::render(&views::run(r), st)
 }
 
 /// The JSON document, pretty-printed, with a final newline.
@@ -224,10 +218,7 @@ impl Exporter for Markdown {
     fn export(&self, doc: Document) -> Option<String> {
         match doc {
             Document::Comparison(c) => Some(markdown::render(&views::compare::view(c), self.0)),
-            Document::Run(r, _) => Some(match views::run(r) {
-                Some(v) => markdown::render(&v, self.0),
-                None => legacy::markdown(r, self.0),
-            }),
+            Document::Run(r, _) => Some(markdown::render(&views::run(r), self.0)),
             Document::Runs(runs) => Some(runs::markdown(runs)),
             Document::Device(d) => Some(info::markdown(d)),
             Document::Hosts(h) => Some(hosts::markdown(h, self.0)),
@@ -244,10 +235,7 @@ impl Exporter for Csv {
     fn export(&self, doc: Document) -> Option<String> {
         match doc {
             Document::Comparison(c) => csv::render(&views::compare::view(c)),
-            Document::Run(r, _) => match views::run(r) {
-                Some(v) => csv::render(&v),
-                None => Some(legacy::csv(r)),
-            },
+            Document::Run(r, _) => csv::render(&views::run(r)),
             Document::Runs(runs) => Some(runs::csv(runs)),
             Document::Device(d) => Some(info::csv(d)),
             Document::Hosts(h) => Some(hosts::csv(h)),

@@ -564,6 +564,6 @@ mod tests {
         let t: TimeReport = serde_json::from_value(v).unwrap();
         assert!(t.runs[0].devices.is_empty() && t.runs[0].device.is_none());
         assert_eq!(t.named().as_deref(), Some("the working directory"));
-        assert_eq!(crate::render::apps::run_device(&t, 0), "loop3");
+        assert_eq!(t.run_device(0), Some("loop3"));
     }
 }

@@ -306,12 +306,91 @@ impl super::scale::ScalePoint {
     }
 }
 
+impl super::apps::TimeReport {
+    /// The device run `i`'s figures are of: the one named (`--device`,
+    /// `--cwd`), or the one that did the command's reads, else the busiest;
+    /// `None` when no device moved.
+    pub fn run_device(&self, i: usize) -> Option<&str> {
+        let r = self.runs.get(i)?;
+        if let Some(d) = &r.device {
+            return Some(d);
+        }
+        // Documents before 0.2 (no totals) name no device per run: it was the report's first.
+        if r.total_read_bytes.is_none() && r.device_read_bytes.is_some() {
+            return self.devices.first().map(String::as_str);
+        }
+        None
+    }
+
+    /// Every device that moved, summed over the runs, busiest first.
+    pub fn moved(&self) -> Vec<crate::device::DeviceActivity> {
+        crate::device::sum_activity(self.runs.iter().map(|r| r.devices.as_slice()))
+    }
+
+    /// Bytes read and written over the bottom devices of [`Self::moved`]:
+    /// each byte once, however deep the stack.
+    pub fn moved_bottom_total(&self) -> (u64, u64) {
+        crate::device::bottom_total(&self.moved())
+    }
+}
+
+impl super::apps::AppReport {
+    /// The most runs any phase has (fewer than [`Self::runs`] when stopped).
+    pub fn most_runs(&self) -> usize {
+        self.phases.iter().map(|p| p.wall_s_runs.len()).max().unwrap_or(0)
+    }
+
+    /// The shortest and longest wall time of any phase's run, seconds
+    /// (those above zero); `None` when there is none.
+    pub fn wall_s_extent(&self) -> Option<(f64, f64)> {
+        let walls = self.phases.iter().flat_map(|p| p.wall_s_runs.iter().copied());
+        extent(walls.filter(|v| v.is_finite() && *v > 0.0))
+    }
+}
+
 impl PhaseReport {
     /// Fastest and slowest wall time over the runs, in seconds; `None` for
     /// a single run.
     pub fn wall_s_spread(&self) -> Option<(f64, f64)> {
         (self.wall_s_runs.len() > 1).then_some((self.wall_s.min, self.wall_s.max))
     }
+}
+
+impl super::verify::VerifyReport {
+    /// Bytes read back and judged: the verified range `[from, to)`.
+    pub fn verified_bytes(&self) -> u64 {
+        self.summary.to.saturating_sub(self.summary.from)
+    }
+
+    /// Class `c`'s share of the bytes read back, in percent (0 when none were).
+    pub fn class_share_pct(&self, c: crate::verify::Class) -> f64 {
+        let b = &self.summary.bytes;
+        b.get(c) as f64 * 100.0 / b.total().max(1) as f64
+    }
+
+    /// The slowest and fastest zone's write rate, bytes/s; `None` when no zone has one.
+    pub fn write_rates(&self) -> Option<(f64, f64)> {
+        extent(self.zones.iter().filter_map(|z| z.write_bw_bytes))
+    }
+
+    /// The slowest and fastest zone's read-back rate, bytes/s; `None` when no zone has one.
+    pub fn read_rates(&self) -> Option<(f64, f64)> {
+        extent(self.zones.iter().filter_map(|z| z.read_bw_bytes))
+    }
+
+    /// The bad ranges the document lists beyond the first `shown`
+    /// (those not kept at all are [`crate::verify::VerifySummary::ranges_dropped`]).
+    pub fn ranges_beyond(&self, shown: usize) -> u64 {
+        self.summary.ranges.len().saturating_sub(shown) as u64
+    }
+}
+
+/// The least and greatest of some values; `None` when there are none.
+fn extent(v: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    v.fold(None, |acc, x| match acc {
+        None => Some((x, x)),
+        Some((lo, hi)) => Some((f64::min(lo, x), f64::max(hi, x))),
+    })
 }
 
 impl Comparison {

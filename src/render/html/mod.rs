@@ -13,10 +13,9 @@
 //! read by screen readers, copied, and checked by tests. Every text from a
 //! document (labels, paths, commands, messages) is escaped.
 //!
-//! Runs, scans, scales, capacity probes and comparisons come as a
-//! [`crate::render::view::View`] (`view.rs` lays out its sections,
-//! `chart.rs` draws its charts); the kinds not yet ported keep their own
-//! sections here (`apps.rs`, `verify.rs`), as do groups of hosts. Like
+//! Every result comes as a [`crate::render::view::View`] (`view.rs` lays
+//! out its sections, `chart.rs` draws its charts), but groups of hosts,
+//! which keep their own section here. Like
 //! the other renderers this computes nothing but unit conversions (bytes/s
 //! to MB/s, ns to µs) and geometry (where a second lies on the time axis,
 //! how wide a bar is).
@@ -30,7 +29,7 @@
 //! the surface scan (`scan-curve`, `scan-access`), the scaling sweep
 //! (`scale-sweep`, `scale-together`, `scale-layout`), a timed command
 //! (`time-runs`) or workload (`app-phases`), a capacity probe's verdict
-//! and facts (`capacity`), then one section per job
+//! and facts (`capacity`), a verify's (`verify-curve`), then one section per job
 //! (`timeline`, `latency`, `members`). A comparison (`compare-bars`) comes
 //! before the runs.
 
@@ -47,13 +46,11 @@ macro_rules! w {
     }};
 }
 
-mod apps;
 mod chart;
 mod header;
 mod hosts;
 #[cfg(test)]
 mod tests;
-mod verify;
 mod view;
 
 /// The stylesheet, inlined into every page.
@@ -158,31 +155,8 @@ fn run(o: &mut Out, r: &Report, s: Option<&RunSummary>, id: &str) {
     };
     o.open("run", id, 2, &heading);
     header::section(o, r, s, id);
-    match crate::render::views::run(r) {
-        Some(v) => view::sections(o, &v.sections, id, 3),
-        None => legacy(o, r, id),
-    }
+    view::sections(o, &crate::render::views::run(r).sections, id, 3);
     o.close();
-}
-
-/// The kinds not yet ported to views: their own sections between the
-/// jobs' summary and the per-test sections.
-fn legacy(o: &mut Out, r: &Report, id: &str) {
-    use crate::render::views::jobs;
-    if !r.jobs().is_empty() {
-        view::sections(o, &[jobs::summary(r, false)], id, 3);
-    }
-    if let Some(t) = r.time() {
-        apps::time(o, r, t, id);
-    }
-    if let Some(a) = r.app() {
-        apps::app(o, r, a, id);
-    }
-    if let Some(v) = r.verify() {
-        verify::section(o, r, v, id);
-    }
-    let per_test: Vec<_> = jobs::per_test_sections(r).into_iter().collect();
-    view::sections(o, &per_test, id, 3);
 }
 
 // ------------------------------------------------------------ page writer
@@ -373,25 +347,6 @@ impl Grid {
 }
 
 // ------------------------------------------------------------ shared bits
-
-/// Bytes/s in MB/s (10^6 bytes/s), for chart values.
-fn to_mb(bps: f64) -> f64 {
-    bps / 1e6
-}
-
-/// Bytes/s as MB/s with `d` decimals, the number only.
-fn mbs(bps: f64, d: usize) -> String {
-    crate::units::mbs(bps, d)
-}
-
-/// A `<dl>` of facts; values are plain text (escaped here).
-fn facts(o: &mut Out, items: &[(&str, String)]) {
-    o.body.push_str("<dl class=\"facts\">\n");
-    for (k, v) in items {
-        w!(o.body, "<dt>{}</dt><dd>{}</dd>\n", escape(k), escape(v));
-    }
-    o.body.push_str("</dl>\n");
-}
 
 /// A list of diagnostics: message and code, classed by severity.
 fn diagnostics(o: &mut Out, class: &str, list: &[&crate::judge::Diagnostic]) {

@@ -165,7 +165,7 @@ fn headline(o: &mut Out, t: &Table) {
                     };
                     w!(s, "<td class=\"n bar\" style=\"--w:{share:.1}%\">{text}</td>");
                 }
-                Cell::Several(_) | Cell::Spread(_) => w!(s, "<td class=\"spread\">{text}</td>"),
+                Cell::Several(_) | Cell::Spread(_) | Cell::Range(_) => w!(s, "<td class=\"spread\">{text}</td>"),
                 Cell::Codes(codes) => {
                     s.push_str("<td>");
                     for b in codes {

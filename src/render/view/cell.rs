@@ -111,6 +111,9 @@ pub enum Cell {
     Ratio(Ratio),
     /// Bandwidth over a test's runs (min–max, CV); `None`: one run.
     Spread(Option<Spread>),
+    /// The lowest and highest of a figure over runs ("0.020–0.024"), each
+    /// written as its own cell; `None`: one run.
+    Range(Option<Box<(Cell, Cell)>>),
     /// Several figures in one cell (a test's reads, then its writes).
     Several(Vec<Cell>),
     /// Warning codes.
@@ -168,6 +171,11 @@ impl Cell {
         }
     }
 
+    /// The lowest and highest of a figure over runs, or `None` for one run.
+    pub fn range(r: Option<(Cell, Cell)>) -> Cell {
+        Cell::Range(r.map(Box::new))
+    }
+
     /// `Some` figure, or an empty cell.
     pub fn or_empty<T>(v: Option<T>, f: impl FnOnce(T) -> Cell) -> Cell {
         v.map(f).unwrap_or(Cell::Empty)
@@ -206,7 +214,9 @@ impl Cell {
                 }
             }
             Cell::Spread(Some(s)) => format!("{}–{}, {}%", bw(s.min, f.bw, 2), bw(s.max, f.bw, 2), pct(s.cv, 1)),
-            Cell::Spread(None) => "1 run".into(),
+            Cell::Spread(None) | Cell::Range(None) => ONE_RUN.into(),
+            // In a sentence the unit once, after the highest: "0.020–0.024 s".
+            Cell::Range(Some(r)) => format!("{}–{}", r.0.human(f, Place::Column), r.1.human(f, at)),
             Cell::Several(cells) => cells.iter().map(|c| c.human(f, at)).collect::<Vec<_>>().join(" / "),
             Cell::Codes(codes) => codes.iter().map(|c| c.code.as_str()).collect::<Vec<_>>().join(" "),
             Cell::Unit(u) => unit_label(*u, f.bw).to_string(),
@@ -218,7 +228,8 @@ impl Cell {
     /// empty when unknown.
     pub fn raw(&self) -> String {
         match self {
-            Cell::Empty | Cell::Latency(Latency::Off) | Cell::Spread(_) => String::new(),
+            // A spreadsheet has a spread's or a range's figures in columns of their own.
+            Cell::Empty | Cell::Latency(Latency::Off) | Cell::Spread(_) | Cell::Range(_) => String::new(),
             Cell::Text(s) => s.clone(),
             Cell::Count(n) => n.to_string(),
             Cell::Bytes(n) => n.to_string(),
@@ -235,6 +246,9 @@ impl Cell {
         }
     }
 }
+
+/// What a figure over runs says when there was one run.
+const ONE_RUN: &str = "1 run";
 
 /// A figure as a spreadsheet reads it back exactly; empty when unknown.
 fn num(v: f64) -> String {
@@ -417,6 +431,14 @@ mod tests {
                 "",
             ),
             (Cell::Spread(None), "1 run", "1 run", "1 run", ""),
+            (
+                Cell::range(Some((Cell::seconds(0.01999173, 3), Cell::seconds(0.023622221, 3)))),
+                "0.020–0.024",
+                "0.020–0.024",
+                "0.020–0.024 s",
+                "",
+            ),
+            (Cell::range(None), "1 run", "1 run", "1 run", ""),
             (
                 Cell::Several(vec![Cell::Spread(None), Cell::Spread(None)]),
                 "1 run / 1 run",

@@ -49,8 +49,11 @@
 //!
 //! # How to port a kind of result
 //! Ported: runs and imports (`views/jobs.rs`), scans (`views/scan.rs`),
-//! capacity probes (`views/capacity.rs`), scales (`views/scale.rs`). Each of the others is one
-//! person's work, touching only its own files (see [`crate::render::views`]).
+//! capacity probes (`views/capacity.rs`), scales (`views/scale.rs`),
+//! verifies (`views/verify.rs`), timed commands and the app suites
+//! (`views/apps.rs`), comparisons (`views/compare.rs`). Each of the others
+//! is one person's work, touching only its own files (see
+//! [`crate::render::views`]).
 //! 1. Write `src/render/views/KIND.rs` with one `pub fn view(..) -> View`
 //!    (or its sections, when the kind is a kind of run), from the model
 //!    only: read figures from the model and its accessors in
@@ -79,9 +82,7 @@
 //!    the formats pick display units.
 //! 4. Wire it: for a kind of run, one arm in [`crate::render::views::run`],
 //!    then delete its legacy arms in `render/legacy.rs`, its legacy file
-//!    (the Markdown and CSV of `render/apps.rs`,
-//!    `render/verify.rs`) and its HTML section (`render/html/KIND.rs`, its
-//!    line in `html::legacy`). For another document (comparison, hosts,
+//!    and its HTML section (`render/html/KIND.rs`). For another document (comparison, hosts,
 //!    info, selftest, the run list), replace its arms in the exporters of
 //!    `render/mod.rs` by `text::render`, `markdown::render`,
 //!    `csv::render` and `html::view_page` of its view.

@@ -198,8 +198,8 @@ pub fn latency_note(report: &Report) -> Option<String> {
     }
 }
 
-/// "Target: /mnt/x, ext4, device sda · span 1.00 GiB · O_DIRECT · 3 runs per test".
-fn target_line(r: &Report) -> Line {
+/// "Target: /mnt/x, ext4, device sda": the target, its filesystem and top device.
+pub fn target(r: &Report) -> Line {
     let t = &r.target;
     let mut l = Line::new().text("Target: ").code(&t.path);
     if let Some(fs) = &t.filesystem {
@@ -208,6 +208,13 @@ fn target_line(r: &Report) -> Line {
     if let Some(d) = t.devices.first() {
         l = l.text(format!(", device {}", d.name));
     }
+    l
+}
+
+/// "Target: /mnt/x, ext4, device sda · span 1.00 GiB · O_DIRECT · 3 runs per test".
+fn target_line(r: &Report) -> Line {
+    let t = &r.target;
+    let l = target(r);
     let mode = match r.io_mode() {
         IoMode::Direct => "O_DIRECT",
         IoMode::Mixed => "O_DIRECT and BUFFERED jobs",

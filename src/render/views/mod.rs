@@ -10,25 +10,25 @@
 //! | scan | `scan.rs` (+ `jobs.rs`) | – |
 //! | capacity | `capacity.rs` | – |
 //! | scale | `scale.rs` (+ `jobs.rs`) | – |
-//! | time, app suites | – | `render/apps.rs`, `html/apps.rs` |
-//! | verify | – | `render/verify.rs`, `html/verify.rs` |
+//! | time, app suites | `apps.rs` | – |
+//! | verify | `verify.rs` | – |
 //! | run header (page) | – | `html/header.rs` (repeats `info.rs`'s `limits()`) |
 //! | comparison | `compare.rs` | – |
 //! | hosts, selftest, info, run list | – | `hosts.rs` + `html/hosts.rs`, `selftest.rs`, `info.rs`, `runs.rs` |
 
+pub mod apps;
 pub mod capacity;
 pub mod compare;
 pub mod jobs;
 pub mod scale;
 pub mod scan;
+pub mod verify;
 
-use super::view::{Detail, View};
+use super::view::{Block, Chart, Detail, Section, Table, View};
 use crate::summary::{Body, Report};
 
-/// A run's view, or `None` for the kinds still rendered by
-/// `render/legacy.rs` and their HTML sections (time, app suites, verify)
-/// until they are ported.
-pub fn run(r: &Report) -> Option<View> {
+/// A run's view.
+pub fn run(r: &Report) -> View {
     let mut v = View {
         title: format!("iolab {}: {}", r.command, r.target.path),
         sections: Vec::new(),
@@ -50,8 +50,22 @@ pub fn run(r: &Report) -> Option<View> {
             v.sections.push(jobs::footer(r));
         }
         Body::Capacity(c) => v.sections.push(capacity::section(r, c)),
-        Body::Time(_) | Body::App(_) | Body::Verify(_) => return None,
+        Body::Verify(vr) => v.sections.extend(verify::sections(r, vr)),
+        Body::Time(t) => v.sections.extend(apps::time_sections(r, t)),
+        Body::App(a) => v.sections.extend(apps::app_sections(r, a)),
     }
     v.sections.extend(jobs::per_test_sections(r));
-    Some(v)
+    v
+}
+
+/// Records a page draws (a timed command's runs, a verify's zones):
+/// `table` in the formats of lines (terminal, Markdown) and spreadsheets
+/// (CSV), and on a page `chart` with the table as its numbers.
+fn drawn(s: &mut Section, table: Table, chart: Option<Chart>) {
+    s.push(Block::only(Detail::Lines, Block::Table(table.clone())));
+    s.push(Block::only(Detail::Raw, Block::Table(table.clone())));
+    if let Some(mut c) = chart {
+        c.numbers = table;
+        s.push(Block::only(Detail::Page, Block::Chart(Box::new(c))));
+    }
 }

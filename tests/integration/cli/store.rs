@@ -320,7 +320,9 @@ fn import_fio_and_compare_from_the_command_line() {
 /// `show-5.txt`, a `time` run, once more for issue 16: a Device column
 /// names the device each run's figures are of; `show-4.txt`, a scale, for
 /// issue 24: a verdict names what it judges as every format does,
-/// "PATH, queue depth". Their figures are the same.)
+/// "PATH, queue depth"; `show-6.txt`, a `files` suite, for issue 24: a
+/// device figure not measured is an empty cell, as in every other terminal
+/// table, not "–". Their figures are the same.)
 #[test]
 fn a_store_and_documents_of_iolab_0_1_0_load_with_the_same_figures() {
     let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/legacy/0.1.0");
