@@ -829,7 +829,7 @@ jobs = [{ rw = "randrw", bs = 4096, mix_read = 50 }]
                             proptest::prop_assert!(spec.validate().is_ok());
                         }
                     }
-                    let _ = crate::cli::suites_listing(Some(&c));
+                    let _ = crate::deliver::suites(Some(&c));
                 }
                 Err(e) => {
                     let e = e.to_string();

@@ -13,13 +13,12 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// The definition; [`super::docs::command`] is the command as users see it.
 #[derive(Parser, Debug)]
 #[command(
     name = "iolab",
     version,
-    about = "A storage test lab: truthful, safe and fast benchmarks of files, filesystems and block devices",
-    after_help = super::docs::examples_help(),
-    after_long_help = super::docs::exit_status_help()
+    about = "A storage test lab: truthful, safe and fast benchmarks of files, filesystems and block devices"
 )]
 pub struct Cli {
     /// `--db`/`--config` before the command; the command's own win (see [`Cli::files`]).
@@ -27,20 +26,6 @@ pub struct Cli {
     pub files: StoreArgs,
     #[command(subcommand)]
     pub cmd: Cmd,
-}
-
-/// The command line as users see it: the derived definition, with the
-/// help of shared options said in each command's own terms.
-pub fn command() -> clap::Command {
-    use clap::CommandFactory;
-    let mix = |text: &'static str| move |c: clap::Command| c.mut_arg("mix_read", |a| a.help(text));
-    Cli::command()
-        .mut_subcommand(
-            "run",
-            mix("Percentage of reads in the mixed tests: the mix suite's, and a user suite's rw and randrw jobs"),
-        )
-        .mut_subcommand("job", mix("Percentage of reads with --rw randrw or rw"))
-        .mut_subcommand("scale", mix("Percentage of reads with --rw randrw or rw"))
 }
 
 impl Cli {
@@ -385,8 +370,10 @@ pub enum EmitTool {
 
 #[derive(Args, Debug)]
 pub struct JobArgs {
-    /// A directory (a test file is made there), a file, or a block device
-    pub target: PathBuf,
+    /// A directory (a test file is made there), a file, or a block device; with --hosts, the path
+    /// on every host that names none (not needed when each names its own)
+    #[arg(required_unless_present_any = ["hosts", "hosts_file"])]
+    pub target: Option<PathBuf>,
     /// Access pattern
     #[arg(long, value_enum, default_value = "randread")]
     pub rw: Rw,
@@ -439,7 +426,7 @@ pub struct CommonArgs {
     /// Length of the discarded warm-up pass before each test (0 to skip)
     #[arg(long, default_value = "1s", value_parser = units::parse_duration)]
     pub warmup: Duration,
-    /// Percentage of reads in mixed I/O (each command's help says which; see [`command`])
+    /// Percentage of reads in mixed I/O (each command's help says which; see [`super::docs::command`])
     #[arg(long, default_value_t = 70, value_parser = limit::mix_read)]
     pub mix_read: u8,
     #[arg(long, help = steady_state_help())]
@@ -525,37 +512,23 @@ impl HostsArgs {
 
     /// The hosts from `--hosts` or `--hosts-file` (none: run here).
     pub fn list(&self) -> crate::error::Result<Vec<crate::experiment::fio::HostSpec>> {
-        let Some(f) = &self.hosts_file else { return Ok(self.hosts.clone()) };
-        let text = crate::paths::read_text(f, "the hosts file").map_err(crate::error::usage)?;
-        let mut out = Vec::new();
-        for (n, line) in text.lines().enumerate() {
-            let line = line.split('#').next().unwrap_or("").trim();
-            if line.is_empty() {
-                continue;
-            }
-            let h = parse_host(line).map_err(|e| crate::error::usage(format!("{}:{}: {e}", f.display(), n + 1)))?;
-            out.push(h);
+        match &self.hosts_file {
+            Some(f) => crate::experiment::fio::read_hosts_file(f),
+            None => Ok(self.hosts.clone()),
         }
-        if out.is_empty() {
-            return Err(crate::error::usage(format!("{} names no host", f.display())));
-        }
-        Ok(out)
     }
 }
 
 impl ExportArgs {
-    /// The same with `--json` (the switch of info, list and show) applied.
-    pub fn or_json(&self, json: bool) -> ExportArgs {
-        let mut x = self.clone();
-        if json {
-            x.format = Format::Json;
+    /// Where and how the document is written, with `--json` (the switch of
+    /// info, list and show) applied.
+    pub fn to(&self, json: bool) -> crate::deliver::Export {
+        crate::deliver::Export {
+            format: self.format,
+            output: self.output.clone(),
+            units: self.units,
         }
-        x
-    }
-
-    /// The file to write, when not stdout.
-    pub fn file(&self) -> Option<&std::path::Path> {
-        self.output.as_deref().filter(|p| p.as_os_str() != "-")
+        .or_json(json)
     }
 }
 

@@ -1,9 +1,9 @@
-//! Documentation generated from the clap definitions in [`super::args`]:
-//! shell completion scripts (`iolab completions`, clap_complete) and manual
-//! pages (`iolab man`, clap_mangen), plus the exit statuses that `--help`
-//! and the top manual page both state.
+//! The command as users see it ([`command`]: the clap definitions of
+//! [`super::args`] with the first screen's grouped commands, examples and
+//! exit statuses), and what is generated from it: shell completion scripts
+//! (`iolab completions`, clap_complete) and manual pages (`iolab man`,
+//! clap_mangen).
 
-use super::args::command;
 use crate::error::{Result, failed};
 use clap::Command;
 use clap::builder::{PossibleValue, PossibleValuesParser};
@@ -11,6 +11,76 @@ use clap_complete::Shell;
 use clap_mangen::Man;
 use std::io::Write;
 use std::path::Path;
+
+/// The command line as users see it: the derived definition, with the
+/// help of shared options said in each command's own terms, and the first
+/// screen: the commands by what they do ([`grouped`]), the examples, and
+/// (with `--help`) the exit statuses.
+pub fn command() -> Command {
+    grouped(definition())
+}
+
+/// The same before clap builds it (adds `help`), with the help in one block:
+/// what completions and manual pages are made from.
+fn definition() -> Command {
+    use clap::CommandFactory;
+    let mix = |text: &'static str| move |c: Command| c.mut_arg("mix_read", |a| a.help(text));
+    super::args::Cli::command()
+        .after_help(examples_help())
+        .after_long_help(exit_status_help())
+        .mut_subcommand(
+            "run",
+            mix("Percentage of reads in the mixed tests: the mix suite's, and a user suite's rw and randrw jobs"),
+        )
+        .mut_subcommand("job", mix("Percentage of reads with --rw randrw or rw"))
+        .mut_subcommand("scale", mix("Percentage of reads with --rw randrw or rw"))
+}
+
+/// The first screen's commands by what they do. Every command clap knows
+/// (its `help` too) is in exactly one group, and nothing else is: a test
+/// checks, so a new command cannot be left off the first screen.
+pub const GROUPS: &[(&str, &[&str])] = &[
+    (
+        "Measure",
+        &["run", "job", "scan", "scale", "time", "verify", "capacity", "selftest"],
+    ),
+    (
+        "Results",
+        &["list", "show", "compare", "report", "import", "label", "tag", "delete"],
+    ),
+    ("Describe", &["info", "suites"]),
+    ("Setup", &["completions", "man", "help"]),
+];
+
+/// `cmd` with its commands listed by [`GROUPS`] on its help screen. clap
+/// lists them in one block (its issue #1553), so the help template lists
+/// them: clap's own list (each name and one-line about, wrapped as clap
+/// wraps it), cut into one entry per command and put under its group.
+fn grouped(mut cmd: Command) -> Command {
+    cmd.build();
+    let list = cmd.clone().help_template("{subcommands}").render_help();
+    let (plain, styled) = (list.to_string(), list.ansi().to_string());
+    // (name, lines): a command's line starts at column 2, its wrapped about further right.
+    let mut entries: Vec<(&str, String)> = Vec::new();
+    for (p, s) in plain.lines().zip(styled.lines()) {
+        match p.strip_prefix("  ").filter(|r| !r.starts_with(' ')) {
+            Some(r) => entries.push((r.split_whitespace().next().unwrap_or(""), format!("{s}\n"))),
+            None => entries.last_mut().into_iter().for_each(|e| e.1 += &format!("{s}\n")),
+        }
+    }
+    let h = clap::builder::Styles::default().get_header().to_owned();
+    let mut groups = String::new();
+    for (group, names) in GROUPS {
+        groups += &format!("{h}{group}:{h:#}\n");
+        for (_, lines) in names.iter().filter_map(|n| entries.iter().find(|e| e.0 == *n)) {
+            groups += lines;
+        }
+        groups += "\n";
+    }
+    cmd.help_template(format!(
+        "{{before-help}}{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{groups}{h}Options:{h:#}\n{{options}}{{after-help}}"
+    ))
+}
 
 /// iolab's exit statuses (see [`crate::error::Error::exit_code`]): the one
 /// table behind `--help`'s "Exit status" and the man page's EXIT STATUS.
@@ -83,7 +153,7 @@ pub fn exit_status_help() -> String {
 
 /// `iolab completions SHELL`: the completion script on stdout.
 pub fn completions(shell: Shell) -> Result<()> {
-    let mut cmd = command();
+    let mut cmd = definition();
     if shell == Shell::Fish {
         cmd = fish_safe(cmd);
     }
@@ -132,7 +202,7 @@ pub fn man(dir: Option<&Path>) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| failed(format!("cannot create {}: {e}", dir.display())))?;
     for (name, page) in &pages {
         let path = dir.join(name);
-        crate::paths::write_output(&path, page).map_err(super::output_err)?;
+        crate::deliver::write_file(&path, page)?;
         eprintln!("{}", path.display());
     }
     Ok(())
@@ -154,7 +224,7 @@ pub fn man_pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
         }
         Ok(())
     }
-    let mut cmd = no_help_subcommand(command());
+    let mut cmd = no_help_subcommand(definition());
     cmd.build();
     let mut pages = vec![top_page(&cmd)?];
     sub_pages(&cmd, &mut pages)?;
@@ -216,12 +286,49 @@ mod tests {
         assert!(exit_status_help().contains("128+N"));
     }
 
+    /// Issue 24: the first screen lists every command clap knows exactly
+    /// once, under its group, with its one-line about, and nothing else.
+    #[test]
+    fn the_first_screen_lists_every_command_once_by_what_it_does() {
+        let cmd = command();
+        let known: std::collections::BTreeSet<&str> = cmd.get_subcommands().map(|s| s.get_name()).collect();
+        assert!(known.contains("help") && known.contains("run"), "{known:?}");
+        let grouped: Vec<&str> = GROUPS.iter().flat_map(|(_, names)| names.iter().copied()).collect();
+        assert_eq!(grouped.len(), known.len(), "listed twice or missing: {grouped:?} vs {known:?}");
+        assert_eq!(grouped.iter().copied().collect::<std::collections::BTreeSet<_>>(), known);
+        for long in [false, true] {
+            let help = if long {
+                cmd.clone().render_long_help()
+            } else {
+                cmd.clone().render_help()
+            }
+            .to_string();
+            let screen = help.split("\nOptions:\n").next().unwrap();
+            let (mut headings, mut listed) = (Vec::new(), Vec::new());
+            for line in screen.lines().skip_while(|l| !l.starts_with("Usage:")).skip(1) {
+                match line.strip_prefix("  ") {
+                    Some(r) if !r.starts_with(' ') => listed.push(r.split_whitespace().next().unwrap()),
+                    Some(_) => {}
+                    None if !line.is_empty() => headings.push(line.trim_end_matches(':')),
+                    None => {}
+                }
+            }
+            assert_eq!(listed, grouped, "{help}");
+            assert_eq!(headings, GROUPS.iter().map(|g| g.0).collect::<Vec<_>>(), "{help}");
+            for sub in cmd.get_subcommands() {
+                let about = sub.get_about().unwrap().to_string();
+                let first: String = about.split_whitespace().take(3).collect::<Vec<_>>().join(" ");
+                assert!(screen.contains(&first), "{}'s about is not on the screen", sub.get_name());
+            }
+        }
+    }
+
     #[test]
     fn one_page_per_command_and_exit_status_on_top() {
         let pages = man_pages().unwrap();
         let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names[0], "iolab.1");
-        for sub in command().get_subcommands() {
+        for sub in definition().get_subcommands() {
             let want = format!("iolab-{}.1", sub.get_name());
             assert!(names.contains(&want.as_str()), "no page {want} in {names:?}");
         }

@@ -86,7 +86,8 @@ pub(super) fn job(a: &JobArgs) -> Result<Experiment> {
     spec.timing = c.latency;
     let exp = Experiment::Jobs(JobsRequest {
         suite: None,
-        target: choice(&a.target, &c.target, &a.errors),
+        // No TARGET (only with --hosts): an empty path, for the hosts that name their own.
+        target: choice(a.target.as_deref().unwrap_or(Path::new("")), &c.target, &a.errors),
         jobs: vec![spec],
         repeat: c.repeat(),
         via_fio: c.target.engine.via_fio(),

@@ -5,6 +5,7 @@
 //! the file is the library's ([`crate::config`]).
 
 use super::args::*;
+use super::docs::command;
 use crate::config::{self, Config};
 use crate::error::Result;
 use crate::plan::{SuiteChoice, SuiteName};

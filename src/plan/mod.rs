@@ -15,7 +15,7 @@ mod suites;
 pub mod time;
 
 use std::time::Duration;
-pub use suites::{Common, SuiteChoice, SuiteName, SuiteTest};
+pub use suites::{Common, Listed, SuiteChoice, SuiteName, SuiteTest, listing};
 
 /// Access pattern, named as in fio so users can transfer their habits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]

@@ -17,8 +17,12 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+mod errors;
 mod location;
+mod verifies;
+pub use errors::not_saved;
 pub use location::{Account, Location, SudoUser, default_location, default_location_from, default_path_from, lookup_user};
+pub use verifies::{EarlierVerifies, earlier_verifies};
 
 /// Schema steps; step `i` takes the database from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
