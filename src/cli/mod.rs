@@ -38,45 +38,40 @@ pub fn main() -> ExitCode {
 
 fn main_unguarded() -> ExitCode {
     use clap::FromArgMatches;
-    panic::test_knob();
+    crate::testknob::panic_if_asked();
     let parsed = command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
     let (mut cli, matches) = match parsed {
         Ok(c) => c,
-        Err(e) => {
-            // clap's whole message: what is wrong, the valid values or the
-            // suggestion, and the usage line (help and version go to stdout).
-            let _ = e.print();
-            use clap::error::ErrorKind::*;
-            return ExitCode::from(match e.kind() {
-                DisplayHelp | DisplayVersion => 0,
-                _ => 2,
-            });
-        }
+        Err(e) => return clap_exit(&e),
     };
     cli.resolve_files();
-    // The configuration file: not needed to print completions or manuals.
-    let config = match cli.cmd {
-        Cmd::Completions(_) | Cmd::Man(_) | Cmd::Info(_) | Cmd::Selftest(_) => Ok(None),
-        _ => settings::load(&cli),
-    };
-    let config = match config {
+    let config = match settings::load(&cli) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("iolab: {e}");
-            return ExitCode::from(e.exit_code());
-        }
+        Err(e) => return exit(Err(e)),
     };
     if let Some(c) = &config {
         settings::apply(&mut cli, &matches, c);
     }
     if let Err(e) = settings::check_suite(&cli, config.as_ref()) {
-        let _ = e.print();
-        return ExitCode::from(2);
+        return clap_exit(&e);
     }
     if let Some(note) = settings::decimal_size_note(&matches) {
         eprintln!("iolab: {note}");
     }
-    match dispatch(cli, config.as_ref()) {
+    exit(dispatch(cli, config.as_ref()))
+}
+
+/// clap's whole message: what is wrong, the valid values or the
+/// suggestion, and the usage line (help and version go to stdout: 0).
+fn clap_exit(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind::*;
+    let _ = e.print();
+    ExitCode::from(if matches!(e.kind(), DisplayHelp | DisplayVersion) { 0 } else { 2 })
+}
+
+/// The exit status of `r`, its error said on stderr.
+fn exit(r: Result<()>) -> ExitCode {
+    match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("iolab: {e}");
@@ -91,13 +86,11 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
     match cli.cmd {
         Cmd::Run(a) if a.emit.emit.is_some() => write(Delivery::print(fio::emit(&experiments::run(&a, config)?)?)),
         Cmd::Job(a) if a.emit.emit.is_some() => write(Delivery::print(fio::emit(&experiments::job(&a)?)?)),
-        Cmd::Run(a) if a.hosts.given() => on_hosts(experiments::run(&a, config)?, a.hosts.list()?, &a.common.out, &db),
-        Cmd::Job(a) if a.hosts.given() => on_hosts(experiments::job(&a)?, a.hosts.list()?, &a.common.out, &db),
-        Cmd::Run(a) => measure(experiments::run(&a, config)?, &a.common.out, &db),
-        Cmd::Job(a) => measure(experiments::job(&a)?, &a.common.out, &db),
-        Cmd::Scan(a) => measure(experiments::scan(&a)?, &a.out, &db),
-        Cmd::Scale(a) => measure(experiments::scale(&a)?, &a.common.out, &db),
-        Cmd::Time(a) => measure(experiments::time(&a)?, &a.out, &db),
+        Cmd::Run(a) => measure(experiments::run(&a, config)?, a.hosts.list()?, &a.common.out, &db),
+        Cmd::Job(a) => measure(experiments::job(&a)?, a.hosts.list()?, &a.common.out, &db),
+        Cmd::Scan(a) => measure(experiments::scan(&a)?, None, &a.out, &db),
+        Cmd::Scale(a) => measure(experiments::scale(&a)?, None, &a.common.out, &db),
+        Cmd::Time(a) => measure(experiments::time(&a)?, None, &a.out, &db),
         Cmd::Capacity(a) => match &a.restore {
             Some(file) => {
                 let restored = live(true, crate::units::BwUnit::Mb, |ctx| {
@@ -114,10 +107,10 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
                     .backup_dir
                     .clone()
                     .unwrap_or_else(|| capacity::backup::default_dir(&db, |k| std::env::var_os(k)));
-                measure(experiments::capacity(&a, earlier.runs, dir)?, &a.out, &db)
+                measure(experiments::capacity(&a, earlier.runs, dir)?, None, &a.out, &db)
             }
         },
-        Cmd::Verify(a) => measure(experiments::verify(&a)?, &a.out, &db),
+        Cmd::Verify(a) => measure(experiments::verify(&a)?, None, &a.out, &db),
         Cmd::Suites(_) => write(deliver::suites(config)),
         Cmd::Info(a) => write(deliver::info(&a.target, &a.export.to(a.json), out)),
         Cmd::List(a) => {
@@ -149,8 +142,8 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
             let report = crate::selftest::run(&stop, &exe, crate::selftest::limit_scale(), Path::new("/sys/fs/cgroup"))?;
             write(deliver::selftest(&report, &a.export.to(false), out))
         }
-        Cmd::Completions(a) => docs::completions(a.shell),
-        Cmd::Man(a) => docs::man(a.dir.as_deref()),
+        Cmd::Completions(a) => write(docs::completions(a.shell)),
+        Cmd::Man(a) => write(docs::man(a.dir.as_deref())?),
     }
 }
 
@@ -184,19 +177,15 @@ fn request(out: &OutputArgs, db: &Path) -> deliver::Request {
     }
 }
 
-/// Run an experiment with the live view, then keep and print its result.
-fn measure(exp: Experiment, out: &OutputArgs, db: &Path) -> Result<()> {
+/// Run an experiment with the live view (on `hosts` at once through fio's
+/// client, when given), then keep and print its result.
+fn measure(exp: Experiment, hosts: Option<Vec<fio::HostSpec>>, out: &OutputArgs, db: &Path) -> Result<()> {
     let req = request(out, db);
     req.check()?;
-    let outcome = live(out.quiet, out.export.units, |ctx| experiment::run(&exp, ctx))?;
-    write(deliver::run(outcome, &req))
-}
-
-/// `--hosts`: the plan on every host at once through fio's client, then
-/// each host's run kept and the group printed.
-fn on_hosts(exp: Experiment, hosts: Vec<fio::HostSpec>, out: &OutputArgs, db: &Path) -> Result<()> {
-    let req = request(out, db);
-    req.check()?;
+    let Some(hosts) = hosts else {
+        let outcome = live(out.quiet, out.export.units, |ctx| experiment::run(&exp, ctx))?;
+        return write(deliver::run(outcome, &req));
+    };
     let hosts = fio::HostsRequest::new(exp, hosts)?;
     let outcome = live(out.quiet, out.export.units, |ctx| fio::run_hosts(&hosts, ctx))?;
     write(deliver::hosts(outcome, &req))
@@ -335,7 +324,7 @@ mod tests {
         };
         let a = job(&["iolab", "job", "--hosts", "a=/dev/x,b=/dev/y"]);
         assert_eq!(a.target, None);
-        assert_eq!(a.hosts.list().unwrap().len(), 2);
+        assert_eq!(a.hosts.list().unwrap().unwrap().len(), 2);
         let Experiment::Jobs(req) = experiments::job(&a).unwrap() else {
             panic!("not jobs")
         };
@@ -347,7 +336,7 @@ mod tests {
         assert_eq!(e.kind(), clap::error::ErrorKind::MissingRequiredArgument);
         // An entry without a path, and no TARGET: a usage error naming it.
         let a = job(&["iolab", "job", "--hosts", "a=/dev/x,b"]);
-        let hosts = fio::HostsRequest::new(experiments::job(&a).unwrap(), a.hosts.list().unwrap()).unwrap();
+        let hosts = fio::HostsRequest::new(experiments::job(&a).unwrap(), a.hosts.list().unwrap().unwrap()).unwrap();
         let e = hosts.paths().unwrap_err();
         assert!(e.exit_code() == 2 && e.to_string().contains("'b'"), "{e}");
     }

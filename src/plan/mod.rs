@@ -416,6 +416,18 @@ pub struct SteadyRule {
     pub max_rounds: u32,
 }
 
+impl SteadyRule {
+    /// The rule over its usual window (the last
+    /// [`DEFAULT_WINDOW`](crate::judge::thresholds::DEFAULT_WINDOW) rounds),
+    /// giving up after `max_rounds` rounds.
+    pub fn up_to(max_rounds: u32) -> SteadyRule {
+        SteadyRule {
+            window: crate::judge::thresholds::DEFAULT_WINDOW,
+            max_rounds,
+        }
+    }
+}
+
 impl Repeat {
     /// Fixed runs and pauses, as before `--runs auto` (tests, plans of their own).
     pub fn fixed(runs: u32, warmup: Duration, interval: Duration) -> Repeat {

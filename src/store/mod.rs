@@ -163,6 +163,32 @@ pub fn parse_tag(s: &str) -> std::result::Result<(String, String), String> {
     }
 }
 
+/// `ID=PRICE` (`--price 3=59.99`; a leading `$` is allowed): a positive price.
+pub fn parse_price(s: &str) -> std::result::Result<(i64, f64), String> {
+    let (id, p) = s
+        .split_once('=')
+        .ok_or_else(|| format!("price '{s}' is not of the form ID=PRICE"))?;
+    let id = id.trim().parse().map_err(|_| format!("'{id}' is not a run id"))?;
+    let p: f64 = p
+        .trim()
+        .trim_start_matches('$')
+        .parse()
+        .map_err(|_| format!("'{p}' is not a price"))?;
+    if !(p.is_finite() && p > 0.0) {
+        return Err(format!("price must be positive, got {p}"));
+    }
+    Ok((id, p))
+}
+
+/// `ID=SIZE` (`--capacity 3=1TB`): a size above 0.
+pub fn parse_capacity(s: &str) -> std::result::Result<(i64, u64), String> {
+    let (id, c) = s
+        .split_once('=')
+        .ok_or_else(|| format!("capacity '{s}' is not of the form ID=SIZE"))?;
+    let id = id.trim().parse().map_err(|_| format!("'{id}' is not a run id"))?;
+    Ok((id, crate::plan::limits::parse::nonzero_size(c)?))
+}
+
 impl Store {
     /// Open (creating it and its directory if needed) and bring the schema up
     /// to date. What iolab creates is private to its owner: directories 0700,
