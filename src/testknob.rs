@@ -6,9 +6,6 @@
 //!
 //! `IOLAB_TEST_PAUSE_AT=POINT:FILE`: the first time the run reaches POINT,
 //! it creates FILE (the test waits for it) and sleeps [`PAUSE`].
-//!
-//! `IOLAB_TEST_PANIC` ([`panic_if_asked`]): a deliberate panic, for the
-//! tests of the panic hook.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -30,18 +27,4 @@ pub fn pause_at(point: &str) {
     }
     let _ = std::fs::write(file, point);
     std::thread::sleep(PAUSE);
-}
-
-/// `IOLAB_TEST_PANIC`: a deliberate panic, for the tests of the panic hook
-/// (`crate::cli::panic`): `main` (or `1`) panics on the main thread before
-/// anything else, `thread` in a thread while the main one goes on.
-pub fn panic_if_asked() {
-    match std::env::var("IOLAB_TEST_PANIC").as_deref() {
-        Ok("1" | "main") => panic!("IOLAB_TEST_PANIC is set: a deliberate panic to test the panic hook"),
-        Ok("thread") => {
-            let t = std::thread::spawn(|| panic!("IOLAB_TEST_PANIC=thread: a deliberate panic in a thread"));
-            let _ = t.join();
-        }
-        _ => {}
-    }
 }

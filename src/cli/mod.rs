@@ -15,9 +15,8 @@ mod proptests;
 mod settings;
 
 use crate::deliver::{self, Delivery, Stdout, Step, stored};
-use crate::device::SysRoot;
 use crate::error::{Result, failed};
-use crate::experiment::{self, Context, Experiment, capacity, fio};
+use crate::experiment::{self, Experiment, capacity, fio};
 use crate::signals::Stop;
 use crate::store;
 use args::*;
@@ -38,7 +37,7 @@ pub fn main() -> ExitCode {
 
 fn main_unguarded() -> ExitCode {
     use clap::FromArgMatches;
-    crate::testknob::panic_if_asked();
+    panic::test_knob();
     let parsed = command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
     let (mut cli, matches) = match parsed {
         Ok(c) => c,
@@ -93,7 +92,7 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
         Cmd::Time(a) => measure(experiments::time(&a)?, None, &a.out, &db),
         Cmd::Capacity(a) => match &a.restore {
             Some(file) => {
-                let restored = live(true, crate::units::BwUnit::Mb, |ctx| {
+                let restored = deliver::live(true, crate::units::BwUnit::Mb, |ctx| {
                     capacity::restore_file(file, a.device.as_deref(), ctx)
                 })?;
                 write(deliver::restored(&restored))
@@ -147,21 +146,6 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
     }
 }
 
-/// Run `f` under the stop flag (SIGINT, SIGTERM) with the live view on
-/// stderr (silent when `quiet`), cleared when it returns.
-fn live<T>(quiet: bool, units: crate::units::BwUnit, f: impl FnOnce(&Context) -> T) -> T {
-    let stop = Stop::install();
-    let view = crate::render::progress::Terminal::new(quiet, units);
-    let ctx = Context {
-        stop: &stop,
-        observer: &view,
-        sys: SysRoot::default(),
-    };
-    let result = f(&ctx);
-    view.finish();
-    result
-}
-
 /// What happens to a measured result, as the command line says.
 fn request(out: &OutputArgs, db: &Path) -> deliver::Request {
     deliver::Request {
@@ -183,11 +167,11 @@ fn measure(exp: Experiment, hosts: Option<Vec<fio::HostSpec>>, out: &OutputArgs,
     let req = request(out, db);
     req.check()?;
     let Some(hosts) = hosts else {
-        let outcome = live(out.quiet, out.export.units, |ctx| experiment::run(&exp, ctx))?;
+        let outcome = deliver::live(out.quiet, out.export.units, |ctx| experiment::run(&exp, ctx))?;
         return write(deliver::run(outcome, &req));
     };
     let hosts = fio::HostsRequest::new(exp, hosts)?;
-    let outcome = live(out.quiet, out.export.units, |ctx| fio::run_hosts(&hosts, ctx))?;
+    let outcome = deliver::live(out.quiet, out.export.units, |ctx| fio::run_hosts(&hosts, ctx))?;
     write(deliver::hosts(outcome, &req))
 }
 

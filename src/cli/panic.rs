@@ -8,7 +8,9 @@
 //! out (named verify files, scratch trees, fio job files) exactly as after
 //! an error.
 //!
-//! Test knob: `IOLAB_TEST_PANIC` ([`crate::testknob::panic_if_asked`]).
+//! Test knob: `IOLAB_TEST_PANIC=main` (or `1`) panics on the main thread
+//! before anything else, `IOLAB_TEST_PANIC=thread` in a thread while the
+//! main one goes on; iolab's own tests use it to check this module.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -53,6 +55,18 @@ pub fn panicked() -> bool {
 pub fn line(msg: &str, at: &str) -> String {
     let msg: String = msg.split_whitespace().collect::<Vec<_>>().join(" ");
     format!("iolab: internal error: {msg} at {at}; please report it to the iolab developers with the command line")
+}
+
+/// `IOLAB_TEST_PANIC`: a deliberate panic, for the tests of this module.
+pub fn test_knob() {
+    match std::env::var("IOLAB_TEST_PANIC").as_deref() {
+        Ok("1" | "main") => panic!("IOLAB_TEST_PANIC is set: a deliberate panic to test the panic hook"),
+        Ok("thread") => {
+            let t = std::thread::spawn(|| panic!("IOLAB_TEST_PANIC=thread: a deliberate panic in a thread"));
+            let _ = t.join();
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]

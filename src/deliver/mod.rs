@@ -137,6 +137,21 @@ impl Stdout {
     }
 }
 
+/// Run `f` (a measurement) under the stop flag (SIGINT, SIGTERM) with the
+/// live view on stderr (silent when `quiet`), cleared when it returns.
+pub fn live<T>(quiet: bool, units: BwUnit, f: impl FnOnce(&crate::experiment::Context) -> T) -> T {
+    let stop = crate::signals::Stop::install();
+    let view = render::progress::Terminal::new(quiet, units);
+    let ctx = crate::experiment::Context {
+        stop: &stop,
+        observer: &view,
+        sys: crate::device::SysRoot::default(),
+    };
+    let result = f(&ctx);
+    view.finish();
+    result
+}
+
 /// Write `bytes` to the file a user named; a refused path (a planted link,
 /// a block device) is a usage error.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
