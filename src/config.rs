@@ -224,6 +224,27 @@ fn check_common() -> Common {
     }
 }
 
+impl Config {
+    /// The configuration file in effect: `given` (`--config PATH`, which
+    /// must exist), else the default one if it exists: under sudo the
+    /// invoking user's (`sudo_home()`, their home), else [`default_path_from`]
+    /// the environment.
+    pub fn in_effect(given: Option<&Path>, sudo_home: impl FnOnce() -> Option<PathBuf>) -> Result<Option<Config>> {
+        if let Some(p) = given {
+            return Config::load(p).map(Some);
+        }
+        let default = match sudo_home() {
+            Some(home) => Some(home.join(".config/iolab/config.toml")),
+            None => default_path_from(|k| std::env::var_os(k)),
+        };
+        let Some(p) = default else { return Ok(None) };
+        match std::fs::metadata(&p) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            _ => Config::load(&p).map(Some),
+        }
+    }
+}
+
 /// The default configuration file: `$XDG_CONFIG_HOME/iolab/config.toml`,
 /// else `~/.config/iolab/config.toml`; none without either variable.
 pub fn default_path_from(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
@@ -232,6 +253,35 @@ pub fn default_path_from(env: impl Fn(&str) -> Option<OsString>) -> Option<PathB
         return Some(PathBuf::from(x).join("iolab/config.toml"));
     }
     get("HOME").map(|h| PathBuf::from(h).join(".config/iolab/config.toml"))
+}
+
+/// Every suite `--suite` accepts: the built-in ones, then the file's.
+pub fn suite_names(cfg: Option<&Config>) -> Vec<String> {
+    let user = cfg.into_iter().flat_map(|c| c.suites.iter().map(|s| s.name.clone()));
+    SuiteName::all().iter().map(|s| s.as_str().to_string()).chain(user).collect()
+}
+
+/// Where user suites come from, for messages about suites.
+pub fn user_suites_note(cfg: Option<&Config>) -> String {
+    match cfg {
+        Some(c) if !c.suites.is_empty() => format!(
+            "user suites ({}): {}",
+            c.path.display(),
+            c.suites.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+        ),
+        Some(c) => format!("{} defines no suites", c.path.display()),
+        None => "no configuration file: user suites are defined under [suites.NAME] in $XDG_CONFIG_HOME/iolab/config.toml or --config PATH"
+            .into(),
+    }
+}
+
+/// The message for an unknown suite, in one line.
+pub fn unknown_suite_message(name: &str, cfg: Option<&Config>) -> String {
+    format!(
+        "no suite '{name}': built-in suites are {}; {}",
+        SuiteName::all().map(|s| s.as_str()).join(", "),
+        user_suites_note(cfg)
+    )
 }
 
 /// `~/x` under the home directory; a relative path next to the file.
@@ -831,7 +881,7 @@ jobs = [{ rw = "randrw", bs = 4096, mix_read = 50 }]
                             proptest::prop_assert!(spec.validate().is_ok());
                         }
                     }
-                    let _ = crate::cli::suites_listing(Some(&c));
+                    let _ = crate::deliver::suites(Some(&c));
                 }
                 Err(e) => {
                     let e = e.to_string();

@@ -35,6 +35,27 @@ impl Error {
     }
 }
 
+/// iolab's exit statuses (see [`Error::exit_code`]; 70 is a panic's): the
+/// one table behind `--help`'s "Exit status" and the man page's EXIT STATUS.
+pub const EXIT_STATUSES: &[(&str, &str)] = &[
+    ("0", "Success."),
+    ("1", "Failure: something failed while measuring or storing the result."),
+    ("2", "Usage: bad arguments or input (a missing target), a refused write."),
+    (
+        "3",
+        "The device failed a check: verify found data that did not read back as written, capacity found a fake size (the result is kept).",
+    ),
+    (
+        "4",
+        "The result was printed (and its JSON written where asked) but not saved in the results store (a full or read-only disk); the message names the store.",
+    ),
+    (
+        "70",
+        "Internal error: a bug in iolab (a panic), said in one line; please report it.",
+    ),
+    ("128+N", "Interrupted by signal N (130: SIGINT); what finished is kept."),
+];
+
 pub fn usage(msg: impl Into<String>) -> Error {
     Error::Usage(msg.into())
 }

@@ -2,6 +2,7 @@
 pub mod cli;
 pub mod compare;
 pub mod config;
+pub mod deliver;
 pub mod device;
 pub mod error;
 pub mod experiment;

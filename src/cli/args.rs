@@ -2,6 +2,7 @@
 //! once (shared ones in [`CommonArgs`], [`TargetArgs`], [`OutputArgs`]),
 //! with the limits of [`crate::plan::limits`] as their parsers.
 
+use crate::experiment::fio::HostSpec;
 use crate::experiment::verify::ColdWait;
 use crate::plan::limits::parse as limit;
 use crate::plan::scan::Position;
@@ -13,13 +14,12 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// The definition; [`super::docs::command`] is the command as users see it.
 #[derive(Parser, Debug)]
 #[command(
     name = "iolab",
     version,
-    about = "A storage test lab: truthful, safe and fast benchmarks of files, filesystems and block devices",
-    after_help = super::docs::examples_help(),
-    after_long_help = super::docs::exit_status_help()
+    about = "A storage test lab: truthful, safe and fast benchmarks of files, filesystems and block devices"
 )]
 pub struct Cli {
     /// `--db`/`--config` before the command; the command's own win (see [`Cli::files`]).
@@ -27,20 +27,6 @@ pub struct Cli {
     pub files: StoreArgs,
     #[command(subcommand)]
     pub cmd: Cmd,
-}
-
-/// The command line as users see it: the derived definition, with the
-/// help of shared options said in each command's own terms.
-pub fn command() -> clap::Command {
-    use clap::CommandFactory;
-    let mix = |text: &'static str| move |c: clap::Command| c.mut_arg("mix_read", |a| a.help(text));
-    Cli::command()
-        .mut_subcommand(
-            "run",
-            mix("Percentage of reads in the mixed tests: the mix suite's, and a user suite's rw and randrw jobs"),
-        )
-        .mut_subcommand("job", mix("Percentage of reads with --rw randrw or rw"))
-        .mut_subcommand("scale", mix("Percentage of reads with --rw randrw or rw"))
 }
 
 impl Cli {
@@ -246,11 +232,11 @@ pub struct CompareArgs {
     #[arg(long)]
     pub baseline: Option<i64>,
     /// Price of a run's device, e.g. --price 3=59.99 (repeatable; stored with the run)
-    #[arg(long, value_name = "ID=PRICE", value_parser = parse_price)]
+    #[arg(long, value_name = "ID=PRICE", value_parser = store::parse_price)]
     pub price: Vec<(i64, f64)>,
     /// Capacity of a run's device for $/GB, e.g. --capacity 3=1TB (repeatable; stored with the run;
     /// default: the size of the device iolab found under the target)
-    #[arg(long, value_name = "ID=SIZE", value_parser = parse_capacity)]
+    #[arg(long, value_name = "ID=SIZE", value_parser = store::parse_capacity)]
     pub capacity: Vec<(i64, u64)>,
     #[command(flatten)]
     pub export: ExportArgs,
@@ -272,30 +258,6 @@ pub struct ReportArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub files: StoreArgs,
-}
-
-fn parse_capacity(s: &str) -> std::result::Result<(i64, u64), String> {
-    let (id, c) = s
-        .split_once('=')
-        .ok_or_else(|| format!("capacity '{s}' is not of the form ID=SIZE"))?;
-    let id = id.trim().parse().map_err(|_| format!("'{id}' is not a run id"))?;
-    Ok((id, parse_nonzero_size(c)?))
-}
-
-fn parse_price(s: &str) -> std::result::Result<(i64, f64), String> {
-    let (id, p) = s
-        .split_once('=')
-        .ok_or_else(|| format!("price '{s}' is not of the form ID=PRICE"))?;
-    let id = id.trim().parse().map_err(|_| format!("'{id}' is not a run id"))?;
-    let p: f64 = p
-        .trim()
-        .trim_start_matches('$')
-        .parse()
-        .map_err(|_| format!("'{p}' is not a price"))?;
-    if !(p.is_finite() && p > 0.0) {
-        return Err(format!("price must be positive, got {p}"));
-    }
-    Ok((id, p))
 }
 
 #[derive(Args, Debug)]
@@ -372,15 +334,11 @@ pub struct HostsArgs {
     /// Run the plan on these hosts at once through their `fio --server` (port 8765 unless
     /// HOST:PORT), each on the target path or its own (HOST=PATH); fio executes, iolab stores a
     /// run per host (tagged host=…) and compares the hosts
-    #[arg(long, value_name = "HOST[:PORT][=PATH],...", value_delimiter = ',', value_parser = parse_host, conflicts_with = "hosts_file")]
-    pub hosts: Vec<crate::experiment::fio::HostSpec>,
+    #[arg(long, value_name = "HOST[:PORT][=PATH],...", value_delimiter = ',', value_parser = HostSpec::parse, conflicts_with = "hosts_file")]
+    pub hosts: Vec<HostSpec>,
     /// The hosts, one HOST[:PORT][=PATH] per line (# starts a comment)
     #[arg(long, value_name = "FILE")]
     pub hosts_file: Option<PathBuf>,
-}
-
-fn parse_host(s: &str) -> std::result::Result<crate::experiment::fio::HostSpec, String> {
-    crate::experiment::fio::HostSpec::parse(s)
 }
 
 /// `--emit`: print the plan for another tool instead of running it.
@@ -399,8 +357,10 @@ pub enum EmitTool {
 
 #[derive(Args, Debug)]
 pub struct JobArgs {
-    /// A directory (a test file is made there), a file, or a block device
-    pub target: PathBuf,
+    /// A directory (a test file is made there), a file, or a block device; with --hosts, the path
+    /// on every host that names none (not needed when each names its own)
+    #[arg(required_unless_present_any = ["hosts", "hosts_file"])]
+    pub target: Option<PathBuf>,
     /// Access pattern
     #[arg(long, value_enum, default_value = "randread")]
     pub rw: Rw,
@@ -415,7 +375,7 @@ pub struct JobArgs {
     pub threads: u32,
     /// Stop each run after this many bytes instead of after --duration (k/KiB, M/MiB, G/GiB = powers
     /// of 1024; kB, MB, GB = powers of 1000)
-    #[arg(long, value_parser = parse_nonzero_size, conflicts_with = "duration")]
+    #[arg(long, value_parser = limit::nonzero_size, conflicts_with = "duration")]
     pub bytes: Option<u64>,
     #[command(flatten)]
     pub errors: ErrorArgs,
@@ -439,7 +399,7 @@ pub struct CommonArgs {
     pub runs: Runs,
     /// Length of each measured run (e.g. 5s, 1.5s, 500ms, 1m30s, 2h; a bare number is seconds);
     /// default 2s windows with `--runs auto`, 5s runs with a number
-    #[arg(long, value_parser = parse_nonzero_duration)]
+    #[arg(long, value_parser = limit::nonzero_duration)]
     pub duration: Option<Duration>,
     /// Pauses: `auto` rests 5s after each test that writes (a drive's write cache drains) and runs
     /// a test's windows back to back; a duration pauses that long between runs and between tests
@@ -453,35 +413,33 @@ pub struct CommonArgs {
     /// Length of the discarded warm-up pass before each test (0 to skip)
     #[arg(long, default_value = "1s", value_parser = units::parse_duration)]
     pub warmup: Duration,
-    /// Percentage of reads in mixed I/O (each command's help says which; see [`command`])
+    /// Percentage of reads in mixed I/O (each command's help says which; see [`super::docs::command`])
     #[arg(long, default_value_t = 70, value_parser = limit::mix_read)]
     pub mix_read: u8,
     #[arg(long, help = steady_state_help())]
     pub steady_state: bool,
     /// With --steady-state: give up after this many rounds (and say so)
-    #[arg(long, default_value_t = 25, requires = "steady_state", value_parser = parse_rounds)]
+    #[arg(long, default_value_t = 25, requires = "steady_state", value_parser = limit::rounds)]
     pub max_rounds: u32,
     #[command(flatten)]
     pub out: OutputArgs,
 }
 
 impl CommonArgs {
-    /// How each job is repeated, from `--runs`, `--warmup`, `--interval`
-    /// and `--steady-state`/`--max-rounds`.
     /// The length of each run: `--duration`, or the default of `--runs`.
     pub fn duration(&self) -> Duration {
         self.duration.unwrap_or(self.runs.default_duration())
     }
 
+    /// How each job is repeated, from `--runs`, `--warmup`, `--interval`
+    /// and `--steady-state`/`--max-rounds`.
     pub fn repeat(&self) -> Repeat {
+        let steady = self.steady_state.then(|| SteadyRule::up_to(self.max_rounds));
         Repeat {
             runs: self.runs,
             warmup: self.warmup,
             interval: self.interval,
-            steady: self.steady_state.then_some(SteadyRule {
-                window: crate::judge::thresholds::DEFAULT_WINDOW,
-                max_rounds: self.max_rounds,
-            }),
+            steady,
         }
     }
 }
@@ -501,7 +459,7 @@ pub struct TargetArgs {
     /// Span to test: the test file's size in a directory (default 1GiB), or a limit on a file/device.
     /// k/K/KiB, M/MiB, G/GiB, T/TiB are powers of 1024; kB, MB, GB, TB powers of 1000 (1GB = 10^9
     /// bytes, unlike fio)
-    #[arg(long, value_parser = parse_nonzero_size)]
+    #[arg(long, value_parser = limit::nonzero_size)]
     pub size: Option<u64>,
     /// I/O engine
     #[arg(long, value_enum, default_value = "io_uring")]
@@ -533,43 +491,22 @@ pub struct ExportArgs {
 }
 
 impl HostsArgs {
-    pub fn given(&self) -> bool {
-        !self.hosts.is_empty() || self.hosts_file.is_some()
-    }
-
-    /// The hosts from `--hosts` or `--hosts-file` (none: run here).
-    pub fn list(&self) -> crate::error::Result<Vec<crate::experiment::fio::HostSpec>> {
-        let Some(f) = &self.hosts_file else { return Ok(self.hosts.clone()) };
-        let text = crate::paths::read_text(f, "the hosts file").map_err(crate::error::usage)?;
-        let mut out = Vec::new();
-        for (n, line) in text.lines().enumerate() {
-            let line = line.split('#').next().unwrap_or("").trim();
-            if line.is_empty() {
-                continue;
-            }
-            let h = parse_host(line).map_err(|e| crate::error::usage(format!("{}:{}: {e}", f.display(), n + 1)))?;
-            out.push(h);
+    /// The hosts from `--hosts` or `--hosts-file`; none: run here.
+    pub fn list(&self) -> crate::error::Result<Option<Vec<HostSpec>>> {
+        match &self.hosts_file {
+            Some(f) => crate::experiment::fio::read_hosts_file(f).map(Some),
+            None => Ok(Some(self.hosts.clone()).filter(|h| !h.is_empty())),
         }
-        if out.is_empty() {
-            return Err(crate::error::usage(format!("{} names no host", f.display())));
-        }
-        Ok(out)
     }
 }
 
 impl ExportArgs {
-    /// The same with `--json` (the switch of info, list and show) applied.
-    pub fn or_json(&self, json: bool) -> ExportArgs {
-        let mut x = self.clone();
-        if json {
-            x.format = Format::Json;
-        }
-        x
-    }
-
-    /// The file to write, when not stdout.
-    pub fn file(&self) -> Option<&std::path::Path> {
-        self.output.as_deref().filter(|p| p.as_os_str() != "-")
+    /// Where and how the document is written, with `--json` (the switch of
+    /// info, list and show) applied.
+    pub fn to(&self, json: bool) -> crate::deliver::Export {
+        let format = if json { Format::Json } else { self.format };
+        let (output, units) = (self.output.clone(), self.units);
+        crate::deliver::Export { format, output, units }
     }
 }
 
@@ -660,33 +597,6 @@ fn steady_state_help() -> String {
     )
 }
 
-/// `--max-rounds`: at least one steady-state window.
-fn parse_rounds(s: &str) -> std::result::Result<u32, String> {
-    let v: u32 = s.trim().parse().map_err(|_| format!("'{s}' is not a whole number"))?;
-    let min = crate::judge::thresholds::DEFAULT_WINDOW as u32;
-    if !(min..=crate::plan::limits::MAX_ROUNDS).contains(&v) {
-        return Err(format!(
-            "rounds must be between {min} and {}, got {v}",
-            crate::plan::limits::MAX_ROUNDS
-        ));
-    }
-    Ok(v)
-}
-
-fn parse_nonzero_size(s: &str) -> std::result::Result<u64, String> {
-    match units::parse_size(s)? {
-        0 => Err("size must be greater than 0".into()),
-        v => Ok(v),
-    }
-}
-
-fn parse_nonzero_duration(s: &str) -> std::result::Result<Duration, String> {
-    match units::parse_duration(s)? {
-        d if d.is_zero() => Err("duration must be greater than 0".into()),
-        d => Ok(d),
-    }
-}
-
 #[derive(Args, Debug)]
 pub struct ScanArgs {
     /// A block device (read-only by default: safe even while mounted), a file, or a directory (a test file is made there)
@@ -695,10 +605,10 @@ pub struct ScanArgs {
     #[arg(long, default_value_t = 100, value_parser = limit::zones)]
     pub zones: u32,
     /// Bytes measured at the start of each zone (M/MiB = 2^20, MB = 10^6)
-    #[arg(long, default_value = "64MiB", value_parser = parse_nonzero_size)]
+    #[arg(long, default_value = "64MiB", value_parser = limit::nonzero_size)]
     pub window: u64,
     /// Measure each zone for this long instead of --window bytes
-    #[arg(long, value_parser = parse_nonzero_duration, conflicts_with = "window")]
+    #[arg(long, value_parser = limit::nonzero_duration, conflicts_with = "window")]
     pub zone_time: Option<Duration>,
     /// Random 4K reads at QD1 over the range for the access time (0 to skip)
     #[arg(long, default_value_t = 1000)]
@@ -748,7 +658,7 @@ pub struct CapacityArgs {
     pub force: bool,
     /// Precision of the real size: the probe stops when the boundary is known to within this many
     /// bytes (rounded up to whole 4 KiB blocks; each halving costs one round of about 20 blocks)
-    #[arg(long, value_name = "SIZE", default_value = "1MiB", value_parser = parse_nonzero_size)]
+    #[arg(long, value_name = "SIZE", default_value = "1MiB", value_parser = limit::nonzero_size)]
     pub granularity: u64,
     /// Write a backup file left by an interrupted probe (a crash, kill -9) back to its device,
     /// read it back, and delete it; the file must name this device and its size
@@ -769,7 +679,7 @@ pub struct VerifyArgs {
     pub target: PathBuf,
     /// Bytes to verify (default: the whole device, or the directory's free space less a margin of 0.1%,
     /// at least 16 MiB); a multiple of 4 KiB
-    #[arg(long, value_parser = parse_nonzero_size)]
+    #[arg(long, value_parser = limit::nonzero_size)]
     pub size: Option<u64>,
     /// Bytes per write and read request (a multiple of 4 KiB)
     #[arg(long, default_value = "1M", value_parser = limit::bs)]
@@ -779,7 +689,7 @@ pub struct VerifyArgs {
     pub zones: u32,
     /// Between writing and reading back, let go of the target and wait: for Enter (no value) or for a
     /// duration (30s). Unplug and replug the device meanwhile, so its own cache cannot answer the reads
-    #[arg(long, value_name = "DURATION", num_args = 0..=1, default_missing_value = "enter", value_parser = parse_cold_wait)]
+    #[arg(long, value_name = "DURATION", num_args = 0..=1, default_missing_value = "enter", value_parser = ColdWait::parse)]
     pub cold_wait: Option<ColdWait>,
     /// Use the page cache instead of O_DIRECT (flushed and dropped before reading back; labelled buffered)
     #[arg(long)]
@@ -793,13 +703,6 @@ pub struct VerifyArgs {
     pub force: bool,
     #[command(flatten)]
     pub out: OutputArgs,
-}
-
-fn parse_cold_wait(s: &str) -> std::result::Result<ColdWait, String> {
-    match s {
-        "enter" => Ok(ColdWait::Prompt),
-        _ => parse_nonzero_duration(s).map(ColdWait::For),
-    }
 }
 
 #[derive(Args, Debug)]

@@ -1,96 +1,121 @@
-//! Documentation generated from the clap definitions in [`super::args`]:
-//! shell completion scripts (`iolab completions`, clap_complete) and manual
-//! pages (`iolab man`, clap_mangen), plus the exit statuses that `--help`
-//! and the top manual page both state.
+//! The command as users see it ([`command`]: the clap definitions of
+//! [`super::args`] with the first screen's grouped commands, examples and
+//! exit statuses), and what is generated from it: shell completion scripts
+//! (`iolab completions`, clap_complete) and manual pages (`iolab man`,
+//! clap_mangen).
 
-use super::args::command;
-use crate::error::{Result, failed};
+use crate::deliver::{Delivery, Step};
+use crate::error::{EXIT_STATUSES, Result, failed};
 use clap::Command;
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap_complete::Shell;
 use clap_mangen::Man;
-use std::io::Write;
 use std::path::Path;
 
-/// iolab's exit statuses (see [`crate::error::Error::exit_code`]): the one
-/// table behind `--help`'s "Exit status" and the man page's EXIT STATUS.
-pub const EXIT_STATUSES: &[(&str, &str)] = &[
-    ("0", "Success."),
-    ("1", "Failure: something failed while measuring or storing the result."),
-    ("2", "Usage: bad arguments or input (a missing target), a refused write."),
-    (
-        "3",
-        "The device failed a check: verify found data that did not read back as written, capacity found a fake size (the result is kept).",
-    ),
-    (
-        "4",
-        "The result was printed (and its JSON written where asked) but not saved in the results store (a full or read-only disk); the message names the store.",
-    ),
-    (
-        "70",
-        "Internal error: a bug in iolab (a panic), said in one line; please report it.",
-    ),
-    ("128+N", "Interrupted by signal N (130: SIGINT); what finished is kept."),
+/// The command line as users see it: the derived definition, with the
+/// help of shared options said in each command's own terms, and the first
+/// screen: the commands by what they do ([`grouped`]), the examples, and
+/// (with `--help`) the exit statuses.
+pub fn command() -> Command {
+    grouped(definition())
+}
+
+/// The same before clap builds it (adds `help`), with the help in one block:
+/// what completions and manual pages are made from.
+fn definition() -> Command {
+    use clap::CommandFactory;
+    let mix = |text: &'static str| move |c: Command| c.mut_arg("mix_read", |a| a.help(text));
+    super::args::Cli::command()
+        .after_help(examples_help())
+        .after_long_help(exit_status_help())
+        .mut_subcommand(
+            "run",
+            mix("Percentage of reads in the mixed tests: the mix suite's, and a user suite's rw and randrw jobs"),
+        )
+        .mut_subcommand("job", mix("Percentage of reads with --rw randrw or rw"))
+        .mut_subcommand("scale", mix("Percentage of reads with --rw randrw or rw"))
+}
+
+/// The first screen's commands by what they do. Every command clap knows
+/// (its `help` too) is in exactly one group, and nothing else is: a test
+/// checks, so a new command cannot be left off the first screen.
+pub const GROUPS: &[(&str, &str)] = &[
+    ("Measure", "run job scan scale time verify capacity selftest"),
+    ("Results", "list show compare report import label tag delete"),
+    ("Describe", "info suites schema"),
+    ("Setup", "completions man help"),
 ];
 
-/// Where a new user starts: the first commands worth typing.
-pub const EXAMPLES: &[(&str, &str)] = &[
-    (
-        "iolab run .",
-        "the CrystalDiskMark battery on the current directory (a 1 GiB test file, removed afterwards; 8 tests, each until its figure settles: 1 to 3 minutes)",
-    ),
-    (
-        "iolab run /mnt/usb --size 256MiB --runs 1",
-        "a quick look: a smaller file, one run per test",
-    ),
-    (
-        "iolab job /dev/nvme0n1 --rw randread --qd 32 --latency off",
-        "one fio-style job, read-only on a device, with the least CPU (no latency)",
-    ),
-    (
-        "iolab scan /dev/sdb",
-        "a block device's transfer curve, access time and burst rate: read-only, safe while mounted",
-    ),
-    (
-        "iolab compare 1 2",
-        "two stored runs side by side, with ratios and noise (`iolab list` shows the ids)",
-    ),
-];
+/// `cmd` with its commands listed by [`GROUPS`] on its help screen. clap
+/// lists them in one block (its issue #1553), so the help template lists
+/// them: clap's own list (each name and one-line about, wrapped as clap
+/// wraps it), cut into one entry per command and put under its group.
+fn grouped(mut cmd: Command) -> Command {
+    cmd.build();
+    let list = cmd.clone().help_template("{subcommands}").render_help();
+    let (plain, styled) = (list.to_string(), list.ansi().to_string());
+    // (name, lines): a command's line starts at column 2, its wrapped about further right.
+    let mut entries: Vec<(&str, String)> = Vec::new();
+    for (p, s) in plain.lines().zip(styled.lines()) {
+        match p.strip_prefix("  ").filter(|r| !r.starts_with(' ')) {
+            Some(r) => entries.push((r.split_whitespace().next().unwrap_or(""), format!("{s}\n"))),
+            None => entries.last_mut().into_iter().for_each(|e| e.1 += &format!("{s}\n")),
+        }
+    }
+    let h = clap::builder::Styles::default().get_header().to_owned();
+    let mut groups = String::new();
+    for (group, names) in GROUPS {
+        groups += &format!("{h}{group}:{h:#}\n");
+        for (_, lines) in names.split_whitespace().filter_map(|n| entries.iter().find(|e| e.0 == n)) {
+            groups += lines;
+        }
+        groups += "\n";
+    }
+    cmd.help_template(format!(
+        "{{before-help}}{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{groups}{h}Options:{h:#}\n{{options}}{{after-help}}"
+    ))
+}
+
+/// Where a new user starts: the first commands worth typing, each with
+/// what it does (indented), as the first screen shows them.
+pub const EXAMPLES: &str = "  iolab run .
+      the CrystalDiskMark battery on the current directory (a 1 GiB test file, removed afterwards; 8 tests, each until its figure settles: 1 to 3 minutes)
+  iolab run /mnt/usb --size 256MiB --runs 1
+      a quick look: a smaller file, one run per test
+  iolab job /dev/nvme0n1 --rw randread --qd 32 --latency off
+      one fio-style job, read-only on a device, with the least CPU (no latency)
+  iolab scan /dev/sdb
+      a block device's transfer curve, access time and burst rate: read-only, safe while mounted
+  iolab compare 1 2
+      two stored runs side by side, with ratios and noise (`iolab list` shows the ids)";
 
 /// The top command's `after_help`: the examples.
 pub fn examples_help() -> String {
     let h = clap::builder::Styles::default().get_header().to_owned();
-    let mut s = format!("{h}Examples:{h:#}\n");
-    for (cmd, what) in EXAMPLES {
-        s.push_str(&format!("  {cmd}\n      {what}\n"));
-    }
-    s.pop();
-    s
+    format!("{h}Examples:{h:#}\n{EXAMPLES}")
 }
 
 /// The top command's `after_long_help`: the examples, then the exit
 /// statuses, under headings styled as clap styles "Options:".
 pub fn exit_status_help() -> String {
     let h = clap::builder::Styles::default().get_header().to_owned();
-    let mut s = examples_help() + "\n\n";
-    s.push_str(&format!("{h}Exit status:{h:#}\n"));
-    for (code, meaning) in EXIT_STATUSES {
-        s.push_str(&format!("  {code:<7} {meaning}\n"));
-    }
-    s.pop();
-    s
+    let codes: String = EXIT_STATUSES
+        .iter()
+        .map(|(code, meaning)| format!("\n  {code:<7} {meaning}"))
+        .collect();
+    format!("{}\n\n{h}Exit status:{h:#}{codes}", examples_help())
 }
 
 /// `iolab completions SHELL`: the completion script on stdout.
-pub fn completions(shell: Shell) -> Result<()> {
-    let mut cmd = command();
+pub fn completions(shell: Shell) -> Delivery {
+    let mut cmd = definition();
     if shell == Shell::Fish {
         cmd = fish_safe(cmd);
     }
     let name = cmd.get_name().to_string();
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut cmd, name, &mut script);
-    write_stdout(&script)
+    Delivery::print(String::from_utf8_lossy(&script).into_owned())
 }
 
 /// `cmd` with `"` in the help of possible values turned into `'`:
@@ -124,18 +149,24 @@ fn fish_safe(cmd: Command) -> Command {
 
 /// `iolab man [--dir DIR]`: every page into DIR (each path on stderr), or
 /// the top page on stdout.
-pub fn man(dir: Option<&Path>) -> Result<()> {
+pub fn man(dir: Option<&Path>) -> Result<Delivery> {
     let pages = man_pages().map_err(|e| failed(format!("rendering the manual pages: {e}")))?;
+    let text = |page: &[u8]| String::from_utf8_lossy(page).into_owned();
     let Some(dir) = dir else {
-        return write_stdout(&pages[0].1);
+        return Ok(Delivery::print(text(&pages[0].1)));
     };
     std::fs::create_dir_all(dir).map_err(|e| failed(format!("cannot create {}: {e}", dir.display())))?;
+    let mut d = Delivery::default();
     for (name, page) in &pages {
         let path = dir.join(name);
-        crate::paths::write_output(&path, page).map_err(super::output_err)?;
-        eprintln!("{}", path.display());
+        let text = text(page);
+        d.steps.push(Step::Write {
+            to: Some(path.clone()),
+            text,
+        });
+        d.steps.push(Step::Say(path.display().to_string()));
     }
-    Ok(())
+    Ok(d)
 }
 
 /// Every manual page as (file name, roff): `iolab.1` first, then
@@ -154,7 +185,7 @@ pub fn man_pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
         }
         Ok(())
     }
-    let mut cmd = no_help_subcommand(command());
+    let mut cmd = no_help_subcommand(definition());
     cmd.build();
     let mut pages = vec![top_page(&cmd)?];
     sub_pages(&cmd, &mut pages)?;
@@ -185,13 +216,6 @@ fn roff_text(s: &str) -> String {
     s.replace('\\', "\\e").replace('-', "\\-")
 }
 
-fn write_stdout(bytes: &[u8]) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(bytes)
-        .and_then(|_| out.flush())
-        .map_err(|e| failed(format!("writing output: {e}")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,12 +240,49 @@ mod tests {
         assert!(exit_status_help().contains("128+N"));
     }
 
+    /// Issue 24: the first screen lists every command clap knows exactly
+    /// once, under its group, with its one-line about, and nothing else.
+    #[test]
+    fn the_first_screen_lists_every_command_once_by_what_it_does() {
+        let cmd = command();
+        let known: std::collections::BTreeSet<&str> = cmd.get_subcommands().map(|s| s.get_name()).collect();
+        assert!(known.contains("help") && known.contains("run"), "{known:?}");
+        let grouped: Vec<&str> = GROUPS.iter().flat_map(|(_, names)| names.split_whitespace()).collect();
+        assert_eq!(grouped.len(), known.len(), "listed twice or missing: {grouped:?} vs {known:?}");
+        assert_eq!(grouped.iter().copied().collect::<std::collections::BTreeSet<_>>(), known);
+        for long in [false, true] {
+            let help = if long {
+                cmd.clone().render_long_help()
+            } else {
+                cmd.clone().render_help()
+            }
+            .to_string();
+            let screen = help.split("\nOptions:\n").next().unwrap();
+            let (mut headings, mut listed) = (Vec::new(), Vec::new());
+            for line in screen.lines().skip_while(|l| !l.starts_with("Usage:")).skip(1) {
+                match line.strip_prefix("  ") {
+                    Some(r) if !r.starts_with(' ') => listed.push(r.split_whitespace().next().unwrap()),
+                    Some(_) => {}
+                    None if !line.is_empty() => headings.push(line.trim_end_matches(':')),
+                    None => {}
+                }
+            }
+            assert_eq!(listed, grouped, "{help}");
+            assert_eq!(headings, GROUPS.iter().map(|g| g.0).collect::<Vec<_>>(), "{help}");
+            for sub in cmd.get_subcommands() {
+                let about = sub.get_about().unwrap().to_string();
+                let first: String = about.split_whitespace().take(3).collect::<Vec<_>>().join(" ");
+                assert!(screen.contains(&first), "{}'s about is not on the screen", sub.get_name());
+            }
+        }
+    }
+
     #[test]
     fn one_page_per_command_and_exit_status_on_top() {
         let pages = man_pages().unwrap();
         let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names[0], "iolab.1");
-        for sub in command().get_subcommands() {
+        for sub in definition().get_subcommands() {
             let want = format!("iolab-{}.1", sub.get_name());
             assert!(names.contains(&want.as_str()), "no page {want} in {names:?}");
         }

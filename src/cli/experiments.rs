@@ -5,7 +5,7 @@ use super::args::*;
 use crate::config::Config;
 use crate::error::{Result, usage};
 use crate::experiment::Experiment;
-use crate::experiment::apps::{AppRequest, Workload};
+use crate::experiment::apps::AppRequest;
 use crate::experiment::capacity::CapacityRequest;
 use crate::experiment::jobs::JobsRequest;
 use crate::experiment::scale::{GivenLayout, ScaleRequest};
@@ -16,7 +16,7 @@ use crate::judge::capacity::EarlierVerify;
 use crate::judge::scale::Layout;
 use crate::plan::scale::ScalePlan;
 use crate::plan::scan::ZoneAmount;
-use crate::plan::{Common, JobSpec, Limit, SuiteChoice, SuiteName};
+use crate::plan::{Common, JobSpec, Limit, SuiteChoice};
 use crate::target::Choice;
 use std::path::{Path, PathBuf};
 
@@ -37,36 +37,27 @@ pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
         SuiteChoice::User(name) => {
             let user = config
                 .and_then(|cfg| cfg.suite(name))
-                .ok_or_else(|| usage(super::settings::unknown_suite_message(name, config)))?;
+                .ok_or_else(|| usage(crate::config::unknown_suite_message(name, config)))?;
             let mut req = JobsRequest::user_suite(user, &common, choice(&a.target, &c.target, &a.errors), c.repeat())?;
             req.via_fio = c.target.engine.via_fio();
             return Ok(Experiment::Jobs(req));
         }
     };
-    let exp = if suite.is_app() {
+    if suite.is_app() {
         iolab_engine(c.target.engine, &format!("run --suite {}", suite.as_str()))?;
-        if a.errors.continue_on_error {
-            return Err(usage(format!(
-                "--continue-on-error applies to suites of jobs; the {} suite is an application workload, which stops at its first error",
-                suite.as_str()
-            )));
-        }
-        Experiment::App(AppRequest {
-            workload: match suite {
-                SuiteName::Files => Workload::Files { files: a.files },
-                _ => Workload::Git { commits: a.commits },
-            },
-            dir: a.target.clone(),
-            // An application workload is timed whole: `auto` runs it its fewest times.
-            runs: c.runs.min(),
-            interval: c.interval.before_next(true),
-        })
-    } else {
-        let mut req = JobsRequest::suite(suite, &common, choice(&a.target, &c.target, &a.errors), c.repeat())?;
-        req.via_fio = c.target.engine.via_fio();
-        Experiment::Jobs(req)
-    };
-    Ok(exp)
+        let (dir, errors) = (a.target.clone(), a.errors.continue_on_error);
+        return Ok(Experiment::App(AppRequest::suite(
+            suite,
+            dir,
+            a.files,
+            a.commits,
+            &c.repeat(),
+            errors,
+        )?));
+    }
+    let mut req = JobsRequest::suite(suite, &common, choice(&a.target, &c.target, &a.errors), c.repeat())?;
+    req.via_fio = c.target.engine.via_fio();
+    Ok(Experiment::Jobs(req))
 }
 
 /// `iolab job`.
@@ -84,17 +75,16 @@ pub(super) fn job(a: &JobArgs) -> Result<Experiment> {
         c.target.engine.kind(),
     );
     spec.timing = c.latency;
-    let exp = Experiment::Jobs(JobsRequest {
+    Ok(Experiment::Jobs(JobsRequest {
         suite: None,
-        target: choice(&a.target, &c.target, &a.errors),
+        // No TARGET (only with --hosts): an empty path, for the hosts that name their own.
+        target: choice(a.target.as_deref().unwrap_or(Path::new("")), &c.target, &a.errors),
         jobs: vec![spec],
         repeat: c.repeat(),
         via_fio: c.target.engine.via_fio(),
-    });
-    Ok(exp)
+    }))
 }
 
-/// `iolab scan`.
 /// `--engine fio` runs jobs (run, job) only.
 fn iolab_engine(e: EngineArg, command: &str) -> Result<()> {
     if e.via_fio() {
@@ -105,9 +95,10 @@ fn iolab_engine(e: EngineArg, command: &str) -> Result<()> {
     Ok(())
 }
 
+/// `iolab scan`.
 pub(super) fn scan(a: &ScanArgs) -> Result<Experiment> {
     iolab_engine(a.target_args.engine, "scan")?;
-    let exp = Experiment::Scan(ScanRequest {
+    Ok(Experiment::Scan(ScanRequest {
         target: choice(&a.target, &a.target_args, &a.errors),
         zones: a.zones,
         amount: match a.zone_time {
@@ -123,8 +114,7 @@ pub(super) fn scan(a: &ScanArgs) -> Result<Experiment> {
         zone_warmup: a.zone_warmup,
         burst: !a.no_burst,
         engine: a.target_args.engine.kind(),
-    });
-    Ok(exp)
+    }))
 }
 
 /// `iolab verify`.
@@ -148,7 +138,7 @@ pub(super) fn verify(a: &VerifyArgs) -> Result<Experiment> {
 pub(super) fn scale(a: &ScaleArgs) -> Result<Experiment> {
     let c = &a.common;
     iolab_engine(c.target.engine, "scale")?;
-    let exp = Experiment::Scale(ScaleRequest {
+    Ok(Experiment::Scale(ScaleRequest {
         targets: a.targets.iter().map(|p| choice(p, &c.target, &NO_CONTINUE)).collect(),
         member: a.vs.as_ref().map(|p| choice(p, &c.target, &NO_CONTINUE)),
         layout: a.layout.map(|l| GivenLayout {
@@ -175,13 +165,12 @@ pub(super) fn scale(a: &ScaleArgs) -> Result<Experiment> {
             engine: c.target.engine.kind(),
             timing: c.latency,
         },
-    });
-    Ok(exp)
+    }))
 }
 
 /// `iolab time`.
 pub(super) fn time(a: &TimeArgs) -> Result<Experiment> {
-    let exp = Experiment::Time(TimeRequest {
+    Ok(Experiment::Time(TimeRequest {
         command: a.command.clone(),
         cold: a.cold,
         runs: a.runs,
@@ -192,8 +181,7 @@ pub(super) fn time(a: &TimeArgs) -> Result<Experiment> {
         device: a.device.clone(),
         show_output: a.show_output,
         ignore_failure: a.ignore_failure,
-    });
-    Ok(exp)
+    }))
 }
 
 /// `iolab capacity`: the stored verify runs (`earlier`) veto "genuine" on

@@ -18,6 +18,9 @@
 use super::args::*;
 use super::*;
 use crate::import::proptests::config as proptest_config;
+use crate::plan;
+use crate::render::{self, Document};
+use crate::store::Store;
 use clap::FromArgMatches;
 use proptest::prelude::*;
 use std::ffi::OsString;
@@ -489,19 +492,11 @@ fn exercise(argv: &[OsString]) {
         // Parsing and validation only: no store lookup, no backup directory.
         Cmd::Capacity(a) => Some(experiments::capacity(a, Vec::new(), std::env::temp_dir())),
         Cmd::Suites(_) => {
-            let _ = suites_listing(Some(cfg));
+            let _ = deliver::suites(Some(cfg));
             None
         }
         Cmd::Import(a) => {
-            if let Ok(text) = crate::paths::read_text(&a.file, "the document to import")
-                && let Ok(imported) = crate::import::parse_import(&text)
-            {
-                let mut st = Store::open(Path::new(":memory:")).unwrap();
-                for run in &imported.runs {
-                    let tags: Vec<(String, String)> = a.tag.iter().chain(&run.tags).cloned().collect();
-                    st.save(&run.report, a.label.as_deref(), &tags, !run.report.interrupted).unwrap();
-                }
-            }
+            let _ = stored::import(Path::new(":memory:"), &a.file, a.label.as_deref(), &a.tag);
             None
         }
         Cmd::List(a) => {
@@ -524,7 +519,7 @@ fn exercise(argv: &[OsString]) {
             for &(id, bytes) in &a.capacity {
                 let _ = st.set_capacity(id, bytes);
             }
-            if let Ok((_, c)) = comparison(&st, &a.ids, a.baseline, Some(cfg)) {
+            if let Ok((_, c)) = stored::comparison(&mut Delivery::default(), &st, &a.ids, a.baseline, Some(cfg)) {
                 let _ = render::exporter(a.export.format, render::Style::default()).export(Document::Comparison(&c));
             }
             None

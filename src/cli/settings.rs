@@ -5,34 +5,23 @@
 //! the file is the library's ([`crate::config`]).
 
 use super::args::*;
+use super::docs::command;
 use crate::config::{self, Config};
 use crate::error::Result;
-use crate::plan::{SuiteChoice, SuiteName};
+use crate::plan::SuiteChoice;
 use crate::units;
 use clap::ArgMatches;
 use clap::parser::ValueSource;
-use std::path::PathBuf;
 
 /// The configuration file to read: `--config PATH` (which must exist), else
-/// the default one if it exists (under sudo, the invoking user's).
+/// the default one if it exists (under sudo, the invoking user's); none to
+/// print completions or manuals, describe a target or a document, or test iolab itself.
 pub(super) fn load(cli: &Cli) -> Result<Option<Config>> {
-    if let Some(p) = &cli.files.config.config {
-        return Config::load(p).map(Some);
-    }
-    let Some(p) = default_path() else {
+    if matches!(cli.cmd, Cmd::Completions(_) | Cmd::Man(_) | Cmd::Info(_) | Cmd::Selftest(_) | Cmd::Schema(_)) {
         return Ok(None);
-    };
-    match std::fs::metadata(&p) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        _ => Config::load(&p).map(Some),
     }
-}
-
-fn default_path() -> Option<PathBuf> {
-    match crate::store::default_location().owner {
-        Some(user) => Some(user.home.join(".config/iolab/config.toml")),
-        None => config::default_path_from(|k| std::env::var_os(k)),
-    }
+    let sudo_home = || crate::store::default_location().owner.map(|u| u.home);
+    Config::in_effect(cli.files.config.config.as_deref(), sudo_home)
 }
 
 /// Fill in the file's defaults where the command line gave no value.
@@ -48,42 +37,22 @@ pub(super) fn apply(cli: &mut Cli, m: &ArgMatches, cfg: &Config) {
         return;
     };
     let typed = |id: &str| sub.value_source(id) == Some(ValueSource::CommandLine);
+    // The file's value where the command line gave none.
+    fn fill<T: Clone>(slot: &mut T, typed: bool, file: Option<T>) {
+        if let Some(v) = file.filter(|_| !typed) {
+            *slot = v;
+        }
+    }
     let target = |t: &mut TargetArgs| {
-        if !typed("size") && d.size.is_some() {
-            t.size = d.size;
-        }
-        if !typed("engine")
-            && let Some(e) = d.engine
-        {
-            t.engine = e.into();
-        }
+        fill(&mut t.size, typed("size"), d.size.map(Some));
+        fill(&mut t.engine, typed("engine"), d.engine.map(Into::into));
     };
     let common = |c: &mut CommonArgs| {
-        if !typed("runs")
-            && let Some(v) = d.runs
-        {
-            c.runs = v;
-        }
-        if !typed("duration")
-            && let Some(v) = d.duration
-        {
-            c.duration = Some(v);
-        }
-        if !typed("warmup")
-            && let Some(v) = d.warmup
-        {
-            c.warmup = v;
-        }
-        if !typed("interval")
-            && let Some(v) = d.interval
-        {
-            c.interval = v;
-        }
-        if !typed("latency")
-            && let Some(v) = d.latency
-        {
-            c.latency = v;
-        }
+        fill(&mut c.runs, typed("runs"), d.runs);
+        fill(&mut c.duration, typed("duration"), d.duration.map(Some));
+        fill(&mut c.warmup, typed("warmup"), d.warmup);
+        fill(&mut c.interval, typed("interval"), d.interval);
+        fill(&mut c.latency, typed("latency"), d.latency);
         target(&mut c.target);
     };
     match &mut cli.cmd {
@@ -111,38 +80,13 @@ pub(super) fn check_suite(cli: &Cli, cfg: Option<&Config>) -> std::result::Resul
     let mut e = clap::Error::new(ErrorKind::InvalidValue).with_cmd(run);
     e.insert(ContextKind::InvalidArg, ContextValue::String("--suite <SUITE>".into()));
     e.insert(ContextKind::InvalidValue, ContextValue::String(name.clone()));
-    e.insert(ContextKind::ValidValue, ContextValue::Strings(suite_names(cfg)));
-    e.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![user_suites_note(cfg).into()]));
+    e.insert(ContextKind::ValidValue, ContextValue::Strings(config::suite_names(cfg)));
+    e.insert(
+        ContextKind::Suggested,
+        ContextValue::StyledStrs(vec![config::user_suites_note(cfg).into()]),
+    );
     e.insert(ContextKind::Usage, ContextValue::StyledStr(usage));
     Err(e)
-}
-
-/// Every suite `--suite` accepts: the built-in ones, then the file's.
-fn suite_names(cfg: Option<&Config>) -> Vec<String> {
-    let user = cfg.into_iter().flat_map(|c| c.suites.iter().map(|s| s.name.clone()));
-    SuiteName::all().iter().map(|s| s.as_str().to_string()).chain(user).collect()
-}
-
-fn user_suites_note(cfg: Option<&Config>) -> String {
-    match cfg {
-        Some(c) if !c.suites.is_empty() => format!(
-            "user suites ({}): {}",
-            c.path.display(),
-            c.suites.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
-        ),
-        Some(c) => format!("{} defines no suites", c.path.display()),
-        None => "no configuration file: user suites are defined under [suites.NAME] in $XDG_CONFIG_HOME/iolab/config.toml or --config PATH"
-            .into(),
-    }
-}
-
-/// The message for an unknown suite, in one line.
-pub(super) fn unknown_suite_message(name: &str, cfg: Option<&Config>) -> String {
-    format!(
-        "no suite '{name}': built-in suites are {}; {}",
-        SuiteName::all().map(|s| s.as_str()).join(", "),
-        user_suites_note(cfg)
-    )
 }
 
 /// The note for sizes typed in decimal units, once for the command line.

@@ -228,6 +228,32 @@ pub(super) fn run_local(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
     })
 }
 
+/// `--emit fio`: the experiment's jobs as a fio job file on the target it
+/// names (a directory gets fio's own test file of `--size`, default 1 GiB;
+/// a file or device is used as it is).
+pub fn emit(exp: &super::Experiment) -> Result<String> {
+    exp.validate()?;
+    let super::Experiment::Jobs(req) = exp else {
+        return Err(usage("this suite is an application workload: fio cannot run it"));
+    };
+    let path = &req.target.path;
+    if path.as_os_str().is_empty() {
+        return Err(usage("--emit fio needs a TARGET: the job file names it"));
+    }
+    let target = if path.is_dir() {
+        FioTarget::Directory {
+            dir: path.display().to_string(),
+            size: req.target.size.unwrap_or(crate::target::DEFAULT_TEST_FILE),
+        }
+    } else {
+        FioTarget::Path {
+            filename: path.display().to_string(),
+            size: req.target.size,
+        }
+    };
+    Ok(job_file(&req.jobs, &req.repeat, &target))
+}
+
 /// fio's server port when a host names none.
 pub const FIO_PORT: u16 = 8765;
 
@@ -282,12 +308,60 @@ impl HostSpec {
     }
 }
 
+/// A hosts file (`--hosts-file`): one `HOST[:PORT][=PATH]` per line, `#`
+/// starting a comment; an error names the file and line.
+pub fn read_hosts_file(f: &std::path::Path) -> Result<Vec<HostSpec>> {
+    let text = crate::paths::read_text(f, "the hosts file").map_err(usage)?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        out.push(HostSpec::parse(line).map_err(|e| usage(format!("{}:{}: {e}", f.display(), n + 1)))?);
+    }
+    if out.is_empty() {
+        return Err(usage(format!("{} names no host", f.display())));
+    }
+    Ok(out)
+}
+
 /// One plan on many hosts at once.
 #[derive(Clone, Debug)]
 pub struct HostsRequest {
-    /// The jobs; `jobs.target` is the path on every host that names none.
+    /// The jobs; `jobs.target` is the path on every host that names none
+    /// (an empty path: no TARGET was given, and every host must name one).
     pub jobs: JobsRequest,
     pub hosts: Vec<HostSpec>,
+}
+
+impl HostsRequest {
+    /// `--hosts` for an experiment: suites of jobs only.
+    pub fn new(exp: super::Experiment, hosts: Vec<HostSpec>) -> Result<HostsRequest> {
+        match exp {
+            super::Experiment::Jobs(jobs) => Ok(HostsRequest { jobs, hosts }),
+            _ => Err(usage(
+                "--hosts runs `run` and `job` suites of jobs; this suite is an application workload",
+            )),
+        }
+    }
+
+    /// The path each host measures: its own, else the TARGET; a host with
+    /// neither is a usage error that names it.
+    pub fn paths(&self) -> Result<Vec<PathBuf>> {
+        let target = &self.jobs.target.path;
+        self.hosts
+            .iter()
+            .map(|h| match &h.path {
+                Some(p) => Ok(p.clone()),
+                None if !target.as_os_str().is_empty() => Ok(target.clone()),
+                None => Err(usage(format!(
+                    "--hosts entry '{}' names no path and no TARGET is given: write it {}=PATH, or give a TARGET for the hosts without one",
+                    h.addr, h.addr
+                ))),
+            })
+            .collect()
+    }
 }
 
 /// What each host gave: its report, or why it has none (the reason without
@@ -366,13 +440,13 @@ pub fn run_hosts(r: &HostsRequest, ctx: &Context) -> Result<HostsOutcome> {
             return Err(usage(format!("host {} is given twice", h.addr)));
         }
     }
+    let paths = r.paths()?;
     let version = local_version()?;
     let writes = r.jobs.jobs.iter().any(|s| s.rw.writes());
     let mut files = Vec::new();
     let mut runs: Vec<(String, std::result::Result<crate::summary::Report, String>)> = Vec::new();
     let mut ready: Vec<(&HostSpec, usize)> = Vec::new();
-    for (i, h) in r.hosts.iter().enumerate() {
-        let path = h.path.clone().unwrap_or_else(|| r.jobs.target.path.clone());
+    for (i, (h, path)) in r.hosts.iter().zip(&paths).enumerate() {
         let p = path.display().to_string();
         // iolab cannot look at a remote device: writes to anything under
         // /dev need the user's explicit consent; fio refuses mounted ones.
@@ -489,6 +563,90 @@ mod tests {
         for bad in ["", "a b", "h:port", "h="] {
             assert!(HostSpec::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    fn jobs(target: &str) -> JobsRequest {
+        let spec = crate::plan::JobSpec::custom(
+            crate::plan::Rw::Read,
+            1 << 20,
+            1,
+            1,
+            70,
+            crate::plan::Limit::Time(Duration::from_secs(1)),
+            true,
+            crate::plan::EngineKind::IoUring,
+        );
+        JobsRequest {
+            suite: None,
+            target: target::Choice {
+                path: target.into(),
+                size: None,
+                buffered: false,
+                allow_destroy: false,
+                force: false,
+                continue_on_error: false,
+            },
+            jobs: vec![spec],
+            repeat: crate::plan::Repeat::fixed(1, Duration::ZERO, Duration::ZERO),
+            via_fio: true,
+        }
+    }
+
+    fn hosts(list: &[&str]) -> Vec<HostSpec> {
+        list.iter().map(|h| HostSpec::parse(h).unwrap()).collect()
+    }
+
+    /// Issue 24: with every host's own path no TARGET is needed; a host
+    /// without one then is a usage error that names it.
+    #[test]
+    fn each_host_measures_its_own_path_else_the_target() {
+        let exp = |t: &str| super::super::Experiment::Jobs(jobs(t));
+        let r = HostsRequest::new(exp(""), hosts(&["a=/dev/x", "b:9000=/dev/y"])).unwrap();
+        assert_eq!(r.paths().unwrap(), vec![PathBuf::from("/dev/x"), PathBuf::from("/dev/y")]);
+        let r = HostsRequest::new(exp("/mnt"), hosts(&["a=/dev/x", "b"])).unwrap();
+        assert_eq!(r.paths().unwrap(), vec![PathBuf::from("/dev/x"), PathBuf::from("/mnt")]);
+        let r = HostsRequest::new(exp(""), hosts(&["a=/dev/x", "b:9000"])).unwrap();
+        let e = r.paths().unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().starts_with("--hosts entry 'b:9000' names no path"), "{e}");
+        // Application workloads do not run through fio.
+        let app = super::super::Experiment::Time(crate::experiment::time::TimeRequest {
+            command: vec!["true".into()],
+            cold: false,
+            runs: 1,
+            warmup: 0,
+            prepare: None,
+            cleanup: None,
+            cwd: None,
+            device: None,
+            show_output: false,
+            ignore_failure: false,
+        });
+        assert_eq!(HostsRequest::new(app, hosts(&["a=/x"])).unwrap_err().exit_code(), 2);
+    }
+
+    #[test]
+    fn hosts_files_skip_comments_and_name_the_bad_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("hosts");
+        std::fs::write(&f, "# the lab\nnas1=/dev/sdb  # left rack\n\n nas2:8799\n").unwrap();
+        assert_eq!(read_hosts_file(&f).unwrap(), hosts(&["nas1=/dev/sdb", "nas2:8799"]));
+        std::fs::write(&f, "nas1\nnas2:port\n").unwrap();
+        let e = read_hosts_file(&f).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:2: ", f.display())), "{e}");
+        std::fs::write(&f, "# nobody\n").unwrap();
+        assert!(read_hosts_file(&f).unwrap_err().to_string().ends_with("names no host"));
+    }
+
+    #[test]
+    fn emitted_job_files_name_the_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let exp = |t: &str| super::super::Experiment::Jobs(jobs(t));
+        let text = emit(&exp(dir.path().to_str().unwrap())).unwrap();
+        assert!(text.contains(&format!("directory={}", dir.path().display())), "{text}");
+        let text = emit(&exp("/dev/null")).unwrap();
+        assert!(text.contains("filename=/dev/null"), "{text}");
+        assert_eq!(emit(&exp("")).unwrap_err().exit_code(), 2);
     }
 
     #[test]

@@ -58,6 +58,16 @@ pub enum ColdWait {
     For(Duration),
 }
 
+impl ColdWait {
+    /// `--cold-wait`'s value: `enter`, or a duration above 0.
+    pub fn parse(s: &str) -> std::result::Result<ColdWait, String> {
+        match s {
+            "enter" => Ok(ColdWait::Prompt),
+            _ => crate::plan::limits::parse::nonzero_duration(s).map(ColdWait::For),
+        }
+    }
+}
+
 /// `iolab verify` as the user asks for it.
 #[derive(Clone, Debug)]
 pub struct VerifyRequest {

@@ -94,6 +94,29 @@ pub mod parse {
     pub fn zones(s: &str) -> Result<u32, String> {
         check_count("zones", count(s)?, MAX_ZONES)
     }
+    /// A size, in any unit [`crate::units::parse_size`] reads, above 0.
+    pub fn nonzero_size(s: &str) -> Result<u64, String> {
+        match crate::units::parse_size(s)? {
+            0 => Err("size must be greater than 0".into()),
+            v => Ok(v),
+        }
+    }
+    /// A duration ([`crate::units::parse_duration`]) above 0.
+    pub fn nonzero_duration(s: &str) -> Result<std::time::Duration, String> {
+        match crate::units::parse_duration(s)? {
+            d if d.is_zero() => Err("duration must be greater than 0".into()),
+            d => Ok(d),
+        }
+    }
+    /// `--max-rounds`: at least one steady-state window, at most [`MAX_ROUNDS`].
+    pub fn rounds(s: &str) -> Result<u32, String> {
+        let v: u32 = count(s)?;
+        let min = crate::judge::thresholds::DEFAULT_WINDOW as u32;
+        if !(min..=MAX_ROUNDS).contains(&v) {
+            return Err(format!("rounds must be between {min} and {MAX_ROUNDS}, got {v}"));
+        }
+        Ok(v)
+    }
     pub fn mix_read(s: &str) -> Result<u8, String> {
         let v = s
             .trim()

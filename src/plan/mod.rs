@@ -15,7 +15,7 @@ mod suites;
 pub mod time;
 
 use std::time::Duration;
-pub use suites::{Common, SuiteChoice, SuiteName, SuiteTest};
+pub use suites::{Common, Listed, SuiteChoice, SuiteName, SuiteTest, listing};
 
 /// Access pattern, named as in fio so users can transfer their habits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -431,6 +431,18 @@ pub struct SteadyRule {
     /// The most rounds before giving up.
     #[schemars(extend("x-unit" = "count"))]
     pub max_rounds: u32,
+}
+
+impl SteadyRule {
+    /// The rule over its usual window (the last
+    /// [`DEFAULT_WINDOW`](crate::judge::thresholds::DEFAULT_WINDOW) rounds),
+    /// giving up after `max_rounds` rounds.
+    pub fn up_to(max_rounds: u32) -> SteadyRule {
+        SteadyRule {
+            window: crate::judge::thresholds::DEFAULT_WINDOW,
+            max_rounds,
+        }
+    }
 }
 
 impl Repeat {

@@ -249,6 +249,63 @@ pub struct Common {
     pub transfers: Vec<u64>,
 }
 
+/// One suite as `iolab suites` lists it: where it comes from (`built-in`,
+/// or the configuration file's path) and its jobs.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    pub name: String,
+    pub description: String,
+    pub source: String,
+    pub jobs: Vec<JobSpec>,
+}
+
+impl Listed {
+    /// The settings jobs are listed with: 5 s runs, O_DIRECT, io_uring, 70% reads.
+    pub fn common() -> Common {
+        Common {
+            limit: Limit::Time(std::time::Duration::from_secs(5)),
+            span: 0,
+            direct: true,
+            engine: EngineKind::IoUring,
+            mix_read: 70,
+            timing: Default::default(),
+            transfers: Vec::new(),
+        }
+    }
+
+    /// Every built-in suite.
+    pub fn built_in() -> Vec<Listed> {
+        SuiteName::all()
+            .into_iter()
+            .map(|s| Listed {
+                name: s.as_str().to_string(),
+                description: s.description().to_string(),
+                source: "built-in".to_string(),
+                jobs: s.jobs(&Listed::common()),
+            })
+            .collect()
+    }
+}
+
+/// `iolab suites`: each suite's name, description and source, then its
+/// jobs, one a line, each described by [`super::describe`].
+pub fn listing(all: &[Listed]) -> String {
+    let w = all.iter().map(|a| a.name.chars().count()).max().unwrap_or(0).max(8);
+    let mut s = String::new();
+    for l in all {
+        let description = if l.description.is_empty() {
+            String::new()
+        } else {
+            format!("{} ", l.description)
+        };
+        s.push_str(&format!("{:<w$} {description}({})\n", l.name, l.source));
+        for j in &l.jobs {
+            s.push_str(&format!("{:w$} {:<26} {}\n", "", j.name, super::describe(j)));
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

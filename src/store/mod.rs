@@ -17,8 +17,12 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+mod errors;
 mod location;
+mod verifies;
+pub use errors::not_saved;
 pub use location::{Account, Location, SudoUser, default_location, default_location_from, default_path_from, lookup_user};
+pub use verifies::{EarlierVerifies, earlier_verifies};
 
 /// Schema steps; step `i` takes the database from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -194,6 +198,32 @@ pub fn parse_tag(s: &str) -> std::result::Result<(String, String), String> {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
         _ => Err(format!("tag '{s}' is not of the form key=value")),
     }
+}
+
+/// `ID=PRICE` (`--price 3=59.99`; a leading `$` is allowed): a positive price.
+pub fn parse_price(s: &str) -> std::result::Result<(i64, f64), String> {
+    let (id, p) = s
+        .split_once('=')
+        .ok_or_else(|| format!("price '{s}' is not of the form ID=PRICE"))?;
+    let id = id.trim().parse().map_err(|_| format!("'{id}' is not a run id"))?;
+    let p: f64 = p
+        .trim()
+        .trim_start_matches('$')
+        .parse()
+        .map_err(|_| format!("'{p}' is not a price"))?;
+    if !(p.is_finite() && p > 0.0) {
+        return Err(format!("price must be positive, got {p}"));
+    }
+    Ok((id, p))
+}
+
+/// `ID=SIZE` (`--capacity 3=1TB`): a size above 0.
+pub fn parse_capacity(s: &str) -> std::result::Result<(i64, u64), String> {
+    let (id, c) = s
+        .split_once('=')
+        .ok_or_else(|| format!("capacity '{s}' is not of the form ID=SIZE"))?;
+    let id = id.trim().parse().map_err(|_| format!("'{id}' is not a run id"))?;
+    Ok((id, crate::plan::limits::parse::nonzero_size(c)?))
 }
 
 impl Store {

@@ -71,6 +71,34 @@ pub struct AppRequest {
 }
 
 impl AppRequest {
+    /// An application suite (`files` with `files` files, `git` with
+    /// `commits` commits) in `dir`. It is timed whole: `--runs auto` runs it
+    /// its fewest times, and it stops at its first error.
+    pub fn suite(
+        suite: crate::plan::SuiteName,
+        dir: PathBuf,
+        files: u64,
+        commits: u32,
+        repeat: &crate::plan::Repeat,
+        continue_on_error: bool,
+    ) -> Result<AppRequest> {
+        if continue_on_error {
+            return Err(usage(format!(
+                "--continue-on-error applies to suites of jobs; the {} suite is an application workload, which stops at its first error",
+                suite.as_str()
+            )));
+        }
+        Ok(AppRequest {
+            workload: match suite {
+                crate::plan::SuiteName::Files => Workload::Files { files },
+                _ => Workload::Git { commits },
+            },
+            dir,
+            runs: repeat.runs.min(),
+            interval: repeat.interval.before_next(true),
+        })
+    }
+
     pub fn validate(&self) -> Result<()> {
         crate::plan::limits::check_count("runs", self.runs, crate::plan::limits::MAX_RUNS).map_err(usage)?;
         if !self.dir.is_dir() {

@@ -282,6 +282,23 @@ pub fn pending_for(dir: &Path, device: Option<&str>, path: &str, size: u64) -> V
     found
 }
 
+/// Where the backup file goes when `--backup-dir` names no place: beside
+/// the results store `db`, or with an in-memory store (or one without a
+/// directory) `$XDG_STATE_HOME/iolab`, else `~/.local/state/iolab`, else
+/// `/var/tmp/iolab`. `env` reads the environment.
+pub fn default_dir(db: &Path, env: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
+    if db.as_os_str() != ":memory:"
+        && let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty())
+    {
+        return dir.to_path_buf();
+    }
+    let var = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    var("XDG_STATE_HOME")
+        .or_else(|| var("HOME").map(|h| h.join(".local/state")))
+        .unwrap_or_else(|| "/var/tmp".into())
+        .join("iolab")
+}
+
 /// Remove the backup file and make its removal durable.
 pub fn remove(path: &Path) -> io::Result<()> {
     std::fs::remove_file(path)?;
@@ -294,6 +311,25 @@ pub fn remove(path: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn capacity_backups_go_beside_the_store_else_in_the_state_dir() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| std::ffi::OsString::from(v))
+        };
+        let none = env(&[]);
+        assert_eq!(
+            default_dir(Path::new("/home/u/.local/share/iolab/results.db"), none),
+            Path::new("/home/u/.local/share/iolab")
+        );
+        let both = env(&[("XDG_STATE_HOME", "/st"), ("HOME", "/home/u")]);
+        assert_eq!(default_dir(Path::new(":memory:"), both), Path::new("/st/iolab"));
+        // A store named without a directory has none to be beside.
+        assert_eq!(default_dir(Path::new("results.db"), both), Path::new("/st/iolab"));
+        let home = env(&[("XDG_STATE_HOME", ""), ("HOME", "/home/u")]);
+        assert_eq!(default_dir(Path::new(":memory:"), home), Path::new("/home/u/.local/state/iolab"));
+        assert_eq!(default_dir(Path::new(":memory:"), none), Path::new("/var/tmp/iolab"));
+    }
 
     fn header(device: Option<&str>) -> BackupHeader {
         BackupHeader {

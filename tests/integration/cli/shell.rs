@@ -22,15 +22,18 @@ fn completion(shell: &str) -> String {
     )
 }
 
-/// The commands `iolab --help` lists, without clap's `help`.
+/// The commands `iolab --help` lists under its groups (Measure:, Results:,
+/// ...: the lines between the usage and the options), without clap's `help`.
 fn listed_commands() -> BTreeSet<String> {
     let help = ok(&iolab().arg("--help").output().unwrap(), "iolab --help");
     let list = help
-        .split("Commands:\n")
-        .nth(1)
-        .unwrap_or_else(|| panic!("no command list in: {help}"));
+        .split("\nOptions:\n")
+        .next()
+        .and_then(|h| h.split_once("Usage:"))
+        .filter(|(_, l)| l.contains("\n  run "))
+        .unwrap_or_else(|| panic!("no command list in: {help}"))
+        .1;
     list.lines()
-        .take_while(|l| !l.trim().is_empty())
         // A command's line starts at column 2; its wrapped description further right.
         .filter(|l| l.starts_with("  ") && !l[2..].starts_with(' '))
         .map(|l| l.split_whitespace().next().unwrap().to_string())

@@ -11,26 +11,16 @@ use crate::common::{iolab, within};
 use serde_json::Value;
 use std::process::Output;
 
-/// `iolab job` of a 512K sequential read on every host's own device.
-fn run(hosts: &FioHosts, db: &std::path::Path, extra: &[&str]) -> (Output, Value) {
+/// `iolab job` of a 512K sequential read on every host's own device, with
+/// `target` as TARGET (the path of no host: each names its own) or none.
+fn run(hosts: &FioHosts, db: &std::path::Path, target: Option<&str>, extra: &[&str]) -> (Output, Value) {
     let list: Vec<String> = hosts.hosts().iter().map(|h| format!("{}={}", h.addr, h.device.display())).collect();
     hosts.settle();
     let out = iolab()
         .env("IOLAB_DB", db)
-        .args([
-            "job",
-            "/dev/null",
-            "--rw",
-            "read",
-            "--bs",
-            "512k",
-            "--qd",
-            "4",
-            "--runs",
-            "2",
-            "--duration",
-            "3s",
-        ])
+        .arg("job")
+        .args(target)
+        .args(["--rw", "read", "--bs", "512k", "--qd", "4", "--runs", "2", "--duration", "3s"])
         .args(["--warmup", "1s", "--interval", "0s", "--json", "-", "--hosts", &list.join(",")])
         .args(extra)
         .output()
@@ -61,7 +51,7 @@ fn issue_14_three_equal_hosts_sum_to_their_limits() {
     let hosts = FioHosts::new(&[20, 20, 20], 128);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");
-    let (out, v) = run(&hosts, &db, &[]);
+    let (out, v) = run(&hosts, &db, Some("/dev/null"), &[]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let t = &v["tests"][0];
     let sum = t["sum"].as_f64().unwrap();
@@ -152,7 +142,8 @@ fn issue_14_a_host_without_a_server_is_named_and_the_others_kept() {
     let mut hosts = FioHosts::new(&[20, 20, 20], 128);
     hosts.stop(2);
     let dir = tempfile::tempdir().unwrap();
-    let (out, v) = run(&hosts, &dir.path().join("r.db"), &[]);
+    // Every host names its own path: no TARGET is needed (issue 24).
+    let (out, v) = run(&hosts, &dir.path().join("r.db"), None, &[]);
     assert_eq!(out.status.code(), Some(1), "a host gave no result");
     let gone = &hosts.hosts()[2].addr;
     let err = String::from_utf8_lossy(&out.stderr);
@@ -210,4 +201,25 @@ fn issue_14_a_host_dying_mid_run_is_named_and_the_others_kept() {
     assert_eq!(v["complete"], false);
     let stored = v["hosts"].as_array().unwrap().iter().filter(|h| h["run_id"].is_number()).count();
     assert_eq!(stored, 2, "{v}");
+}
+
+/// Issue 24: without a TARGET every host must name its own path; one that
+/// does not is a usage error naming it, before any host is contacted.
+#[test]
+fn issue_24_a_host_without_a_path_needs_a_target() {
+    let out = crate::common::iolab()
+        .args(["job", "--rw", "read", "--hosts", "192.0.2.1=/dev/sdb,192.0.2.2:8799"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("iolab: --hosts entry '192.0.2.2:8799' names no path and no TARGET is given"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    // Without --hosts, `job` still needs its TARGET.
+    let out = crate::common::iolab().args(["job", "--rw", "read"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("<TARGET>"));
 }
