@@ -101,6 +101,12 @@ pub enum Cell {
         pct: f64,
         decimals: usize,
     },
+    /// A signed percentage, always with its sign: an error against a
+    /// reference ("+0.31", "-1.60"; the value in percent).
+    SignedPercent {
+        pct: f64,
+        decimals: usize,
+    },
     /// A ratio to a baseline, with its interval.
     Ratio(Ratio),
     /// Bandwidth over a test's runs (min–max, CV); `None`: one run.
@@ -138,6 +144,10 @@ impl Cell {
         Cell::Percent { pct, decimals }
     }
 
+    pub fn signed_percent(pct: f64, decimals: usize) -> Cell {
+        Cell::SignedPercent { pct, decimals }
+    }
+
     /// An exact latency in ns.
     pub fn latency(ns: f64) -> Cell {
         Cell::Latency(Latency::Exact(ns))
@@ -166,6 +176,8 @@ impl Cell {
             Cell::Seconds { s, decimals } => format!("{s:.decimals$}"),
             Cell::Percent { pct, decimals } if prose => format!("{pct:.decimals$}%"),
             Cell::Percent { pct, decimals } => format!("{pct:.decimals$}"),
+            Cell::SignedPercent { pct, decimals } if prose => format!("{pct:+.decimals$}%"),
+            Cell::SignedPercent { pct, decimals } => format!("{pct:+.decimals$}"),
             Cell::Ratio(r) => {
                 let d = if r.time && r.value > 0.0 {
                     fmt_time_ratio(r.value)
@@ -199,6 +211,7 @@ impl Cell {
             | Cell::Latency(Latency::Exact(v) | Latency::UpperBound(v))
             | Cell::Seconds { s: v, .. }
             | Cell::Percent { pct: v, .. }
+            | Cell::SignedPercent { pct: v, .. }
             | Cell::Ratio(Ratio { value: v, .. }) => num(*v),
             Cell::Several(cells) => cells.iter().map(Cell::raw).collect::<Vec<_>>().join(" "),
             Cell::Codes(codes) => codes.iter().map(|c| c.code.as_str()).collect::<Vec<_>>().join(" "),
@@ -340,6 +353,9 @@ mod tests {
             (Cell::Bytes(8 << 20), "8.00 MiB", "8.00 MiB", "8.00 MiB", "8388608"),
             (Cell::seconds(0.001563095, 3), "0.002", "0.002", "0.002 s", "0.001563095"),
             (Cell::percent(75.86046454675345, 1), "75.9", "75.9", "75.9%", "75.86046454675345"),
+            (Cell::signed_percent(0.3125, 2), "+0.31", "+0.31", "+0.31%", "0.3125"),
+            (Cell::signed_percent(-1.6, 2), "-1.60", "-1.60", "-1.60%", "-1.6"),
+            (Cell::signed_percent(0.0, 1), "+0.0", "+0.0", "+0.0%", "0"),
             (
                 Cell::Ratio(Ratio {
                     value: 1.21,
