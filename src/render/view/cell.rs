@@ -7,7 +7,7 @@
 
 use crate::judge::Severity;
 use crate::summary::figures::Spread;
-use crate::units::{BwUnit, bw, fmt_bytes, fmt_ns, fmt_time_ratio, pct, signed_diff};
+use crate::units::{BwUnit, Unit, bw, fmt_bytes, fmt_ns, fmt_time_ratio, pct, signed_diff, unit_label};
 
 /// What a format's human figures look like.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,6 +115,11 @@ pub enum Cell {
     Several(Vec<Cell>),
     /// Warning codes.
     Codes(Vec<Badge>),
+    /// The unit of a row's figures, in a table whose rows mix units (a
+    /// group of hosts' tests, a self-test's checks): for people the one
+    /// shown ("MB/s" in the format's bandwidth unit, "IOPS", "s"), for
+    /// spreadsheets the document's ("bytes/s").
+    Unit(Unit),
 }
 
 impl Cell {
@@ -151,6 +156,16 @@ impl Cell {
     /// An exact latency in ns.
     pub fn latency(ns: f64) -> Cell {
         Cell::Latency(Latency::Exact(ns))
+    }
+
+    /// A figure in its row's [`Unit`] (see [`Cell::Unit`]): a bandwidth
+    /// with one decimal, IOPS whole, seconds to the millisecond.
+    pub fn in_unit(v: f64, unit: Unit) -> Cell {
+        match unit {
+            Unit::BytesPerSec => Cell::bandwidth_coarse(v),
+            Unit::Iops => Cell::number(v, 0),
+            Unit::Seconds => Cell::seconds(v, 3),
+        }
     }
 
     /// `Some` figure, or an empty cell.
@@ -194,6 +209,7 @@ impl Cell {
             Cell::Spread(None) => "1 run".into(),
             Cell::Several(cells) => cells.iter().map(|c| c.human(f, at)).collect::<Vec<_>>().join(" / "),
             Cell::Codes(codes) => codes.iter().map(|c| c.code.as_str()).collect::<Vec<_>>().join(" "),
+            Cell::Unit(u) => unit_label(*u, f.bw).to_string(),
         }
     }
 
@@ -215,6 +231,7 @@ impl Cell {
             | Cell::Ratio(Ratio { value: v, .. }) => num(*v),
             Cell::Several(cells) => cells.iter().map(Cell::raw).collect::<Vec<_>>().join(" "),
             Cell::Codes(codes) => codes.iter().map(|c| c.code.as_str()).collect::<Vec<_>>().join(" "),
+            Cell::Unit(u) => u.as_str().to_string(),
         }
     }
 }
@@ -425,6 +442,18 @@ mod tests {
                 "high_cv cpu_bound",
                 "high_cv cpu_bound",
             ),
+            (Cell::Unit(Unit::BytesPerSec), "MB/s", "MB/s", "MB/s", "bytes/s"),
+            (Cell::Unit(Unit::Iops), "IOPS", "IOPS", "IOPS", "IOPS"),
+            (Cell::Unit(Unit::Seconds), "s", "s", "s", "s"),
+            (
+                Cell::in_unit(1_619_001_344.0, Unit::BytesPerSec),
+                "1619.0",
+                "1619.0",
+                "1619.0 MB/s",
+                "1619001344",
+            ),
+            (Cell::in_unit(1967.6, Unit::Iops), "1968", "1968", "1968", "1967.6"),
+            (Cell::in_unit(2.34567, Unit::Seconds), "2.346", "2.346", "2.346 s", "2.34567"),
         ]
     }
 
@@ -456,6 +485,13 @@ mod tests {
         }));
         assert_eq!(s.human(&MIB, Place::Column), "1.00–2.00, 50.0%");
         assert_eq!(c.raw(), "2097152", "raw figures ignore the unit");
+        let u = Cell::Unit(Unit::BytesPerSec);
+        assert_eq!(
+            u.human(&MIB, Place::Column),
+            "MiB/s",
+            "a row's unit is the one its figures are shown in"
+        );
+        assert_eq!(u.raw(), "bytes/s");
     }
 
     #[test]
