@@ -24,7 +24,6 @@ pub mod markdown;
 pub mod progress;
 pub mod runs;
 pub mod scale;
-pub mod selftest;
 pub mod svg;
 pub mod text;
 pub mod verify;
@@ -173,7 +172,7 @@ impl Exporter for Text {
         Some(match doc {
             Document::Page(_) => return None,
             Document::Hosts(h) => hosts::table(h, self.0.units),
-            Document::Selftest(s) => selftest::table(s),
+            Document::Selftest(s) => text::render(&views::selftest::view(s), self.0),
             Document::Run(r, s) => s.map(runs::run_header).unwrap_or_default() + &run_text(r, self.0),
             Document::Runs(runs) => runs::table(runs),
             Document::Comparison(c) => compare::render_table(c, self.0.units),
@@ -232,7 +231,7 @@ impl Exporter for Markdown {
             Document::Runs(runs) => Some(runs::markdown(runs)),
             Document::Device(d) => Some(info::markdown(d)),
             Document::Hosts(h) => Some(hosts::markdown(h, self.0)),
-            Document::Selftest(_) => None,
+            Document::Selftest(s) => Some(markdown::render(&views::selftest::view(s), self.0)),
             Document::Page(_) => None,
         }
     }
@@ -252,7 +251,7 @@ impl Exporter for Csv {
             Document::Runs(runs) => Some(runs::csv(runs)),
             Document::Device(d) => Some(info::csv(d)),
             Document::Hosts(h) => Some(hosts::csv(h)),
-            Document::Selftest(_) => None,
+            Document::Selftest(s) => csv::render(&views::selftest::view(s)),
             Document::Page(_) => None,
         }
     }
@@ -275,7 +274,8 @@ impl Exporter for Html {
             })),
             Document::Page(p) => Some(html::page(p)),
             Document::Hosts(h) => Some(html::hosts_page(h)),
-            Document::Runs(_) | Document::Device(_) | Document::Selftest(_) => None,
+            Document::Selftest(s) => Some(html::view_page(&views::selftest::view(s))),
+            Document::Runs(_) | Document::Device(_) => None,
         }
     }
 }

@@ -14,11 +14,13 @@
 //! | verify | – | `render/verify.rs`, `html/verify.rs` |
 //! | run header (page) | – | `html/header.rs` (repeats `info.rs`'s `limits()`) |
 //! | comparison | – | `render/compare.rs`, `html/compare.rs` |
-//! | hosts, selftest, info, run list | – | `hosts.rs` + `html/hosts.rs`, `selftest.rs`, `info.rs`, `runs.rs` |
+//! | selftest | `selftest.rs` | – |
+//! | hosts, info, run list | – | `hosts.rs` + `html/hosts.rs`, `info.rs`, `runs.rs` |
 
 pub mod capacity;
 pub mod jobs;
 pub mod scan;
+pub mod selftest;
 
 use super::view::View;
 use crate::summary::{Body, Report};
