@@ -22,7 +22,6 @@ pub mod info;
 mod legacy;
 pub mod markdown;
 pub mod progress;
-pub mod runs;
 pub mod scale;
 pub mod svg;
 pub mod text;
@@ -173,8 +172,8 @@ impl Exporter for Text {
             Document::Page(_) => return None,
             Document::Hosts(h) => hosts::table(h, self.0.units),
             Document::Selftest(s) => text::render(&views::selftest::view(s), self.0),
-            Document::Run(r, s) => s.map(runs::run_header).unwrap_or_default() + &run_text(r, self.0),
-            Document::Runs(runs) => runs::table(runs),
+            Document::Run(r, s) => s.map(|s| text::render(&views::runs::stored(s), self.0)).unwrap_or_default() + &run_text(r, self.0),
+            Document::Runs(runs) => text::render(&views::runs::view(runs), self.0),
             Document::Comparison(c) => compare::render_table(c, self.0.units),
             Document::Device(d) => info::render_info(d),
         })
@@ -228,7 +227,7 @@ impl Exporter for Markdown {
                 Some(v) => markdown::render(&v, self.0),
                 None => legacy::markdown(r, self.0),
             }),
-            Document::Runs(runs) => Some(runs::markdown(runs)),
+            Document::Runs(runs) => Some(markdown::render(&views::runs::view(runs), self.0)),
             Document::Device(d) => Some(info::markdown(d)),
             Document::Hosts(h) => Some(hosts::markdown(h, self.0)),
             Document::Selftest(s) => Some(markdown::render(&views::selftest::view(s), self.0)),
@@ -248,7 +247,7 @@ impl Exporter for Csv {
                 Some(v) => csv::render(&v),
                 None => Some(legacy::csv(r)),
             },
-            Document::Runs(runs) => Some(runs::csv(runs)),
+            Document::Runs(runs) => csv::render(&views::runs::view(runs)),
             Document::Device(d) => Some(info::csv(d)),
             Document::Hosts(h) => Some(hosts::csv(h)),
             Document::Selftest(s) => csv::render(&views::selftest::view(s)),

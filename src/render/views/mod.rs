@@ -15,10 +15,12 @@
 //! | run header (page) | – | `html/header.rs` (repeats `info.rs`'s `limits()`) |
 //! | comparison | – | `render/compare.rs`, `html/compare.rs` |
 //! | selftest | `selftest.rs` | – |
-//! | hosts, info, run list | – | `hosts.rs` + `html/hosts.rs`, `info.rs`, `runs.rs` |
+//! | run list, a stored run's line | `runs.rs` | – |
+//! | hosts, info | – | `hosts.rs` + `html/hosts.rs`, `info.rs` |
 
 pub mod capacity;
 pub mod jobs;
+pub mod runs;
 pub mod scan;
 pub mod selftest;
 
