@@ -1,6 +1,6 @@
 //! The Markdown view of a [`View`], for issues and wikis: GitHub-flavoured
 //! tables (figures right-aligned), facts as a two-column table, a chart as
-//! its numbers, notes as a paragraph, warnings as a titled list. Blocks are
+//! its numbers, notes as a paragraph, warnings and lists as titled lists. Blocks are
 //! separated by a blank line.
 
 use super::view::{self, Block, Detail, Fmt, Heading, Line, NoteTone, Place, Section, Table, Tone, View};
@@ -105,7 +105,28 @@ fn block(parts: &mut Vec<String>, b: &Block, f: &Fmt) {
             }
             parts.push(s);
         }
+        Block::List(l) => parts.push(list(l, f)),
     }
+}
+
+/// `**Title**`, then `- **subject**: line [code]` an item.
+fn list(l: &view::List, f: &Fmt) -> String {
+    let mut s = String::new();
+    if !l.title.is_empty() {
+        s.push_str(&format!("**{}**\n\n", line(&l.title, f)));
+    }
+    for it in &l.items {
+        s.push_str("- ");
+        if let Some(subject) = &it.subject {
+            s.push_str(&format!("**{}**: ", md_cell(subject)));
+        }
+        s.push_str(&line(&it.line, f));
+        if let Some((code, _)) = &it.code {
+            s.push_str(&format!(" [{}]", md_cell(code)));
+        }
+        s.push('\n');
+    }
+    s
 }
 
 fn table(t: &Table, f: &Fmt) -> String {

@@ -5,7 +5,7 @@
 
 use super::Style;
 use super::chart;
-use super::view::{Align, Block, Detail, Fmt, Heading, NoteTone, Place, Section, Table, Tone, View, Warning};
+use super::view::{Align, Block, Detail, Fmt, Heading, Item, List, NoteTone, Place, Section, Table, Tone, View, Warning};
 use comfy_table::{Cell, CellAlignment};
 
 /// What the terminal shows (see [`Detail`]).
@@ -82,7 +82,30 @@ fn block(out: &mut String, b: &Block, f: &Fmt, st: Style) {
                 line(st.paint(&warning(w)));
             }
         }
+        Block::List(l) => list(out, l, f, st),
     }
+}
+
+/// `Title:`, then an item a line: `  - subject: line [code]`, a key one painted.
+fn list(out: &mut String, l: &List, f: &Fmt, st: Style) {
+    if !l.title.is_empty() {
+        out.push_str(&format!("{}:\n", l.title.plain(f)));
+    }
+    for it in &l.items {
+        let text = format!("  - {}", item(it, f));
+        out.push_str(&if it.key { st.paint(&text) } else { text });
+        out.push('\n');
+    }
+}
+
+/// `subject: line [code]`.
+fn item(it: &Item, f: &Fmt) -> String {
+    let mut s = it.subject.as_ref().map(|s| format!("{s}: ")).unwrap_or_default();
+    s.push_str(&it.line.plain(f));
+    if let Some((code, _)) = &it.code {
+        s.push_str(&format!(" [{code}]"));
+    }
+    s
 }
 
 /// `warning [code] (scope): message`.

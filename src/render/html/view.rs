@@ -2,11 +2,12 @@
 //! (listed in the contents), facts as a `<dl>`, tables as data tables (the
 //! headline table in CrystalDiskMark's look, a bar behind each bandwidth,
 //! the warnings only one row carries under it), charts as figures
-//! ([`super::chart`]), notes as a legend paragraph, warnings as badges.
+//! ([`super::chart`]), notes as a legend paragraph, warnings as badges,
+//! lists as a titled `<ul>`.
 //! Every text is escaped.
 
 use super::{Out, badge, escape};
-use crate::render::view::{Align, Block, Cell, Detail, Fmt, Line, NoteTone, Place, Section, Table, Tone, Warning};
+use crate::render::view::{Align, Block, Cell, Detail, Fmt, Line, List, NoteTone, Place, Section, Table, Tone, Warning};
 
 /// What the page shows (see [`Detail`]).
 pub const SHOWS: &[Detail] = &[Detail::Brief, Detail::Page, Detail::Human];
@@ -78,7 +79,32 @@ fn block(o: &mut Out, b: &Block, class: &str) {
             }
         }
         Block::Warnings(ws) => warnings(o, ws),
+        Block::List(l) => list(o, l),
     }
+}
+
+/// A titled list in a `<div>` of its class: each item's code a badge, its
+/// subject in bold, the key item `class="key"`.
+fn list(o: &mut Out, l: &List) {
+    w!(o.body, "<div class=\"{}\">\n", l.class);
+    if !l.title.is_empty() {
+        w!(o.body, "<p class=\"list-title\">{}</p>\n", line(&l.title));
+    }
+    o.body.push_str("<ul class=\"list\">\n");
+    for it in &l.items {
+        let class = if it.key { " class=\"key\"" } else { "" };
+        let (code, badge) = match &it.code {
+            Some((c, sev)) => (format!(" data-code=\"{}\"", escape(c)), badge(c, *sev, None) + " "),
+            None => (String::new(), String::new()),
+        };
+        let subject = it
+            .subject
+            .as_ref()
+            .map(|s| format!("<strong>{}</strong>: ", escape(s)))
+            .unwrap_or_default();
+        w!(o.body, "<li{class}{code}>{badge}{subject}{}</li>\n", line(&it.line));
+    }
+    o.body.push_str("</ul>\n</div>\n");
 }
 
 /// A list of warnings: badge, message, and what they concern.

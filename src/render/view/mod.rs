@@ -38,6 +38,7 @@
 //! | [`Block::Chart`] | a text curve when [`Chart::curve`] (one series, linear axes), else nothing | its numbers as a table | the SVG, its numbers beside or under it (folded past 12 rows) | its numbers when they are the records |
 //! | [`Block::Notes`] | a line each; [`NoteTone::Failed`] coloured | plain notes one paragraph (hard breaks); a stop `*emphasised*` apart | plain notes one `<p class="units">`; stops `<p class="alert">` | – |
 //! | [`Block::Warnings`] | `warning [code] (scope): message`, coloured | `**Warnings**` and `- code: message` | `<ul class="warnings">`: badge, message, scope | – |
+//! | [`Block::List`] | `Title:`, then `  - subject: line [code]` a line each, a [`Item::key`] one coloured | `**Title**`, then `- **subject**: line [code]` | `<div class="CLASS">`: `<p class="list-title">`, `<ul class="list">`, each `<li>` a badge for its code, `<strong>subject</strong>: line`, `class="key"` | – |
 //!
 //! Blocks follow each other line after line in the terminal and with a
 //! blank line between them in Markdown. A cell is written by
@@ -211,6 +212,8 @@ pub enum Block {
     /// Lines under a table: units, legends, what stopped a run.
     Notes(Vec<Note>),
     Warnings(Vec<Warning>),
+    /// A titled list: verdicts, findings, hints, the devices that moved.
+    List(List),
     /// A block shown only where its detail is.
     Only(Detail, Box<Block>),
 }
@@ -225,6 +228,7 @@ impl Block {
             Block::Facts(v) => v.is_empty(),
             Block::Notes(v) => v.is_empty(),
             Block::Warnings(v) => v.is_empty(),
+            Block::List(l) => l.items.is_empty(),
             Block::Table(t) => t.columns.is_empty(),
             Block::Only(_, b) => b.is_empty(),
             Block::Paragraph(_) | Block::Chart(_) => false,
@@ -319,6 +323,97 @@ impl From<&crate::judge::Diagnostic> for Warning {
             severity: d.severity,
             scope: None,
             message: d.message.clone(),
+        }
+    }
+}
+
+// ------------------------------------------------------------ lists
+
+/// A titled list of sentences: a scale's verdicts, a comparison's findings,
+/// `info`'s hints, the devices a command moved. Every format titles it and
+/// writes each item on a line of its own (see the module doc's table).
+#[derive(Clone, Debug)]
+pub struct List {
+    /// What kind of list it is (HTML: the class of its `<div>`, which the
+    /// stylesheet may dress: `findings` is boxed).
+    pub class: &'static str,
+    /// What it lists ("Verdicts", "Findings"); empty: no title line.
+    pub title: Line,
+    pub items: Vec<Item>,
+}
+
+impl List {
+    pub fn new(class: &'static str, title: impl Into<Line>) -> List {
+        List {
+            class,
+            title: title.into(),
+            items: Vec::new(),
+        }
+    }
+
+    pub fn item(&mut self, item: impl Into<Item>) {
+        self.items.push(item.into());
+    }
+}
+
+/// One item of a [`List`].
+#[derive(Clone, Debug, Default)]
+pub struct Item {
+    /// What it is about, said before it and a colon ("t1 /dev/sda, queue
+    /// depth"): bold in Markdown and HTML.
+    pub subject: Option<String>,
+    pub line: Line,
+    /// The judge's code it carries, with its severity: `[code]` after the
+    /// line in formats of lines, a badge before it on a page.
+    pub code: Option<(String, Severity)>,
+    /// What the reader should see first (a verdict, the key finding):
+    /// coloured on a terminal when colouring, `class="key"` on a page.
+    pub key: bool,
+}
+
+impl Item {
+    pub fn new(line: impl Into<Line>) -> Item {
+        Item {
+            line: line.into(),
+            ..Item::default()
+        }
+    }
+
+    pub fn subject(mut self, s: impl Into<String>) -> Item {
+        self.subject = Some(s.into());
+        self
+    }
+
+    pub fn key(mut self, key: bool) -> Item {
+        self.key = key;
+        self
+    }
+}
+
+impl From<Line> for Item {
+    fn from(line: Line) -> Item {
+        Item::new(line)
+    }
+}
+
+impl From<&str> for Item {
+    fn from(s: &str) -> Item {
+        Item::new(s)
+    }
+}
+
+impl From<String> for Item {
+    fn from(s: String) -> Item {
+        Item::new(s)
+    }
+}
+
+impl From<&crate::judge::Diagnostic> for Item {
+    /// Its message (which names what it is about), with its code.
+    fn from(d: &crate::judge::Diagnostic) -> Item {
+        Item {
+            code: Some((d.code.as_str().to_string(), d.severity)),
+            ..Item::new(d.message.clone())
         }
     }
 }

@@ -187,3 +187,59 @@ fn one_view_in_four_formats() {
         insta::assert_snapshot!(all);
     });
 }
+
+/// A titled list with a subject, a key item and a judge's code, and a list
+/// without a title, as each format lays them out (CSV: not at all).
+#[test]
+fn a_list_in_every_format() {
+    let mut verdicts = List::new("verdicts", "Verdicts");
+    verdicts.item(
+        Item::new(Line::new().text("QD4 gives ").figure(Cell::bandwidth(2e9)))
+            .subject("t1 /dev/a|b, queue depth")
+            .key(true),
+    );
+    verdicts.item(&crate::judge::Diagnostic::new(crate::judge::Code::HighCv, "the runs <varied>").about("sda"));
+    let mut untitled = List::new("moved", Line::new());
+    untitled.item("sda: read 1.00 MiB");
+    let mut s = Section::new("part", "part", Heading::Shown("A part".into()));
+    s.push(Block::List(verdicts));
+    s.push(Block::List(untitled));
+    s.push(Block::List(List::new("empty", "Nothing")));
+    let v = View {
+        title: "Lists".into(),
+        sections: vec![s],
+    };
+    assert_eq!(
+        text::render(&v, Style::default()),
+        "A part\nVerdicts:\n  - t1 /dev/a|b, queue depth: QD4 gives 2000.00 MB/s\n  - the runs <varied> [high_cv]\n  - sda: read 1.00 MiB\n",
+        "an empty list is left out"
+    );
+    let painted = text::render(
+        &v,
+        Style {
+            color: true,
+            ..Style::default()
+        },
+    );
+    assert!(
+        painted.contains("\x1b[33m  - t1 /dev/a|b, queue depth: QD4") && painted.contains("\n  - the runs"),
+        "{painted}"
+    );
+    assert_eq!(
+        markdown::render(&v, BwUnit::Mib),
+        "**A part**\n\n**Verdicts**\n\n- **t1 /dev/a\\|b, queue depth**: QD4 gives 1907.35 MiB/s\n- the runs <varied> [high_cv]\n\n- sda: read 1.00 MiB\n"
+    );
+    assert_eq!(csv::render(&v), None, "a list is no record");
+    let page = body(&html(&v));
+    assert!(
+        page.contains(
+            "<div class=\"verdicts\">\n<p class=\"list-title\">Verdicts</p>\n<ul class=\"list\">\n<li class=\"key\"><strong>t1 /dev/a|b, queue depth</strong>: QD4 gives 2000.00 MB/s</li>\n<li data-code=\"high_cv\"><span class=\"badge untrustworthy\">high_cv</span> the runs &lt;varied&gt;</li>\n</ul>\n</div>\n"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains("<div class=\"moved\">\n<ul class=\"list\">\n<li>sda: read 1.00 MiB</li>") && !page.contains("Nothing"),
+        "{page}"
+    );
+    crate::render::svg::check::well_formed_page(&html(&v)).unwrap();
+}
