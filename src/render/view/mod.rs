@@ -684,10 +684,36 @@ impl Chart {
         }
     }
 
+    /// Bars by category against `y`: add their groups with [`Chart::group`].
+    pub fn bars(kind: &str, title: impl Into<String>, categories: Vec<String>, y: Axis) -> Chart {
+        Chart {
+            plot: Plot::Bars {
+                categories,
+                groups: Vec::new(),
+                references: Vec::new(),
+            },
+            ..Chart::lines(kind, title, Axis::linear("", Quantity::Number(String::new())), y)
+        }
+    }
+
     /// Adds a series (to a line chart).
     pub fn series(&mut self, s: Series) {
         if let Plot::Lines { series, .. } = &mut self.plot {
             series.push(s);
+        }
+    }
+
+    /// Adds a group of bars, a value per category (to a bar chart).
+    pub fn group(&mut self, g: BarSeries) {
+        if let Plot::Bars { groups, .. } = &mut self.plot {
+            groups.push(g);
+        }
+    }
+
+    /// Adds a reference line over some categories (to a bar chart).
+    pub fn reference(&mut self, r: Reference) {
+        if let Plot::Bars { references, .. } = &mut self.plot {
+            references.push(r);
         }
     }
 

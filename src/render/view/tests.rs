@@ -243,3 +243,43 @@ fn a_list_in_every_format() {
     );
     crate::render::svg::check::well_formed_page(&html(&v)).unwrap();
 }
+
+/// A bar chart with whiskers and a reference: drawn on a page in MB/s, its
+/// numbers a table in Markdown, nothing in the terminal.
+#[test]
+fn a_bar_chart_in_every_format() {
+    let mut c = Chart::bars(
+        "pair",
+        "Alone and together",
+        vec!["a".into(), "b".into()],
+        Axis::linear("Throughput", Quantity::Bandwidth),
+    );
+    c.group(BarSeries::new("alone", vec![Some(2e8), Some(1e8)]));
+    c.group(BarSeries::new("together", vec![Some(1.5e8), None]).with_whiskers(vec![Some((1.4e8, 1.6e8)), None]));
+    c.reference(Reference {
+        label: "ideal".into(),
+        values: vec![None, Some(3e8)],
+    });
+    c.numbers = Table::new(vec![Column::text("Target", "target"), Column::bandwidth("Alone", "alone")]);
+    c.numbers.row(vec![Cell::text("a"), Cell::bandwidth(2e8)]);
+    let mut s = Section::new("part", "part", Heading::Outline("Bars".into()));
+    s.push(Block::Chart(Box::new(c)));
+    let v = View {
+        title: "Bars".into(),
+        sections: vec![s],
+    };
+    assert_eq!(text::render(&v, Style::default()), "", "no text curve for bars");
+    assert_eq!(
+        markdown::render(&v, BwUnit::Mb),
+        "| Target | Alone MB/s |\n| --- | ---: |\n| a | 200.00 |\n"
+    );
+    let page = html(&v);
+    crate::render::svg::check::well_formed_page(&page).unwrap();
+    assert_eq!(page.matches("class=\"bar\"").count(), 3, "a bar per known value: {page}");
+    assert_eq!(page.matches("class=\"whisker\"").count(), 1, "{page}");
+    assert_eq!(page.matches("class=\"ref\"").count(), 1, "{page}");
+    assert!(
+        page.contains("<title>a, together: 150 MB/s (interval 140 to 160)</title>"),
+        "values and whiskers in MB/s: {page}"
+    );
+}
