@@ -16,7 +16,6 @@ pub mod apps;
 pub mod chart;
 pub mod compare;
 pub mod csv;
-pub mod hosts;
 pub mod html;
 pub mod info;
 mod legacy;
@@ -170,7 +169,7 @@ impl Exporter for Text {
     fn export(&self, doc: Document) -> Option<String> {
         Some(match doc {
             Document::Page(_) => return None,
-            Document::Hosts(h) => hosts::table(h, self.0.units),
+            Document::Hosts(h) => text::render(&views::hosts::view(h), self.0),
             Document::Selftest(s) => text::render(&views::selftest::view(s), self.0),
             Document::Run(r, s) => s.map(|s| text::render(&views::runs::stored(s), self.0)).unwrap_or_default() + &run_text(r, self.0),
             Document::Runs(runs) => text::render(&views::runs::view(runs), self.0),
@@ -229,7 +228,7 @@ impl Exporter for Markdown {
             }),
             Document::Runs(runs) => Some(markdown::render(&views::runs::view(runs), self.0)),
             Document::Device(d) => Some(info::markdown(d)),
-            Document::Hosts(h) => Some(hosts::markdown(h, self.0)),
+            Document::Hosts(h) => Some(markdown::render(&views::hosts::view(h), self.0)),
             Document::Selftest(s) => Some(markdown::render(&views::selftest::view(s), self.0)),
             Document::Page(_) => None,
         }
@@ -249,7 +248,7 @@ impl Exporter for Csv {
             },
             Document::Runs(runs) => csv::render(&views::runs::view(runs)),
             Document::Device(d) => Some(info::csv(d)),
-            Document::Hosts(h) => Some(hosts::csv(h)),
+            Document::Hosts(h) => csv::render(&views::hosts::view(h)),
             Document::Selftest(s) => csv::render(&views::selftest::view(s)),
             Document::Page(_) => None,
         }
@@ -272,7 +271,7 @@ impl Exporter for Html {
                 comparison: Some(c),
             })),
             Document::Page(p) => Some(html::page(p)),
-            Document::Hosts(h) => Some(html::hosts_page(h)),
+            Document::Hosts(h) => Some(html::view_page(&views::hosts::view(h))),
             Document::Selftest(s) => Some(html::view_page(&views::selftest::view(s))),
             Document::Runs(_) | Document::Device(_) => None,
         }

@@ -16,7 +16,7 @@
 //! Runs, scans and capacity probes come as a [`crate::render::view::View`]
 //! (`view.rs` lays out its sections, `chart.rs` draws its charts); the
 //! kinds not yet ported keep their own sections here (`scale.rs`,
-//! `apps.rs`, `verify.rs`), as do comparisons and groups of hosts. Like
+//! `apps.rs`, `verify.rs`), as do comparisons. Like
 //! the other renderers this computes nothing but unit conversions (bytes/s
 //! to MB/s, ns to µs) and geometry (where a second lies on the time axis,
 //! how wide a bar is).
@@ -51,7 +51,6 @@ mod apps;
 mod chart;
 mod compare;
 mod header;
-mod hosts;
 mod scale;
 #[cfg(test)]
 mod tests;
@@ -92,17 +91,6 @@ pub fn view_page(v: &crate::render::view::View) -> String {
     };
     view::sections(&mut o, &v.sections, "view", 2);
     shell(&v.title, None, &o)
-}
-
-/// The group of a many-hosts run: each host side by side per test.
-pub fn hosts_page(h: &crate::summary::hosts::HostsReport) -> String {
-    let mut o = Out {
-        toc_shift: -1,
-        ..Out::default()
-    };
-    hosts::section(&mut o, h);
-    let title = format!("iolab: one plan on {} hosts", h.hosts.len());
-    shell(&title, None, &o)
 }
 
 /// The document around the sections in `o`: head, inline stylesheet, title,

@@ -16,9 +16,11 @@
 //! | comparison | – | `render/compare.rs`, `html/compare.rs` |
 //! | selftest | `selftest.rs` | – |
 //! | run list, a stored run's line | `runs.rs` | – |
-//! | hosts, info | – | `hosts.rs` + `html/hosts.rs`, `info.rs` |
+//! | group of hosts | `hosts.rs` | – |
+//! | info | – | `info.rs` |
 
 pub mod capacity;
+pub mod hosts;
 pub mod jobs;
 pub mod runs;
 pub mod scan;
