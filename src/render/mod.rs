@@ -17,7 +17,6 @@ pub mod chart;
 pub mod compare;
 pub mod csv;
 pub mod html;
-pub mod info;
 mod legacy;
 pub mod markdown;
 pub mod progress;
@@ -174,7 +173,7 @@ impl Exporter for Text {
             Document::Run(r, s) => s.map(|s| text::render(&views::runs::stored(s), self.0)).unwrap_or_default() + &run_text(r, self.0),
             Document::Runs(runs) => text::render(&views::runs::view(runs), self.0),
             Document::Comparison(c) => compare::render_table(c, self.0.units),
-            Document::Device(d) => info::render_info(d),
+            Document::Device(d) => text::render(&views::info::view(d), self.0),
         })
     }
 }
@@ -227,7 +226,7 @@ impl Exporter for Markdown {
                 None => legacy::markdown(r, self.0),
             }),
             Document::Runs(runs) => Some(markdown::render(&views::runs::view(runs), self.0)),
-            Document::Device(d) => Some(info::markdown(d)),
+            Document::Device(d) => Some(markdown::render(&views::info::view(d), self.0)),
             Document::Hosts(h) => Some(markdown::render(&views::hosts::view(h), self.0)),
             Document::Selftest(s) => Some(markdown::render(&views::selftest::view(s), self.0)),
             Document::Page(_) => None,
@@ -247,7 +246,7 @@ impl Exporter for Csv {
                 None => Some(legacy::csv(r)),
             },
             Document::Runs(runs) => csv::render(&views::runs::view(runs)),
-            Document::Device(d) => Some(info::csv(d)),
+            Document::Device(d) => csv::render(&views::info::view(d)),
             Document::Hosts(h) => csv::render(&views::hosts::view(h)),
             Document::Selftest(s) => csv::render(&views::selftest::view(s)),
             Document::Page(_) => None,

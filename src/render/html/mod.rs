@@ -50,7 +50,6 @@ macro_rules! w {
 mod apps;
 mod chart;
 mod compare;
-mod header;
 mod scale;
 #[cfg(test)]
 mod tests;
@@ -147,7 +146,7 @@ fn run(o: &mut Out, r: &Report, s: Option<&RunSummary>, id: &str) {
         (None, None) => what,
     };
     o.open("run", id, 2, &heading);
-    header::section(o, r, s, id);
+    view::sections(o, &[crate::render::views::header::section(r, s)], id, 3);
     match crate::render::views::run(r) {
         Some(v) => view::sections(o, &v.sections, id, 3),
         None => legacy(o, r, id),

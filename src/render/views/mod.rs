@@ -12,15 +12,17 @@
 //! | scale | – | `render/scale.rs`, `html/scale.rs` (its summary, footer and per-test sections are `jobs.rs`'s already) |
 //! | time, app suites | – | `render/apps.rs`, `html/apps.rs` |
 //! | verify | – | `render/verify.rs`, `html/verify.rs` |
-//! | run header (page) | – | `html/header.rs` (repeats `info.rs`'s `limits()`) |
+//! | run header (page) | `header.rs` (+ `info.rs`'s sections) | – |
 //! | comparison | – | `render/compare.rs`, `html/compare.rs` |
 //! | selftest | `selftest.rs` | – |
 //! | run list, a stored run's line | `runs.rs` | – |
 //! | group of hosts | `hosts.rs` | – |
-//! | info | – | `info.rs` |
+//! | info | `info.rs` | – |
 
 pub mod capacity;
+pub mod header;
 pub mod hosts;
+pub mod info;
 pub mod jobs;
 pub mod runs;
 pub mod scan;
