@@ -174,7 +174,7 @@ fn notes(h: &HostsReport) -> Vec<Note> {
 
 #[cfg(test)]
 mod tests {
-    use crate::render::{Csv, Document, Exporter, Html, Markdown, Text};
+    use crate::render::{Document, Exporter, Html};
     use crate::summary::Report;
     use crate::summary::hosts::{HostsReport, hosts_report};
     use crate::units::Unit;
@@ -195,27 +195,10 @@ mod tests {
         ])
     }
 
-    macro_rules! snapshot {
-        ($name:literal, $value:expr) => {
-            insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
-                insta::assert_snapshot!(concat!("iolab__render__hosts__tests__", $name), $value);
-            })
-        };
-    }
-
     #[test]
     fn a_group_in_every_format() {
         let h = group();
-        let d = Document::Hosts(&h);
-        snapshot!(
-            "a_group_in_every_format",
-            format!(
-                "{}--- markdown\n{}--- csv\n{}",
-                Text::default().export(d).unwrap(),
-                Markdown(crate::units::BwUnit::Mb).export(d).unwrap(),
-                Csv.export(d).unwrap()
-            )
-        );
+        snapshot!("hosts", "a_group_in_every_format", super::super::lines_formats(Document::Hosts(&h)));
     }
 
     #[test]

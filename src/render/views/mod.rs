@@ -19,6 +19,31 @@
 //! | group of hosts | `hosts.rs` | – |
 //! | info | `info.rs` | – |
 
+/// Pins `$value` as the snapshot `iolab__render__KIND__tests__NAME` in
+/// `src/render/snapshots/`, beside the other views' (the names they had
+/// when each kind lived in `render/KIND.rs`).
+#[cfg(test)]
+macro_rules! snapshot {
+    ($kind:literal, $name:literal, $value:expr) => {
+        insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+            insta::assert_snapshot!(concat!("iolab__render__", $kind, "__tests__", $name), $value);
+        })
+    };
+}
+
+/// A document as the formats of lines write it: the terminal's table,
+/// then Markdown, then CSV.
+#[cfg(test)]
+fn lines_formats(d: super::Document) -> String {
+    use super::{Csv, Exporter, Markdown, Text};
+    format!(
+        "{}--- markdown\n{}--- csv\n{}",
+        Text::default().export(d).unwrap(),
+        Markdown(crate::units::BwUnit::Mb).export(d).unwrap(),
+        Csv.export(d).unwrap()
+    )
+}
+
 pub mod capacity;
 pub mod header;
 pub mod hosts;

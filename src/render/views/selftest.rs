@@ -69,7 +69,7 @@ fn table(s: &SelftestReport) -> Table {
 
 #[cfg(test)]
 mod tests {
-    use crate::render::{Csv, Document, Exporter, Html, Markdown, Text};
+    use crate::render::{Document, Exporter, Html, Text};
     use crate::selftest::{CaseResult, SelftestReport};
 
     fn case(name: &str, device: &str, bps: bool, limit: f64, measured: f64, cpu: Option<f64>) -> CaseResult {
@@ -113,26 +113,12 @@ mod tests {
     }
 
     fn all_views(s: &SelftestReport) -> String {
-        let d = Document::Selftest(s);
-        format!(
-            "{}--- markdown\n{}--- csv\n{}",
-            Text::default().export(d).unwrap(),
-            Markdown(crate::units::BwUnit::Mb).export(d).unwrap(),
-            Csv.export(d).unwrap()
-        )
-    }
-
-    macro_rules! snapshot {
-        ($name:literal, $value:expr) => {
-            insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
-                insta::assert_snapshot!(concat!("iolab__render__selftest__tests__", $name), $value);
-            })
-        };
+        super::super::lines_formats(Document::Selftest(s))
     }
 
     #[test]
     fn a_passing_selftest_in_every_format() {
-        snapshot!("a_passing_selftest_in_every_format", all_views(&report(false)));
+        snapshot!("selftest", "a_passing_selftest_in_every_format", all_views(&report(false)));
     }
 
     #[test]
