@@ -681,6 +681,54 @@ impl Walk<'_> {
     }
 }
 
+impl DeviceReport {
+    /// What physical device `device` is a member of, and its state there:
+    /// a ZFS vdev (`tank raidz2-0`; `tank` for a disk of its own in the
+    /// data class, `tank logs` in another) or an md array (`md0`), by the
+    /// names on its ways up the chain; `None` when it is neither.
+    pub fn membership(&self, device: &str) -> Option<(String, String)> {
+        paths_up(&self.chain, device).into_iter().find_map(|path| {
+            let on_path = |n: &str| path.iter().any(|p| p.name == n);
+            let zfs = self.zfs.iter().flat_map(|z| z.vdevs.iter().map(move |top| (z, top)));
+            for (z, top) in zfs {
+                let mut leaves = Vec::new();
+                top.leaves(&mut leaves);
+                if let Some(leaf) = leaves.iter().find(|l| l.device.as_deref().is_some_and(on_path)) {
+                    let group = match (top.children.is_empty(), top.class.as_str()) {
+                        (true, "data") => z.pool.clone(),
+                        (true, class) => format!("{} {class}", z.pool),
+                        (false, _) => format!("{} {}", z.pool, top.name),
+                    };
+                    return Some((group, leaf.state.clone()));
+                }
+            }
+            path.iter().find_map(|n| {
+                let m = n.md.as_ref()?.members.iter().find(|m| on_path(&m.name))?;
+                Some((n.name.clone(), m.state.clone()))
+            })
+        })
+    }
+}
+
+/// Each way from the top of the chain down to the physical device `name`.
+fn paths_up<'a>(chain: &'a [ChainNode], name: &str) -> Vec<Vec<&'a ChainNode>> {
+    fn walk<'a>(n: &'a ChainNode, name: &str, above: &mut Vec<&'a ChainNode>, out: &mut Vec<Vec<&'a ChainNode>>) {
+        above.push(n);
+        if n.physical && n.name == name {
+            out.push(above.clone());
+        }
+        for c in &n.children {
+            walk(c, name, above, out);
+        }
+        above.pop();
+    }
+    let mut out = Vec::new();
+    for n in chain {
+        walk(n, name, &mut Vec::new(), &mut out);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,6 @@ use super::Transport;
 use super::fixtures::{Fx, machine};
 use super::report::{DeviceReport, NodeKind, Stat, TargetKind, describe_stat};
 use super::zfs::NoCommands;
-use crate::render::info::render_info;
 use std::path::Path;
 
 fn file(fx: &Fx, path: &str, dev: (u32, u32)) -> DeviceReport {
@@ -226,22 +225,30 @@ fn tmpfs_directory_has_no_chain() {
     assert_eq!(codes(&r), ["memory-backed"]);
 }
 
+/// Whether a table of `text` has a row whose cells start with `cells`.
+pub(super) fn has_row(text: &str, cells: &[&str]) -> bool {
+    text.lines().any(|l| {
+        let row: Vec<&str> = l.trim_matches('│').split('┆').map(|c| c.trim_matches(' ')).collect();
+        row.len() >= cells.len() && row.iter().zip(cells).all(|(a, b)| a == b)
+    })
+}
+
 #[test]
 fn view_reads_like_lsblk_and_smartctl() {
     let fx = machine();
     let r = file(&fx, "/mnt/img/x", (7, 0));
-    let text = render_info(&r);
-    assert!(
-        text.starts_with("/mnt/img/x: file\nFilesystem: ext4 on /dev/loop0, mounted at /mnt/img\n"),
-        "{text}"
-    );
-    assert!(text.contains("loop0"), "{text}");
-    assert!(text.contains("└─ sda1"), "{text}");
-    assert!(text.contains("   └─ sda "), "{text}");
+    let text = crate::render::Exporter::export(&crate::render::Text::default(), crate::render::Document::Device(&r)).unwrap();
+    assert!(has_row(&text, &["Target", "/mnt/img/x: file"]), "{text}");
+    assert!(has_row(&text, &["Filesystem", "ext4 on /dev/loop0, mounted at /mnt/img"]), "{text}");
+    // The chain as lsblk draws it (no-break spaces keep the tree in every format).
+    assert!(has_row(&text, &["loop0", "7:0", "loop", "1.00 GiB"]), "{text}");
+    assert!(has_row(&text, &["└─\u{a0}sda1", "8:1", "part"]), "{text}");
+    assert!(has_row(&text, &["\u{a0}\u{a0}\u{a0}└─\u{a0}sda", "8:0", "disk"]), "{text}");
     assert!(text.contains("file /data/images/disk.img (buffered) on ext4 /data"), "{text}");
-    assert!(text.contains("  Transport:           SATA\n"), "{text}");
-    assert!(text.contains("  Link speed:          6.0 Gbps\n"), "{text}");
-    assert!(text.contains("  Queue depth:         32\n"), "{text}");
+    // Each physical device's sheet, as smartctl -i gives it.
+    assert!(has_row(&text, &["Transport", "SATA"]), "{text}");
+    assert!(has_row(&text, &["Link speed", "6.0 Gbps"]), "{text}");
+    assert!(has_row(&text, &["Queue depth", "32"]), "{text}");
     assert!(text.contains("Hints:\n  - "), "{text}");
     assert!(text.contains("[loop-buffered]"), "{text}");
 }

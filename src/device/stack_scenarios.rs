@@ -6,8 +6,9 @@
 
 use super::fixtures::{Captured, Fx, stack_commands, stacks};
 use super::report::{DeviceReport, NodeKind, Stat, describe_stat};
+use super::scenarios::has_row;
 use super::zfs::{Commands, NoCommands};
-use crate::render::info::{csv, markdown, render_info};
+use crate::render::{Csv, Document, Exporter, Markdown, Text};
 use std::path::Path;
 
 fn dir(fx: &Fx, cmds: &dyn Commands, path: &str, dev: (u32, u32)) -> DeviceReport {
@@ -16,6 +17,19 @@ fn dir(fx: &Fx, cmds: &dyn Commands, path: &str, dev: (u32, u32)) -> DeviceRepor
 
 fn codes(r: &DeviceReport) -> Vec<String> {
     r.hints.iter().map(|h| h.code.to_string()).collect()
+}
+
+/// `iolab info`'s views of `r`: the terminal's, Markdown, CSV.
+fn render_info(r: &DeviceReport) -> String {
+    Text::default().export(Document::Device(r)).unwrap()
+}
+
+fn markdown(r: &DeviceReport) -> String {
+    Markdown(crate::units::BwUnit::Mb).export(Document::Device(r)).unwrap()
+}
+
+fn csv(r: &DeviceReport) -> String {
+    Csv.export(Document::Device(r)).unwrap()
 }
 
 #[test]
@@ -145,8 +159,12 @@ fn zfs_without_the_commands_falls_back_to_kstat() {
     assert!(r.chain.is_empty() && r.layout.is_none());
     assert!(codes(&r).contains(&"zfs-direct-ignored".to_string()));
     let text = render_info(&r);
-    assert!(text.contains("ZFS:        pool tank (DEGRADED), dataset tank/data"), "{text}");
-    assert!(text.contains("vdevs unknown: `zpool` did not run"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("│ ZFS ") && l.contains("┆ pool tank (DEGRADED), dataset tank/data")),
+        "{text}"
+    );
+    assert!(text.contains("ZFS vdevs unknown: zpool did not run"), "{text}");
 }
 
 #[test]
@@ -258,19 +276,46 @@ fn views_show_the_stacks() {
     let r = dir(&fx, &stack_commands(), "/tank/data", (0, 52));
     let text = render_info(&r);
     assert!(
-        text.contains("ZFS:        pool tank (DEGRADED), dataset tank/data, compression lz4, OpenZFS 2.1.5-1ubuntu6~22.04.1"),
+        has_row(
+            &text,
+            &[
+                "ZFS",
+                "pool tank (DEGRADED), dataset tank/data, compression lz4, OpenZFS 2.1.5-1ubuntu6~22.04.1"
+            ]
+        ),
         "{text}"
     );
-    assert!(text.contains("ARC:        3.00 GiB of up to 7.67 GiB; O_DIRECT ignored"), "{text}");
-    assert!(text.contains("Layout:     zfs raidz2 over 6 devices\n"), "{text}");
-    assert!(text.contains("  raidz2-0  DEGRADED\n"), "{text}");
     assert!(
-        text.contains("    sdl1 (/dev/disk/by-id/ata-WDC_WD40EFZX-68AWUN0_WD-CA0L6-part1)  FAULTED\n"),
+        text.lines()
+            .any(|l| l.starts_with("│ ARC ") && l.contains("┆ 3.00 GiB of up to 7.67 GiB; O_DIRECT ignored")),
         "{text}"
     );
-    assert!(text.contains("  logs\n    nvme0n1p2 ("), "{text}");
+    assert!(has_row(&text, &["Layout", "zfs raidz2 over 6 devices"]), "{text}");
+    assert!(has_row(&text, &["raidz2-0", "data", "raidz2", "DEGRADED"]), "{text}");
+    assert!(
+        has_row(
+            &text,
+            &[
+                "└─\u{a0}sdl1 (/dev/disk/by-id/ata-WDC_WD40EFZX-68AWUN0_WD-CA0L6-part1)",
+                "data",
+                "disk",
+                "FAULTED"
+            ]
+        ),
+        "{text}"
+    );
+    assert!(
+        has_row(
+            &text,
+            &[
+                "nvme0n1p2 (/dev/disk/by-id/nvme-Samsung_SSD_980_PRO_1TB_S5GXNF0R123456-part2)",
+                "logs"
+            ]
+        ),
+        "{text}"
+    );
     let md = markdown(&r);
-    assert!(md.contains("**ZFS** pool `tank` (DEGRADED), dataset `tank/data`"), "{md}");
+    assert!(md.contains("| ZFS | pool `tank` (DEGRADED), dataset `tank/data`"), "{md}");
     assert!(md.contains("| raidz2-0 | data | raidz2 | DEGRADED |"), "{md}");
     let c = csv(&r);
     let head = c.lines().next().unwrap();
@@ -385,8 +430,8 @@ fn every_view_names_each_stacks_layout_and_disks() {
     ] {
         let r = dir(&fx, &stack_commands(), p, dev);
         let (text, md, c) = (render_info(&r), markdown(&r), csv(&r));
-        assert!(text.contains(&format!("\nLayout:     {layout}\n")), "{p}: {text}");
-        assert!(md.contains(&format!("**Layout** {layout}")), "{p}: {md}");
+        assert!(has_row(&text, &["Layout", layout]), "{p}: {text}");
+        assert!(md.contains(&format!("| Layout | {layout} |")), "{p}: {md}");
         let short = layout.split(" over ").next().unwrap();
         let mut lines = c.lines();
         let head: Vec<&str> = lines.next().unwrap().split(',').collect();

@@ -108,7 +108,8 @@ pub struct Vdev {
 }
 
 impl Vdev {
-    fn leaves<'a>(&'a self, out: &mut Vec<&'a Vdev>) {
+    /// Its leaves (member disks or files), itself when it has no children.
+    pub fn leaves<'a>(&'a self, out: &mut Vec<&'a Vdev>) {
         if self.children.is_empty() {
             out.push(self);
         }

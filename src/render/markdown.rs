@@ -70,7 +70,9 @@ fn block(parts: &mut Vec<String>, b: &Block, f: &Fmt) {
         Block::Facts(facts) => {
             let mut s = String::from("| | |\n|---|---|\n");
             for fact in facts {
-                s.push_str(&format!("| {} | {} |\n", md_cell(&fact.label), line(&fact.value, f)));
+                let value = line(&fact.value, f);
+                let value = if fact.loud { format!("**{value}**") } else { value };
+                s.push_str(&format!("| {} | {value} |\n", md_cell(&fact.label)));
             }
             parts.push(s);
         }

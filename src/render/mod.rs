@@ -14,13 +14,9 @@
 
 pub mod chart;
 pub mod csv;
-pub mod hosts;
 pub mod html;
-pub mod info;
 pub mod markdown;
 pub mod progress;
-pub mod runs;
-pub mod selftest;
 pub mod svg;
 pub mod text;
 pub mod view;
@@ -168,12 +164,12 @@ impl Exporter for Text {
     fn export(&self, doc: Document) -> Option<String> {
         Some(match doc {
             Document::Page(_) => return None,
-            Document::Hosts(h) => hosts::table(h, self.0.units),
-            Document::Selftest(s) => selftest::table(s),
-            Document::Run(r, s) => s.map(runs::run_header).unwrap_or_default() + &run_text(r, self.0),
-            Document::Runs(runs) => runs::table(runs),
+            Document::Hosts(h) => text::render(&views::hosts::view(h), self.0),
+            Document::Selftest(s) => text::render(&views::selftest::view(s), self.0),
+            Document::Run(r, s) => s.map(|s| text::render(&views::runs::stored(s), self.0)).unwrap_or_default() + &run_text(r, self.0),
+            Document::Runs(runs) => text::render(&views::runs::view(runs), self.0),
             Document::Comparison(c) => text::render(&views::compare::view(c), self.0),
-            Document::Device(d) => info::render_info(d),
+            Document::Device(d) => text::render(&views::info::view(d), self.0),
         })
     }
 }
@@ -219,10 +215,10 @@ impl Exporter for Markdown {
         match doc {
             Document::Comparison(c) => Some(markdown::render(&views::compare::view(c), self.0)),
             Document::Run(r, _) => Some(markdown::render(&views::run(r), self.0)),
-            Document::Runs(runs) => Some(runs::markdown(runs)),
-            Document::Device(d) => Some(info::markdown(d)),
-            Document::Hosts(h) => Some(hosts::markdown(h, self.0)),
-            Document::Selftest(_) => None,
+            Document::Runs(runs) => Some(markdown::render(&views::runs::view(runs), self.0)),
+            Document::Device(d) => Some(markdown::render(&views::info::view(d), self.0)),
+            Document::Hosts(h) => Some(markdown::render(&views::hosts::view(h), self.0)),
+            Document::Selftest(s) => Some(markdown::render(&views::selftest::view(s), self.0)),
             Document::Page(_) => None,
         }
     }
@@ -236,10 +232,10 @@ impl Exporter for Csv {
         match doc {
             Document::Comparison(c) => csv::render(&views::compare::view(c)),
             Document::Run(r, _) => csv::render(&views::run(r)),
-            Document::Runs(runs) => Some(runs::csv(runs)),
-            Document::Device(d) => Some(info::csv(d)),
-            Document::Hosts(h) => Some(hosts::csv(h)),
-            Document::Selftest(_) => None,
+            Document::Runs(runs) => csv::render(&views::runs::view(runs)),
+            Document::Device(d) => csv::render(&views::info::view(d)),
+            Document::Hosts(h) => csv::render(&views::hosts::view(h)),
+            Document::Selftest(s) => csv::render(&views::selftest::view(s)),
             Document::Page(_) => None,
         }
     }
@@ -261,8 +257,9 @@ impl Exporter for Html {
                 comparison: Some(c),
             })),
             Document::Page(p) => Some(html::page(p)),
-            Document::Hosts(h) => Some(html::hosts_page(h)),
-            Document::Runs(_) | Document::Device(_) | Document::Selftest(_) => None,
+            Document::Hosts(h) => Some(html::view_page(&views::hosts::view(h))),
+            Document::Selftest(s) => Some(html::view_page(&views::selftest::view(s))),
+            Document::Runs(_) | Document::Device(_) => None,
         }
     }
 }

@@ -488,7 +488,10 @@ fn group_of_hosts_in_every_format() {
     let doc = Document::Hosts(&h);
     let table = Text::default().export(doc).unwrap();
     assert!(table.contains("│ h1") || table.contains("h1 "), "{table}");
-    assert!(table.contains("verdict [host_failed]: h3: no result: no fio server"), "{table}");
+    assert!(
+        table.contains("\nVerdicts:\n  - h3: no result: no fio server at h3:8765 (Connection refused) [host_failed]\n"),
+        "{table}"
+    );
     assert!(table.contains("INCOMPLETE: 1 of 3 hosts gave no result"), "{table}");
     let md = Markdown(crate::units::BwUnit::Mb).export(doc).unwrap();
     assert!(md.starts_with("| Test | Unit | h1 | h2 | h3 | Sum |"), "{md}");

@@ -14,8 +14,7 @@
 //! document (labels, paths, commands, messages) is escaped.
 //!
 //! Every result comes as a [`crate::render::view::View`] (`view.rs` lays
-//! out its sections, `chart.rs` draws its charts), but groups of hosts,
-//! which keep their own section here. Like
+//! out its sections, `chart.rs` draws its charts). Like
 //! the other renderers this computes nothing but unit conversions (bytes/s
 //! to MB/s, ns to µs) and geometry (where a second lies on the time axis,
 //! how wide a bar is).
@@ -47,8 +46,6 @@ macro_rules! w {
 }
 
 mod chart;
-mod header;
-mod hosts;
 #[cfg(test)]
 mod tests;
 mod view;
@@ -87,17 +84,6 @@ pub fn view_page(v: &crate::render::view::View) -> String {
     };
     view::sections(&mut o, &v.sections, "view", 2);
     shell(&v.title, None, &o)
-}
-
-/// The group of a many-hosts run: each host side by side per test.
-pub fn hosts_page(h: &crate::summary::hosts::HostsReport) -> String {
-    let mut o = Out {
-        toc_shift: -1,
-        ..Out::default()
-    };
-    hosts::section(&mut o, h);
-    let title = format!("iolab: one plan on {} hosts", h.hosts.len());
-    shell(&title, None, &o)
 }
 
 /// The document around the sections in `o`: head, inline stylesheet, title,
@@ -154,7 +140,7 @@ fn run(o: &mut Out, r: &Report, s: Option<&RunSummary>, id: &str) {
         (None, None) => what,
     };
     o.open("run", id, 2, &heading);
-    header::section(o, r, s, id);
+    view::sections(o, &[crate::render::views::header::section(r, s)], id, 3);
     view::sections(o, &crate::render::views::run(r).sections, id, 3);
     o.close();
 }
@@ -288,21 +274,6 @@ struct Grid {
 }
 
 impl Grid {
-    /// Columns as (title, holds figures).
-    fn new(cols: &[(&str, bool)]) -> Grid {
-        Grid {
-            head: cols.iter().map(|c| c.0.to_string()).collect(),
-            num: cols.iter().map(|c| c.1).collect(),
-            rows: Vec::new(),
-            group: false,
-        }
-    }
-
-    fn col(&mut self, title: impl Into<String>, num: bool) {
-        self.head.push(title.into());
-        self.num.push(num);
-    }
-
     fn row(&mut self, cells: Vec<String>) {
         self.rows.push(cells);
     }
@@ -347,23 +318,6 @@ impl Grid {
 }
 
 // ------------------------------------------------------------ shared bits
-
-/// A list of diagnostics: message and code, classed by severity.
-fn diagnostics(o: &mut Out, class: &str, list: &[&crate::judge::Diagnostic]) {
-    if list.is_empty() {
-        return;
-    }
-    w!(o.body, "<ul class=\"{class}\">\n");
-    for d in list {
-        w!(
-            o.body,
-            "<li>{} {}</li>\n",
-            badge(d.code.as_str(), d.severity, None),
-            escape(&d.message)
-        );
-    }
-    o.body.push_str("</ul>\n");
-}
 
 /// A warning code as a small badge coloured by severity; `title` adds a tooltip.
 fn badge(code: &str, sev: crate::judge::Severity, title: Option<&str>) -> String {

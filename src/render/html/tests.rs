@@ -547,7 +547,7 @@ fn timed_commands_and_workloads() {
     assert!(html.contains("first_run_slower"));
     let interrupted = one(&edited("time3", |v| v["interrupted"] = json!(true)));
     check_page(&interrupted);
-    assert!(interrupted.contains("<p class=\"alert interrupted\">INTERRUPTED"));
+    assert!(interrupted.contains("<p class=\"alert\">INTERRUPTED: a signal stopped this run;"));
 }
 
 #[test]
@@ -576,7 +576,7 @@ fn hostile_text_is_shown_as_text() {
     check_page(&html);
     assert!(!html.contains("<script"), "no script element");
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
-    assert!(html.contains("<p class=\"alert incomplete\">INCOMPLETE"));
+    assert!(html.contains("<p class=\"alert\">INCOMPLETE: stored run 3 did not finish.</p>"));
     // In a comparison too (labels are run names).
     let runs = [
         run_ref(report("demo"), 1, Some(nasty), None),

@@ -64,7 +64,13 @@ fn block(o: &mut Out, b: &Block, class: &str) {
         Block::Facts(facts) => {
             o.body.push_str("<dl class=\"facts\">\n");
             for f in facts {
-                w!(o.body, "<dt>{}</dt><dd>{}</dd>\n", escape(&f.label), line(&f.value));
+                let value = line(&f.value);
+                let value = if f.loud {
+                    format!("<strong class=\"loud\">{value}</strong>")
+                } else {
+                    value
+                };
+                w!(o.body, "<dt>{}</dt><dd>{value}</dd>\n", escape(&f.label));
             }
             o.body.push_str("</dl>\n");
         }

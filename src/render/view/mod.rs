@@ -33,7 +33,7 @@
 //! | [`Heading::Shown`] | a line (a blank one before) | `**heading**` | `<hN>`, listed in the contents | – |
 //! | [`Heading::Outline`] | – | – | `<hN>`, listed in the contents | – |
 //! | [`Block::Paragraph`] | a line; a verdict with `alert` coloured | a line; a verdict in bold | `<p>`, `class="sub"` when muted, `"[alert ]CLASS-verdict"` for a verdict | – |
-//! | [`Block::Facts`] | a two-column table | a `\| \| \|` table | `<dl class="facts">` | – |
+//! | [`Block::Facts`] | a two-column table | a `\| \| \|` table, a [`Fact::loud`] value `**bold**` | `<dl class="facts">`, a loud value `<strong class="loud">` | – |
 //! | [`Block::Table`] | a table, figures right-aligned | a table, `---:` for figures | a data table; the [`Table::headline`] one as CrystalDiskMark's, bars behind bandwidths, each [`Row::warnings`] under its row | the [`Table::records`] one only, columns' keys as header, [`Cell::raw`] |
 //! | [`Block::Chart`] | a text curve when [`Chart::curve`] (one series, linear axes), else nothing | its numbers as a table | the SVG, its numbers beside or under it (folded past 12 rows) | its numbers when they are the records |
 //! | [`Block::Notes`] | a line each; [`NoteTone::Failed`] coloured | plain notes one paragraph (hard breaks); a stop `*emphasised*` apart | plain notes one `<p class="units">`; stops `<p class="alert">` | – |
@@ -265,6 +265,8 @@ impl Block {
 pub struct Fact {
     pub label: String,
     pub value: Line,
+    /// Said loudly: what a reader must not miss (I/O through the page cache).
+    pub loud: bool,
 }
 
 impl Fact {
@@ -272,6 +274,16 @@ impl Fact {
         Fact {
             label: label.into(),
             value: value.into(),
+            loud: false,
+        }
+    }
+
+    /// A fact said loudly: its value in bold in Markdown, `<strong
+    /// class="loud">` on a page (its words say it in the terminal).
+    pub fn loud(label: impl Into<String>, value: impl Into<Line>) -> Fact {
+        Fact {
+            loud: true,
+            ..Fact::new(label, value)
         }
     }
 }

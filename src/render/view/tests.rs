@@ -283,3 +283,31 @@ fn a_bar_chart_in_every_format() {
         "values and whiskers in MB/s: {page}"
     );
 }
+
+/// A loud fact beside a plain one: bold in Markdown, `<strong class="loud">`
+/// on a page, its words alone in the terminal, nothing in CSV.
+#[test]
+fn a_loud_fact_in_every_format() {
+    let mut s = Section::new("head", "head", Heading::Outline("Head".into()));
+    s.push(Block::Facts(vec![
+        Fact::new("Target", Line::new().code("/mnt/a b")),
+        Fact::loud("I/O", "BUFFERED: through the page cache"),
+    ]));
+    let v = View {
+        title: "Facts".into(),
+        sections: vec![s],
+    };
+    let text = text::render(&v, Style::default());
+    assert!(text.contains("┆ BUFFERED: through the page cache │"), "{text}");
+    assert_eq!(
+        markdown::render(&v, BwUnit::Mb),
+        "| | |\n|---|---|\n| Target | `/mnt/a b` |\n| I/O | **BUFFERED: through the page cache** |\n"
+    );
+    assert_eq!(csv::render(&v), None);
+    let page = html(&v);
+    assert!(
+        page.contains("<dt>Target</dt><dd><code>/mnt/a b</code></dd>\n<dt>I/O</dt><dd><strong class=\"loud\">BUFFERED: through the page cache</strong></dd>"),
+        "{page}"
+    );
+    crate::render::svg::check::well_formed_page(&page).unwrap();
+}

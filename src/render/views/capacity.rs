@@ -255,7 +255,7 @@ fn record(r: &Report, c: &CapacityReport) -> Table {
 
 #[cfg(test)]
 mod tests {
-    use crate::render::{Csv, Document, Exporter, Html, Json, Markdown, Text};
+    use crate::render::{Document, Exporter, Html, Json};
     use crate::summary::Report;
     use serde_json::Value;
 
@@ -270,22 +270,7 @@ mod tests {
     }
 
     fn all_views(r: &Report) -> String {
-        let d = Document::Run(r, None);
-        format!(
-            "{}--- markdown\n{}--- csv\n{}",
-            Text::default().export(d).unwrap(),
-            Markdown(crate::units::BwUnit::Mb).export(d).unwrap(),
-            Csv.export(d).unwrap()
-        )
-    }
-
-    /// The snapshots keep the names they had when these views lived in `render/capacity.rs`.
-    macro_rules! snapshot {
-        ($name:literal, $value:expr) => {
-            insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
-                insta::assert_snapshot!(concat!("iolab__render__capacity__tests__", $name), $value);
-            })
-        };
+        super::super::lines_formats(Document::Run(r, None))
     }
 
     #[test]
@@ -300,14 +285,14 @@ mod tests {
     fn a_fake_device_in_every_format() {
         let r = report("fake");
         assert!(r.failed_check().is_some_and(|m| m.starts_with("FAKE")));
-        snapshot!("a_fake_device_in_every_format", all_views(&r));
+        snapshot!("capacity", "a_fake_device_in_every_format", all_views(&r));
     }
 
     #[test]
     fn a_genuine_device_in_every_format() {
         let r = report("genuine");
         assert_eq!(r.failed_check(), None);
-        snapshot!("a_genuine_device_in_every_format", all_views(&r));
+        snapshot!("capacity", "a_genuine_device_in_every_format", all_views(&r));
     }
 
     #[test]

@@ -172,7 +172,7 @@ fn list_and_info_in_every_format() {
         assert_eq!(row["size_bytes"], d["size_bytes"].to_string().as_str());
     }
     let md = stdout(&e.ok(&["info", target, "--format", "markdown"]));
-    assert!(md.starts_with("**Target**"), "{md}");
+    assert!(md.starts_with("| | |\n|---|---|\n| Target | `"), "the target's facts first: {md}");
     // -o - is stdout; -o FILE leaves stdout empty.
     let list = e.ok(&["list", "-o", "-", "--format", "json"]);
     assert_eq!(json_out(&list).as_array().unwrap().len(), 1);
