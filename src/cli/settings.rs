@@ -17,7 +17,10 @@ use clap::parser::ValueSource;
 /// the default one if it exists (under sudo, the invoking user's); none to
 /// print completions or manuals, describe a target or a document, or test iolab itself.
 pub(super) fn load(cli: &Cli) -> Result<Option<Config>> {
-    if matches!(cli.cmd, Cmd::Completions(_) | Cmd::Man(_) | Cmd::Info(_) | Cmd::Selftest(_) | Cmd::Schema(_)) {
+    if matches!(
+        cli.cmd,
+        Cmd::Completions(_) | Cmd::Man(_) | Cmd::Info(_) | Cmd::Selftest(_) | Cmd::Schema(_)
+    ) {
         return Ok(None);
     }
     let sudo_home = || crate::store::default_location().owner.map(|u| u.home);
