@@ -351,7 +351,7 @@ pub struct EmitArgs {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum EmitTool {
-    /// A fio job file (see README: "iolab and fio")
+    /// A fio job file (see docs/fio.md)
     Fio,
 }
 

@@ -1,5 +1,5 @@
 //! Synthetic stored runs for the tests: a `Report` built from a JSON literal
-//! (the shape of README.md's JSON section) with given jobs and per-run figures.
+//! (the shape docs/json.md describes) with given jobs and per-run figures.
 
 use super::RunRef;
 use crate::summary::{Report, median};

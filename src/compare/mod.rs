@@ -420,7 +420,7 @@ fn ratios(values: &[f64], samples: &[Vec<f64>], b: usize, unit: Unit) -> Ratios 
         // Numerator over divisor, as figures and as samples.
         let (num, div) = if lower_is_better { (b, i) } else { (i, b) };
         let (n, d) = (values[num], values[div]);
-        let ratio = (d.is_finite() && d > 0.0 && n.is_finite()).then(|| n / d);
+        let ratio = (d.is_finite() && d > 0.0 && n.is_finite()).then(|| n / d).filter(|r| r.is_finite());
         out.ratios.push(ratio);
         if i == b {
             out.within_noise.push(Some(true));

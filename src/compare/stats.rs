@@ -38,7 +38,8 @@ fn resampled_median(v: &[f64], buf: &mut [f64], rng: &mut Rng) -> f64 {
 
 /// The [`NOISE_CONFIDENCE`] bootstrap interval of `median(other) / median(base)`
 /// from each side's per-run figures; `None` when either side has fewer than
-/// [`MIN_RUNS_FOR_NOISE`] runs, or a figure is not finite, or a baseline figure is not positive.
+/// [`MIN_RUNS_FOR_NOISE`] runs, or a figure is not finite, or a baseline figure is not positive,
+/// or a resampled ratio overflows (figures too far apart for a finite ratio).
 pub fn ratio_ci(base: &[f64], other: &[f64]) -> Option<(f64, f64)> {
     if base.len() < MIN_RUNS_FOR_NOISE || other.len() < MIN_RUNS_FOR_NOISE {
         return None;
@@ -58,7 +59,8 @@ pub fn ratio_ci(base: &[f64], other: &[f64]) -> Option<(f64, f64)> {
         .collect();
     ratios.sort_unstable_by(f64::total_cmp);
     let tail = ((1.0 - NOISE_CONFIDENCE) / 2.0 * RESAMPLES as f64).round() as usize;
-    Some((ratios[tail], ratios[RESAMPLES - 1 - tail]))
+    let (lo, hi) = (ratios[tail], ratios[RESAMPLES - 1 - tail]);
+    (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
 }
 
 #[cfg(test)]
@@ -89,5 +91,8 @@ mod tests {
         assert_eq!(ratio_ci(&[100.0], &b), None);
         assert_eq!(ratio_ci(&a, &[120.0]), None);
         assert_eq!(ratio_ci(&[0.0, 0.0], &b), None);
+        // Figures so far apart that their ratio overflows: no interval, never an
+        // infinity (which a JSON document would carry as null where a number is due).
+        assert_eq!(ratio_ci(&[1e-300, 2e-300, 3e-300], &[1e300, 2e300, 3e300]), None);
     }
 }

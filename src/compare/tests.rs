@@ -276,3 +276,23 @@ fn price_list_matches_label_then_serial_then_model() {
     r.target.info = None;
     assert!(listed_price(&list[..2], None, &r).is_none(), "no devices, no match");
 }
+
+/// Figures so far apart that their ratio overflows (found by the schema check
+/// of a property test's document: an infinite interval bound went out as
+/// `null` where the schema has a number): the ratio and its interval are
+/// unknown, never infinite, and the JSON document holds no infinity.
+#[test]
+fn a_ratio_that_overflows_is_unknown_not_infinite() {
+    let runs = vec![
+        run(1, "tiny", vec![seq("SEQ1M Q8T1 read", &[1e-300, 2e-300, 1.5e-300])]),
+        run(2, "huge", vec![seq("SEQ1M Q8T1 read", &[1e300, 2e300, 1.5e300])]),
+    ];
+    let c = compare(&runs, 1).unwrap();
+    let t = &c.tests[0];
+    assert_eq!(t.ratios, vec![Some(1.0), None]);
+    assert_eq!(t.ci, vec![None, None]);
+    let json = crate::render::Json.export(Document::Comparison(&c)).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["tests"][0]["ratios"][1], serde_json::Value::Null, "unknown, as the schema allows");
+    assert_eq!(v["tests"][0]["ci"], serde_json::json!([null, null]));
+}

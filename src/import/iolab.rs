@@ -1,5 +1,5 @@
 //! iolab's own run document (what `--json` and `show --json` print, see
-//! README "JSON document" and [`crate::summary`]'s `document.rs`) → the
+//! docs/json.md and [`crate::summary`]'s `document.rs`) → the
 //! [`Report`] it describes, so a run measured on another machine (or by a
 //! colleague) joins the local store and compares with local runs.
 //!
