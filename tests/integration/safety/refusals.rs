@@ -148,14 +148,32 @@ fn force_overrides_a_signature() {
     assert_writes(dev.path(), &["--force"]);
 }
 
-/// Mounted read-write (the dangerous case), with what the mount itself wrote
-/// (the superblock) flushed and no periodic journal commit while the device
-/// is hashed: the kernel's own late writes must not pass for iolab's (a
-/// fresh-clone CI run once saw the hash change that way).
-fn quiet_mount(dev: &Path) -> Mount {
-    let m = Mount::new(dev, Some("commit=3600"));
-    run_checked(Command::new("sync").arg("-f").arg(m.dir()));
-    m
+/// Mounted read-write (the dangerous case), then frozen (`fsfreeze`) while
+/// the device is hashed: freezing flushes what the mount wrote and stops the
+/// kernel's own late writes (journal commits, superblock updates), which two
+/// fresh-clone CI runs once took for iolab's. A frozen filesystem blocks only
+/// its own writes, not a write to the block device under it, so iolab could
+/// still change the device if it failed to refuse. Thawed before unmounting.
+struct QuietMount {
+    // Field order is drop order: thaw, then unmount.
+    _frozen: Frozen,
+    _mount: Mount,
+}
+
+struct Frozen(PathBuf);
+impl Drop for Frozen {
+    fn drop(&mut self) {
+        let _ = Command::new("fsfreeze").arg("-u").arg(&self.0).status();
+    }
+}
+
+fn quiet_mount(dev: &Path) -> QuietMount {
+    let mount = Mount::new(dev, Some("commit=3600"));
+    run_checked(Command::new("fsfreeze").arg("-f").arg(mount.dir()));
+    QuietMount {
+        _frozen: Frozen(mount.dir().to_path_buf()),
+        _mount: mount,
+    }
 }
 
 #[test]
