@@ -24,10 +24,10 @@
 //! Where the file is found, and how its defaults are merged with the
 //! command line, is the command line's business.
 
+use crate::base::error::{Result, usage};
+use crate::base::units;
 use crate::compare::ListedPrice;
-use crate::error::{Result, usage};
 use crate::plan::{Common, EngineKind, JobSpec, Limit, Rw, SuiteName, limits};
-use crate::units;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -116,7 +116,7 @@ impl UserSuite {
 impl Config {
     /// Read and check the file at `path`.
     pub fn load(path: &Path) -> Result<Config> {
-        let text = crate::paths::read_text(path, "the configuration file").map_err(usage)?;
+        let text = crate::base::paths::read_text(path, "the configuration file").map_err(usage)?;
         Config::parse(&text, path)
     }
 

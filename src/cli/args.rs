@@ -2,6 +2,7 @@
 //! once (shared ones in [`CommonArgs`], [`TargetArgs`], [`OutputArgs`]),
 //! with the limits of [`crate::plan::limits`] as their parsers.
 
+use crate::base::units::{self, BwUnit};
 use crate::experiment::fio::HostSpec;
 use crate::experiment::verify::ColdWait;
 use crate::plan::limits::parse as limit;
@@ -9,7 +10,6 @@ use crate::plan::scan::Position;
 use crate::plan::{EngineKind, Interval, Repeat, Runs, Rw, SteadyRule, SuiteChoice, SuiteName, Timing};
 use crate::render::Format;
 use crate::store;
-use crate::units::{self, BwUnit};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -189,7 +189,7 @@ pub struct SelftestArgs {
 pub struct SchemaArgs {
     /// The kind of document (without it: a table of the kinds, their versions and the commands that write them)
     #[arg(value_enum)]
-    pub kind: Option<crate::schema::Kind>,
+    pub kind: Option<crate::base::document::Kind>,
 }
 
 #[derive(Args, Debug)]
@@ -492,7 +492,7 @@ pub struct ExportArgs {
 
 impl HostsArgs {
     /// The hosts from `--hosts` or `--hosts-file`; none: run here.
-    pub fn list(&self) -> crate::error::Result<Option<Vec<HostSpec>>> {
+    pub fn list(&self) -> crate::base::error::Result<Option<Vec<HostSpec>>> {
         match &self.hosts_file {
             Some(f) => crate::experiment::fio::read_hosts_file(f).map(Some),
             None => Ok(Some(self.hosts.clone()).filter(|h| !h.is_empty())),
@@ -591,7 +591,7 @@ impl clap::builder::TypedValueParser for SuiteParser {
 
 /// `--steady-state`'s help, stating the rule from the thresholds it uses.
 fn steady_state_help() -> String {
-    use crate::judge::thresholds::{DEFAULT_WINDOW, MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT};
+    use crate::base::thresholds::{DEFAULT_WINDOW, MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT};
     format!(
         "Jobs that write: repeat back-to-back rounds of --duration until the SNIA steady-state rule holds over {DEFAULT_WINDOW} rounds (range within {MAX_RANGE_PCT}% of the mean, slope excursion within {MAX_SLOPE_EXCURSION_PCT}%), and report the steady value instead of --runs runs"
     )

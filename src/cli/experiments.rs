@@ -2,8 +2,8 @@
 //! but mapping (every rule is checked by the library).
 
 use super::args::*;
+use crate::base::error::{Result, usage};
 use crate::config::Config;
-use crate::error::{Result, usage};
 use crate::experiment::Experiment;
 use crate::experiment::apps::AppRequest;
 use crate::experiment::capacity::CapacityRequest;

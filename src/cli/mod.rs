@@ -14,10 +14,10 @@ pub mod panic;
 mod proptests;
 mod settings;
 
+use crate::base::error::{Result, failed};
+use crate::base::signals::Stop;
 use crate::deliver::{self, Delivery, Stdout, Step, stored};
-use crate::error::{Result, failed};
 use crate::experiment::{self, Experiment, capacity, fio};
-use crate::signals::Stop;
 use crate::store;
 use args::*;
 use docs::command;
@@ -92,7 +92,7 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
         Cmd::Time(a) => measure(experiments::time(&a)?, None, &a.out, &db),
         Cmd::Capacity(a) => match &a.restore {
             Some(file) => {
-                let restored = deliver::live(true, crate::units::BwUnit::Mb, |ctx| {
+                let restored = deliver::live(true, crate::base::units::BwUnit::Mb, |ctx| {
                     capacity::restore_file(file, a.device.as_deref(), ctx)
                 })?;
                 write(deliver::restored(&restored))

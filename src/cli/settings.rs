@@ -6,10 +6,10 @@
 
 use super::args::*;
 use super::docs::command;
+use crate::base::error::Result;
+use crate::base::units;
 use crate::config::{self, Config};
-use crate::error::Result;
 use crate::plan::SuiteChoice;
-use crate::units;
 use clap::ArgMatches;
 use clap::parser::ValueSource;
 

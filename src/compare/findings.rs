@@ -8,10 +8,10 @@
 //! whose subject is the test it is about, when it is about one.
 
 use super::{Comparison, Direction, RunInfo, TestComparison};
-use crate::judge::thresholds::{CACHE_MIN_GAIN, CPU_NOTABLE, MIN_RUNS_FOR_NOISE};
+use crate::base::thresholds::{CACHE_MIN_GAIN, CPU_NOTABLE, MIN_RUNS_FOR_NOISE};
+use crate::base::units::{fmt_ns, fmt_value, signed_diff};
 use crate::judge::{Code, Diagnostic};
 use crate::summary::median;
-use crate::units::{fmt_ns, fmt_value, signed_diff};
 
 /// Every rule, in the order the findings are shown.
 pub fn all(c: &Comparison) -> Vec<Diagnostic> {

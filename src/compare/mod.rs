@@ -139,7 +139,7 @@ impl Direction {
     }
 }
 
-pub use crate::units::Unit;
+pub use crate::base::units::Unit;
 
 /// One test across all runs; every vector has one entry per run, in order.
 #[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]

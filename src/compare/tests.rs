@@ -2,8 +2,8 @@
 
 use super::fixtures::{J, rand, report, run, seq};
 use super::*;
+use crate::base::units::BwUnit;
 use crate::render::{Csv, Document, Exporter, Markdown, Style, Text};
-use crate::units::BwUnit;
 
 /// The comparison in the terminal, Markdown and CSV, as `iolab compare` prints it.
 fn render_table(c: &Comparison, units: BwUnit) -> String {
@@ -82,7 +82,7 @@ fn a_difference_inside_the_noise_is_no_win() {
     assert_eq!(c.tests[0].within_noise, vec![Some(true), Some(true)]);
     assert!(!c.findings.iter().any(|f| f.code == "biggest_win" || f.code == "biggest_loss"));
     assert!(c.findings.iter().any(|f| f.code == "all_within_noise"));
-    assert!(render_table(&c, crate::units::BwUnit::Mb).contains("≈ +2% (noise)"));
+    assert!(render_table(&c, crate::base::units::BwUnit::Mb).contains("≈ +2% (noise)"));
 }
 
 #[test]
@@ -121,7 +121,7 @@ fn single_run_sides_have_unknown_noise() {
     assert!(!c.findings.iter().any(|f| f.code == "biggest_win"));
     let u = c.findings.iter().find(|f| f.code == "noise_unknown").unwrap();
     assert!(u.message.contains("noise unknown on 1 test"), "{}", u.message);
-    assert!(render_table(&c, crate::units::BwUnit::Mb).contains("2.00x (?)"));
+    assert!(render_table(&c, crate::base::units::BwUnit::Mb).contains("2.00x (?)"));
     let json = serde_json::to_value(&c).unwrap();
     assert_eq!(json["tests"][0]["within_noise"], serde_json::json!([true, null]));
 }
@@ -188,7 +188,7 @@ fn markdown_is_a_valid_table() {
     let mut runs = two_x();
     runs[0].label = Some("a|b".into());
     let c = compare(&runs, 1).unwrap();
-    let md = render_markdown(&c, crate::units::BwUnit::Mb);
+    let md = render_markdown(&c, crate::base::units::BwUnit::Mb);
     let rows: Vec<&str> = md.lines().take_while(|l| l.starts_with('|')).collect();
     assert_eq!(rows.len(), 2 + c.tests.len());
     let cells = |l: &str| l.replace("\\|", "").matches('|').count() - 1;
@@ -224,11 +224,11 @@ fn prices_give_price_per_gb_and_mbs_per_price() {
     assert_eq!(c.runs[1].capacity_bytes, Some(2_000_000_000_000));
     assert_eq!(c.runs[1].price_per_gb, Some(0.1));
     assert_eq!(c.tests[0].mbs_per_price, vec![Some(2.0), Some(1.0)]);
-    let table = render_table(&c, crate::units::BwUnit::Mb);
+    let table = render_table(&c, crate::base::units::BwUnit::Mb);
     assert!(table.contains("Price per GB"), "{table}");
     assert!(table.contains("0.050") && table.contains("0.100"), "{table}");
     assert!(table.contains("WD Blue $50.00 for 1.00 TB = $0.050/GB"), "{table}");
-    let md = render_markdown(&c, crate::units::BwUnit::Mb);
+    let md = render_markdown(&c, crate::base::units::BwUnit::Mb);
     let rows: Vec<&str> = md.lines().take_while(|l| l.starts_with('|')).collect();
     let n = rows[0].matches('|').count();
     assert!(rows.iter().all(|r| r.matches('|').count() == n), "{md}");
@@ -236,7 +236,7 @@ fn prices_give_price_per_gb_and_mbs_per_price() {
     runs[0].capacity_bytes = None;
     let c = compare(&runs, 1).unwrap();
     assert_eq!(c.runs[0].price_per_gb, None);
-    assert!(render_table(&c, crate::units::BwUnit::Mb).contains("capacity unknown"));
+    assert!(render_table(&c, crate::base::units::BwUnit::Mb).contains("capacity unknown"));
 }
 
 #[test]

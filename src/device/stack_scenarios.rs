@@ -25,7 +25,7 @@ fn render_info(r: &DeviceReport) -> String {
 }
 
 fn markdown(r: &DeviceReport) -> String {
-    Markdown(crate::units::BwUnit::Mb).export(Document::Device(r)).unwrap()
+    Markdown(crate::base::units::BwUnit::Mb).export(Document::Device(r)).unwrap()
 }
 
 fn csv(r: &DeviceReport) -> String {

@@ -1,10 +1,10 @@
 //! `run` and `job`: a list of jobs, in order, on one target.
 
 use super::{Context, Measured, cpus, until_cut};
-use crate::error::{Result, usage};
+use crate::base::error::{Result, usage};
+use crate::base::progress::Event;
 use crate::measure::Runner;
 use crate::plan::{JobSpec, Repeat, SuiteName};
-use crate::progress::Event;
 use crate::summary::{self, Body, Settings};
 use crate::target::{self, Choice};
 use std::time::Duration;

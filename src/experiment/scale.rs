@@ -10,12 +10,12 @@
 use crate::judge::scale as verdict;
 
 use super::{Context, Measured, cpus, until_stopped};
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
+use crate::base::progress::{Event, Level, Observer, Silent};
+use crate::base::signals::Stop;
 use crate::measure::{JobSamples, Runner};
 use crate::plan::scale::*;
-use crate::progress::{Event, Level, Observer, Silent};
 pub use crate::samples::{Point, PointKind, ScaleSamples};
-use crate::signals::Stop;
 use crate::summary::scale::LayoutUsed;
 use crate::summary::{self, Body, Settings};
 use crate::target::Target;
@@ -252,7 +252,10 @@ fn together(targets: &[Target], plan: &ScalePlan, stop: &Stop) -> Result<Vec<Job
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(crate::error::failed("a target's thread panicked"))))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(crate::base::error::failed("a target's thread panicked")))
+            })
             .collect()
     });
     let mut jobs = Vec::with_capacity(n);

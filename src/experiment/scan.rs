@@ -14,11 +14,11 @@
 //! penalise the first fraction of a second of a short window.
 
 use super::{Context, Measured, cpus, until_cut};
-use crate::error::{Result, usage};
+use crate::base::error::{Result, usage};
+use crate::base::progress::{Event, Level};
 use crate::measure::Runner;
 use crate::plan::scan::*;
 use crate::plan::{EngineKind, limits};
-use crate::progress::{Event, Level};
 pub use crate::samples::ScanSamples;
 use crate::summary::scan::zone_rate;
 use crate::summary::{self, Body, Settings};

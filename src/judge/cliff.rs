@@ -4,7 +4,7 @@
 //! throughput it is given (no I/O, no printing, no clock), so the rules can
 //! be tested exactly.
 
-use super::thresholds::{MAX_AFTER_RATIO, MIN_SETTLED_FRACTION, MIN_SIDE};
+use crate::base::thresholds::{MAX_AFTER_RATIO, MIN_SETTLED_FRACTION, MIN_SIDE};
 use serde::{Deserialize, Serialize};
 
 /// A write cliff found by [`write_cliff`].

@@ -17,8 +17,8 @@
 //! existed, and read back with the same severity. An unknown code or
 //! severity never fails a load.
 
-use super::thresholds::HIGH_CV;
-use crate::units::fmt_pct;
+use crate::base::thresholds::HIGH_CV;
+use crate::base::units::fmt_pct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 

@@ -1,5 +1,6 @@
-//! Judgement: every rule that turns figures into a verdict or a warning,
-//! and every threshold those rules use ([`thresholds`], each defined once).
+//! Judgement: every rule that turns figures into a verdict or a warning.
+//! The thresholds those rules use are in [`crate::base::thresholds`], each
+//! defined once.
 //! Pure functions over figures; no I/O.
 //!
 //! - [`diagnostic`]: the one type of warnings, hints and findings.
@@ -24,7 +25,6 @@ pub mod scan;
 pub mod settle;
 pub mod stats;
 pub mod steady;
-pub mod thresholds;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
 

@@ -21,7 +21,7 @@
 //! windows, and the summary reports what it found.
 
 use super::stats::{cv, median};
-use super::thresholds::{SETTLE_CONFIDENCE, SETTLE_CV, SETTLE_HALF_WIDTH};
+use crate::base::thresholds::{SETTLE_CONFIDENCE, SETTLE_CV, SETTLE_HALF_WIDTH};
 use serde::{Deserialize, Serialize};
 
 /// Which rule settled a test.

@@ -13,8 +13,8 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use super::thresholds::DEFAULT_WINDOW;
-use super::thresholds::{MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT};
+pub use crate::base::thresholds::DEFAULT_WINDOW;
+use crate::base::thresholds::{MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT};
 
 /// The verdict of [`steady_state`] and the figures behind it.
 ///

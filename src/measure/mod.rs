@@ -12,18 +12,18 @@ pub mod snapshot;
 use seconds::Seconds;
 pub use snapshot::{Delta, Snapshot};
 
+use crate::base::error::{Error, Result, failed};
+use crate::base::progress::{Event, Observer, Pass};
+use crate::base::signals::Stop;
 use crate::device::SysRoot;
-use crate::error::{Error, Result, failed};
 use crate::io::buffers::Buffers;
 use crate::io::engine::{Clock, Engine, RealClock, psync::Psync, uring::Uring};
 use crate::io::stall::{Beat, Watchdog};
 use crate::io::stream::StreamShared;
 use crate::io::worker::{self, IoFailure, WorkerPlan};
 use crate::plan::{EngineKind, JobSpec, Limit, Repeat, Runs};
-use crate::progress::{Event, Observer, Pass};
 pub use crate::samples::JobSamples;
 use crate::samples::{RunSamples, WorkerSamples};
-use crate::signals::Stop;
 use crate::target::Target;
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
@@ -426,7 +426,7 @@ impl Runner<'_> {
             }
             if writes {
                 let t = Instant::now();
-                crate::testknob::pause_at("flush");
+                crate::base::testknob::pause_at("flush");
                 let synced = self
                     .target
                     .bounded(&self.sys, &format!("flushing written data in \"{job}\""), |fd| {
@@ -647,7 +647,7 @@ fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &m
             .and_then(|mut r| {
                 if ctx.wrote {
                     let t = clock.now_ns();
-                    crate::testknob::pause_at("flush");
+                    crate::base::testknob::pause_at("flush");
                     engine.sync().map_err(Fault::Flush)?;
                     ctx.beat.add(1);
                     if let Some(last) = r.last_mut() {

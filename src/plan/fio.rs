@@ -245,7 +245,7 @@ mod tests {
     #[test]
     fn fio_parses_every_suite() {
         if std::process::Command::new("fio").arg("--version").output().is_err() {
-            crate::testknob::skip_for_missing_tool("fio");
+            crate::base::testknob::skip_for_missing_tool("fio");
             return;
         }
         let dir = tempfile::tempdir().unwrap();

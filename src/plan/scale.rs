@@ -1,8 +1,8 @@
 //! What `iolab scale` runs: sweeps and the comparison job.
 
-use crate::error::{Result, usage};
+use crate::base::error::{Result, usage};
+use crate::base::units::fmt_bs;
 use crate::plan::{EngineKind, JobSpec, Limit, Repeat, Rw};
-use crate::units::fmt_bs;
 
 /// Queue depths swept on a single target when no sweep is asked for.
 pub const DEFAULT_QD_SWEEP: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];

@@ -2,7 +2,7 @@
 //! transfers, the application workloads) and how they expand into jobs.
 
 use super::{EngineKind, JobSpec, Limit, Rw};
-use crate::units::fmt_bs;
+use crate::base::units::fmt_bs;
 use serde::{Deserialize, Serialize};
 
 /// One test of a suite, before it is split into directions.

@@ -82,8 +82,8 @@ pub enum Body {
 
 impl Report {
     /// The kind of document the run is (`run`, `scan`... `capacity`).
-    pub fn schema_kind(&self) -> crate::schema::Kind {
-        use crate::schema::Kind;
+    pub fn schema_kind(&self) -> crate::base::document::Kind {
+        use crate::base::document::Kind;
         match &self.body {
             Body::Jobs(_) => Kind::Run,
             Body::Scan { .. } => Kind::Scan,
@@ -219,7 +219,7 @@ impl Settings {
     /// windows per test, until settled`.
     pub fn runs_text(&self) -> String {
         if self.runs_auto {
-            let min = crate::judge::thresholds::SETTLE_MIN_WINDOWS.min(self.runs);
+            let min = crate::base::thresholds::SETTLE_MIN_WINDOWS.min(self.runs);
             format!("{min}–{} windows per test, until settled", self.runs)
         } else {
             format!("{} run{} per test", self.runs, if self.runs == 1 { "" } else { "s" })
@@ -423,6 +423,10 @@ pub struct DeviceReport {
     /// ([`crate::judge::job::pool_cross_check`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zfs_pool: Option<String>,
+    // The description below is in the committed schemas (schema/*.json), so
+    // it keeps the threshold's path from before base/ (now
+    // `crate::base::thresholds::OTHER_DEVICE_MIN_BYTES`) until they are
+    // regenerated together.
     /// Devices outside the target's chain that moved more than
     /// [`crate::judge::thresholds::OTHER_DEVICE_MIN_BYTES`] over the same runs
     /// (summed): where the job's I/O went if the target's device did not see it.
@@ -904,7 +908,7 @@ pub(crate) fn device_report(runs: &[RunSamples], zfs_pool: Option<&str>) -> Opti
         zfs_pool: zfs_pool.map(str::to_string),
         others: crate::device::sum_activity(runs.iter().map(|r| r.other_devices.as_slice()))
             .into_iter()
-            .filter(|o| o.bytes() > crate::judge::thresholds::OTHER_DEVICE_MIN_BYTES)
+            .filter(|o| o.bytes() > crate::base::thresholds::OTHER_DEVICE_MIN_BYTES)
             .collect(),
     };
     // On a pool every member is counted in the figures (and listed in `lower`).

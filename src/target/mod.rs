@@ -24,11 +24,11 @@ pub mod watch;
 pub(crate) use testfile::anonymous_file;
 use testfile::{create_test_file, prefill};
 
+use crate::base::error::{Result, failed, usage};
+use crate::base::progress::{Event, Level, Observer};
+use crate::base::signals::Stop;
+use crate::base::units::fmt_bytes;
 use crate::device::{self, BlockDev, FsInfo, SysRoot};
-use crate::error::{Result, failed, usage};
-use crate::progress::{Event, Level, Observer};
-use crate::signals::Stop;
-use crate::units::fmt_bytes;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::os::fd::{AsRawFd, RawFd};
@@ -227,7 +227,7 @@ impl Target {
                 if bs % d.logical_block_size as u64 != 0 {
                     return Err(usage(format!(
                         "block size {} is not a multiple of {}'s logical block size ({})",
-                        crate::units::fmt_bs(bs),
+                        crate::base::units::fmt_bs(bs),
                         d.name,
                         d.logical_block_size
                     )));
@@ -360,7 +360,7 @@ pub fn refuse_non_storage(path: &Path, md: &std::fs::Metadata) -> Result<()> {
 /// is that device: the safety rules apply to it), and what is opened is
 /// checked to be what was judged (a link swapped in between is refused).
 /// Writing through a link another user owns is refused
-/// ([`crate::paths::planted_link`]).
+/// ([`crate::base::paths::planted_link`]).
 pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Observer) -> Result<Target> {
     let given = &req.path;
     let md = std::fs::metadata(given).map_err(|e| match e.kind() {
@@ -382,7 +382,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
     };
     let path = &shown;
     if req.write && !md.is_dir() {
-        crate::paths::refuse_planted_link(given, &format!("write to {}", given.display())).map_err(usage)?;
+        crate::base::paths::refuse_planted_link(given, &format!("write to {}", given.display())).map_err(usage)?;
     }
     let ft = md.file_type();
     let mut free_before = None;

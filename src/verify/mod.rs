@@ -9,7 +9,7 @@
 //!   probe that must not destroy data ([`Backup`]).
 //!
 //! The verdict's thresholds live with all the others in
-//! [`crate::judge::thresholds`].
+//! [`crate::base::thresholds`].
 
 pub mod block;
 pub mod probe;

@@ -19,7 +19,7 @@
 //! one huge directory whose lookups would measure the directory index alone.
 
 use super::{Meter, PhaseSamples};
-use crate::error::{Result, failed, usage};
+use crate::base::error::{Result, failed, usage};
 use crate::io::buffers::WriteData;
 use crate::io::rng::Rng;
 use crate::target::space;
@@ -171,7 +171,7 @@ const POOL: usize = 8 << 20;
 const MAX_FILE: u64 = MIX[MIX.len() - 1].1 << MIX[MIX.len() - 1].2;
 const _: () = assert!(MAX_FILE as usize <= POOL);
 
-fn io_err(what: &str, path: &Path, e: std::io::Error) -> crate::error::Error {
+fn io_err(what: &str, path: &Path, e: std::io::Error) -> crate::base::error::Error {
     failed(format!("cannot {what} {}: {e}", path.display()))
 }
 

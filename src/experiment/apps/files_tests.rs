@@ -1,5 +1,5 @@
 use super::*;
-use crate::signals::Stop;
+use crate::base::signals::Stop;
 use std::cell::RefCell;
 use std::collections::HashSet;
 
@@ -28,8 +28,8 @@ fn opts(files: u64) -> FilesOpts {
 
 /// `f` with a copy of `meter` whose phase progress goes to a callback.
 pub(crate) fn with_progress<T>(meter: &Meter, progress: &dyn Fn(&str, u64, u64), f: impl FnOnce(&Meter) -> T) -> T {
-    let obs = |e: crate::progress::Event| {
-        if let crate::progress::Event::Phase { label, done, total } = e {
+    let obs = |e: crate::base::progress::Event| {
+        if let crate::base::progress::Event::Phase { label, done, total } = e {
             progress(label, done, total)
         }
     };
@@ -40,7 +40,7 @@ pub(crate) fn with_progress<T>(meter: &Meter, progress: &dyn Fn(&str, u64, u64),
 }
 
 /// The workload with its phase progress seen through a callback.
-fn run(dir: &Path, o: &FilesOpts, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> crate::error::Result<Vec<PhaseSamples>> {
+fn run(dir: &Path, o: &FilesOpts, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> crate::base::error::Result<Vec<PhaseSamples>> {
     with_progress(meter, progress, |m| super::run(dir, o, m))
 }
 
@@ -86,7 +86,7 @@ fn file_data_never_repeats() {
 fn all_phases_in_order_then_nothing_left() {
     let tmp = scratch();
     let stop = Stop::default();
-    let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
+    let meter = Meter::for_dir(tmp.path(), &stop, &crate::base::progress::Silent);
     let calls = RefCell::new(Vec::new());
     let n = 1000;
     let out = run(tmp.path(), &opts(n), &meter, &|p, d, t| {
@@ -114,7 +114,7 @@ fn all_phases_in_order_then_nothing_left() {
 fn layout_matches_the_description() {
     let tmp = scratch();
     let stop = Stop::default();
-    let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
+    let meter = Meter::for_dir(tmp.path(), &stop, &crate::base::progress::Silent);
     let n = 64 * 64 + 100;
     let seen = RefCell::new(None);
     let err = run(tmp.path(), &opts(n), &meter, &|p, _, _| {
@@ -136,7 +136,7 @@ fn layout_matches_the_description() {
         }
     })
     .unwrap_err();
-    assert!(matches!(err, crate::error::Error::Interrupted(_)), "{err}");
+    assert!(matches!(err, crate::base::error::Error::Interrupted(_)), "{err}");
     assert_eq!(seen.into_inner(), Some((2, 64, 36, sizes(n, 7)[n as usize - 1])));
     assert!(is_empty(tmp.path()));
 }
@@ -148,14 +148,17 @@ fn stop_mid_phase_cleans_up() {
     for phase in ["create", "stat", "read", "rewrite", "delete"] {
         let tmp = scratch();
         let stop = Stop::default();
-        let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
+        let meter = Meter::for_dir(tmp.path(), &stop, &crate::base::progress::Silent);
         let err = run(tmp.path(), &opts(3000), &meter, &|p, d, _| {
             if p == phase && d == 0 {
                 stop.request();
             }
         })
         .unwrap_err();
-        assert!(matches!(err, crate::error::Error::Interrupted(libc::SIGINT)), "{phase}: {err}");
+        assert!(
+            matches!(err, crate::base::error::Error::Interrupted(libc::SIGINT)),
+            "{phase}: {err}"
+        );
         assert!(is_empty(tmp.path()), "{phase}: the tree was left behind");
     }
 }
@@ -164,11 +167,11 @@ fn stop_mid_phase_cleans_up() {
 fn refuses_nothing_and_too_much() {
     let tmp = scratch();
     let stop = Stop::default();
-    let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
+    let meter = Meter::for_dir(tmp.path(), &stop, &crate::base::progress::Silent);
     let e = run(tmp.path(), &opts(0), &meter, &|_, _, _| {}).unwrap_err();
-    assert!(matches!(e, crate::error::Error::Usage(_)), "{e}");
+    assert!(matches!(e, crate::base::error::Error::Usage(_)), "{e}");
     let e = run(Path::new("/nonexistent/iolab"), &opts(10), &meter, &|_, _, _| {}).unwrap_err();
-    assert!(matches!(e, crate::error::Error::Usage(_)), "{e}");
+    assert!(matches!(e, crate::base::error::Error::Usage(_)), "{e}");
     // Half of 2^64 bytes fits nowhere this test runs.
     let vfs = rustix::fs::statvfs(tmp.path()).unwrap();
     if vfs.f_blocks > 0 {

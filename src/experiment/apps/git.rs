@@ -32,7 +32,7 @@
 
 use super::files::{Scratch, syncfs};
 use super::{Meter, PhaseSamples};
-use crate::error::{Result, failed, usage};
+use crate::base::error::{Result, failed, usage};
 use crate::io::rng::{Rng, splitmix64};
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -456,7 +456,7 @@ impl Drop for Running {
 
 /// Why writing the fast-import stream stopped.
 enum StreamError {
-    Stop(crate::error::Error),
+    Stop(crate::base::error::Error),
     Io(std::io::Error),
 }
 

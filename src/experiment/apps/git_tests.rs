@@ -1,12 +1,12 @@
 use super::*;
+use crate::base::signals::Stop;
 use crate::experiment::apps::files::tests::{is_empty, scratch, with_progress};
-use crate::signals::Stop;
 use std::cell::RefCell;
 
 fn have_git() -> bool {
     let ok = find_git().is_ok();
     if !ok {
-        crate::testknob::skip_for_missing_tool("git");
+        crate::base::testknob::skip_for_missing_tool("git");
     }
     ok
 }
@@ -40,7 +40,7 @@ fn worktree(dir: &Path) -> (u64, u64) {
 }
 
 /// The workload with its phase progress seen through a callback.
-fn run(dir: &Path, o: &GitOpts, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> crate::error::Result<Vec<PhaseSamples>> {
+fn run(dir: &Path, o: &GitOpts, meter: &Meter, progress: &dyn Fn(&str, u64, u64)) -> crate::base::error::Result<Vec<PhaseSamples>> {
     with_progress(meter, progress, |m| super::run(dir, o, m))
 }
 
@@ -87,7 +87,7 @@ fn all_phases_in_order_then_nothing_left() {
     }
     let tmp = scratch();
     let stop = Stop::default();
-    let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
+    let meter = Meter::for_dir(tmp.path(), &stop, &crate::base::progress::Silent);
     let o = opts(40, 300);
     let p = plan(&o);
     let trees = RefCell::new(Vec::new());
@@ -123,7 +123,7 @@ fn repository_is_deterministic() {
     }
     let tmp = scratch();
     let stop = Stop::default();
-    let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
+    let meter = Meter::for_dir(tmp.path(), &stop, &crate::base::progress::Silent);
     let git = Git::new(find_git().unwrap(), &tmp.path().join("home")).unwrap();
     let ids = |name: &str, seed: u64| {
         let h = History::new(&GitOpts { seed, ..opts(15, 80) });
@@ -155,14 +155,17 @@ fn stop_mid_phase_cleans_up() {
     for phase in ["generate", "clone", "checkout-old", "checkout-new"] {
         let tmp = scratch();
         let stop = Stop::default();
-        let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
+        let meter = Meter::for_dir(tmp.path(), &stop, &crate::base::progress::Silent);
         let err = run(tmp.path(), &opts(30, 200), &meter, &|p, d, _| {
             if p == phase && d == 0 {
                 stop.request();
             }
         })
         .unwrap_err();
-        assert!(matches!(err, crate::error::Error::Interrupted(libc::SIGINT)), "{phase}: {err}");
+        assert!(
+            matches!(err, crate::base::error::Error::Interrupted(libc::SIGINT)),
+            "{phase}: {err}"
+        );
         assert!(is_empty(tmp.path()), "{phase}: the work directory was left behind");
     }
 }
@@ -171,10 +174,10 @@ fn stop_mid_phase_cleans_up() {
 fn refuses_too_short_a_history() {
     let tmp = scratch();
     let stop = Stop::default();
-    let meter = Meter::for_dir(tmp.path(), &stop, &crate::progress::Silent);
+    let meter = Meter::for_dir(tmp.path(), &stop, &crate::base::progress::Silent);
     for o in [opts(1, 100), opts(10, 0)] {
         let e = run(tmp.path(), &o, &meter, &|_, _, _| {}).unwrap_err();
-        assert!(matches!(e, crate::error::Error::Usage(_)), "{e}");
+        assert!(matches!(e, crate::base::error::Error::Usage(_)), "{e}");
     }
     assert!(is_empty(tmp.path()));
 }

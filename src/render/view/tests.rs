@@ -3,8 +3,8 @@
 //! says and writes each cell its way.
 
 use super::*;
+use crate::base::units::BwUnit;
 use crate::render::{Style, csv, markdown, text};
-use crate::units::BwUnit;
 
 fn warning(code: &str, scope: Option<&str>) -> Warning {
     Warning {

@@ -5,13 +5,13 @@
 //! with each run's 95% interval as whiskers. Its CSV is a row per test and
 //! run with the raw figures.
 
+use crate::base::thresholds::{MIN_RUNS_FOR_NOISE, NOISE_CONFIDENCE};
+use crate::base::units::fmt_capacity;
 use crate::compare::{Comparison, TestComparison, Unit};
 use crate::judge::Code;
-use crate::judge::thresholds::{MIN_RUNS_FOR_NOISE, NOISE_CONFIDENCE};
 use crate::render::view::{
     Axis, BarSeries, Block, Cell, Chart, Column, Detail, Heading, Item, Line, List, Note, Quantity, Ratio, Section, Span, Table, View,
 };
-use crate::units::fmt_capacity;
 
 /// The comparison as every format shows it.
 pub fn view(c: &Comparison) -> View {
@@ -336,8 +336,8 @@ fn numbers(c: &Comparison, unit: Unit, tests: &[&TestComparison]) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::units::signed_diff;
     use crate::render::view::{Fmt, Place};
-    use crate::units::signed_diff;
 
     fn test_of(unit: Unit, ratio: Option<f64>, noise: Option<bool>) -> TestComparison {
         TestComparison {

@@ -3,13 +3,13 @@
 //! write and read rate of every zone (a table, and on a page a curve with
 //! it as its numbers); the zones are the records.
 
+use crate::base::units::fmt_bs;
 use crate::render::view::{
     Axis, Block, Cell, Chart, Column, Detail, Fact, Heading, Line, Note, NoteTone, Quantity, Section, Series, SeriesStyle, Span, Table,
     Tone,
 };
 use crate::summary::Report;
 use crate::summary::verify::{VerifyLayout, VerifyReport};
-use crate::units::fmt_bs;
 use crate::verify::{BadRange, Class, Verdict};
 
 /// Bad ranges listed (the JSON document has all it kept).

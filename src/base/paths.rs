@@ -74,7 +74,7 @@ pub fn read_text(path: &Path, what: &str) -> Result<String, String> {
         return Err(format!(
             "cannot read {what} {}: it is larger than {} (not a document iolab reads)",
             path.display(),
-            crate::units::fmt_bytes(MAX_INPUT_BYTES)
+            crate::base::units::fmt_bytes(MAX_INPUT_BYTES)
         ));
     }
     String::from_utf8(bytes).map_err(|e| {

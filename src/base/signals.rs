@@ -44,10 +44,10 @@ impl Stop {
     /// `Err(Interrupted)` once a stop was asked for (SIGINT when no signal
     /// did it): the error measuring code returns to unwind to the
     /// experiment runner, which turns it into an interrupted result.
-    pub fn check(&self) -> crate::error::Result<()> {
+    pub fn check(&self) -> crate::base::error::Result<()> {
         match self.signal() {
-            Some(sig) => Err(crate::error::Error::Interrupted(sig)),
-            None if self.requested() => Err(crate::error::Error::Interrupted(libc::SIGINT)),
+            Some(sig) => Err(crate::base::error::Error::Interrupted(sig)),
+            None if self.requested() => Err(crate::base::error::Error::Interrupted(libc::SIGINT)),
             None => Ok(()),
         }
     }

@@ -71,7 +71,7 @@ static KEPT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0)
 /// Keep a copy of `text`, a document of `kind`, if the test knob asks for it.
 /// Best effort: a copy that cannot be written is left out (the validator
 /// counts what it gets, and fails on a kind it never saw).
-pub fn keep_document(kind: crate::schema::Kind, text: &str) {
+pub fn keep_document(kind: crate::base::document::Kind, text: &str) {
     let Some(dir) = std::env::var_os(KEEP_DOCUMENTS).filter(|d| !d.is_empty()) else {
         return;
     };
