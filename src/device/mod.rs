@@ -20,7 +20,7 @@ mod stack_scenarios;
 mod sysfs;
 mod zfs;
 
-pub use activity::{DeviceActivity, activity, bottom_total, busiest, elsewhere, pick, sum_activity, tops};
+pub use activity::{activity, bottom_total, busiest, elsewhere, pick, sum_activity, tops};
 pub use diskstats::{DiskCounters, delta, diskstats, parse_diskstats};
 pub use facts::{DeviceFacts, Transport};
 pub use hints::hints;

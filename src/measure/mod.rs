@@ -6,9 +6,11 @@
 
 pub mod cpu;
 pub mod placement;
+mod samples;
 mod seconds;
 pub mod snapshot;
 
+pub use samples::{JobSamples, Point, ScaleSamples, ScanSamples};
 use seconds::Seconds;
 pub use snapshot::{Delta, Snapshot};
 
@@ -22,7 +24,6 @@ use crate::io::stall::{Beat, Watchdog};
 use crate::io::stream::StreamShared;
 use crate::io::worker::{self, IoFailure, WorkerPlan};
 use crate::plan::{EngineKind, JobSpec, Limit, Repeat, Runs};
-pub use crate::samples::JobSamples;
 use crate::samples::{RunSamples, WorkerSamples};
 use crate::target::Target;
 use std::sync::{Arc, mpsc};
@@ -104,7 +105,7 @@ fn run_pass(n: u32, runs: Runs) -> Pass {
 impl Runner<'_> {
     /// Of the devices that moved, those outside the target's chain (its
     /// devices and the disks of its partitions): where else I/O went.
-    fn others(&self, moved: Vec<crate::device::DeviceActivity>) -> Vec<crate::device::DeviceActivity> {
+    fn others(&self, moved: Vec<crate::samples::DeviceActivity>) -> Vec<crate::samples::DeviceActivity> {
         let own = |n: &str| {
             self.target.device_names.iter().any(|d| d == n)
                 || self

@@ -2,11 +2,12 @@
 //! built-in `files` and `git` suites (phases), with hyperfine's warnings
 //! about outliers and a first run slower than the rest.
 
-use crate::device::{self, DeviceActivity};
+use crate::device;
 use crate::judge::Diagnostic;
 use crate::judge::apps as rules;
 use crate::plan::time::{Place, TimeOpts};
 use crate::samples::CommandRun;
+use crate::samples::DeviceActivity;
 use crate::samples::PhaseSamples;
 use serde::{Deserialize, Serialize};
 

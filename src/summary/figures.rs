@@ -323,7 +323,7 @@ impl super::apps::TimeReport {
     }
 
     /// Every device that moved, summed over the runs, busiest first.
-    pub fn moved(&self) -> Vec<crate::device::DeviceActivity> {
+    pub fn moved(&self) -> Vec<crate::samples::DeviceActivity> {
         crate::device::sum_activity(self.runs.iter().map(|r| r.devices.as_slice()))
     }
 

@@ -431,7 +431,7 @@ pub struct DeviceReport {
     /// [`crate::judge::thresholds::OTHER_DEVICE_MIN_BYTES`] over the same runs
     /// (summed): where the job's I/O went if the target's device did not see it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub others: Vec<crate::device::DeviceActivity>,
+    pub others: Vec<crate::samples::DeviceActivity>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
@@ -950,7 +950,7 @@ pub(crate) fn device_report(runs: &[RunSamples], zfs_pool: Option<&str>) -> Opti
 /// target's chain moved the difference, name that one instead.
 pub fn cross_check(d: &DeviceReport) -> Vec<Diagnostic> {
     let tops = crate::device::tops(&d.others);
-    let other = |f: fn(&crate::device::DeviceActivity) -> u64| tops.iter().map(|o| (o.name.as_str(), f(o))).max_by_key(|x| x.1);
+    let other = |f: fn(&crate::samples::DeviceActivity) -> u64| tops.iter().map(|o| (o.name.as_str(), f(o))).max_by_key(|x| x.1);
     let check = |dir: &str, job: u64, dev: u64| match d.zfs_pool {
         Some(_) => rules::pool_cross_check(&d.name, dir, job, dev),
         None => rules::cross_check(&d.name, dir, job, dev),

@@ -6,8 +6,9 @@ use crate::judge::scale::{
     Dimension, Layout, LayoutRun, LayoutVerdict, SweepPoint, SweepVerdict, TargetRate, TogetherVerdict, layout_verdict, sweep_verdict,
     together_verdict,
 };
+use crate::measure::ScaleSamples;
 use crate::plan::scale::ScalePlan;
-use crate::samples::{PointKind, ScaleSamples};
+use crate::samples::PointKind;
 use crate::target::Target;
 use serde::{Deserialize, Serialize};
 

@@ -3,8 +3,8 @@
 
 use super::{JobReport, job_report};
 use crate::judge::Code;
+use crate::measure::{JobSamples, ScanSamples};
 use crate::plan::scan::ScanPlan;
-use crate::samples::{JobSamples, ScanSamples};
 use crate::target::Target;
 use serde::{Deserialize, Serialize};
 

@@ -83,7 +83,7 @@ fn spread_is_reported_over_runs() {
 #[test]
 fn cross_check_names_a_device_outside_the_target_that_did_the_work() {
     let mut d = dev(100 << 20, 0, 0, 0);
-    d.others = vec![crate::device::DeviceActivity {
+    d.others = vec![crate::samples::DeviceActivity {
         name: "sdb".into(),
         read_bytes: 100 << 20,
         bottom: true,
