@@ -5,9 +5,10 @@
 use crate::base::units::{self, BwUnit};
 use crate::experiment::fio::HostSpec;
 use crate::experiment::verify::ColdWait;
+use crate::io::engine::EngineKind;
 use crate::plan::limits::parse as limit;
 use crate::plan::scan::Position;
-use crate::plan::{EngineKind, Interval, Repeat, Runs, Rw, SteadyRule, SuiteChoice, SuiteName, Timing};
+use crate::plan::{Interval, Repeat, Runs, Rw, SteadyRule, SuiteChoice, SuiteName, Timing};
 use crate::render::Format;
 use crate::store;
 use clap::{Args, Parser, Subcommand};
@@ -510,25 +511,46 @@ impl ExportArgs {
     }
 }
 
-/// `--engine`: iolab's own engines, or fio running the same plan.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// `--engine`: one of iolab's own engines (every one in the registry,
+/// [`crate::io::engine::ENGINES`]), or fio running the same plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineArg {
-    /// Linux io_uring: one ring per thread, registered file and buffers
-    #[value(name = "io_uring")]
-    IoUring,
-    /// pread/pwrite; a queue depth above 1 is emulated with one thread per slot
-    Psync,
-    /// fio runs the same plan (its io_uring engine, a section per test and run) and iolab stores
-    /// the result: a cross-check of iolab (run and job only)
+    Own(EngineKind),
     Fio,
+}
+
+/// `--engine`'s values: the registry's engines, then fio.
+const ENGINE_ARGS: [EngineArg; EngineKind::ALL.len() + 1] = {
+    let mut all = [EngineArg::Fio; EngineKind::ALL.len() + 1];
+    let mut i = 0;
+    while i < EngineKind::ALL.len() {
+        all[i] = EngineArg::Own(EngineKind::ALL[i]);
+        i += 1;
+    }
+    all
+};
+
+impl clap::ValueEnum for EngineArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        &ENGINE_ARGS
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        match self {
+            EngineArg::Own(k) => k.to_possible_value(),
+            EngineArg::Fio => Some(clap::builder::PossibleValue::new("fio").help(
+                "fio runs the same plan (its io_uring engine, a section per test and run) and iolab stores \
+                 the result: a cross-check of iolab (run and job only)",
+            )),
+        }
+    }
 }
 
 impl EngineArg {
     /// The engine the jobs are planned with (fio's io_uring for fio).
     pub fn kind(self) -> EngineKind {
         match self {
-            EngineArg::IoUring | EngineArg::Fio => EngineKind::IoUring,
-            EngineArg::Psync => EngineKind::Psync,
+            EngineArg::Own(k) => k,
+            EngineArg::Fio => EngineKind::IoUring,
         }
     }
     pub fn via_fio(self) -> bool {
@@ -538,10 +560,7 @@ impl EngineArg {
 
 impl From<EngineKind> for EngineArg {
     fn from(k: EngineKind) -> EngineArg {
-        match k {
-            EngineKind::IoUring => EngineArg::IoUring,
-            EngineKind::Psync => EngineArg::Psync,
-        }
+        EngineArg::Own(k)
     }
 }
 

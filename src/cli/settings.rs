@@ -141,7 +141,7 @@ mod tests {
         assert_eq!(c.runs, Runs::Fixed(2), "flag");
         assert_eq!(c.target.size, Some(16 << 20), "flag");
         assert_eq!(c.duration, Some(Duration::from_secs(10)), "file");
-        assert_eq!(c.target.engine, EngineArg::Psync, "file");
+        assert_eq!(c.target.engine, EngineArg::Own(crate::io::engine::EngineKind::Psync), "file");
         assert_eq!(c.warmup, Duration::from_secs(1), "built-in");
         assert_eq!(c.interval, Interval::Auto, "built-in");
         assert_eq!(c.latency, Timing::Exact, "built-in");

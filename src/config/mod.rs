@@ -27,7 +27,8 @@
 use crate::base::error::{Result, usage};
 use crate::base::units;
 use crate::compare::ListedPrice;
-use crate::plan::{Common, EngineKind, JobSpec, Limit, Rw, SuiteName, limits};
+use crate::io::engine::EngineKind;
+use crate::plan::{Common, JobSpec, Limit, Rw, SuiteName, limits};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::ffi::OsString;

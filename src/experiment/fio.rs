@@ -574,7 +574,7 @@ mod tests {
             70,
             crate::plan::Limit::Time(Duration::from_secs(1)),
             true,
-            crate::plan::EngineKind::IoUring,
+            crate::io::engine::EngineKind::IoUring,
         );
         JobsRequest {
             suite: None,

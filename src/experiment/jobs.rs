@@ -3,6 +3,7 @@
 use super::{Context, Measured, cpus, until_cut};
 use crate::base::error::{Result, usage};
 use crate::base::progress::Event;
+use crate::io::engine::EngineKind;
 use crate::measure::Runner;
 use crate::plan::{JobSpec, Repeat, SuiteName};
 use crate::summary::{self, Body, Settings};
@@ -78,14 +79,16 @@ impl JobsRequest {
             return Err(usage("nothing to run: no jobs"));
         }
         if self.via_fio && self.repeat.steady.is_some() {
-            return Err(usage(
-                "--steady-state is iolab's own (the SNIA rule over rounds): fio cannot run it; use --engine io_uring or psync",
-            ));
+            return Err(usage(format!(
+                "--steady-state is iolab's own (the SNIA rule over rounds): fio cannot run it; use --engine {}",
+                EngineKind::names()
+            )));
         }
         if self.via_fio && self.target.continue_on_error {
-            return Err(usage(
-                "--continue-on-error counts failures in iolab's own engines: fio cannot run it; use --engine io_uring or psync",
-            ));
+            return Err(usage(format!(
+                "--continue-on-error counts failures in iolab's own engines: fio cannot run it; use --engine {}",
+                EngineKind::names()
+            )));
         }
         self.repeat.validate()?;
         self.jobs.iter().try_for_each(JobSpec::validate)

@@ -307,7 +307,8 @@ fn emit(observer: &dyn Observer, label: &str, jobs: &[JobSamples]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{EngineKind, Limit, Repeat, Rw};
+    use crate::io::engine::EngineKind;
+    use crate::plan::{Limit, Repeat, Rw};
     use std::time::Duration;
 
     fn plan() -> ScalePlan {

@@ -16,10 +16,11 @@
 use super::{Context, Measured, cpus, until_cut};
 use crate::base::error::{Result, usage};
 use crate::base::progress::{Event, Level};
+use crate::io::engine::EngineKind;
 use crate::measure::Runner;
 use crate::measure::ScanSamples;
+use crate::plan::limits;
 use crate::plan::scan::*;
-use crate::plan::{EngineKind, limits};
 use crate::summary::scan::zone_rate;
 use crate::summary::{self, Body, Settings};
 use crate::target::{self, Choice};

@@ -10,7 +10,7 @@ use crate::base::thresholds::{
     CPU_SATURATED, DEVICE_EXTRA_MIN_BYTES, DEVICE_TOLERANCE, HIGH_CV, MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT, OTHER_DEVICE_MIN_BYTES,
     SETTLE_CV, SETTLE_HALF_WIDTH, UNEVEN_THREADS,
 };
-use crate::plan::EngineKind;
+use crate::io::engine::{EngineKind, Layout};
 
 /// `io_errors`: `errors` I/Os of one direction (`read` or `write`) failed
 /// and were counted instead of stopping the job (`--continue-on-error`),
@@ -261,12 +261,13 @@ pub fn not_settled(dir: &str, s: &Settle, max: u32) -> Option<Diagnostic> {
     ))
 }
 
-/// `psync_threads`: psync has no queue, so a queue depth above 1 ran as threads.
+/// `psync_threads`: an engine without a queue (psync) ran a queue depth
+/// above 1 as threads ([`Layout::ThreadPerSlot`]).
 pub fn psync_threads(engine: EngineKind, qd: u32, workers: u32) -> Option<Diagnostic> {
-    (engine == EngineKind::Psync && qd > 1).then(|| {
+    (engine.ops().layout == Layout::ThreadPerSlot && qd > 1).then(|| {
         Diagnostic::new(
             Code::PsyncThreads,
-            format!("psync has no queue: QD{qd} emulated with {workers} threads"),
+            format!("{} has no queue: QD{qd} emulated with {workers} threads", engine.as_str()),
         )
     })
 }

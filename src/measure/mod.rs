@@ -19,11 +19,12 @@ use crate::base::progress::{Event, Observer, Pass};
 use crate::base::signals::Stop;
 use crate::device::SysRoot;
 use crate::io::buffers::Buffers;
-use crate::io::engine::{Clock, Engine, RealClock, psync::Psync, uring::Uring};
+use crate::io::engine::EngineKind;
+use crate::io::engine::{Clock, Driver, Engine, RealClock, Setup};
 use crate::io::stall::{Beat, Watchdog};
 use crate::io::stream::StreamShared;
 use crate::io::worker::{self, IoFailure, WorkerPlan};
-use crate::plan::{EngineKind, JobSpec, Limit, Repeat, Runs};
+use crate::plan::{JobSpec, Limit, Repeat, Runs};
 use crate::samples::{RunSamples, WorkerSamples};
 use crate::target::Target;
 use std::sync::{Arc, mpsc};
@@ -178,13 +179,13 @@ impl Runner<'_> {
                         beat: &beat,
                         index: i,
                     };
-                    match engine {
-                        EngineKind::IoUring => {
-                            let setup = Uring::new(fd, depth as usize, &bufs, colocate, nowait);
-                            worker_thread(setup, &ctx, &mut bufs, plan)
-                        }
-                        EngineKind::Psync => worker_thread(Ok(Psync::new(fd)), &ctx, &mut bufs, plan),
-                    }
+                    let setup = Setup {
+                        fd,
+                        depth: depth as usize,
+                        colocate,
+                        nowait,
+                    };
+                    engine.open(setup, &mut bufs, Worker { ctx: &ctx, plan })
                 })
                 .map_err(|e| failed(format!("cannot start a worker thread: {e}")))?;
             handles.push(h);
@@ -610,6 +611,19 @@ struct WorkerCtx<'a> {
     index: usize,
 }
 
+/// A worker thread, as the engine it opens drives it ([`worker_thread`]).
+struct Worker<'a> {
+    ctx: &'a WorkerCtx<'a>,
+    plan: WorkerPlan,
+}
+
+impl Driver for Worker<'_> {
+    type Out = ();
+    fn drive<E: Engine>(self, engine: std::io::Result<E>, bufs: &mut Buffers) {
+        worker_thread(engine, self.ctx, bufs, self.plan)
+    }
+}
+
 /// One worker's life: report setup, then run a pass per `Go` until the
 /// main thread hangs up. Generic so each engine's loop is compiled on its own.
 fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &mut Buffers, mut plan: WorkerPlan) {
@@ -677,13 +691,11 @@ fn allowed_cpus() -> Vec<usize> {
     }
 }
 
-/// Worker threads and queue depth per worker: io_uring runs `threads`
-/// rings of depth `qd`; psync emulates depth with one thread per slot.
+/// Worker threads and queue depth per worker, as the engine lays a job
+/// out ([`crate::io::engine::Layout`]): io_uring runs `threads` rings of
+/// depth `qd`; psync emulates depth with one thread per slot.
 pub fn layout(spec: &JobSpec) -> (u32, u32) {
-    match spec.engine {
-        EngineKind::IoUring => (spec.threads, spec.qd),
-        EngineKind::Psync => (spec.threads * spec.qd, 1),
-    }
+    spec.engine.ops().layout.workers(spec.threads, spec.qd)
 }
 
 /// Split the job among `n` workers. Random workers share the whole span;

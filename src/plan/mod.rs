@@ -5,6 +5,7 @@
 //! device.
 
 use crate::base::units::{fmt_bs, fmt_duration};
+use crate::io::engine::EngineKind;
 use serde::{Deserialize, Serialize};
 
 pub mod fio;
@@ -57,25 +58,6 @@ impl Rw {
             Rw::Read | Rw::Randread => 100,
             Rw::Write | Rw::Randwrite => 0,
             Rw::Randrw | Rw::Rw => mix_read,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineKind {
-    /// Linux io_uring: one ring per thread, registered file and buffers.
-    #[value(name = "io_uring")]
-    IoUring,
-    /// pread/pwrite; a queue depth above 1 is emulated with one thread per slot.
-    Psync,
-}
-
-impl EngineKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EngineKind::IoUring => "io_uring",
-            EngineKind::Psync => "psync",
         }
     }
 }

@@ -2,7 +2,8 @@
 
 use crate::base::error::{Result, usage};
 use crate::base::units::fmt_bs;
-use crate::plan::{EngineKind, JobSpec, Limit, Repeat, Rw};
+use crate::io::engine::EngineKind;
+use crate::plan::{JobSpec, Limit, Repeat, Rw};
 
 /// Queue depths swept on a single target when no sweep is asked for.
 pub const DEFAULT_QD_SWEEP: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];

@@ -3,7 +3,8 @@
 
 use crate::base::error::{Result, usage};
 use crate::base::units::fmt_bs;
-use crate::plan::{EngineKind, JobSpec, Limit, Repeat, Rw};
+use crate::io::engine::EngineKind;
+use crate::plan::{JobSpec, Limit, Repeat, Rw};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
