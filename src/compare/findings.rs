@@ -7,10 +7,11 @@
 //! run it is about (never the baseline, except for `untrustworthy`) and
 //! whose subject is the test it is about, when it is about one.
 
-use super::{Comparison, Direction, RunInfo, TestComparison};
+use super::{Comparison, RunInfo, TestComparison};
 use crate::base::thresholds::{CACHE_MIN_GAIN, CPU_NOTABLE, MIN_RUNS_FOR_NOISE};
 use crate::base::units::{fmt_ns, fmt_value, signed_diff};
 use crate::judge::{Code, Diagnostic};
+use crate::summary::Direction;
 use crate::summary::median;
 
 /// Every rule, in the order the findings are shown.

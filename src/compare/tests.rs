@@ -296,3 +296,26 @@ fn a_ratio_that_overflows_is_unknown_not_infinite() {
     assert_eq!(v["tests"][0]["ratios"][1], serde_json::Value::Null, "unknown, as the schema allows");
     assert_eq!(v["tests"][0]["ci"], serde_json::json!([null, null]));
 }
+
+#[test]
+fn the_baseline_is_found_and_prices_are_noticed() {
+    let info = |id: i64, price: Option<f64>| RunInfo {
+        id,
+        label: None,
+        price,
+        capacity_bytes: None,
+        price_per_gb: None,
+    };
+    let mut c = Comparison {
+        baseline: 7,
+        runs: vec![info(3, None), info(7, None)],
+        tests: vec![],
+        findings: vec![],
+    };
+    assert_eq!(c.baseline_index(), 1);
+    assert!(!c.has_prices());
+    c.runs[0].price = Some(10.0);
+    assert!(c.has_prices());
+    c.baseline = 99;
+    assert_eq!(c.baseline_index(), 0);
+}

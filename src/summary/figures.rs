@@ -6,7 +6,6 @@ use super::apps::{PhaseReport, Stats};
 use super::scale::{ScalePoint, ScaleReport, ScaleVerdict};
 use super::scan::ScanReport;
 use super::{Body, CpuReport, DirReport, JobReport, Report};
-use crate::compare::{Comparison, TestComparison, Unit};
 use crate::judge::Diagnostic;
 use crate::judge::scale::Dimension;
 use crate::samples::PointKind;
@@ -266,27 +265,6 @@ impl Stats {
     }
 }
 
-impl TestComparison {
-    /// Run `i`'s 95% interval in the test's unit (bytes/s, IOPS, seconds):
-    /// the interval of its ratio to the baseline (run `baseline`) applied to
-    /// the baseline's value. A ratio of times is a speed-up (baseline time /
-    /// time), so its interval [lo, hi] is the time from baseline / hi to
-    /// baseline / lo. `None` for the baseline itself and where the interval
-    /// is unknown.
-    pub fn value_interval(&self, i: usize, baseline: usize) -> Option<(f64, f64)> {
-        let [lo, hi] = (*self.ci.get(i)?)?;
-        let base = *self.values.get(baseline)?;
-        if i == baseline || !base.is_finite() {
-            return None;
-        }
-        match self.unit {
-            Unit::Seconds if lo > 0.0 && hi > 0.0 => Some((base / hi, base / lo)),
-            Unit::Seconds => None,
-            Unit::BytesPerSec | Unit::Iops => Some((base * lo, base * hi)),
-        }
-    }
-}
-
 impl super::scale::ScalePoint {
     /// [`Self::cpu_busy`] in percent.
     pub fn cpu_busy_pct(&self) -> f64 {
@@ -393,19 +371,6 @@ fn extent(v: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     })
 }
 
-impl Comparison {
-    /// Position of the baseline in [`Comparison::runs`] (the first run if the
-    /// baseline is missing).
-    pub fn baseline_index(&self) -> usize {
-        self.runs.iter().position(|r| r.id == self.baseline).unwrap_or(0)
-    }
-
-    /// Whether any run has a price (then prices and MB/s per price are shown).
-    pub fn has_prices(&self) -> bool {
-        self.runs.iter().any(|r| r.price.is_some())
-    }
-}
-
 impl CpuReport {
     /// User + system time of iolab (all threads), in % of one CPU.
     pub fn busy_pct(&self) -> f64 {
@@ -420,7 +385,6 @@ impl CpuReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::RunInfo;
     use crate::summary::apps::Stats;
     use serde_json::json;
 
@@ -663,28 +627,5 @@ mod tests {
         assert_eq!(p.wall_s_spread(), Some((0.25, 0.5)));
         p.wall_s_runs.pop();
         assert_eq!(p.wall_s_spread(), None);
-    }
-
-    #[test]
-    fn the_baseline_is_found_and_prices_are_noticed() {
-        let info = |id: i64, price: Option<f64>| RunInfo {
-            id,
-            label: None,
-            price,
-            capacity_bytes: None,
-            price_per_gb: None,
-        };
-        let mut c = Comparison {
-            baseline: 7,
-            runs: vec![info(3, None), info(7, None)],
-            tests: vec![],
-            findings: vec![],
-        };
-        assert_eq!(c.baseline_index(), 1);
-        assert!(!c.has_prices());
-        c.runs[0].price = Some(10.0);
-        assert!(c.has_prices());
-        c.baseline = 99;
-        assert_eq!(c.baseline_index(), 0);
     }
 }

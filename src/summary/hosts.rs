@@ -13,8 +13,9 @@
 //! `sum` adds the hosts' figures: the group's throughput when the hosts ran
 //! at the same time (fio's client starts them together).
 
+use super::Direction;
 use super::{DirReport, JobReport, Report, median};
-use crate::compare::{Direction, Unit};
+use crate::base::units::Unit;
 use crate::judge::Diagnostic;
 use crate::judge::hosts::{Across, verdicts};
 use crate::judge::stats::cv;

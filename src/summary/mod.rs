@@ -268,6 +268,28 @@ pub struct Latency {
     pub p99_99: u64,
 }
 
+// The side of a job a figure is of: read, write, or both at once for a
+// timed command or a phase. (Not a doc comment: that would add a
+// description to the committed schemas.)
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, Hash, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Read,
+    Write,
+    /// A timed command or a workload phase (reads and writes together).
+    App,
+}
+
+impl Direction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+            Direction::App => "app",
+        }
+    }
+}
+
 /// Figures of one direction. At job level each figure is the median over the
 /// measured runs, and `bw_min`/`bw_max`/`bw_cv` give the spread of bandwidth.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]

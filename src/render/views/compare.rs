@@ -6,8 +6,9 @@
 //! run with the raw figures.
 
 use crate::base::thresholds::{MIN_RUNS_FOR_NOISE, NOISE_CONFIDENCE};
+use crate::base::units::Unit;
 use crate::base::units::fmt_capacity;
-use crate::compare::{Comparison, TestComparison, Unit};
+use crate::compare::{Comparison, TestComparison};
 use crate::judge::Code;
 use crate::render::view::{
     Axis, BarSeries, Block, Cell, Chart, Column, Detail, Heading, Item, Line, List, Note, Quantity, Ratio, Section, Span, Table, View,
@@ -343,7 +344,7 @@ mod tests {
         TestComparison {
             test: "t".into(),
             job: "t".into(),
-            direction: crate::compare::Direction::Read,
+            direction: crate::summary::Direction::Read,
             unit,
             values: vec![1.0, 1.0],
             ratios: vec![Some(1.0), ratio],
