@@ -156,7 +156,7 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
                 ctx.stop.sleep(rest);
             }
             let samples = runner.run_job(spec, &r.repeat)?;
-            jobs.push(summary::job_report(&samples, &target, cpus));
+            jobs.push(summary::job_report(&samples, target.facts(), cpus));
             ctx.stop.check()?;
         }
         Ok(())

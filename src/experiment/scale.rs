@@ -13,14 +13,12 @@ use super::{Context, Measured, cpus, until_stopped};
 use crate::base::error::{Error, Result};
 use crate::base::progress::{Event, Level, Observer, Silent};
 use crate::base::signals::Stop;
-use crate::measure::{JobSamples, Runner};
-use crate::measure::{Point, ScaleSamples};
+use crate::measure::{JobSamples, Point, Runner, ScaleSamples};
 use crate::plan::scale::*;
 use crate::samples::PointKind;
 use crate::summary::scale::LayoutUsed;
 use crate::summary::{self, Body, Settings};
-use crate::target::Target;
-use crate::target::{self, Choice};
+use crate::target::{self, Choice, Target};
 use verdict::Layout;
 
 /// The layout and copies a btrfs profile or md level stands for.
@@ -120,7 +118,14 @@ pub(super) fn run(r: &ScaleRequest, ctx: &Context) -> Result<Measured> {
     }
     let mut samples = ScaleSamples::default();
     let interrupted = until_stopped(|| measure(&targets, member.as_ref(), &plan, ctx, &mut samples))?;
-    let (scale, jobs) = summary::scale::scale_report(&plan, &samples, &targets, member.as_ref(), layout, cpus());
+    let (scale, jobs) = summary::scale::scale_report(
+        &plan,
+        &samples,
+        &targets.iter().map(Target::facts).collect::<Vec<_>>(),
+        member.as_ref().map(Target::facts),
+        layout,
+        cpus(),
+    );
     let info = targets[0].info.clone();
     drop(targets);
     drop(member);

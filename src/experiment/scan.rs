@@ -94,7 +94,7 @@ pub(super) fn run(r: &ScanRequest, ctx: &Context) -> Result<Measured> {
     };
     let mut samples = ScanSamples::default();
     let cut = until_cut(|| measure(&runner, &plan, &mut samples))?;
-    let (scan, jobs) = summary::scan::scan_report(&plan, &samples, &target, cpus());
+    let (scan, jobs) = summary::scan::scan_report(&plan, &samples, target.facts(), cpus());
     let info = target.info.clone();
     drop(target);
     Ok(Measured {

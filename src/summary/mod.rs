@@ -10,7 +10,7 @@ use crate::judge::job as rules;
 use crate::measure::JobSamples;
 use crate::plan::Limit;
 use crate::samples::{DirSamples, RunSamples};
-use crate::target::{Target, TargetInfo};
+use crate::target::{TargetFacts, TargetInfo};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -759,9 +759,9 @@ pub(crate) fn cpu_median(runs: &[RunReport]) -> CpuReport {
 }
 
 /// Summarise one job: figures, medians, and every warning that applies.
-pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
+pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobReport {
     let spec = &job.spec;
-    let (_, span) = spec.extent(target.span());
+    let (_, span) = spec.extent(target.info.span_bytes);
     let pool = target.info.zfs_pool.as_deref();
     let mut runs: Vec<RunReport> = job.runs.iter().map(run_report).collect();
     if pool.is_some() {
@@ -807,7 +807,7 @@ pub fn job_report(job: &JobSamples, target: &Target, cpus: usize) -> JobReport {
     }
     let cpu = cpu_median(figured);
     let device = device_report(&job.runs, pool);
-    let tinfo = &target.info;
+    let tinfo = target.info;
 
     // The rules, in the order their warnings are shown.
     let mut warnings: Vec<Diagnostic> = [

@@ -142,6 +142,18 @@ impl TargetInfo {
     }
 }
 
+/// What the results read of an open target: its description and how it
+/// is opened, as plain facts ([`Target::facts`]). The summaries take these,
+/// never the open target.
+#[derive(Clone, Copy, Debug)]
+pub struct TargetFacts<'a> {
+    pub info: &'a TargetInfo,
+    /// O_DIRECT was asked for but the target refused it.
+    pub direct_fallback: bool,
+    /// The descriptor is in O_DIRECT mode.
+    pub direct: bool,
+}
+
 /// An open target, ready for jobs.
 pub struct Target {
     /// Closed on drop, unless [`Target::abandon`]ed.
@@ -180,6 +192,14 @@ impl Drop for Target {
 }
 
 impl Target {
+    /// Its facts as they stand now, for the summaries.
+    pub fn facts(&self) -> TargetFacts<'_> {
+        TargetFacts {
+            info: &self.info,
+            direct_fallback: self.direct_fallback,
+            direct: self.direct(),
+        }
+    }
     pub fn fd(&self) -> RawFd {
         self.file.as_raw_fd()
     }
