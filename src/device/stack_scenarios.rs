@@ -389,7 +389,7 @@ fn a_job_on_zfs_watches_the_pools_member_disks() {
         };
         r.read.all_bytes = job_r;
         r.write.all_bytes = job_w;
-        let d = crate::summary::device_report(&[r], s.zfs_pool.as_deref()).unwrap();
+        let d = crate::summary::job::device_report(&[r], s.zfs_pool.as_deref()).unwrap();
         crate::summary::cross_check(&d)
             .iter()
             .map(|w| w.code.to_string())
