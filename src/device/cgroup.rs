@@ -11,7 +11,7 @@
 //! files are `MAJ:MIN VALUE` lines (Documentation/admin-guide/cgroup-v1/blkio-controller.rst).
 
 use super::SysRoot;
-use super::report::{IoWeight, Throttle};
+use super::model::{IoWeight, Throttle};
 use std::collections::HashMap;
 
 const FILES: [&str; 4] = ["read_bps", "write_bps", "read_iops", "write_iops"];

@@ -2,7 +2,7 @@
 //! benchmark figures. Each rule is a small function with a stable `code`.
 
 use super::facts::{DeviceFacts, Transport};
-use super::report::{ChainNode, DeviceReport, Throttle};
+use super::model::{ChainNode, DeviceReport, Throttle};
 use super::zfs::ZfsInfo;
 use crate::judge::{Code, Diagnostic};
 
@@ -275,7 +275,7 @@ fn throttled(t: &Throttle) -> Diagnostic {
 
 #[cfg(test)]
 mod tests {
-    use super::super::report::{FsFacts, LoopInfo, NodeKind, TargetKind};
+    use super::super::model::{FsFacts, LoopInfo, NodeKind, TargetKind};
     use super::*;
 
     fn dev(name: &str) -> DeviceFacts {

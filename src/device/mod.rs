@@ -12,6 +12,7 @@ mod facts;
 #[cfg(test)]
 mod fixtures;
 mod hints;
+mod model;
 mod report;
 #[cfg(test)]
 mod scenarios;
@@ -24,10 +25,8 @@ pub use activity::{activity, bottom_total, busiest, elsewhere, pick, sum_activit
 pub use diskstats::{DiskCounters, delta, diskstats, parse_diskstats};
 pub use facts::{DeviceFacts, Transport};
 pub use hints::hints;
-pub use report::{
-    ChainNode, DeviceReport, FsFacts, IoWeight, LayoutInfo, LoopInfo, MdInfo, MdMember, NodeKind, TargetKind, Throttle, describe,
-    describe_with,
-};
+pub use model::{ChainNode, DeviceReport, FsFacts, IoWeight, LayoutInfo, LoopInfo, MdInfo, MdMember, NodeKind, TargetKind, Throttle};
+pub use report::{describe, describe_with};
 pub use zfs::{Commands, LiveCommands, NoCommands, Vdev, ZfsInfo};
 
 use serde::{Deserialize, Serialize};

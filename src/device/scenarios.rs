@@ -2,7 +2,8 @@
 
 use super::Transport;
 use super::fixtures::{Fx, machine};
-use super::report::{DeviceReport, NodeKind, Stat, TargetKind, describe_stat};
+use super::model::{DeviceReport, NodeKind, TargetKind};
+use super::report::{Stat, describe_stat};
 use super::zfs::NoCommands;
 use std::path::Path;
 

@@ -5,7 +5,8 @@
 //! cgroup v2 limits. The views show all of it.
 
 use super::fixtures::{Captured, Fx, stack_commands, stacks};
-use super::report::{DeviceReport, NodeKind, Stat, describe_stat};
+use super::model::{DeviceReport, NodeKind};
+use super::report::{Stat, describe_stat};
 use super::scenarios::has_row;
 use super::zfs::{Commands, NoCommands};
 use crate::render::{Csv, Document, Exporter, Markdown, Text};
