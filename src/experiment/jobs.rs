@@ -126,10 +126,8 @@ impl JobsRequest {
     }
 }
 
+/// The jobs, run by iolab's engines (fio runs them in [`super::fio::run_local`]).
 pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
-    if r.via_fio {
-        return super::fio::run_local(r, ctx);
-    }
     let max_bs = r.jobs.iter().map(|s| s.bs).max().unwrap_or(4096);
     let writes = r.jobs.iter().any(|s| s.rw.writes());
     let target = target::open(&r.target.request(writes, max_bs), &ctx.sys, ctx.stop, ctx.observer)?;

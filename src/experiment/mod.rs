@@ -100,6 +100,7 @@ pub fn run(exp: &Experiment, ctx: &Context) -> Result<Outcome> {
     exp.validate()?;
     let started_at = crate::base::units::now_rfc3339();
     let m = match exp {
+        Experiment::Jobs(r) if r.via_fio => fio::run_local(r, ctx)?,
         Experiment::Jobs(r) => jobs::run(r, ctx)?,
         Experiment::Scan(r) => scan::run(r, ctx)?,
         Experiment::Scale(r) => scale::run(r, ctx)?,
