@@ -9,7 +9,8 @@
 //! it creates FILE (the test waits for it) and sleeps [`PAUSE`].
 //!
 //! Also, for the unit tests only, `skip_for_missing_tool`: how a unit test
-//! that cannot run says why and is counted.
+//! that cannot run says why and is counted; and `proptest_config`: how many
+//! cases each property test runs.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -57,6 +58,26 @@ pub(crate) fn skip_for_missing_tool(tool: &str) {
             .open(&path)
             .and_then(|mut f| f.write_all(line.as_bytes()))
             .unwrap_or_else(|e| panic!("cannot record the skip in {}: {e}", path.to_string_lossy()));
+    }
+}
+
+/// Cases per property unless `PROPTEST_CASES` says otherwise (CI runs this).
+#[cfg(test)]
+pub(crate) const PROPTEST_CASES: u32 = 2000;
+
+/// The proptest configuration of issue 16's suites: [`PROPTEST_CASES`] cases, or
+/// `PROPTEST_CASES`; no regression files written into the source tree (each
+/// panic found gets a named regression test instead).
+#[cfg(test)]
+pub(crate) fn proptest_config() -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(PROPTEST_CASES);
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
     }
 }
 

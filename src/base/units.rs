@@ -486,7 +486,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(crate::import::proptests::config())]
+        #![proptest_config(crate::base::testknob::proptest_config())]
 
         /// Issue 16: every text parser of sizes, durations, counts and the
         /// options built on them returns a value or an error.

@@ -23,8 +23,6 @@ pub mod findings;
 pub mod stats;
 
 #[cfg(test)]
-mod fixtures;
-#[cfg(test)]
 mod tests;
 
 use crate::base::units::Unit;

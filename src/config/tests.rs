@@ -376,7 +376,7 @@ fn good_files() -> Vec<String> {
 }
 
 proptest::proptest! {
-    #![proptest_config(crate::import::proptests::config())]
+    #![proptest_config(crate::base::testknob::proptest_config())]
 
     /// Issue 16: a configuration file mutated every way (wrong types,
     /// huge, negative and non-finite numbers, broken syntax, duplicate

@@ -237,7 +237,7 @@ pub fn sum_activity<'a>(runs: impl IntoIterator<Item = &'a [DeviceActivity]>) ->
 #[cfg(test)]
 mod tests {
     use super::super::diskstats::parse_diskstats;
-    use super::super::fixtures::{Fx, machine};
+    use super::super::tests::fixtures::{Fx, machine};
     use super::*;
 
     /// `/proc/diskstats` lines: major minor name, then reads completed,

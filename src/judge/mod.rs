@@ -29,7 +29,7 @@ pub mod steady;
 pub use diagnostic::{Code, Diagnostic, Severity};
 
 #[cfg(test)]
-mod test_support {
+mod tests {
     /// Equal up to a relative 1e-9 (an absolute one near zero).
     pub fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)

@@ -245,4 +245,4 @@ fn is_false(b: &bool) -> bool {
 }
 
 #[cfg(test)]
-pub(crate) mod fixtures;
+pub(crate) mod tests;

@@ -15,9 +15,9 @@ pub mod block;
 pub mod probe;
 pub mod tally;
 
-#[cfg(test)]
-mod sim;
-
 pub use block::{BLOCK, BlockState, Class, Header, block_hash, classify, classify_generation, fill, fill_generation, new_pass};
 pub use probe::{Backup, Probe, ProbeReport, ProbeVerdict, Round, probe_offsets};
 pub use tally::{BadRange, ClassBytes, Verdict, VerifySummary, VerifyTally, verdict};
+
+#[cfg(test)]
+mod tests;

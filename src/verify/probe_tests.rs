@@ -3,7 +3,7 @@
 //! per block), funnels, and devices that lose everything beyond M.
 
 use super::*;
-use crate::verify::sim::{Lost, Map, SimDevice};
+use crate::verify::tests::sim::{Lost, Map, SimDevice};
 use proptest::prelude::*;
 
 const B: u64 = BLOCK_U64;

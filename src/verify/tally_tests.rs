@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::base::thresholds::{FAKE_MIN_BYTES, FAKE_MIN_SHARE, FAKE_TAIL_SHARE, WRAP_MIN_PERIOD};
-use crate::verify::sim::{Lost, Map, SimDevice};
+use crate::verify::tests::sim::{Lost, Map, SimDevice};
 use proptest::prelude::*;
 
 const B: u64 = BLOCK_U64;

@@ -72,8 +72,6 @@ mod options;
 mod stats;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_legacy;
 
 pub(super) use client::client_reports;
 pub use client::parse_fio_client_json;

@@ -111,7 +111,7 @@ fn battery(warmup: usize, secs: usize) -> Report {
 // ------------------------------------------------------------ reading the page
 
 // The page is read by render's one markup checker, the charts' too.
-use crate::render::svg::check::{Tok, page_tokens as tokens, well_formed_page as well_formed};
+use crate::render::svg::tests::check::{Tok, page_tokens as tokens, well_formed_page as well_formed};
 
 fn assert_ok(html: &str) {
     if let Err(e) = well_formed(html) {

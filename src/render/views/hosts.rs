@@ -205,7 +205,7 @@ mod tests {
     fn the_page_draws_each_unit_and_lists_the_verdicts() {
         let h = group();
         let page = Html.export(Document::Hosts(&h)).unwrap();
-        crate::render::svg::check::well_formed_page(&page).unwrap();
+        crate::render::svg::tests::check::well_formed_page(&page).unwrap();
         let charts = [Unit::BytesPerSec, Unit::Iops, Unit::Seconds]
             .iter()
             .filter(|&&u| h.tests.iter().any(|t| t.unit == u))

@@ -149,7 +149,7 @@ mod tests {
     #[test]
     fn the_page_is_a_checked_page_with_the_verdict() {
         let page = Html.export(Document::Selftest(&report(true))).unwrap();
-        crate::render::svg::check::well_formed_page(&page).unwrap();
+        crate::render::svg::tests::check::well_formed_page(&page).unwrap();
         assert!(page.contains("<p class=\"alert selftest-verdict\">FAIL: 1 figure(s)"), "{page}");
         assert!(
             page.contains("<td>OUTSIDE</td>") || page.contains("<td class=\"t\">OUTSIDE</td>"),

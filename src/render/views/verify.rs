@@ -306,8 +306,9 @@ fn footer(r: &Report) -> Section {
 mod tests {
     use super::*;
     use crate::render::{Document, Format, Style, exporter};
+    use crate::summary::Body;
+    use crate::summary::tests::fixtures;
     use crate::summary::verify::VerifyZone;
-    use crate::summary::{Body, fixtures};
     use crate::verify::{BlockState, VerifyTally};
 
     const MIB: u64 = 1 << 20;

@@ -1,10 +1,10 @@
 //! `describe` on the fixture machine (see [`super::fixtures::machine`]).
 
-use super::Transport;
 use super::fixtures::{Fx, machine};
-use super::model::{DeviceReport, NodeKind, TargetKind};
-use super::report::{Stat, describe_stat};
-use super::zfs::NoCommands;
+use crate::device::Transport;
+use crate::device::model::{DeviceReport, NodeKind, TargetKind};
+use crate::device::report::{Stat, describe_stat};
+use crate::device::zfs::NoCommands;
 use std::path::Path;
 
 fn file(fx: &Fx, path: &str, dev: (u32, u32)) -> DeviceReport {

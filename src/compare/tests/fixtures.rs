@@ -1,7 +1,7 @@
 //! Synthetic stored runs for the tests: a `Report` built from a JSON literal
 //! (the shape docs/json.md describes) with given jobs and per-run figures.
 
-use super::RunRef;
+use crate::compare::RunRef;
 use crate::summary::{Report, median};
 use serde_json::{Value, json};
 

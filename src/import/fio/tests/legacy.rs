@@ -9,8 +9,8 @@
 //! `--client` runs against three (one) throttled servers on this project's
 //! machine.
 
-use super::stats::{BW_KIB, KIB_BYTES, LAT_US, NO_TOTAL_IOS};
-use super::*;
+use crate::import::fio::stats::{BW_KIB, KIB_BYTES, LAT_US, NO_TOTAL_IOS};
+use crate::import::fio::*;
 use crate::summary::{DirReport, JobReport};
 use crate::target::Kind;
 

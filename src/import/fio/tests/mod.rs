@@ -1,3 +1,5 @@
+mod legacy;
+
 use super::options::{normalize_rw, parse_fio_size, parse_secs};
 use super::*;
 use crate::target::Kind;

@@ -2,7 +2,7 @@
 //! a [`Report`] built from a JSON literal (the document's shape) with given
 //! jobs and per-run figures.
 
-use super::{Report, median};
+use crate::summary::{Report, median};
 use serde_json::{Value, json};
 
 pub const MB: f64 = 1e6;

@@ -15,9 +15,8 @@
 //! not among them: reading one waits for its writer, as `cat` does; the
 //! integration tests refuse FIFOs as targets.)
 
-use super::args::*;
-use super::*;
-use crate::import::proptests::config as proptest_config;
+use crate::base::testknob::proptest_config;
+use crate::cli::*;
 use crate::plan;
 use crate::render::{self, Document};
 use crate::store::Store;

@@ -8,10 +8,10 @@
 //! generation) and judges them by the same rules without the bytes, so
 //! the property tests (hundreds of probes, unoptimised) stay fast.
 
-use super::block::{BLOCK, BLOCK_U64, BlockState, classify, classify_generation, fill_generation};
-use super::probe::{Backup, Probe, ProbeReport, Round};
-use super::tally::VerifyTally;
 use crate::io::rng::{Rng, splitmix64};
+use crate::verify::block::{BLOCK, BLOCK_U64, BlockState, classify, classify_generation, fill_generation};
+use crate::verify::probe::{Backup, Probe, ProbeReport, Round};
+use crate::verify::tally::VerifyTally;
 use std::collections::HashMap;
 
 /// What a block the device does not keep reads back as.

@@ -1,8 +1,8 @@
 //! Fixture sysfs/procfs trees for tests: a tempdir used as [`SysRoot`] with
 //! the directories, attribute files and relative symlinks real sysfs has.
 
-use super::SysRoot;
-use super::zfs::Commands;
+use crate::device::SysRoot;
+use crate::device::zfs::Commands;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 

@@ -1,5 +1,7 @@
 //! Telling documents apart, and iolab's own document.
 
+mod proptests;
+
 use super::*;
 use serde_json::json;
 

@@ -8,34 +8,17 @@
 //! run goes: encoded for the store and loaded back, stored in and loaded
 //! from an SQLite store, every exporter, and a comparison with itself.
 //!
-//! Cases: `PROPTEST_CASES` (proptest's own variable), default [`CASES`].
-//! `PROPTEST_CASES=100000 cargo test --release --lib import::proptests`
+//! Cases: `PROPTEST_CASES` (proptest's own variable), default
+//! [`crate::base::testknob::PROPTEST_CASES`].
+//! `PROPTEST_CASES=100000 cargo test --release --lib import::tests::proptests`
 //! is the long run.
 
-use super::*;
+use crate::import::*;
 use crate::render::{self, Format};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::Value;
 use std::sync::OnceLock;
-
-/// Cases per property unless `PROPTEST_CASES` says otherwise (CI runs this).
-pub(crate) const CASES: u32 = 2000;
-
-/// The proptest configuration of issue 16's suites: [`CASES`] cases, or
-/// `PROPTEST_CASES`; no regression files written into the source tree (each
-/// panic found gets a named regression test instead).
-pub(crate) fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(CASES);
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
 
 /// One fixture: its name, the text before the JSON object (fio's notes),
 /// the object, and the text after it.
@@ -565,7 +548,7 @@ fn mutated() -> impl Strategy<Value = (usize, String)> {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(crate::base::testknob::proptest_config())]
 
     /// Mutated documents of every fixture: structure, values and text.
     #[test]

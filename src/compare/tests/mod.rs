@@ -1,9 +1,11 @@
 //! End-to-end tests of the engine and its renderers on synthetic reports.
 
-use super::fixtures::{J, rand, report, run, seq};
+pub(crate) mod fixtures;
+
 use super::*;
 use crate::base::units::BwUnit;
 use crate::render::{Csv, Document, Exporter, Markdown, Style, Text};
+use fixtures::{J, rand, report, run, seq};
 
 /// The comparison in the terminal, Markdown and CSV, as `iolab compare` prints it.
 fn render_table(c: &Comparison, units: BwUnit) -> String {

@@ -5,10 +5,10 @@
 //! cgroup v2 limits. The views show all of it.
 
 use super::fixtures::{Captured, Fx, stack_commands, stacks};
-use super::model::{DeviceReport, NodeKind};
-use super::report::{Stat, describe_stat};
 use super::scenarios::has_row;
-use super::zfs::{Commands, NoCommands};
+use crate::device::model::{DeviceReport, NodeKind};
+use crate::device::report::{Stat, describe_stat};
+use crate::device::zfs::{Commands, NoCommands};
 use crate::render::{Csv, Document, Exporter, Markdown, Text};
 use std::path::Path;
 
@@ -349,7 +349,7 @@ fn a_job_on_zfs_watches_the_pools_member_disks() {
     let root = fx.root();
     // No block device of its own: the chain of a zfs mount is empty.
     let r = dir(&fx, &stack_commands(), "/fast", (0, 53));
-    let s = super::served(&root, Vec::new(), Some(&r));
+    let s = crate::device::served(&root, Vec::new(), Some(&r));
     let names: Vec<&str> = s.devices.iter().map(|d| d.name.as_str()).collect();
     // The leaves are partitions (vdf1..vdi1): folded into their disks.
     assert_eq!(names, ["vdf", "vdg", "vdh", "vdi"]);
@@ -357,15 +357,15 @@ fn a_job_on_zfs_watches_the_pools_member_disks() {
     assert_eq!(s.zfs_pool.as_deref(), Some("fast"));
     // raidz2: the six data disks (the faulted one too); not the log, cache or spare.
     let t = dir(&fx, &stack_commands(), "/tank/data", (0, 52));
-    let tank = super::served(&root, Vec::new(), Some(&t));
+    let tank = crate::device::served(&root, Vec::new(), Some(&t));
     let names: Vec<&str> = tank.devices.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(names, ["sdg", "sdh", "sdi", "sdj", "sdk", "sdl"]);
     // Without `zpool`: no members, no pool, and the job keeps `no_block_device`.
     let k = dir(&fx, &NoCommands, "/tank/data", (0, 52));
-    assert_eq!(super::served(&root, Vec::new(), Some(&k)), super::Served::default());
+    assert_eq!(crate::device::served(&root, Vec::new(), Some(&k)), crate::device::Served::default());
     // A chain, when there is one, is kept as it is.
-    let chain = vec![super::block_dev(&root, 254, 80).unwrap()];
-    assert_eq!(super::served(&root, chain.clone(), Some(&r)).devices, chain);
+    let chain = vec![crate::device::block_dev(&root, 254, 80).unwrap()];
+    assert_eq!(crate::device::served(&root, chain.clone(), Some(&r)).devices, chain);
 
     // The cross-check over two diskstats readings of the members, as a job's run takes them.
     let names: Vec<String> = s.devices.iter().map(|d| d.name.clone()).collect();
@@ -379,13 +379,13 @@ fn a_job_on_zfs_watches_the_pools_member_disks() {
             }
         }
         fx.file("proc/diskstats", &text);
-        super::diskstats(&root)
+        crate::device::diskstats(&root)
     };
     let run = |job_r: u64, job_w: u64, after: [(u64, u64); 4]| {
         let before = stats([(1000, 1000); 4]);
         let later = stats(after.map(|(r, w)| (1000 + r, 1000 + w)));
         let mut r = crate::samples::RunSamples {
-            devices: super::delta(&before, &later, &names),
+            devices: crate::device::delta(&before, &later, &names),
             ..Default::default()
         };
         r.read.all_bytes = job_r;
