@@ -178,7 +178,7 @@ pub const CACHE_MIN_GAIN: f64 = 2.0;
 /// thread count) that counts as "more helps". Both figures carry ±5–10% of
 /// run-to-run noise, so two measurements of the same rate can differ by
 /// about 10%; 15% is beyond that. The same value places the knee (see
-/// [`SweepVerdict::knee_x`](super::scale::SweepVerdict::knee_x)), so "does
+/// [`SweepVerdict::knee_x`](crate::judge::scale::SweepVerdict::knee_x)), so "does
 /// not help" is exactly "the knee is at the first point".
 pub const MIN_GAIN: f64 = 1.15;
 
@@ -197,7 +197,7 @@ pub const SCALES_MIN_EFFICIENCY: f64 = 0.85;
 /// An aggregate at most this many times the mean solo rate is "no better
 /// than one device" (seed `004`: a USB bridge passing one command at a
 /// time). Only the wording depends on it; the kind is
-/// [`TogetherKind::SharedPath`](super::scale::TogetherKind::SharedPath)
+/// [`TogetherKind::SharedPath`](crate::judge::scale::TogetherKind::SharedPath)
 /// either way.
 pub const ONE_DEVICE_MAX: f64 = 1.25;
 
