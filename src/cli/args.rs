@@ -519,20 +519,11 @@ pub enum EngineArg {
     Fio,
 }
 
-/// `--engine`'s values: the registry's engines, then fio.
-const ENGINE_ARGS: [EngineArg; EngineKind::ALL.len() + 1] = {
-    let mut all = [EngineArg::Fio; EngineKind::ALL.len() + 1];
-    let mut i = 0;
-    while i < EngineKind::ALL.len() {
-        all[i] = EngineArg::Own(EngineKind::ALL[i]);
-        i += 1;
-    }
-    all
-};
-
 impl clap::ValueEnum for EngineArg {
+    /// The registry's engines, then fio.
     fn value_variants<'a>() -> &'a [Self] {
-        &ENGINE_ARGS
+        static ALL: std::sync::OnceLock<Vec<EngineArg>> = std::sync::OnceLock::new();
+        ALL.get_or_init(|| EngineKind::ALL.map(EngineArg::Own).into_iter().chain([EngineArg::Fio]).collect())
     }
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
         match self {
@@ -555,12 +546,6 @@ impl EngineArg {
     }
     pub fn via_fio(self) -> bool {
         self == EngineArg::Fio
-    }
-}
-
-impl From<EngineKind> for EngineArg {
-    fn from(k: EngineKind) -> EngineArg {
-        EngineArg::Own(k)
     }
 }
 

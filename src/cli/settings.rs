@@ -48,7 +48,7 @@ pub(super) fn apply(cli: &mut Cli, m: &ArgMatches, cfg: &Config) {
     }
     let target = |t: &mut TargetArgs| {
         fill(&mut t.size, typed("size"), d.size.map(Some));
-        fill(&mut t.engine, typed("engine"), d.engine.map(Into::into));
+        fill(&mut t.engine, typed("engine"), d.engine.map(EngineArg::Own));
     };
     let common = |c: &mut CommonArgs| {
         fill(&mut c.runs, typed("runs"), d.runs);
