@@ -2,14 +2,15 @@
 //! once (shared ones in [`CommonArgs`], [`TargetArgs`], [`OutputArgs`]),
 //! with the limits of [`crate::plan::limits`] as their parsers.
 
+use crate::base::units::{self, BwUnit};
 use crate::experiment::fio::HostSpec;
 use crate::experiment::verify::ColdWait;
+use crate::io::engine::EngineKind;
 use crate::plan::limits::parse as limit;
 use crate::plan::scan::Position;
-use crate::plan::{EngineKind, Interval, Repeat, Runs, Rw, SteadyRule, SuiteChoice, SuiteName, Timing};
+use crate::plan::{Interval, Repeat, Runs, Rw, SteadyRule, SuiteChoice, SuiteName, Timing};
 use crate::render::Format;
 use crate::store;
-use crate::units::{self, BwUnit};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -189,7 +190,7 @@ pub struct SelftestArgs {
 pub struct SchemaArgs {
     /// The kind of document (without it: a table of the kinds, their versions and the commands that write them)
     #[arg(value_enum)]
-    pub kind: Option<crate::schema::Kind>,
+    pub kind: Option<crate::base::document::Kind>,
 }
 
 #[derive(Args, Debug)]
@@ -492,7 +493,7 @@ pub struct ExportArgs {
 
 impl HostsArgs {
     /// The hosts from `--hosts` or `--hosts-file`; none: run here.
-    pub fn list(&self) -> crate::error::Result<Option<Vec<HostSpec>>> {
+    pub fn list(&self) -> crate::base::error::Result<Option<Vec<HostSpec>>> {
         match &self.hosts_file {
             Some(f) => crate::experiment::fio::read_hosts_file(f).map(Some),
             None => Ok(Some(self.hosts.clone()).filter(|h| !h.is_empty())),
@@ -510,38 +511,41 @@ impl ExportArgs {
     }
 }
 
-/// `--engine`: iolab's own engines, or fio running the same plan.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// `--engine`: one of iolab's own engines (every one in the registry,
+/// [`crate::io::engine::ENGINES`]), or fio running the same plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineArg {
-    /// Linux io_uring: one ring per thread, registered file and buffers
-    #[value(name = "io_uring")]
-    IoUring,
-    /// pread/pwrite; a queue depth above 1 is emulated with one thread per slot
-    Psync,
-    /// fio runs the same plan (its io_uring engine, a section per test and run) and iolab stores
-    /// the result: a cross-check of iolab (run and job only)
+    Own(EngineKind),
     Fio,
+}
+
+impl clap::ValueEnum for EngineArg {
+    /// The registry's engines, then fio.
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::OnceLock<Vec<EngineArg>> = std::sync::OnceLock::new();
+        ALL.get_or_init(|| EngineKind::ALL.map(EngineArg::Own).into_iter().chain([EngineArg::Fio]).collect())
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        match self {
+            EngineArg::Own(k) => k.to_possible_value(),
+            EngineArg::Fio => Some(clap::builder::PossibleValue::new("fio").help(
+                "fio runs the same plan (its io_uring engine, a section per test and run) and iolab stores \
+                 the result: a cross-check of iolab (run and job only)",
+            )),
+        }
+    }
 }
 
 impl EngineArg {
     /// The engine the jobs are planned with (fio's io_uring for fio).
     pub fn kind(self) -> EngineKind {
         match self {
-            EngineArg::IoUring | EngineArg::Fio => EngineKind::IoUring,
-            EngineArg::Psync => EngineKind::Psync,
+            EngineArg::Own(k) => k,
+            EngineArg::Fio => EngineKind::IoUring,
         }
     }
     pub fn via_fio(self) -> bool {
         self == EngineArg::Fio
-    }
-}
-
-impl From<EngineKind> for EngineArg {
-    fn from(k: EngineKind) -> EngineArg {
-        match k {
-            EngineKind::IoUring => EngineArg::IoUring,
-            EngineKind::Psync => EngineArg::Psync,
-        }
     }
 }
 
@@ -591,7 +595,7 @@ impl clap::builder::TypedValueParser for SuiteParser {
 
 /// `--steady-state`'s help, stating the rule from the thresholds it uses.
 fn steady_state_help() -> String {
-    use crate::judge::thresholds::{DEFAULT_WINDOW, MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT};
+    use crate::base::thresholds::{DEFAULT_WINDOW, MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT};
     format!(
         "Jobs that write: repeat back-to-back rounds of --duration until the SNIA steady-state rule holds over {DEFAULT_WINDOW} rounds (range within {MAX_RANGE_PCT}% of the mean, slope excursion within {MAX_SLOPE_EXCURSION_PCT}%), and report the steady value instead of --runs runs"
     )

@@ -4,8 +4,8 @@
 //! (`iolab completions`, clap_complete) and manual pages (`iolab man`,
 //! clap_mangen).
 
+use crate::base::error::{EXIT_STATUSES, Result, failed};
 use crate::deliver::{Delivery, Step};
-use crate::error::{EXIT_STATUSES, Result, failed};
 use clap::Command;
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap_complete::Shell;
@@ -219,7 +219,7 @@ fn roff_text(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::{failed, usage};
+    use crate::base::error::{failed, usage};
 
     #[test]
     fn exit_statuses_are_those_of_the_error_type() {
@@ -228,13 +228,13 @@ mod tests {
             0,
             failed("").exit_code(),
             usage("").exit_code(),
-            crate::error::Error::Check(String::new()).exit_code(),
-            crate::error::Error::NotSaved(String::new()).exit_code(),
+            crate::base::error::Error::Check(String::new()).exit_code(),
+            crate::base::error::Error::NotSaved(String::new()).exit_code(),
         ] {
             assert!(codes.contains(&code.to_string().as_str()), "exit status {code} is not documented");
         }
         assert!(codes.contains(&super::super::panic::EXIT_STATUS.to_string().as_str()));
-        let sigint = crate::error::Error::Interrupted(libc::SIGINT).exit_code();
+        let sigint = crate::base::error::Error::Interrupted(libc::SIGINT).exit_code();
         assert_eq!(sigint, 128 + libc::SIGINT as u8);
         assert!(codes.contains(&"128+N"));
         assert!(exit_status_help().contains("128+N"));

@@ -2,8 +2,8 @@
 //! but mapping (every rule is checked by the library).
 
 use super::args::*;
+use crate::base::error::{Result, usage};
 use crate::config::Config;
-use crate::error::{Result, usage};
 use crate::experiment::Experiment;
 use crate::experiment::apps::AppRequest;
 use crate::experiment::capacity::CapacityRequest;
@@ -12,6 +12,7 @@ use crate::experiment::scale::{GivenLayout, ScaleRequest};
 use crate::experiment::scan::ScanRequest;
 use crate::experiment::time::TimeRequest;
 use crate::experiment::verify::VerifyRequest;
+use crate::io::engine::EngineKind;
 use crate::judge::capacity::EarlierVerify;
 use crate::judge::scale::Layout;
 use crate::plan::scale::ScalePlan;
@@ -89,7 +90,8 @@ pub(super) fn job(a: &JobArgs) -> Result<Experiment> {
 fn iolab_engine(e: EngineArg, command: &str) -> Result<()> {
     if e.via_fio() {
         return Err(usage(format!(
-            "--engine fio runs `run` and `job`; `{command}` needs iolab's engines (io_uring or psync)"
+            "--engine fio runs `run` and `job`; `{command}` needs iolab's engines ({})",
+            EngineKind::names()
         )));
     }
     Ok(())

@@ -6,10 +6,10 @@
 
 use super::args::*;
 use super::docs::command;
+use crate::base::error::Result;
+use crate::base::units;
 use crate::config::{self, Config};
-use crate::error::Result;
 use crate::plan::SuiteChoice;
-use crate::units;
 use clap::ArgMatches;
 use clap::parser::ValueSource;
 
@@ -48,7 +48,7 @@ pub(super) fn apply(cli: &mut Cli, m: &ArgMatches, cfg: &Config) {
     }
     let target = |t: &mut TargetArgs| {
         fill(&mut t.size, typed("size"), d.size.map(Some));
-        fill(&mut t.engine, typed("engine"), d.engine.map(Into::into));
+        fill(&mut t.engine, typed("engine"), d.engine.map(EngineArg::Own));
     };
     let common = |c: &mut CommonArgs| {
         fill(&mut c.runs, typed("runs"), d.runs);
@@ -141,7 +141,7 @@ mod tests {
         assert_eq!(c.runs, Runs::Fixed(2), "flag");
         assert_eq!(c.target.size, Some(16 << 20), "flag");
         assert_eq!(c.duration, Some(Duration::from_secs(10)), "file");
-        assert_eq!(c.target.engine, EngineArg::Psync, "file");
+        assert_eq!(c.target.engine, EngineArg::Own(crate::io::engine::EngineKind::Psync), "file");
         assert_eq!(c.warmup, Duration::from_secs(1), "built-in");
         assert_eq!(c.interval, Interval::Auto, "built-in");
         assert_eq!(c.latency, Timing::Exact, "built-in");

@@ -23,11 +23,10 @@ pub mod findings;
 pub mod stats;
 
 #[cfg(test)]
-mod fixtures;
-#[cfg(test)]
 mod tests;
 
-use crate::summary::{DirReport, JobReport, Report};
+use crate::base::units::Unit;
+use crate::summary::{DirReport, Direction, JobReport, Report};
 use serde::Serialize;
 
 /// One stored run to compare, with what the user said about it.
@@ -91,6 +90,19 @@ pub struct Comparison {
     pub findings: Vec<crate::judge::Diagnostic>,
 }
 
+impl Comparison {
+    /// Position of the baseline in [`Comparison::runs`] (the first run if the
+    /// baseline is missing).
+    pub fn baseline_index(&self) -> usize {
+        self.runs.iter().position(|r| r.id == self.baseline).unwrap_or(0)
+    }
+
+    /// Whether any run has a price (then prices and MB/s per price are shown).
+    pub fn has_prices(&self) -> bool {
+        self.runs.iter().any(|r| r.price.is_some())
+    }
+}
+
 #[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct RunInfo {
     /// The stored run's id.
@@ -119,27 +131,6 @@ impl RunInfo {
         }
     }
 }
-
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, Hash, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    Read,
-    Write,
-    /// A timed command or a workload phase (reads and writes together).
-    App,
-}
-
-impl Direction {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Direction::Read => "read",
-            Direction::Write => "write",
-            Direction::App => "app",
-        }
-    }
-}
-
-pub use crate::units::Unit;
 
 /// One test across all runs; every vector has one entry per run, in order.
 #[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
@@ -199,6 +190,25 @@ impl TestComparison {
     pub fn latencies_comparable(&self, a: usize, b: usize) -> bool {
         let mode = |k: usize| self.latency.get(k).map_or("exact", String::as_str);
         mode(a) == "exact" && mode(b) == "exact"
+    }
+
+    /// Run `i`'s 95% interval in the test's unit (bytes/s, IOPS, seconds):
+    /// the interval of its ratio to the baseline (run `baseline`) applied to
+    /// the baseline's value. A ratio of times is a speed-up (baseline time /
+    /// time), so its interval [lo, hi] is the time from baseline / hi to
+    /// baseline / lo. `None` for the baseline itself and where the interval
+    /// is unknown.
+    pub fn value_interval(&self, i: usize, baseline: usize) -> Option<(f64, f64)> {
+        let [lo, hi] = (*self.ci.get(i)?)?;
+        let base = *self.values.get(baseline)?;
+        if i == baseline || !base.is_finite() {
+            return None;
+        }
+        match self.unit {
+            Unit::Seconds if lo > 0.0 && hi > 0.0 => Some((base / hi, base / lo)),
+            Unit::Seconds => None,
+            Unit::BytesPerSec | Unit::Iops => Some((base * lo, base * hi)),
+        }
     }
 }
 

@@ -14,8 +14,8 @@
 //! [`MIN_RUNS_FOR_NOISE`] (2) runs on either side there is nothing to
 //! resample: the interval is unknown (`None`).
 
+use crate::base::thresholds::{MIN_RUNS_FOR_NOISE, NOISE_CONFIDENCE};
 use crate::io::rng::Rng;
-use crate::judge::thresholds::{MIN_RUNS_FOR_NOISE, NOISE_CONFIDENCE};
 
 /// Bootstrap resamples per interval.
 pub const RESAMPLES: usize = 10_000;

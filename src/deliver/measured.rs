@@ -2,7 +2,7 @@
 //! exit status that wins.
 
 use super::{Delivery, Export, Stdout, ending};
-use crate::error::{Error, Result, failed, usage};
+use crate::base::error::{Error, Result, failed, usage};
 use crate::experiment::Outcome;
 use crate::experiment::fio::HostsOutcome;
 use crate::render::{Document, Format};
@@ -142,7 +142,7 @@ pub fn run(outcome: Outcome, r: &Request) -> Delivery {
 /// exit status is 1 (the others' runs are kept); then 4 when a host's run
 /// was not kept. A signal outranks both.
 pub fn hosts(outcome: HostsOutcome, r: &Request) -> Delivery {
-    let group = format!("hosts-{}", crate::units::now_rfc3339());
+    let group = format!("hosts-{}", crate::base::units::now_rfc3339());
     Delivery::collect(|d| {
         // (host, its report, why it has none, its stored run)
         type HostRun = (String, Option<Report>, Option<String>, Option<i64>);
@@ -237,7 +237,7 @@ pub fn restored(s: &crate::experiment::capacity::RestoreSummary) -> Delivery {
         text: format!(
             "restored {} block(s) ({}) from {} to {} in {:.2} s; every one read back as saved; {} removed\n",
             s.restored,
-            crate::units::fmt_bytes(s.restored * crate::verify::BLOCK as u64),
+            crate::base::units::fmt_bytes(s.restored * crate::verify::BLOCK as u64),
             s.file.display(),
             s.device,
             s.seconds,

@@ -14,11 +14,11 @@ pub mod stored;
 
 pub use measured::{Request, hosts, restored, run, selftest};
 
+use crate::base::error::{Error, Result, failed, usage};
+use crate::base::units::BwUnit;
 use crate::config::Config;
-use crate::error::{Error, Result, failed, usage};
 use crate::plan::{Listed, listing};
 use crate::render::{self, Document, Format, Style};
-use crate::units::BwUnit;
 use std::path::{Path, PathBuf};
 
 /// One thing to write.
@@ -140,7 +140,7 @@ impl Stdout {
 /// Run `f` (a measurement) under the stop flag (SIGINT, SIGTERM) with the
 /// live view on stderr (silent when `quiet`), cleared when it returns.
 pub fn live<T>(quiet: bool, units: BwUnit, f: impl FnOnce(&crate::experiment::Context) -> T) -> T {
-    let stop = crate::signals::Stop::install();
+    let stop = crate::base::signals::Stop::install();
     let view = render::progress::Terminal::new(quiet, units);
     let ctx = crate::experiment::Context {
         stop: &stop,
@@ -155,7 +155,7 @@ pub fn live<T>(quiet: bool, units: BwUnit, f: impl FnOnce(&crate::experiment::Co
 /// Write `bytes` to the file a user named; a refused path (a planted link,
 /// a block device) is a usage error.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    crate::paths::write_output(path, bytes).map_err(|e| if e.starts_with("refusing") { usage(e) } else { failed(e) })
+    crate::base::paths::write_output(path, bytes).map_err(|e| if e.starts_with("refusing") { usage(e) } else { failed(e) })
 }
 
 /// How a run whose result was printed ends: the error its exit status

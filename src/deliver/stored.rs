@@ -2,9 +2,9 @@
 //! label, tag, delete.
 
 use super::{Delivery, Export, Stdout};
+use crate::base::error::{Result, usage};
 use crate::compare::{Comparison, RunRef};
 use crate::config::Config;
-use crate::error::{Result, usage};
 use crate::render::{Document, Format, Page};
 use crate::store::{Filter, RunSummary, Store};
 use std::path::{Path, PathBuf};
@@ -94,7 +94,7 @@ pub fn report(db: &Path, ids: &[i64], baseline: Option<i64>, output: Option<Path
         let x = Export {
             format: Format::Html,
             output,
-            units: crate::units::BwUnit::Mb,
+            units: crate::base::units::BwUnit::Mb,
         };
         d.export(&x, Document::Page(&page), out)?;
         if let Some(p) = x.file() {
@@ -151,7 +151,7 @@ pub(crate) fn comparison(
 /// user's label and tags (then the document's own).
 pub fn import(db: &Path, file: &Path, label: Option<&str>, tags: &[(String, String)]) -> Delivery {
     Delivery::collect(|d| {
-        let text = crate::paths::read_text(file, "the document to import").map_err(usage)?;
+        let text = crate::base::paths::read_text(file, "the document to import").map_err(usage)?;
         let imported = crate::import::parse_import(&text).map_err(|e| usage(format!("{}: {e}", file.display())))?;
         if let Some(note) = &imported.note {
             d.say(format!("{}: {note}", file.display()));

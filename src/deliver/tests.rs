@@ -3,7 +3,7 @@ use super::*;
 use crate::experiment::Outcome;
 use crate::experiment::fio::HostsOutcome;
 use crate::summary::Report;
-use crate::summary::fixtures::{self, J, MB};
+use crate::summary::tests::fixtures::{self, J, MB};
 
 fn export(format: Format, output: Option<&str>) -> Export {
     Export {

@@ -18,48 +18,9 @@
 
 use super::sysfs::{self, Blk};
 use super::{DiskCounters, SysRoot, mount_for, mounts};
-use serde::{Deserialize, Serialize};
+use crate::samples::DeviceActivity;
 use std::collections::HashMap;
 use std::path::Path;
-
-/// What one block device did between two readings.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
-pub struct DeviceActivity {
-    /// Kernel name (`vda`, `loop3`, `dm-0`); a disk stands for its partitions.
-    pub name: String,
-    /// Bytes read.
-    #[schemars(extend("x-unit" = "bytes"))]
-    pub read_bytes: u64,
-    /// Bytes written.
-    #[schemars(extend("x-unit" = "bytes"))]
-    pub write_bytes: u64,
-    /// Reads completed.
-    #[schemars(extend("x-unit" = "count"))]
-    pub read_ios: u64,
-    /// Writes completed.
-    #[schemars(extend("x-unit" = "count"))]
-    pub write_ios: u64,
-    /// Seconds the device had I/O in flight (`io_ticks`, ms resolution).
-    #[schemars(extend("x-unit" = "s"))]
-    pub busy_s: f64,
-    /// Partitions of this disk that moved (their I/O is in this disk's figures, once).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub partitions: Vec<String>,
-    /// The devices this one is built on (a loop device's backing file's
-    /// disk, device-mapper and md slaves), as disks.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub on: Vec<String>,
-    /// Built on no other block device: counted in the run's totals.
-    #[serde(default)]
-    pub bottom: bool,
-}
-
-impl DeviceActivity {
-    /// Bytes read and written.
-    pub fn bytes(&self) -> u64 {
-        self.read_bytes + self.write_bytes
-    }
-}
 
 fn moved(a: &DiskCounters, b: &DiskCounters) -> bool {
     b.read_sectors > a.read_sectors || b.write_sectors > a.write_sectors || b.read_ios > a.read_ios || b.write_ios > a.write_ios
@@ -276,7 +237,7 @@ pub fn sum_activity<'a>(runs: impl IntoIterator<Item = &'a [DeviceActivity]>) ->
 #[cfg(test)]
 mod tests {
     use super::super::diskstats::parse_diskstats;
-    use super::super::fixtures::{Fx, machine};
+    use super::super::tests::fixtures::{Fx, machine};
     use super::*;
 
     /// `/proc/diskstats` lines: major minor name, then reads completed,

@@ -11,7 +11,7 @@
 //! files are `MAJ:MIN VALUE` lines (Documentation/admin-guide/cgroup-v1/blkio-controller.rst).
 
 use super::SysRoot;
-use super::report::{IoWeight, Throttle};
+use super::model::{IoWeight, Throttle};
 use std::collections::HashMap;
 
 const FILES: [&str; 4] = ["read_bps", "write_bps", "read_iops", "write_iops"];
@@ -246,7 +246,7 @@ mod tests {
 
     #[test]
     fn nested_cgroups_smallest_limit_wins() {
-        let fx = super::super::fixtures::Fx::new();
+        let fx = super::super::tests::fixtures::Fx::new();
         fx.file("proc/self/cgroup", "7:blkio:/lab/job\n4:memory:/x\n");
         fx.file(
             "sys/fs/cgroup/blkio/lab/blkio.throttle.read_bps_device",
@@ -264,7 +264,7 @@ mod tests {
 
     #[test]
     fn mount_root_is_stripped() {
-        let fx = super::super::fixtures::Fx::new();
+        let fx = super::super::tests::fixtures::Fx::new();
         fx.file("proc/self/cgroup", "7:blkio,cpu:/ctr/inner\n");
         fx.file(
             "proc/self/mountinfo",
@@ -280,8 +280,8 @@ mod tests {
     /// formats are those of the kernel's Documentation/admin-guide/cgroup-v2.rst
     /// ("io.max": `8:16 rbps=2097152 wbps=max riops=max wiops=120`; "io.weight":
     /// `default 100` then `MAJ:MIN WEIGHT` overrides; io.max is absent on the root).
-    fn unified() -> super::super::fixtures::Fx {
-        let fx = super::super::fixtures::Fx::new();
+    fn unified() -> super::super::tests::fixtures::Fx {
+        let fx = super::super::tests::fixtures::Fx::new();
         fx.file("proc/self/cgroup", "0::/user.slice/user-1000.slice/session-3.scope\n");
         fx.file(
             "proc/self/mountinfo",
@@ -352,7 +352,7 @@ mod tests {
     #[test]
     fn hybrid_hierarchies_give_both_limits() {
         // systemd's hybrid layout: v1 controllers, the unified tree on /sys/fs/cgroup/unified.
-        let fx = super::super::fixtures::Fx::new();
+        let fx = super::super::tests::fixtures::Fx::new();
         fx.file("proc/self/cgroup", "12:blkio:/lab\n0::/lab\n");
         fx.file(
             "proc/self/mountinfo",

@@ -2,7 +2,7 @@
 //! benchmark figures. Each rule is a small function with a stable `code`.
 
 use super::facts::{DeviceFacts, Transport};
-use super::report::{ChainNode, DeviceReport, Throttle};
+use super::model::{ChainNode, DeviceReport, Throttle};
 use super::zfs::ZfsInfo;
 use crate::judge::{Code, Diagnostic};
 
@@ -77,7 +77,7 @@ fn zfs_direct(z: &ZfsInfo) -> Option<Diagnostic> {
     if z.direct_io_ignored == Some(false) {
         return None;
     }
-    let bytes = crate::units::fmt_bytes;
+    let bytes = crate::base::units::fmt_bytes;
     let arc = match (z.arc_size_bytes, z.arc_max_bytes) {
         (Some(s), Some(m)) => format!(" (now {}, up to {})", bytes(s), bytes(m)),
         (Some(s), None) => format!(" (now {})", bytes(s)),
@@ -247,7 +247,7 @@ fn loop_buffered(n: &ChainNode) -> Option<Diagnostic> {
 }
 
 fn throttled(t: &Throttle) -> Diagnostic {
-    let mb = |v: u64| crate::units::fmt_mbs(v as f64);
+    let mb = |v: u64| crate::base::units::fmt_mbs(v as f64);
     let part = |what: &str, bps: Option<u64>, iops: Option<u64>| {
         let v: Vec<String> = [bps.map(mb), iops.map(|i| format!("{i} IOPS"))].into_iter().flatten().collect();
         (!v.is_empty()).then(|| format!("{what} to {}", v.join(" / ")))
@@ -275,7 +275,7 @@ fn throttled(t: &Throttle) -> Diagnostic {
 
 #[cfg(test)]
 mod tests {
-    use super::super::report::{FsFacts, LoopInfo, NodeKind, TargetKind};
+    use super::super::model::{FsFacts, LoopInfo, NodeKind, TargetKind};
     use super::*;
 
     fn dev(name: &str) -> DeviceFacts {

@@ -9,25 +9,18 @@ mod activity;
 mod cgroup;
 mod diskstats;
 mod facts;
-#[cfg(test)]
-mod fixtures;
 mod hints;
+mod model;
 mod report;
-#[cfg(test)]
-mod scenarios;
-#[cfg(test)]
-mod stack_scenarios;
 mod sysfs;
 mod zfs;
 
-pub use activity::{DeviceActivity, activity, bottom_total, busiest, elsewhere, pick, sum_activity, tops};
+pub use activity::{activity, bottom_total, busiest, elsewhere, pick, sum_activity, tops};
 pub use diskstats::{DiskCounters, delta, diskstats, parse_diskstats};
 pub use facts::{DeviceFacts, Transport};
 pub use hints::hints;
-pub use report::{
-    ChainNode, DeviceReport, FsFacts, IoWeight, LayoutInfo, LoopInfo, MdInfo, MdMember, NodeKind, TargetKind, Throttle, describe,
-    describe_with,
-};
+pub use model::{ChainNode, DeviceReport, FsFacts, IoWeight, LayoutInfo, LoopInfo, MdInfo, MdMember, NodeKind, TargetKind, Throttle};
+pub use report::{describe, describe_with};
 pub use zfs::{Commands, LiveCommands, NoCommands, Vdev, ZfsInfo};
 
 use serde::{Deserialize, Serialize};
@@ -304,25 +297,4 @@ pub fn device_of_path(root: &SysRoot, path: &Path) -> Option<(u32, u32)> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mountinfo_line() {
-        let l = "36 25 7:3 / /mnt/my\\040disk rw,noatime shared:1 - ext4 /dev/loop3 rw,data=ordered";
-        let m = parse_mountinfo_line(l).unwrap();
-        assert_eq!(m.fstype, "ext4");
-        assert_eq!(m.mount_point, "/mnt/my disk");
-        assert_eq!(m.source, "/dev/loop3");
-        assert_eq!(m.dev, (7, 3));
-        assert_eq!(m.options, "rw,noatime");
-        assert_eq!(m.super_options, "rw,data=ordered");
-    }
-
-    #[test]
-    fn live_root_filesystem_resolves() {
-        // Every Linux machine has a root filesystem; it must resolve to *some* mount.
-        let fs = filesystem_of(&SysRoot::default(), Path::new("/")).expect("root fs");
-        assert_eq!(fs.mount_point, "/");
-    }
-}
+mod tests;

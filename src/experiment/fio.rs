@@ -11,9 +11,9 @@
 //! [`crate::summary::fio::merge_fio_sections`] makes them tests again.
 
 use super::{Context, Measured, jobs::JobsRequest};
-use crate::error::{Error, Result, failed, usage};
+use crate::base::error::{Error, Result, failed, usage};
+use crate::base::progress::Event;
 use crate::plan::fio::{FioTarget, job_file};
-use crate::progress::Event;
 use crate::summary::{self, Body, Named, Settings};
 use crate::target;
 use std::io::Read;
@@ -46,7 +46,7 @@ impl JobFile {
         let mut last = None;
         for n in 0..100 {
             let p = std::env::temp_dir().join(format!("iolab-{}-{tag}-{n}.fio", std::process::id()));
-            match crate::paths::create_new(&p, 0o600) {
+            match crate::base::paths::create_new(&p, 0o600) {
                 Ok(mut f) => {
                     // Removed on drop, whatever happens next.
                     let file = JobFile(p);
@@ -161,7 +161,7 @@ pub(crate) fn last_line(text: &str) -> String {
 fn auto_notice(repeat: &crate::plan::Repeat, ctx: &Context) {
     if repeat.runs.is_auto() {
         ctx.observer.event(Event::Notice {
-            level: crate::progress::Level::Note,
+            level: crate::base::progress::Level::Note,
             text: &format!(
                 "fio cannot stop a test once its runs settle: --runs auto runs each test {} times",
                 repeat.runs.min()
@@ -311,7 +311,7 @@ impl HostSpec {
 /// A hosts file (`--hosts-file`): one `HOST[:PORT][=PATH]` per line, `#`
 /// starting a comment; an error names the file and line.
 pub fn read_hosts_file(f: &std::path::Path) -> Result<Vec<HostSpec>> {
-    let text = crate::paths::read_text(f, "the hosts file").map_err(usage)?;
+    let text = crate::base::paths::read_text(f, "the hosts file").map_err(usage)?;
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
@@ -508,7 +508,7 @@ pub fn run_hosts(r: &HostsRequest, ctx: &Context) -> Result<HostsOutcome> {
     let planned = r.jobs.planned();
     auto_notice(&r.jobs.repeat, ctx);
     ctx.observer.event(Event::Planned { total: planned });
-    let started_at = crate::units::now_rfc3339();
+    let started_at = crate::base::units::now_rfc3339();
     let out = run_fio(&argv, ctx, planned + Duration::from_secs(120))?;
     let said = format!("{}\n{}", out.stdout, out.stderr);
     let parsed = crate::import::parse_fio_client_json(&out.stdout).unwrap_or_default();
@@ -574,7 +574,7 @@ mod tests {
             70,
             crate::plan::Limit::Time(Duration::from_secs(1)),
             true,
-            crate::plan::EngineKind::IoUring,
+            crate::io::engine::EngineKind::IoUring,
         );
         JobsRequest {
             suite: None,

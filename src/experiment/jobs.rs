@@ -1,10 +1,11 @@
 //! `run` and `job`: a list of jobs, in order, on one target.
 
 use super::{Context, Measured, cpus, until_cut};
-use crate::error::{Result, usage};
+use crate::base::error::{Result, usage};
+use crate::base::progress::Event;
+use crate::io::engine::EngineKind;
 use crate::measure::Runner;
 use crate::plan::{JobSpec, Repeat, SuiteName};
-use crate::progress::Event;
 use crate::summary::{self, Body, Settings};
 use crate::target::{self, Choice};
 use std::time::Duration;
@@ -78,14 +79,16 @@ impl JobsRequest {
             return Err(usage("nothing to run: no jobs"));
         }
         if self.via_fio && self.repeat.steady.is_some() {
-            return Err(usage(
-                "--steady-state is iolab's own (the SNIA rule over rounds): fio cannot run it; use --engine io_uring or psync",
-            ));
+            return Err(usage(format!(
+                "--steady-state is iolab's own (the SNIA rule over rounds): fio cannot run it; use --engine {}",
+                EngineKind::names()
+            )));
         }
         if self.via_fio && self.target.continue_on_error {
-            return Err(usage(
-                "--continue-on-error counts failures in iolab's own engines: fio cannot run it; use --engine io_uring or psync",
-            ));
+            return Err(usage(format!(
+                "--continue-on-error counts failures in iolab's own engines: fio cannot run it; use --engine {}",
+                EngineKind::names()
+            )));
         }
         self.repeat.validate()?;
         self.jobs.iter().try_for_each(JobSpec::validate)
@@ -123,10 +126,8 @@ impl JobsRequest {
     }
 }
 
+/// The jobs, run by iolab's engines (fio runs them in [`super::fio::run_local`]).
 pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
-    if r.via_fio {
-        return super::fio::run_local(r, ctx);
-    }
     let max_bs = r.jobs.iter().map(|s| s.bs).max().unwrap_or(4096);
     let writes = r.jobs.iter().any(|s| s.rw.writes());
     let target = target::open(&r.target.request(writes, max_bs), &ctx.sys, ctx.stop, ctx.observer)?;
@@ -153,7 +154,7 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
                 ctx.stop.sleep(rest);
             }
             let samples = runner.run_job(spec, &r.repeat)?;
-            jobs.push(summary::job_report(&samples, &target, cpus));
+            jobs.push(summary::job_report(&samples, target.facts(), cpus));
             ctx.stop.check()?;
         }
         Ok(())

@@ -24,10 +24,10 @@ pub mod scan;
 pub mod time;
 pub mod verify;
 
+use crate::base::error::{Error, Result};
+use crate::base::progress::Observer;
+use crate::base::signals::Stop;
 use crate::device::SysRoot;
-use crate::error::{Error, Result};
-use crate::progress::Observer;
-use crate::signals::Stop;
 use crate::summary::{Body, Host, Report, Settings};
 use crate::target::TargetInfo;
 
@@ -98,8 +98,9 @@ pub(crate) struct Measured {
 /// Validate, run and summarise one experiment.
 pub fn run(exp: &Experiment, ctx: &Context) -> Result<Outcome> {
     exp.validate()?;
-    let started_at = crate::units::now_rfc3339();
+    let started_at = crate::base::units::now_rfc3339();
     let m = match exp {
+        Experiment::Jobs(r) if r.via_fio => fio::run_local(r, ctx)?,
         Experiment::Jobs(r) => jobs::run(r, ctx)?,
         Experiment::Scan(r) => scan::run(r, ctx)?,
         Experiment::Scale(r) => scale::run(r, ctx)?,
@@ -183,7 +184,7 @@ fn host() -> Host {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::{failed, usage};
+    use crate::base::error::{failed, usage};
 
     #[test]
     fn a_failure_while_measuring_is_a_mark_and_a_usage_error_is_not() {

@@ -10,16 +10,15 @@
 use crate::judge::scale as verdict;
 
 use super::{Context, Measured, cpus, until_stopped};
-use crate::error::{Error, Result};
-use crate::measure::{JobSamples, Runner};
+use crate::base::error::{Error, Result};
+use crate::base::progress::{Event, Level, Observer, Silent};
+use crate::base::signals::Stop;
+use crate::measure::{JobSamples, Point, Runner, ScaleSamples};
 use crate::plan::scale::*;
-use crate::progress::{Event, Level, Observer, Silent};
-pub use crate::samples::{Point, PointKind, ScaleSamples};
-use crate::signals::Stop;
+use crate::samples::PointKind;
 use crate::summary::scale::LayoutUsed;
 use crate::summary::{self, Body, Settings};
-use crate::target::Target;
-use crate::target::{self, Choice};
+use crate::target::{self, Choice, Target};
 use verdict::Layout;
 
 /// The layout and copies a btrfs profile or md level stands for.
@@ -119,7 +118,14 @@ pub(super) fn run(r: &ScaleRequest, ctx: &Context) -> Result<Measured> {
     }
     let mut samples = ScaleSamples::default();
     let interrupted = until_stopped(|| measure(&targets, member.as_ref(), &plan, ctx, &mut samples))?;
-    let (scale, jobs) = summary::scale::scale_report(&plan, &samples, &targets, member.as_ref(), layout, cpus());
+    let (scale, jobs) = summary::scale::scale_report(
+        &plan,
+        &samples,
+        &targets.iter().map(Target::facts).collect::<Vec<_>>(),
+        member.as_ref().map(Target::facts),
+        layout,
+        cpus(),
+    );
     let info = targets[0].info.clone();
     drop(targets);
     drop(member);
@@ -252,7 +258,10 @@ fn together(targets: &[Target], plan: &ScalePlan, stop: &Stop) -> Result<Vec<Job
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(crate::error::failed("a target's thread panicked"))))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(crate::base::error::failed("a target's thread panicked")))
+            })
             .collect()
     });
     let mut jobs = Vec::with_capacity(n);
@@ -303,7 +312,8 @@ fn emit(observer: &dyn Observer, label: &str, jobs: &[JobSamples]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{EngineKind, Limit, Repeat, Rw};
+    use crate::io::engine::EngineKind;
+    use crate::plan::{Limit, Repeat, Rw};
     use std::time::Duration;
 
     fn plan() -> ScalePlan {

@@ -14,12 +14,13 @@
 //! penalise the first fraction of a second of a short window.
 
 use super::{Context, Measured, cpus, until_cut};
-use crate::error::{Result, usage};
+use crate::base::error::{Result, usage};
+use crate::base::progress::{Event, Level};
+use crate::io::engine::EngineKind;
 use crate::measure::Runner;
+use crate::measure::ScanSamples;
+use crate::plan::limits;
 use crate::plan::scan::*;
-use crate::plan::{EngineKind, limits};
-use crate::progress::{Event, Level};
-pub use crate::samples::ScanSamples;
 use crate::summary::scan::zone_rate;
 use crate::summary::{self, Body, Settings};
 use crate::target::{self, Choice};
@@ -93,7 +94,7 @@ pub(super) fn run(r: &ScanRequest, ctx: &Context) -> Result<Measured> {
     };
     let mut samples = ScanSamples::default();
     let cut = until_cut(|| measure(&runner, &plan, &mut samples))?;
-    let (scan, jobs) = summary::scan::scan_report(&plan, &samples, &target, cpus());
+    let (scan, jobs) = summary::scan::scan_report(&plan, &samples, target.facts(), cpus());
     let info = target.info.clone();
     drop(target);
     Ok(Measured {

@@ -11,13 +11,13 @@
 //! polling never adds to the wall time.
 
 use super::{Context, Measured, until_stopped};
+use crate::base::error::{Error, Result, failed, usage};
+use crate::base::progress::{Event, Observer};
+use crate::base::signals::Stop;
 use crate::device::{self, DiskCounters, SysRoot};
-use crate::error::{Error, Result, failed, usage};
 use crate::measure::Snapshot;
 pub use crate::plan::time::{Place, TimeOpts};
-use crate::progress::{Event, Observer};
 use crate::samples::CommandRun;
-use crate::signals::Stop;
 use crate::summary::{self, Body, Settings};
 use crate::target::TargetInfo;
 use std::collections::HashMap;

@@ -26,16 +26,16 @@
 //! afterwards whatever happens.
 
 use super::{Context, Measured, until_stopped};
-use crate::error::{Error, Result, failed, usage};
+use crate::base::error::{Error, Result, failed, usage};
+use crate::base::progress::{Event, Level};
+use crate::base::signals::Stop;
+use crate::base::units::fmt_bytes;
 use crate::io::buffers::AlignedBuf;
 use crate::plan::limits;
-use crate::progress::{Event, Level};
-use crate::signals::Stop;
 use crate::summary::verify::{VerifyLayout, VerifyReport, VerifyZone, device_identity};
 use crate::summary::{Body, Settings};
 use crate::target::files::{FileSet, VERIFY_FILE_BYTES};
 use crate::target::{self, Choice, Kind, Target, TargetInfo};
-use crate::units::fmt_bytes;
 use crate::verify::block::BLOCK_U64;
 use crate::verify::{BLOCK, BlockState, VerifyTally, classify, fill};
 use std::os::fd::RawFd;

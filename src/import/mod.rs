@@ -14,8 +14,6 @@
 pub mod fio;
 pub mod iolab;
 #[cfg(test)]
-pub(crate) mod proptests;
-#[cfg(test)]
 mod tests;
 
 pub use fio::{parse_fio_client_json, parse_fio_json};

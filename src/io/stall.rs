@@ -20,13 +20,13 @@ use std::time::{Duration, Instant};
 pub const TIMEOUT_ENV: &str = "IOLAB_TEST_STALL_TIMEOUT";
 
 /// How long a target may complete nothing before it counts as hung:
-/// [`crate::judge::thresholds::STALL_TIMEOUT`], or the test knob [`TIMEOUT_ENV`].
+/// [`crate::base::thresholds::STALL_TIMEOUT`], or the test knob [`TIMEOUT_ENV`].
 pub fn timeout() -> Duration {
     std::env::var(TIMEOUT_ENV)
         .ok()
-        .and_then(|v| crate::units::parse_duration(&v).ok())
+        .and_then(|v| crate::base::units::parse_duration(&v).ok())
         .filter(|d| !d.is_zero())
-        .unwrap_or(crate::judge::thresholds::STALL_TIMEOUT)
+        .unwrap_or(crate::base::thresholds::STALL_TIMEOUT)
 }
 
 /// A progress counter one thread bumps and others read, alone on its
@@ -173,7 +173,7 @@ mod tests {
     fn the_test_knob_shortens_the_timeout() {
         // Read only here: the variable is not set in unit tests.
         if std::env::var_os(TIMEOUT_ENV).is_none() {
-            assert_eq!(timeout(), crate::judge::thresholds::STALL_TIMEOUT);
+            assert_eq!(timeout(), crate::base::thresholds::STALL_TIMEOUT);
         }
     }
 }

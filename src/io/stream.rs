@@ -7,6 +7,7 @@
 //! publishes a window's bytes once, when the window closes, and hands its
 //! latencies over in batches ([`LatBuf`]).
 
+use crate::samples::histogram::new_histogram;
 use hdrhistogram::Histogram;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -103,14 +104,6 @@ impl Live {
             .get(w)
             .map_or((0, 0), |b| (b[0].load(Ordering::Relaxed), b[1].load(Ordering::Relaxed)))
     }
-}
-
-/// Highest latency the histograms track exactly (1 hour); above it values saturate.
-const MAX_LAT_NS: u64 = 3_600_000_000_000;
-
-/// A latency histogram as iolab keeps them: 1 ns to 1 hour, 3 significant digits.
-pub fn new_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, MAX_LAT_NS, 3).expect("valid histogram bounds")
 }
 
 /// The stream's latency histograms, one per window and direction, made

@@ -4,7 +4,7 @@
 
 use super::diagnostic::{Code, Diagnostic};
 use super::stats::median;
-use super::thresholds::{DEVICE_TOLERANCE, FIRST_RUN_SLOWER, MIN_FOR_OUTLIERS, OTHER_DEVICE_MIN_BYTES, OUTLIER_Z};
+use crate::base::thresholds::{DEVICE_TOLERANCE, FIRST_RUN_SLOWER, MIN_FOR_OUTLIERS, OTHER_DEVICE_MIN_BYTES, OUTLIER_Z};
 
 /// Scales the median absolute deviation to the standard deviation of a
 /// normal distribution (Iglewicz and Hoaglin's modified z-score).
@@ -121,7 +121,7 @@ pub fn named_device_elsewhere<'a>(named: &str, work: &str, runs: &[RunReads<'a>]
     };
     let hits: Vec<(usize, &RunReads<'a>, (&'a str, u64))> = runs.iter().enumerate().filter_map(|(i, r)| Some((i, r, hit(r)?))).collect();
     let &(i, r, (other, bytes)) = hits.iter().max_by_key(|h| h.2.1)?;
-    let fmt = crate::units::fmt_bytes;
+    let fmt = crate::base::units::fmt_bytes;
     let what = if r.named < r.own {
         format!("{named} read {} of the {} {work} read from storage", fmt(r.named), fmt(r.own))
     } else {

@@ -28,8 +28,8 @@
 //!    genuine then.
 //! 7. **Genuine**.
 
-use super::thresholds::PARTITION_ALIGN;
-use crate::units::fmt_bytes;
+use crate::base::thresholds::PARTITION_ALIGN;
+use crate::base::units::fmt_bytes;
 use crate::verify::{Class, ProbeReport, ProbeVerdict};
 use serde::{Deserialize, Serialize};
 
@@ -308,7 +308,7 @@ fn verdict_message(v: &CapacityVerdict, p: &ProbeReport, earlier: Option<&Earlie
             fmt_bytes(p.announced),
             p.rounds,
             if p.rounds == 1 { "" } else { "s" },
-            crate::units::fmt_bs(p.unit)
+            crate::base::units::fmt_bs(p.unit)
         ),
         CapacityVerdict::Fake {
             real_bytes,
@@ -323,7 +323,7 @@ fn verdict_message(v: &CapacityVerdict, p: &ProbeReport, earlier: Option<&Earlie
             let safe = if *safe_partition_bytes > 0 {
                 format!(
                     "use at most a {} partition starting at 1 MiB, in an MBR (dos) table (a GPT keeps its backup at the announced end, which the device does not store)",
-                    crate::units::fmt_bs(*safe_partition_bytes)
+                    crate::base::units::fmt_bs(*safe_partition_bytes)
                 )
             } else {
                 "nothing of it is usable".to_string()

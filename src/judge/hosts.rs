@@ -32,8 +32,8 @@
 
 use super::diagnostic::{Code, Diagnostic, Severity};
 use super::stats::median;
-use super::thresholds::OUTLIER_MIN_PCT;
-use crate::units::{BwUnit, Unit, fmt_number, fmt_value};
+use crate::base::thresholds::OUTLIER_MIN_PCT;
+use crate::base::units::{BwUnit, Unit, fmt_number, fmt_value};
 
 /// One test on every host of the group, figures in `unit`.
 #[derive(Clone, Copy, Debug)]

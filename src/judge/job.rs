@@ -6,11 +6,11 @@ use super::cliff::Cliff;
 use super::diagnostic::{Code, Diagnostic};
 use super::settle::Settle;
 use super::steady::SteadyState;
-use super::thresholds::{
+use crate::base::thresholds::{
     CPU_SATURATED, DEVICE_EXTRA_MIN_BYTES, DEVICE_TOLERANCE, HIGH_CV, MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT, OTHER_DEVICE_MIN_BYTES,
     SETTLE_CV, SETTLE_HALF_WIDTH, UNEVEN_THREADS,
 };
-use crate::plan::EngineKind;
+use crate::io::engine::{EngineKind, Layout};
 
 /// `io_errors`: `errors` I/Os of one direction (`read` or `write`) failed
 /// and were counted instead of stopping the job (`--continue-on-error`),
@@ -92,7 +92,7 @@ pub fn cross_check(device: &str, dir: &str, job_bytes: u64, device_bytes: u64) -
             Code::CacheAnswered,
             format!(
                 "{device} was idle while the job {dir} {}: a cache answered (page cache, filesystem or device cache) or the I/O went elsewhere; this is not the device's speed",
-                crate::units::fmt_bytes(job_bytes)
+                crate::base::units::fmt_bytes(job_bytes)
             ),
         ))
     } else if ratio < 1.0 - DEVICE_TOLERANCE {
@@ -157,7 +157,7 @@ pub fn device_elsewhere(device: &str, dir: &str, job_bytes: u64, device_bytes: u
     let missing = job_bytes.saturating_sub(device_bytes);
     let short = (device_bytes as f64) < (1.0 - DEVICE_TOLERANCE) * job_bytes as f64;
     (job_bytes > 0 && short && bytes > OTHER_DEVICE_MIN_BYTES && bytes as f64 >= (1.0 - DEVICE_TOLERANCE) * missing as f64).then(|| {
-        let fmt = crate::units::fmt_bytes;
+        let fmt = crate::base::units::fmt_bytes;
         Diagnostic::new(
             Code::OtherDevice,
             format!(
@@ -212,8 +212,8 @@ pub fn write_cliff(run: usize, cliff: Option<&Cliff>) -> Option<Diagnostic> {
             "write throughput fell {:.0}% after {} s in run {run} ({} → {}) and stayed lower: a cache filled up; the sustained rate is the lower one",
             c.drop_pct,
             c.at_second,
-            crate::units::mbs(c.before_bps, 1),
-            crate::units::fmt_mbs(c.after_bps)
+            crate::base::units::mbs(c.before_bps, 1),
+            crate::base::units::fmt_mbs(c.after_bps)
         ),
     ))
 }
@@ -261,12 +261,13 @@ pub fn not_settled(dir: &str, s: &Settle, max: u32) -> Option<Diagnostic> {
     ))
 }
 
-/// `psync_threads`: psync has no queue, so a queue depth above 1 ran as threads.
+/// `psync_threads`: an engine without a queue (psync) ran a queue depth
+/// above 1 as threads ([`Layout::ThreadPerSlot`]).
 pub fn psync_threads(engine: EngineKind, qd: u32, workers: u32) -> Option<Diagnostic> {
-    (engine == EngineKind::Psync && qd > 1).then(|| {
+    (engine.ops().layout == Layout::ThreadPerSlot && qd > 1).then(|| {
         Diagnostic::new(
             Code::PsyncThreads,
-            format!("psync has no queue: QD{qd} emulated with {workers} threads"),
+            format!("{} has no queue: QD{qd} emulated with {workers} threads", engine.as_str()),
         )
     })
 }

@@ -1,5 +1,6 @@
-//! Judgement: every rule that turns figures into a verdict or a warning,
-//! and every threshold those rules use ([`thresholds`], each defined once).
+//! Judgement: every rule that turns figures into a verdict or a warning.
+//! The thresholds those rules use are in [`crate::base::thresholds`], each
+//! defined once.
 //! Pure functions over figures; no I/O.
 //!
 //! - [`diagnostic`]: the one type of warnings, hints and findings.
@@ -24,12 +25,11 @@ pub mod scan;
 pub mod settle;
 pub mod stats;
 pub mod steady;
-pub mod thresholds;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
 
 #[cfg(test)]
-mod test_support {
+mod tests {
     /// Equal up to a relative 1e-9 (an absolute one near zero).
     pub fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)

@@ -20,16 +20,16 @@
 //! `f64` in a verdict is finite: a figure that cannot be computed (a zero
 //! or missing baseline) is `None`, because JSON has no NaN and a stored
 //! run document must read back. The thresholds are in
-//! [`super::thresholds`], each with the reason for its value; all of them
+//! [`crate::base::thresholds`], each with the reason for its value; all of them
 //! sit above the run-to-run noise of the devices iolab is tested on
 //! (emulated throttled devices and real disks both show ±5–10% between
 //! runs), so a verdict does not flip with the noise.
 
+use crate::base::units::{fmt_mbs, fmt_pct, fmt_ratio};
 use crate::plan::Rw;
-use crate::units::{fmt_mbs, fmt_pct, fmt_ratio};
 use serde::{Deserialize, Serialize};
 
-use super::thresholds::{CPU_SATURATED, FALL_RATIO, KEPT_MIN, LAYOUT_TOLERANCE, MIN_GAIN, ONE_DEVICE_MAX, SCALES_MIN_EFFICIENCY};
+use crate::base::thresholds::{CPU_SATURATED, FALL_RATIO, KEPT_MIN, LAYOUT_TOLERANCE, MIN_GAIN, ONE_DEVICE_MAX, SCALES_MIN_EFFICIENCY};
 
 /// Copies of each block when a layout does not say: btrfs raid1 and
 /// raid10, and md raid10's default "near 2", all keep two copies however

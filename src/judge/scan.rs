@@ -1,7 +1,7 @@
 //! The surface scan's note: a rate that changes across the target.
 
 use super::diagnostic::{Code, Diagnostic};
-use super::thresholds::CURVE_NOTE_PCT;
+use crate::base::thresholds::CURVE_NOTE_PCT;
 
 /// `scan_curve`: the mean rate over the outer tenth of the zones (at least
 /// one zone) and over the inner tenth differ by [`CURVE_NOTE_PCT`] or more
@@ -21,8 +21,8 @@ pub fn scan_curve(rates: &[f64]) -> Option<Diagnostic> {
             Code::ScanCurve,
             format!(
                 "the rate changes across the target: {} over the first {tenth} zone(s), {} over the last {tenth} ({:.0}% {}); the median hides this, see the curve",
-                crate::units::fmt_mbs(outer),
-                crate::units::fmt_mbs(inner),
+                crate::base::units::fmt_mbs(outer),
+                crate::base::units::fmt_mbs(inner),
                 change.abs(),
                 if change > 0.0 { "slower" } else { "faster" }
             ),

@@ -2,7 +2,7 @@
 //! a test once its answer is known, and says so when it never is.
 //!
 //! A test's figure is the median of its windows' bandwidths. After each
-//! window (from the [`SETTLE_MIN_WINDOWS`]th on) the windows so far are
+//! window (from the [`SETTLE_MIN_WINDOWS`](crate::base::thresholds::SETTLE_MIN_WINDOWS)th on) the windows so far are
 //! judged, and the test stops once either
 //!
 //! - their coefficient of variation is at most [`SETTLE_CV`], or
@@ -21,7 +21,7 @@
 //! windows, and the summary reports what it found.
 
 use super::stats::{cv, median};
-use super::thresholds::{SETTLE_CONFIDENCE, SETTLE_CV, SETTLE_HALF_WIDTH};
+use crate::base::thresholds::{SETTLE_CONFIDENCE, SETTLE_CV, SETTLE_HALF_WIDTH};
 use serde::{Deserialize, Serialize};
 
 /// Which rule settled a test.

@@ -6,24 +6,26 @@
 
 pub mod cpu;
 pub mod placement;
+mod samples;
 mod seconds;
 pub mod snapshot;
 
+pub use samples::{JobSamples, Point, ScaleSamples, ScanSamples};
 use seconds::Seconds;
 pub use snapshot::{Delta, Snapshot};
 
+use crate::base::error::{Error, Result, failed};
+use crate::base::progress::{Event, Observer, Pass};
+use crate::base::signals::Stop;
 use crate::device::SysRoot;
-use crate::error::{Error, Result, failed};
 use crate::io::buffers::Buffers;
-use crate::io::engine::{Clock, Engine, RealClock, psync::Psync, uring::Uring};
+use crate::io::engine::EngineKind;
+use crate::io::engine::{Clock, Driver, Engine, RealClock, Setup};
 use crate::io::stall::{Beat, Watchdog};
 use crate::io::stream::StreamShared;
 use crate::io::worker::{self, IoFailure, WorkerPlan};
-use crate::plan::{EngineKind, JobSpec, Limit, Repeat, Runs};
-use crate::progress::{Event, Observer, Pass};
-pub use crate::samples::JobSamples;
+use crate::plan::{JobSpec, Limit, Repeat, Runs};
 use crate::samples::{RunSamples, WorkerSamples};
-use crate::signals::Stop;
 use crate::target::Target;
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
@@ -104,7 +106,7 @@ fn run_pass(n: u32, runs: Runs) -> Pass {
 impl Runner<'_> {
     /// Of the devices that moved, those outside the target's chain (its
     /// devices and the disks of its partitions): where else I/O went.
-    fn others(&self, moved: Vec<crate::device::DeviceActivity>) -> Vec<crate::device::DeviceActivity> {
+    fn others(&self, moved: Vec<crate::samples::DeviceActivity>) -> Vec<crate::samples::DeviceActivity> {
         let own = |n: &str| {
             self.target.device_names.iter().any(|d| d == n)
                 || self
@@ -177,13 +179,13 @@ impl Runner<'_> {
                         beat: &beat,
                         index: i,
                     };
-                    match engine {
-                        EngineKind::IoUring => {
-                            let setup = Uring::new(fd, depth as usize, &bufs, colocate, nowait);
-                            worker_thread(setup, &ctx, &mut bufs, plan)
-                        }
-                        EngineKind::Psync => worker_thread(Ok(Psync::new(fd)), &ctx, &mut bufs, plan),
-                    }
+                    let setup = Setup {
+                        fd,
+                        depth: depth as usize,
+                        colocate,
+                        nowait,
+                    };
+                    engine.open(setup, &mut bufs, Worker { ctx: &ctx, plan })
                 })
                 .map_err(|e| failed(format!("cannot start a worker thread: {e}")))?;
             handles.push(h);
@@ -426,7 +428,7 @@ impl Runner<'_> {
             }
             if writes {
                 let t = Instant::now();
-                crate::testknob::pause_at("flush");
+                crate::base::testknob::pause_at("flush");
                 let synced = self
                     .target
                     .bounded(&self.sys, &format!("flushing written data in \"{job}\""), |fd| {
@@ -609,6 +611,19 @@ struct WorkerCtx<'a> {
     index: usize,
 }
 
+/// A worker thread, as the engine it opens drives it ([`worker_thread`]).
+struct Worker<'a> {
+    ctx: &'a WorkerCtx<'a>,
+    plan: WorkerPlan,
+}
+
+impl Driver for Worker<'_> {
+    type Out = ();
+    fn drive<E: Engine>(self, engine: std::io::Result<E>, bufs: &mut Buffers) {
+        worker_thread(engine, self.ctx, bufs, self.plan)
+    }
+}
+
 /// One worker's life: report setup, then run a pass per `Go` until the
 /// main thread hangs up. Generic so each engine's loop is compiled on its own.
 fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &mut Buffers, mut plan: WorkerPlan) {
@@ -647,7 +662,7 @@ fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &m
             .and_then(|mut r| {
                 if ctx.wrote {
                     let t = clock.now_ns();
-                    crate::testknob::pause_at("flush");
+                    crate::base::testknob::pause_at("flush");
                     engine.sync().map_err(Fault::Flush)?;
                     ctx.beat.add(1);
                     if let Some(last) = r.last_mut() {
@@ -676,13 +691,11 @@ fn allowed_cpus() -> Vec<usize> {
     }
 }
 
-/// Worker threads and queue depth per worker: io_uring runs `threads`
-/// rings of depth `qd`; psync emulates depth with one thread per slot.
+/// Worker threads and queue depth per worker, as the engine lays a job
+/// out ([`crate::io::engine::Layout`]): io_uring runs `threads` rings of
+/// depth `qd`; psync emulates depth with one thread per slot.
 pub fn layout(spec: &JobSpec) -> (u32, u32) {
-    match spec.engine {
-        EngineKind::IoUring => (spec.threads, spec.qd),
-        EngineKind::Psync => (spec.threads * spec.qd, 1),
-    }
+    spec.engine.ops().layout.workers(spec.threads, spec.qd)
 }
 
 /// Split the job among `n` workers. Random workers share the whole span;

@@ -60,7 +60,8 @@
 //! device or a daemon instead (FUSE, a disk), half the queue keeps that
 //! device's queue at least half full, as the depth asked.
 
-use crate::plan::{EngineKind, Timing};
+use crate::io::engine::EngineKind;
+use crate::plan::Timing;
 
 /// Test and benchmark knob: `colocate` or `spread` instead of the rule,
 /// to measure both on one target (`bench/vs-fio --placement`). Not for
@@ -75,7 +76,7 @@ pub const EXACT_MAX_DEPTH: u32 = 4;
 /// in flight each, `timing` as asked), on a machine where it may use
 /// `cpus` CPUs, are each pinned with their io-wq workers to one CPU.
 pub fn colocate(engine: EngineKind, depth: u32, threads: u32, timing: Timing, cpus: usize) -> bool {
-    if engine != EngineKind::IoUring || cpus == 0 {
+    if !engine.ops().kernel_workers || cpus == 0 {
         return false;
     }
     match std::env::var(VAR).as_deref() {

@@ -70,7 +70,7 @@ impl Snapshot {
 
     /// Every block device that moved from this snapshot to `later`, busiest
     /// first (partitions folded into their disks; see [`device::activity`]).
-    pub fn moved(&self, later: &Snapshot, sys: &SysRoot) -> Vec<device::DeviceActivity> {
+    pub fn moved(&self, later: &Snapshot, sys: &SysRoot) -> Vec<crate::samples::DeviceActivity> {
         device::activity(sys, &self.disks, &later.disks)
     }
 }

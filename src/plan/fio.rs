@@ -27,7 +27,7 @@
 //! and iolab's device cross-check, CPU accounting of io_uring workers and
 //! per-second device counters, which fio does not record the same way.
 
-use super::{EngineKind, JobSpec, Limit, Repeat};
+use super::{JobSpec, Limit, Repeat};
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -114,16 +114,16 @@ pub fn job_file(jobs: &[JobSpec], repeat: &Repeat, target: &FioTarget) -> String
 }
 
 fn section(s: &mut String, job: &JobSpec, repeat: &Repeat, first_run: bool) {
-    let psync = job.engine == EngineKind::Psync;
-    let (iodepth, numjobs) = if psync { (1, job.threads * job.qd) } else { (job.qd, job.threads) };
+    let engine = job.engine.ops();
+    let (numjobs, iodepth) = engine.layout.workers(job.threads, job.qd);
     let _ = writeln!(s, "rw={}\nbs={}\niodepth={iodepth}\nnumjobs={numjobs}", job.rw.as_str(), job.bs);
     if matches!(job.rw, super::Rw::Randrw | super::Rw::Rw) {
         let _ = writeln!(s, "rwmixread={}", job.mix_read);
     }
     let _ = writeln!(s, "direct={}", u8::from(job.direct));
-    match job.engine {
-        EngineKind::IoUring => s.push_str("ioengine=io_uring\nfixedbufs=1\nregisterfiles=1\n"),
-        EngineKind::Psync => s.push_str("ioengine=psync\n"),
+    let _ = writeln!(s, "ioengine={}", engine.fio);
+    for option in engine.fio_options {
+        let _ = writeln!(s, "{option}");
     }
     // The latency mode as fio's options: a batch reaped at once, or no clock.
     match job.timing {
@@ -169,6 +169,7 @@ fn section(s: &mut String, job: &JobSpec, repeat: &Repeat, first_run: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::io::engine::EngineKind;
     use crate::plan::{Common, Rw, SuiteName};
 
     fn repeat(runs: u32, warmup: u64, interval: u64) -> Repeat {
@@ -245,7 +246,7 @@ mod tests {
     #[test]
     fn fio_parses_every_suite() {
         if std::process::Command::new("fio").arg("--version").output().is_err() {
-            crate::testknob::skip_for_missing_tool("fio");
+            crate::base::testknob::skip_for_missing_tool("fio");
             return;
         }
         let dir = tempfile::tempdir().unwrap();

@@ -3,7 +3,7 @@
 //! all call these, so a flag, a config file and a remote host get the same
 //! answer in the same words.
 
-use crate::units::fmt_bs;
+use crate::base::units::fmt_bs;
 
 /// Smallest transfer and its granule: O_DIRECT needs whole sectors.
 pub const BS_GRANULE: u64 = 512;
@@ -77,7 +77,7 @@ pub mod parse {
     use super::*;
 
     pub fn bs(s: &str) -> Result<u64, String> {
-        check_bs(crate::units::parse_size(s)?)
+        check_bs(crate::base::units::parse_size(s)?)
     }
     fn count(s: &str) -> Result<u32, String> {
         s.trim().parse::<u32>().map_err(|_| format!("'{s}' is not a whole number"))
@@ -94,16 +94,16 @@ pub mod parse {
     pub fn zones(s: &str) -> Result<u32, String> {
         check_count("zones", count(s)?, MAX_ZONES)
     }
-    /// A size, in any unit [`crate::units::parse_size`] reads, above 0.
+    /// A size, in any unit [`crate::base::units::parse_size`] reads, above 0.
     pub fn nonzero_size(s: &str) -> Result<u64, String> {
-        match crate::units::parse_size(s)? {
+        match crate::base::units::parse_size(s)? {
             0 => Err("size must be greater than 0".into()),
             v => Ok(v),
         }
     }
-    /// A duration ([`crate::units::parse_duration`]) above 0.
+    /// A duration ([`crate::base::units::parse_duration`]) above 0.
     pub fn nonzero_duration(s: &str) -> Result<std::time::Duration, String> {
-        match crate::units::parse_duration(s)? {
+        match crate::base::units::parse_duration(s)? {
             d if d.is_zero() => Err("duration must be greater than 0".into()),
             d => Ok(d),
         }
@@ -111,7 +111,7 @@ pub mod parse {
     /// `--max-rounds`: at least one steady-state window, at most [`MAX_ROUNDS`].
     pub fn rounds(s: &str) -> Result<u32, String> {
         let v: u32 = count(s)?;
-        let min = crate::judge::thresholds::DEFAULT_WINDOW as u32;
+        let min = crate::base::thresholds::DEFAULT_WINDOW as u32;
         if !(min..=MAX_ROUNDS).contains(&v) {
             return Err(format!("rounds must be between {min} and {MAX_ROUNDS}, got {v}"));
         }

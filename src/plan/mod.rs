@@ -4,7 +4,8 @@
 //! workload. Suites expand into lists of `JobSpec`s; nothing here touches a
 //! device.
 
-use crate::units::{fmt_bs, fmt_duration};
+use crate::base::units::{fmt_bs, fmt_duration};
+use crate::io::engine::EngineKind;
 use serde::{Deserialize, Serialize};
 
 pub mod fio;
@@ -57,25 +58,6 @@ impl Rw {
             Rw::Read | Rw::Randread => 100,
             Rw::Write | Rw::Randwrite => 0,
             Rw::Randrw | Rw::Rw => mix_read,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineKind {
-    /// Linux io_uring: one ring per thread, registered file and buffers.
-    #[value(name = "io_uring")]
-    IoUring,
-    /// pread/pwrite; a queue depth above 1 is emulated with one thread per slot.
-    Psync,
-}
-
-impl EngineKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EngineKind::IoUring => "io_uring",
-            EngineKind::Psync => "psync",
         }
     }
 }
@@ -148,8 +130,8 @@ impl JobSpec {
 
     /// Every rule on sizes, depths and thread counts ([`limits`]), so each
     /// front end gets the same answer.
-    pub fn validate(&self) -> crate::error::Result<()> {
-        let bad = |e: String| crate::error::usage(format!("{}: {e}", self.name));
+    pub fn validate(&self) -> crate::base::error::Result<()> {
+        let bad = |e: String| crate::base::error::usage(format!("{}: {e}", self.name));
         limits::check_bs(self.bs).map_err(bad)?;
         limits::check_qd(self.qd).map_err(bad)?;
         limits::check_threads(self.threads).map_err(bad)?;
@@ -275,7 +257,7 @@ pub enum Runs {
     /// Exactly this many.
     Fixed(u32),
     /// Windows back to back until they settle ([`crate::judge::settle`]):
-    /// at least [`SETTLE_MIN_WINDOWS`](crate::judge::thresholds::SETTLE_MIN_WINDOWS)
+    /// at least [`SETTLE_MIN_WINDOWS`](crate::base::thresholds::SETTLE_MIN_WINDOWS)
     /// (fewer only if `max` is smaller), at most `max`.
     Auto { max: u32 },
 }
@@ -283,7 +265,7 @@ pub enum Runs {
 impl Default for Runs {
     fn default() -> Runs {
         Runs::Auto {
-            max: crate::judge::thresholds::SETTLE_MAX_WINDOWS,
+            max: crate::base::thresholds::SETTLE_MAX_WINDOWS,
         }
     }
 }
@@ -312,7 +294,7 @@ impl Runs {
     pub fn min(self) -> u32 {
         match self {
             Runs::Fixed(n) => n,
-            Runs::Auto { max } => crate::judge::thresholds::SETTLE_MIN_WINDOWS.min(max),
+            Runs::Auto { max } => crate::base::thresholds::SETTLE_MIN_WINDOWS.min(max),
         }
     }
 
@@ -333,7 +315,7 @@ impl Runs {
     pub fn as_text(self) -> String {
         match self {
             Runs::Fixed(n) => n.to_string(),
-            Runs::Auto { max } if max == crate::judge::thresholds::SETTLE_MAX_WINDOWS => "auto".into(),
+            Runs::Auto { max } if max == crate::base::thresholds::SETTLE_MAX_WINDOWS => "auto".into(),
             Runs::Auto { max } => format!("auto:{max}"),
         }
     }
@@ -375,7 +357,7 @@ impl Interval {
         if s.trim() == "auto" {
             return Ok(Interval::Auto);
         }
-        crate::units::parse_duration(s)
+        crate::base::units::parse_duration(s)
             .map(Interval::Fixed)
             .map_err(|e| format!("{e} (or auto)"))
     }
@@ -435,11 +417,11 @@ pub struct SteadyRule {
 
 impl SteadyRule {
     /// The rule over its usual window (the last
-    /// [`DEFAULT_WINDOW`](crate::judge::thresholds::DEFAULT_WINDOW) rounds),
+    /// [`DEFAULT_WINDOW`](crate::base::thresholds::DEFAULT_WINDOW) rounds),
     /// giving up after `max_rounds` rounds.
     pub fn up_to(max_rounds: u32) -> SteadyRule {
         SteadyRule {
-            window: crate::judge::thresholds::DEFAULT_WINDOW,
+            window: crate::base::thresholds::DEFAULT_WINDOW,
             max_rounds,
         }
     }
@@ -465,12 +447,12 @@ impl Repeat {
         }
     }
 
-    pub fn validate(&self) -> crate::error::Result<()> {
-        limits::check_count("runs", self.runs.max(), limits::MAX_RUNS).map_err(crate::error::usage)?;
+    pub fn validate(&self) -> crate::base::error::Result<()> {
+        limits::check_count("runs", self.runs.max(), limits::MAX_RUNS).map_err(crate::base::error::usage)?;
         if let Some(st) = self.steady
             && (st.window == 0 || st.max_rounds < st.window as u32 || st.max_rounds > limits::MAX_ROUNDS)
         {
-            return Err(crate::error::usage(format!(
+            return Err(crate::base::error::usage(format!(
                 "steady state needs between {} and {} rounds, got {}",
                 st.window,
                 limits::MAX_ROUNDS,
@@ -490,7 +472,7 @@ impl Repeat {
 pub fn describe(spec: &JobSpec) -> String {
     let limit = match spec.limit {
         Limit::Time(d) => fmt_duration(d),
-        Limit::Bytes(b) => crate::units::fmt_bytes(b),
+        Limit::Bytes(b) => crate::base::units::fmt_bytes(b),
         Limit::Span => "the whole span".to_string(),
     };
     format!(

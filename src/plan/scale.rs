@@ -1,8 +1,9 @@
 //! What `iolab scale` runs: sweeps and the comparison job.
 
-use crate::error::{Result, usage};
-use crate::plan::{EngineKind, JobSpec, Limit, Repeat, Rw};
-use crate::units::fmt_bs;
+use crate::base::error::{Result, usage};
+use crate::base::units::fmt_bs;
+use crate::io::engine::EngineKind;
+use crate::plan::{JobSpec, Limit, Repeat, Rw};
 
 /// Queue depths swept on a single target when no sweep is asked for.
 pub const DEFAULT_QD_SWEEP: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];

@@ -1,9 +1,10 @@
 //! The surface scan's plan: zones from the first byte to the last, the
 //! access-time job and the burst job, as ordinary [`JobSpec`]s.
 
-use crate::error::{Result, usage};
-use crate::plan::{EngineKind, JobSpec, Limit, Repeat, Rw};
-use crate::units::fmt_bs;
+use crate::base::error::{Result, usage};
+use crate::base::units::fmt_bs;
+use crate::io::engine::EngineKind;
+use crate::plan::{JobSpec, Limit, Repeat, Rw};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -35,7 +36,7 @@ impl Position {
             }
             return Ok(Position::Percent(v));
         }
-        crate::units::parse_size(s).map(Position::Bytes)
+        crate::base::units::parse_size(s).map(Position::Bytes)
     }
 
     /// The byte offset in a span of `span` bytes, aligned down to `align`.
@@ -110,14 +111,14 @@ impl ScanPlan {
         if self.to <= self.from {
             return Err(usage(format!(
                 "the scanned range is empty (--from {} is not below --to {})",
-                crate::units::fmt_bytes(self.from),
-                crate::units::fmt_bytes(self.to)
+                crate::base::units::fmt_bytes(self.from),
+                crate::base::units::fmt_bytes(self.to)
             )));
         }
         if self.to - self.from < self.bs {
             return Err(usage(format!(
                 "the scanned range ({}) is smaller than one transfer ({})",
-                crate::units::fmt_bytes(self.to - self.from),
+                crate::base::units::fmt_bytes(self.to - self.from),
                 fmt_bs(self.bs)
             )));
         }

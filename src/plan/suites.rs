@@ -1,8 +1,9 @@
 //! The built-in suites (CrystalDiskMark's batteries, the sustained and dd
 //! transfers, the application workloads) and how they expand into jobs.
 
-use super::{EngineKind, JobSpec, Limit, Rw};
-use crate::units::fmt_bs;
+use super::{JobSpec, Limit, Rw};
+use crate::base::units::fmt_bs;
+use crate::io::engine::EngineKind;
 use serde::{Deserialize, Serialize};
 
 /// One test of a suite, before it is split into directions.

@@ -38,8 +38,8 @@ pub struct Place {
 }
 
 impl TimeOpts {
-    pub fn validate(&self) -> crate::error::Result<()> {
-        use crate::error::usage;
+    pub fn validate(&self) -> crate::base::error::Result<()> {
+        use crate::base::error::usage;
         if self.command.is_empty() {
             return Err(usage("no command to time: give it after `--`"));
         }

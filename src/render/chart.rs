@@ -3,7 +3,7 @@
 //! view. Formatting only: the figures come computed in the view.
 
 use super::view::{Chart, Fmt, Place};
-use crate::units::{BwUnit, bw, fmt_bytes};
+use crate::base::units::{BwUnit, bw, fmt_bytes};
 
 const BAR_WIDTH: usize = 40;
 /// The curve's narrowest plot: fewer zones are widened to it, so the axis

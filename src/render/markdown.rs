@@ -4,7 +4,7 @@
 //! separated by a blank line.
 
 use super::view::{self, Block, Detail, Fmt, Heading, Line, NoteTone, Place, Section, Table, Tone, View};
-use crate::units::BwUnit;
+use crate::base::units::BwUnit;
 
 /// What Markdown shows (see [`Detail`]).
 pub const SHOWS: &[Detail] = &[Detail::Full, Detail::Lines, Detail::Human];

@@ -25,12 +25,12 @@ pub mod views;
 #[cfg(test)]
 mod tests;
 
+use crate::base::units::BwUnit;
 use crate::compare::Comparison;
 use crate::device::DeviceReport;
 use crate::schema::Tagged;
 use crate::store::RunSummary;
 use crate::summary::Report;
-use crate::units::BwUnit;
 
 /// A document iolab prints.
 #[derive(Clone, Copy)]
@@ -184,7 +184,7 @@ pub struct Json;
 
 impl Exporter for Json {
     fn export(&self, doc: Document) -> Option<String> {
-        use crate::schema::Kind;
+        use crate::base::document::Kind;
         let (kind, v) = match doc {
             Document::Run(r, _) => (r.schema_kind(), serde_json::to_string_pretty(r)),
             Document::Runs(runs) => {
@@ -202,7 +202,7 @@ impl Exporter for Json {
         };
         // Every document is plain data; serialising cannot fail.
         let text = v.expect("documents serialise") + "\n";
-        crate::testknob::keep_document(kind, &text);
+        crate::base::testknob::keep_document(kind, &text);
         Some(text)
     }
 }

@@ -12,8 +12,8 @@
 //! and point lines are the result as it grows and are printed unless the
 //! view is quiet.
 
-use crate::progress::{Event, Level, Observer, Pass};
-use crate::units::{BwUnit, bw, fmt_duration};
+use crate::base::progress::{Event, Level, Observer, Pass};
+use crate::base::units::{BwUnit, bw, fmt_duration};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::cell::Cell;
 

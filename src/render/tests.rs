@@ -258,7 +258,7 @@ fn all_formats(c: &Comparison) -> String {
     format!(
         "{}--- markdown\n{}--- csv\n{}",
         Text::default().export(doc).unwrap(),
-        Markdown(crate::units::BwUnit::Mb).export(doc).unwrap(),
+        Markdown(crate::base::units::BwUnit::Mb).export(doc).unwrap(),
         Csv.export(doc).unwrap()
     )
 }
@@ -337,7 +337,7 @@ fn formats_of_each_document() {
 #[test]
 fn markdown_and_csv_of_a_device_description() {
     let d: DeviceReport = serde_json::from_str(&fixture("info")).unwrap();
-    let md = Markdown(crate::units::BwUnit::Mb).export(Document::Device(&d)).unwrap();
+    let md = Markdown(crate::base::units::BwUnit::Mb).export(Document::Device(&d)).unwrap();
     let csv = Csv.export(Document::Device(&d)).unwrap();
     assert_eq!(csv.lines().count(), 1 + d.devices.len().max(1), "{csv}");
     insta::assert_snapshot!(format!("{md}--- csv\n{csv}"));
@@ -365,7 +365,7 @@ fn markdown_and_csv_of_the_run_list() {
             complete: false,
         },
     ];
-    let md = Markdown(crate::units::BwUnit::Mb).export(Document::Runs(&runs)).unwrap();
+    let md = Markdown(crate::base::units::BwUnit::Mb).export(Document::Runs(&runs)).unwrap();
     let csv = Csv.export(Document::Runs(&runs)).unwrap();
     insta::assert_snapshot!(format!("{md}--- csv\n{csv}"));
 }
@@ -373,7 +373,7 @@ fn markdown_and_csv_of_the_run_list() {
 #[test]
 fn markdown_in_other_units() {
     let r = report("scan");
-    let md = Markdown(crate::units::BwUnit::Mib).export(Document::Run(&r, None)).unwrap();
+    let md = Markdown(crate::base::units::BwUnit::Mib).export(Document::Run(&r, None)).unwrap();
     assert!(md.contains("| MiB/s |") && md.contains("MiB/s = 2^20 bytes/s."), "{md}");
     assert!(md.contains("average 2315.67 MiB/s"), "{md}");
 }
@@ -382,7 +382,7 @@ fn markdown_in_other_units() {
 fn md_and_csv(r: &Report) -> String {
     format!(
         "{}--- csv\n{}",
-        Markdown(crate::units::BwUnit::Mb).export(Document::Run(r, None)).unwrap(),
+        Markdown(crate::base::units::BwUnit::Mb).export(Document::Run(r, None)).unwrap(),
         Csv.export(Document::Run(r, None)).unwrap()
     )
 }
@@ -431,9 +431,13 @@ fn markdown_and_csv_quote_what_needs_it() {
 fn table_in_other_units() {
     let r = report("demo");
     let st = |units| super::Style { units, color: false };
-    let gb = super::Text(st(crate::units::BwUnit::Gb)).export(Document::Run(&r, None)).unwrap();
+    let gb = super::Text(st(crate::base::units::BwUnit::Gb))
+        .export(Document::Run(&r, None))
+        .unwrap();
     insta::assert_snapshot!(gb);
-    let mib = super::Text(st(crate::units::BwUnit::Mib)).export(Document::Run(&r, None)).unwrap();
+    let mib = super::Text(st(crate::base::units::BwUnit::Mib))
+        .export(Document::Run(&r, None))
+        .unwrap();
     assert!(mib.contains("Read MiB/s") && mib.contains("MiB/s = 2^20 bytes/s."), "{mib}");
 }
 
@@ -472,7 +476,16 @@ fn live_zone_lines() {
     let lines: Vec<String> = s
         .zones
         .iter()
-        .map(|z| super::chart::zone_line(z.index, s.zones.len() as u32, z.offset, z.bw_bytes, full, crate::units::BwUnit::Mb))
+        .map(|z| {
+            super::chart::zone_line(
+                z.index,
+                s.zones.len() as u32,
+                z.offset,
+                z.bw_bytes,
+                full,
+                crate::base::units::BwUnit::Mb,
+            )
+        })
         .collect();
     insta::assert_snapshot!(lines.join("\n"));
 }
@@ -493,7 +506,7 @@ fn group_of_hosts_in_every_format() {
         "{table}"
     );
     assert!(table.contains("INCOMPLETE: 1 of 3 hosts gave no result"), "{table}");
-    let md = Markdown(crate::units::BwUnit::Mb).export(doc).unwrap();
+    let md = Markdown(crate::base::units::BwUnit::Mb).export(doc).unwrap();
     assert!(md.starts_with("| Test | Unit | h1 | h2 | h3 | Sum |"), "{md}");
     let csv = Csv.export(doc).unwrap();
     assert_eq!(csv.lines().count(), 1 + h.tests.len() * 3, "{csv}");

@@ -2,6 +2,8 @@
 //! histogram and per-second bins per direction. Merged across threads and
 //! turned into figures by [`crate::summary`].
 
+pub mod histogram;
+
 use hdrhistogram::Histogram;
 
 /// What one direction (read or write) did.
@@ -16,7 +18,7 @@ pub struct DirSamples {
     pub all_bytes: u64,
     pub all_ios: u64,
     /// Completion latency in nanoseconds, 3 significant digits
-    /// ([`crate::io::stream::new_histogram`]); `None` when no latency was
+    /// ([`histogram::new_histogram`]); `None` when no latency was
     /// taken (`--latency off`) or nothing completed. A worker's samples
     /// never hold one: the stream keeps one per window
     /// ([`crate::io::stream::LatSink`]).
@@ -69,7 +71,7 @@ impl DirSamples {
     pub fn record(&mut self, bytes: u64, lat_ns: u64, t_ns: u64, in_window: bool) {
         self.count(1, bytes, second_of(t_ns), in_window);
         self.lat
-            .get_or_insert_with(crate::io::stream::new_histogram)
+            .get_or_insert_with(histogram::new_histogram)
             .saturating_record(lat_ns.max(1));
     }
 
@@ -197,6 +199,45 @@ fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
+/// What one block device did between two readings.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq, schemars::JsonSchema)]
+pub struct DeviceActivity {
+    /// Kernel name (`vda`, `loop3`, `dm-0`); a disk stands for its partitions.
+    pub name: String,
+    /// Bytes read.
+    #[schemars(extend("x-unit" = "bytes"))]
+    pub read_bytes: u64,
+    /// Bytes written.
+    #[schemars(extend("x-unit" = "bytes"))]
+    pub write_bytes: u64,
+    /// Reads completed.
+    #[schemars(extend("x-unit" = "count"))]
+    pub read_ios: u64,
+    /// Writes completed.
+    #[schemars(extend("x-unit" = "count"))]
+    pub write_ios: u64,
+    /// Seconds the device had I/O in flight (`io_ticks`, ms resolution).
+    #[schemars(extend("x-unit" = "s"))]
+    pub busy_s: f64,
+    /// Partitions of this disk that moved (their I/O is in this disk's figures, once).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions: Vec<String>,
+    /// The devices this one is built on (a loop device's backing file's
+    /// disk, device-mapper and md slaves), as disks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub on: Vec<String>,
+    /// Built on no other block device: counted in the run's totals.
+    #[serde(default)]
+    pub bottom: bool,
+}
+
+impl DeviceActivity {
+    /// Bytes read and written.
+    pub fn bytes(&self) -> u64 {
+        self.read_bytes + self.write_bytes
+    }
+}
+
 /// What one block device did in each second of a pass, from
 /// `/proc/diskstats` read every second: how a layout spreads a job over
 /// its members (a mirror that reads from one side only, a bridge that
@@ -239,7 +280,7 @@ pub struct RunSamples {
     pub device_seconds: Vec<DiskSeries>,
     /// Every other block device that moved meanwhile (partitions folded into
     /// their disks), busiest first: where the job's I/O went if not to `devices`.
-    pub other_devices: Vec<crate::device::DeviceActivity>,
+    pub other_devices: Vec<DeviceActivity>,
     pub workers: u32,
 }
 
@@ -260,22 +301,6 @@ impl RunSamples {
     }
 }
 
-/// Everything measured for one job.
-#[derive(Clone, Debug)]
-pub struct JobSamples {
-    pub spec: crate::plan::JobSpec,
-    pub direct: bool,
-    pub workers: u32,
-    pub depth_per_worker: u32,
-    pub runs: Vec<RunSamples>,
-    /// The discarded warm-up pass, kept for its timeline.
-    pub warmup: Option<RunSamples>,
-    /// Set when the runs are steady-state rounds.
-    pub steady: Option<crate::plan::SteadyRule>,
-    /// How many runs were asked for: a count, or windows until settled.
-    pub planned: crate::plan::Runs,
-}
-
 /// What one phase of a workload did and cost.
 #[derive(Clone, Debug, Default)]
 pub struct PhaseSamples {
@@ -291,7 +316,7 @@ pub struct PhaseSamples {
     /// What reached the devices under the working directory.
     pub devices: Vec<DiskDelta>,
     /// Every block device that moved during the phase, busiest first.
-    pub moved: Vec<crate::device::DeviceActivity>,
+    pub moved: Vec<DeviceActivity>,
     /// Bytes iolab and its children read from storage (task I/O accounting), any device.
     pub own_read_bytes: u64,
     /// Whether the caches were emptied right before the phase.
@@ -309,20 +334,12 @@ pub struct CommandRun {
     /// The named devices (`--device`, `--cwd`), top first; empty when none is named.
     pub devices: Vec<DiskDelta>,
     /// Every block device that moved during the run, busiest first.
-    pub moved: Vec<crate::device::DeviceActivity>,
+    pub moved: Vec<DeviceActivity>,
     /// Bytes the command (and the children it waited for) read from storage,
     /// any device (`ru_inblock` from `wait4`).
     pub own_read_bytes: u64,
     /// Bytes it dirtied for writing (`ru_oublock`): written back now or later.
     pub own_write_bytes: u64,
-}
-
-/// What a scan measured (as far as it got).
-#[derive(Debug, Default)]
-pub struct ScanSamples {
-    pub zones: Vec<(crate::plan::scan::Zone, JobSamples)>,
-    pub access: Option<JobSamples>,
-    pub burst: Option<JobSamples>,
 }
 
 /// Which experiment a point belongs to.
@@ -339,22 +356,6 @@ pub enum PointKind {
     Together,
     /// The layout's member alone with the comparison job.
     Member,
-}
-
-/// One measured point: the jobs that ran at the same time (one per target).
-#[derive(Debug)]
-pub struct Point {
-    pub kind: PointKind,
-    /// Indices into the targets (the member is index `targets.len()`).
-    pub targets: Vec<usize>,
-    pub qd: u32,
-    pub threads: u32,
-    pub jobs: Vec<JobSamples>,
-}
-
-#[derive(Debug, Default)]
-pub struct ScaleSamples {
-    pub points: Vec<Point>,
 }
 
 #[cfg(test)]

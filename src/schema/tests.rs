@@ -25,7 +25,7 @@ fn the_committed_schemas_are_the_ones_the_types_generate() {
         "the JSON documents of {} no longer match their committed schema.\n\
          If a reader of the committed version could not read the new documents (a field removed, \
          renamed, retyped, made required, or given another unit), first bump the kind's version \
-         in Kind::version (src/schema/mod.rs); a new optional field needs no bump. Then regenerate:\n{}\n",
+         in Kind::version (src/base/document.rs); a new optional field needs no bump. Then regenerate:\n{}\n",
         stale.iter().map(|k| k.name()).collect::<Vec<_>>().join(", "),
         commands.join("\n")
     );

@@ -9,8 +9,8 @@
 
 pub mod throttle;
 
-use crate::error::{Result, failed, usage};
-use crate::signals::Stop;
+use crate::base::error::{Result, failed, usage};
+use crate::base::signals::Stop;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -196,7 +196,7 @@ impl LoopDev {
         // Written out, not sparse: the loop driver serves the holes of a
         // tmpfs file differently (the throttle then counts bytes twice).
         // /dev/shm is everyone's: a new file, never one (or a link) planted at the name.
-        let mut f = crate::paths::create_new(&file, 0o600).map_err(|e| failed(format!("cannot create {}: {e}", file.display())))?;
+        let mut f = crate::base::paths::create_new(&file, 0o600).map_err(|e| failed(format!("cannot create {}: {e}", file.display())))?;
         let mut fill = || -> std::io::Result<()> {
             use std::io::Write;
             let mut block = vec![0u8; 1 << 20];

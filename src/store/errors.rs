@@ -2,7 +2,7 @@
 //! gives, and the line that says a result was not kept.
 
 use super::StoreError;
-use crate::error::{Error, failed, usage};
+use crate::base::error::{Error, failed, usage};
 use std::path::Path;
 
 /// A run that is not in the store, or a path iolab will not use as one,

@@ -152,12 +152,12 @@ pub(crate) fn refuse(path: &Path) -> Result<(), String> {
     if is_special(path) {
         return Ok(());
     }
-    crate::paths::refuse_planted_link(path, &format!("use {} as the results store", path.display()))?;
+    crate::base::paths::refuse_planted_link(path, &format!("use {} as the results store", path.display()))?;
     match std::fs::metadata(path) {
         Ok(md) if !md.is_file() => Err(format!(
             "refusing to use {} as the results store: it is {}, not a file",
             path.display(),
-            crate::paths::kind_of(&md)
+            crate::base::paths::kind_of(&md)
         )),
         _ => Ok(()),
     }

@@ -102,7 +102,7 @@ fn sql_message(e: &rusqlite::Error) -> String {
         Some(DatabaseCorrupt) => format!("{e}: the file is damaged (truncated or overwritten) {left}"),
         Some(DatabaseBusy | DatabaseLocked) => format!(
             "{e}: another process held it for longer than the busy timeout ({}); try again when it is done {left}",
-            crate::units::fmt_duration(busy_timeout())
+            crate::base::units::fmt_duration(busy_timeout())
         ),
         _ => e.to_string(),
     }
@@ -353,7 +353,7 @@ impl Store {
     /// Save a run in one transaction; returns its id.
     pub fn save(&mut self, report: &Report, label: Option<&str>, tags: &[(String, String)], complete: bool) -> Result<i64> {
         let doc = serde_json::to_string(report).map_err(|e| StoreError::Invalid(format!("cannot encode the run: {e}")))?;
-        crate::testknob::keep_document(report.schema_kind(), &doc);
+        crate::base::testknob::keep_document(report.schema_kind(), &doc);
         let path = self.path.clone();
         let sql = |source| StoreError::Sql {
             path: path.clone(),
@@ -368,7 +368,7 @@ impl Store {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 report.started_at,
-                crate::units::now_rfc3339(),
+                crate::base::units::now_rfc3339(),
                 report.command,
                 report.target.path,
                 label,
@@ -390,7 +390,7 @@ impl Store {
         }
         insert_jobs(&tx, id, report).map_err(sql)?;
         fault_injection_pause();
-        crate::testknob::pause_at("store");
+        crate::base::testknob::pause_at("store");
         tx.commit().map_err(sql)?;
         Ok(id)
     }

@@ -55,8 +55,9 @@ pub fn earlier_verifies(db: &Path, no_store: bool) -> EarlierVerifies {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::summary::Body;
+    use crate::summary::tests::fixtures;
     use crate::summary::verify::{VerifyLayout, VerifyReport};
-    use crate::summary::{Body, fixtures};
     use crate::verify::{BlockState, VerifyTally};
 
     /// A verify run of 1 MiB on `device`: every block good, or one corrupted.

@@ -2,11 +2,12 @@
 //! built-in `files` and `git` suites (phases), with hyperfine's warnings
 //! about outliers and a first run slower than the rest.
 
-use crate::device::{self, DeviceActivity};
+use crate::device;
 use crate::judge::Diagnostic;
 use crate::judge::apps as rules;
 use crate::plan::time::{Place, TimeOpts};
 use crate::samples::CommandRun;
+use crate::samples::DeviceActivity;
 use crate::samples::PhaseSamples;
 use serde::{Deserialize, Serialize};
 
@@ -193,7 +194,7 @@ fn time_run(r: &CommandRun, place: &Place) -> TimeRun {
             top.map(|d| d.busy_ns as f64 / 1e9),
         )
     } else {
-        match device::pick(&r.moved, r.own_read_bytes, crate::judge::thresholds::OTHER_DEVICE_MIN_BYTES) {
+        match device::pick(&r.moved, r.own_read_bytes, crate::base::thresholds::OTHER_DEVICE_MIN_BYTES) {
             Some(d) => (Some(d.name.clone()), Some(d.read_bytes), Some(d.write_bytes), Some(d.busy_s)),
             None => (None, Some(0), Some(0), Some(0.0)),
         }

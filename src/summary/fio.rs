@@ -8,7 +8,8 @@
 //! medians over them with the spread of bandwidth, and the spread judged
 //! by the same rule (`high_cv`).
 
-use super::{Body, DeviceReport, JobReport, Report, RunReport, cpu_median, cross_check, dir_median};
+use super::job::{cpu_median, dir_median};
+use super::{Body, DeviceReport, JobReport, Report, RunReport, cross_check};
 use crate::judge::job as rules;
 use crate::judge::{Code, Diagnostic};
 use crate::plan::fio::section_name;

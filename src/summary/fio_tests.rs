@@ -2,7 +2,7 @@
 //! a real fio 3.33 run of an iolab plan (2 tests × 2 runs).
 
 use super::*;
-use crate::summary::fixtures::{J, MB, report};
+use crate::summary::tests::fixtures::{J, MB, report};
 use crate::summary::{DirReport, median};
 use serde_json::Value;
 

@@ -3,7 +3,8 @@
 //! `libaio`) in imported runs, or a newer iolab's. Such a name is kept as
 //! written instead of failing the whole document.
 
-use crate::plan::{EngineKind, Rw};
+use crate::io::engine::EngineKind;
+use crate::plan::Rw;
 use clap::ValueEnum;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 

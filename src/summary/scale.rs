@@ -6,9 +6,10 @@ use crate::judge::scale::{
     Dimension, Layout, LayoutRun, LayoutVerdict, SweepPoint, SweepVerdict, TargetRate, TogetherVerdict, layout_verdict, sweep_verdict,
     together_verdict,
 };
+use crate::measure::ScaleSamples;
 use crate::plan::scale::ScalePlan;
-use crate::samples::{PointKind, ScaleSamples};
-use crate::target::Target;
+use crate::samples::PointKind;
+use crate::target::TargetFacts;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
@@ -129,13 +130,13 @@ impl ScaleVerdict {
 pub fn scale_report(
     plan: &ScalePlan,
     s: &ScaleSamples,
-    targets: &[Target],
-    member: Option<&Target>,
+    targets: &[TargetFacts],
+    member: Option<TargetFacts>,
     layout: Option<LayoutUsed>,
     cpus: usize,
 ) -> (ScaleReport, Vec<JobReport>) {
-    let name_of = |i: usize| -> String { targets.get(i).or(member).map(|t| t.info.path.clone()).unwrap_or_default() };
-    let target_of = |i: usize| -> &Target { targets.get(i).or(member).expect("a point's target exists") };
+    let target_of = |i: usize| -> Option<TargetFacts> { targets.get(i).copied().or(member) };
+    let name_of = |i: usize| -> String { target_of(i).map(|t| t.info.path.clone()).unwrap_or_default() };
     let mut jobs = Vec::new();
     let mut points = Vec::new();
     for p in &s.points {
@@ -143,7 +144,7 @@ pub fn scale_report(
             .jobs
             .iter()
             .zip(&p.targets)
-            .map(|(j, &i)| job_report(j, target_of(i), cpus))
+            .map(|(j, &i)| job_report(j, target_of(i).expect("a point's target exists"), cpus))
             .collect();
         let mut bw = Vec::new();
         let (mut iops, mut lat_sum, mut ios) = (0.0, 0.0, 0u64);

@@ -3,9 +3,9 @@
 
 use super::{JobReport, job_report};
 use crate::judge::Code;
+use crate::measure::{JobSamples, ScanSamples};
 use crate::plan::scan::ScanPlan;
-use crate::samples::{JobSamples, ScanSamples};
-use crate::target::Target;
+use crate::target::TargetFacts;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
@@ -106,7 +106,7 @@ pub struct AccessTime {
 /// The scan section and the jobs behind it: the zones as one job (each zone
 /// a run, so the device cross-check and CPU cost cover all of them), the
 /// access-time job and the burst job.
-pub fn scan_report(plan: &ScanPlan, s: &ScanSamples, target: &Target, cpus: usize) -> (ScanReport, Vec<JobReport>) {
+pub fn scan_report(plan: &ScanPlan, s: &ScanSamples, target: TargetFacts, cpus: usize) -> (ScanReport, Vec<JobReport>) {
     let zones: Vec<ZoneReport> = s
         .zones
         .iter()
@@ -193,7 +193,7 @@ pub fn scan_report(plan: &ScanPlan, s: &ScanSamples, target: &Target, cpus: usiz
         },
         bs: plan.bs,
         qd: plan.qd,
-        direct: target.direct(),
+        direct: target.direct,
         zones,
         min,
         max,

@@ -4,9 +4,9 @@
 //! The sentences are pure functions of those facts, tested below.
 
 use super::{Kind, Target};
+use crate::base::units::{fmt_bs, fmt_bytes, fmt_duration};
 use crate::io::engine::Dir;
 use crate::io::errno::{describe, is_no_space};
-use crate::units::{fmt_bs, fmt_bytes, fmt_duration};
 use std::io;
 use std::time::Duration;
 
@@ -107,7 +107,7 @@ impl Target {
     }
 
     /// The error of a target that stopped answering while iolab was `doing` something.
-    pub fn stalled(&self, doing: &str, still: Duration) -> crate::error::Error {
+    pub fn stalled(&self, doing: &str, still: Duration) -> crate::base::error::Error {
         let fuse = self
             .info
             .filesystem
@@ -115,7 +115,7 @@ impl Target {
             .filter(|f| f.fstype == "fuse" || f.fstype.starts_with("fuse."))
             .filter(|f| f.dev.0 == 0)
             .map(|f| f.dev.1);
-        crate::error::failed(stalled(&self.info.path, doing, still, fuse))
+        crate::base::error::failed(stalled(&self.info.path, doing, still, fuse))
     }
 }
 

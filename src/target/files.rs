@@ -11,7 +11,7 @@
 //!   success, on an error, after a first SIGINT or SIGTERM; after a SIGKILL
 //!   the next run removes them: [`super::leftovers`]).
 
-use crate::error::{Result, failed, usage};
+use crate::base::error::{Result, failed, usage};
 use std::fs::{File, OpenOptions};
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
@@ -96,7 +96,7 @@ impl FileSet {
         let idx = (off / self.file_bytes) as usize;
         while self.files.len() <= idx {
             let f = match self.path_of(self.files.len()) {
-                Some(p) => crate::paths::create_new(&p, 0o600).map_err(|e| failed(format!("cannot create {}: {e}", p.display())))?,
+                Some(p) => crate::base::paths::create_new(&p, 0o600).map_err(|e| failed(format!("cannot create {}: {e}", p.display())))?,
                 None => super::anonymous_file(&self.dir)?,
             };
             if self.direct && !super::set_direct(&f, true) {

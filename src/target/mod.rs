@@ -24,11 +24,11 @@ pub mod watch;
 pub(crate) use testfile::anonymous_file;
 use testfile::{create_test_file, prefill};
 
+use crate::base::error::{Result, failed, usage};
+use crate::base::progress::{Event, Level, Observer};
+use crate::base::signals::Stop;
+use crate::base::units::fmt_bytes;
 use crate::device::{self, BlockDev, FsInfo, SysRoot};
-use crate::error::{Result, failed, usage};
-use crate::progress::{Event, Level, Observer};
-use crate::signals::Stop;
-use crate::units::fmt_bytes;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::os::fd::{AsRawFd, RawFd};
@@ -142,6 +142,18 @@ impl TargetInfo {
     }
 }
 
+/// What the results read of an open target: its description and how it
+/// is opened, as plain facts ([`Target::facts`]). The summaries take these,
+/// never the open target.
+#[derive(Clone, Copy, Debug)]
+pub struct TargetFacts<'a> {
+    pub info: &'a TargetInfo,
+    /// O_DIRECT was asked for but the target refused it.
+    pub direct_fallback: bool,
+    /// The descriptor is in O_DIRECT mode.
+    pub direct: bool,
+}
+
 /// An open target, ready for jobs.
 pub struct Target {
     /// Closed on drop, unless [`Target::abandon`]ed.
@@ -180,6 +192,14 @@ impl Drop for Target {
 }
 
 impl Target {
+    /// Its facts as they stand now, for the summaries.
+    pub fn facts(&self) -> TargetFacts<'_> {
+        TargetFacts {
+            info: &self.info,
+            direct_fallback: self.direct_fallback,
+            direct: self.direct(),
+        }
+    }
     pub fn fd(&self) -> RawFd {
         self.file.as_raw_fd()
     }
@@ -227,7 +247,7 @@ impl Target {
                 if bs % d.logical_block_size as u64 != 0 {
                     return Err(usage(format!(
                         "block size {} is not a multiple of {}'s logical block size ({})",
-                        crate::units::fmt_bs(bs),
+                        crate::base::units::fmt_bs(bs),
                         d.name,
                         d.logical_block_size
                     )));
@@ -360,7 +380,7 @@ pub fn refuse_non_storage(path: &Path, md: &std::fs::Metadata) -> Result<()> {
 /// is that device: the safety rules apply to it), and what is opened is
 /// checked to be what was judged (a link swapped in between is refused).
 /// Writing through a link another user owns is refused
-/// ([`crate::paths::planted_link`]).
+/// ([`crate::base::paths::planted_link`]).
 pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Observer) -> Result<Target> {
     let given = &req.path;
     let md = std::fs::metadata(given).map_err(|e| match e.kind() {
@@ -382,7 +402,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
     };
     let path = &shown;
     if req.write && !md.is_dir() {
-        crate::paths::refuse_planted_link(given, &format!("write to {}", given.display())).map_err(usage)?;
+        crate::base::paths::refuse_planted_link(given, &format!("write to {}", given.display())).map_err(usage)?;
     }
     let ft = md.file_type();
     let mut free_before = None;

@@ -2,8 +2,8 @@
 //! byte is written (the test file of a directory target, the trees of the
 //! application workloads).
 
-use crate::error::{Result, usage};
-use crate::units::fmt_bytes;
+use crate::base::error::{Result, usage};
+use crate::base::units::fmt_bytes;
 use std::path::Path;
 
 /// Check that the filesystem of `dir` has `bytes` of free space (block
@@ -58,7 +58,7 @@ mod tests {
         assert!(check(tmp.path(), 0, 0, "nothing", None).is_ok());
         assert!(matches!(
             check(Path::new("/nonexistent/iolab"), 0, 0, "x", None),
-            Err(crate::error::Error::Usage(_))
+            Err(crate::base::error::Error::Usage(_))
         ));
     }
 }

@@ -3,11 +3,11 @@
 //! incompressible, non-repeating data so that no read hits a hole.
 
 use super::{faults, space};
-use crate::error::{Error, Result, failed, usage};
+use crate::base::error::{Error, Result, failed, usage};
+use crate::base::progress::{Event, Observer};
+use crate::base::signals::Stop;
+use crate::base::units::fmt_bytes;
 use crate::io::buffers::Buffers;
-use crate::progress::{Event, Observer};
-use crate::signals::Stop;
-use crate::units::fmt_bytes;
 use std::fs::File;
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::path::Path;
@@ -85,7 +85,7 @@ fn named_unlinked(dir: &Path) -> Result<File> {
 /// [`named_unlinked`] under one name.
 fn named_unlinked_as(dir: &Path, name: &str) -> std::io::Result<File> {
     let p = dir.join(name);
-    let f = crate::paths::create_new(&p, 0o600)?;
+    let f = crate::base::paths::create_new(&p, 0o600)?;
     std::fs::remove_file(&p)?;
     Ok(f)
 }
@@ -206,7 +206,7 @@ fn fill(fd: RawFd, size: u64, direct: bool, stop: &Stop, written: &crate::io::st
         }
         off += r as u64;
         written.add(r as u64);
-        crate::testknob::pause_at("prefill");
+        crate::base::testknob::pause_at("prefill");
     }
     // SAFETY: plain syscall.
     if unsafe { libc::fdatasync(fd) } != 0 {

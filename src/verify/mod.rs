@@ -9,15 +9,15 @@
 //!   probe that must not destroy data ([`Backup`]).
 //!
 //! The verdict's thresholds live with all the others in
-//! [`crate::judge::thresholds`].
+//! [`crate::base::thresholds`].
 
 pub mod block;
 pub mod probe;
 pub mod tally;
 
-#[cfg(test)]
-mod sim;
-
 pub use block::{BLOCK, BlockState, Class, Header, block_hash, classify, classify_generation, fill, fill_generation, new_pass};
 pub use probe::{Backup, Probe, ProbeReport, ProbeVerdict, Round, probe_offsets};
 pub use tally::{BadRange, ClassBytes, Verdict, VerifySummary, VerifyTally, verdict};
+
+#[cfg(test)]
+mod tests;

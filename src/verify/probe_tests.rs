@@ -3,7 +3,7 @@
 //! per block), funnels, and devices that lose everything beyond M.
 
 use super::*;
-use crate::verify::sim::{Lost, Map, SimDevice};
+use crate::verify::tests::sim::{Lost, Map, SimDevice};
 use proptest::prelude::*;
 
 const B: u64 = BLOCK_U64;
@@ -76,7 +76,7 @@ fn a_genuine_device_is_genuine_in_one_round() {
     for size in [64 * MIB, 4 * GIB, 128 * GIB, 2 << 40] {
         let r = probe_finds(size, Map::Honest, size, MIB);
         assert_eq!(r.rounds, 1);
-        show(&format!("honest {}", crate::units::fmt_bytes(size)), &r);
+        show(&format!("honest {}", crate::base::units::fmt_bytes(size)), &r);
     }
     // Old data everywhere (another filesystem, an earlier pass) changes nothing.
     let mut dev = SimDevice::new(4 * GIB, Map::Honest).with_old_data();
@@ -160,8 +160,8 @@ fn a_funnel_onto_four_blocks() {
         show(
             &format!(
                 "funnel beyond {} of {}",
-                crate::units::fmt_bytes(m),
-                crate::units::fmt_bytes(announced)
+                crate::base::units::fmt_bytes(m),
+                crate::base::units::fmt_bytes(announced)
             ),
             &r,
         );

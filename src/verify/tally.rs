@@ -9,8 +9,8 @@
 //! per-block vector.
 
 use super::block::{BLOCK_U64, BlockState, Class};
-use crate::judge::thresholds::{FAKE_MIN_BYTES, FAKE_MIN_SHARE, FAKE_TAIL_SHARE, WRAP_MIN_PERIOD};
-use crate::units::fmt_bytes;
+use crate::base::thresholds::{FAKE_MIN_BYTES, FAKE_MIN_SHARE, FAKE_TAIL_SHARE, WRAP_MIN_PERIOD};
+use crate::base::units::fmt_bytes;
 use serde::{Deserialize, Serialize};
 
 /// Closed bad ranges kept; beyond this they are counted in

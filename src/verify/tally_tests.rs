@@ -3,8 +3,8 @@
 //! simulated devices.
 
 use super::*;
-use crate::judge::thresholds::{FAKE_MIN_BYTES, FAKE_MIN_SHARE, FAKE_TAIL_SHARE, WRAP_MIN_PERIOD};
-use crate::verify::sim::{Lost, Map, SimDevice};
+use crate::base::thresholds::{FAKE_MIN_BYTES, FAKE_MIN_SHARE, FAKE_TAIL_SHARE, WRAP_MIN_PERIOD};
+use crate::verify::tests::sim::{Lost, Map, SimDevice};
 use proptest::prelude::*;
 
 const B: u64 = BLOCK_U64;

@@ -16,14 +16,14 @@ pub mod files;
 pub mod git;
 
 use super::{Context, Measured, until_stopped};
+use crate::base::error::{Result, failed, usage};
+use crate::base::progress::Level;
+use crate::base::progress::{Event, Observer};
+use crate::base::signals::Stop;
 use crate::device::{self, SysRoot};
-use crate::error::{Result, failed, usage};
 use crate::measure::Snapshot;
 use crate::plan::SuiteName;
-use crate::progress::Level;
-use crate::progress::{Event, Observer};
 pub use crate::samples::PhaseSamples;
-use crate::signals::Stop;
 use crate::summary::{self, Body, Settings};
 use crate::target::TargetInfo;
 use std::path::PathBuf;

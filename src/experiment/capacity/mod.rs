@@ -43,15 +43,15 @@
 pub mod backup;
 
 use super::{Context, Measured};
-use crate::error::{Error, Result, failed, usage};
+use crate::base::error::{Error, Result, failed, usage};
+use crate::base::progress::{Event, Level};
+use crate::base::units::fmt_bytes;
 use crate::io::buffers::AlignedBuf;
 use crate::judge::capacity::{CapacityFacts, ChangedBlock, Confirmation, EarlierVerify, judge};
-use crate::progress::{Event, Level};
 use crate::summary::capacity::{BackupFacts, CapacityReport};
 use crate::summary::verify::device_identity;
 use crate::summary::{Body, Settings};
 use crate::target::{self, OpenRequest, Target};
-use crate::units::fmt_bytes;
 use crate::verify::{BLOCK, Backup, BlockState, Header, Probe, ProbeVerdict, Round, classify_generation, fill_generation};
 use backup::{BackupHeader, Record};
 use std::collections::HashSet;
@@ -538,7 +538,7 @@ pub(super) fn run(r: &CapacityRequest, ctx: &Context) -> Result<Measured> {
             path: node.clone(),
             size: announced,
             pass,
-            created: crate::units::now_rfc3339(),
+            created: crate::base::units::now_rfc3339(),
             iolab_version: env!("CARGO_PKG_VERSION").to_string(),
             pid: std::process::id(),
         };

@@ -72,14 +72,12 @@ mod options;
 mod stats;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_legacy;
 
 pub(super) use client::client_reports;
 pub use client::parse_fio_client_json;
 
+pub(super) use crate::base::units::rfc3339;
 use crate::summary::{Body, Host, Report, Settings};
-pub(super) use crate::units::rfc3339;
 use job::{JobCtx, job_report};
 use options::{Opts, parse_secs, target_info};
 use serde_json::{Map, Value};

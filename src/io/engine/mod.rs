@@ -7,10 +7,16 @@
 //! `queue` and hands the finished completion back from `submit_and_reap`.
 //! The driver loop in [`crate::io::worker`] is therefore the same for every engine,
 //! and so is the timing.
+//!
+//! Which engines there are, and what iolab knows about each, is the
+//! [`registry`]'s.
 
 pub mod mock;
 pub mod psync;
+pub mod registry;
 pub mod uring;
+
+pub use registry::{Driver, ENGINES, EngineKind, Layout, Ops, Setup};
 
 use std::io;
 

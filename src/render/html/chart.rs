@@ -3,13 +3,10 @@
 //! a GiB; latencies in µs, or ms when every one is a millisecond or more),
 //! with its numbers in a table beside or under it (folded when long).
 
-use super::{CHART_H, CHART_W, Grid, Out};
+use super::{CHART_H, CHART_W, FMT, Grid, Out, SHOWS};
 use crate::render::svg::{self, Band, BarChart, BarSeries, HLine, LineChart, Marker, Series, TickFormat};
-use crate::render::view::{Axis, Chart, Fmt, Place, Plot, Quantity, Table, Ticks};
+use crate::render::view::{Axis, Chart, Place, Plot, Quantity, Table, Ticks};
 use std::cell::RefCell;
-
-/// The page's figures: bandwidth always in MB/s.
-const FMT: Fmt = Fmt::DOCUMENT;
 
 /// A chart table longer than this is folded into a `<details>`.
 const FOLD_ROWS: usize = 12;
@@ -17,7 +14,7 @@ const FOLD_ROWS: usize = 12;
 /// The chart, its caption and its numbers, as one `<figure>`.
 pub(super) fn figure(o: &mut Out, c: &Chart) {
     let svg = to_svg(c);
-    let table = grid(&c.numbers, super::view::SHOWS);
+    let table = grid(&c.numbers, SHOWS);
     let fold = table.rows.len() > FOLD_ROWS;
     o.figure(&c.kind, &svg, &c.caption.plain(&FMT), &table, fold);
 }

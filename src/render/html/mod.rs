@@ -34,6 +34,7 @@
 
 use super::Page;
 use super::svg::escape;
+use crate::render::view::{Detail, Fmt};
 use crate::store::RunSummary;
 use crate::summary::Report;
 
@@ -56,6 +57,12 @@ const CSS: &str = include_str!("style.css");
 /// The page's Content-Security-Policy: nothing may be fetched; inline
 /// styles (the stylesheet, bar widths) and `data:` images are allowed.
 pub const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
+/// What the page shows (see [`Detail`]).
+pub const SHOWS: &[Detail] = &[Detail::Brief, Detail::Page, Detail::Human];
+
+/// The page's figures: bandwidth always in MB/s.
+const FMT: Fmt = Fmt::DOCUMENT;
 
 /// Width and height of a chart, px (the page scales it down on narrow screens).
 const CHART_W: u32 = 680;

@@ -111,7 +111,7 @@ fn battery(warmup: usize, secs: usize) -> Report {
 // ------------------------------------------------------------ reading the page
 
 // The page is read by render's one markup checker, the charts' too.
-use crate::render::svg::check::{Tok, page_tokens as tokens, well_formed_page as well_formed};
+use crate::render::svg::tests::check::{Tok, page_tokens as tokens, well_formed_page as well_formed};
 
 fn assert_ok(html: &str) {
     if let Err(e) = well_formed(html) {
@@ -728,7 +728,7 @@ fn the_figures_behind_the_whiskers() {
     let [lo, hi] = t.ci[1].unwrap();
     assert_eq!(t.value_interval(1, 0), Some((t.values[0] * lo, t.values[0] * hi)));
     let mut s = t.clone();
-    s.unit = crate::compare::Unit::Seconds;
+    s.unit = crate::base::units::Unit::Seconds;
     s.values = vec![2.0, 1.0, 1.0];
     s.ci[1] = Some([1.6, 2.5]);
     assert_eq!(s.value_interval(1, 0), Some((0.8, 1.25)), "times: baseline / speed-up");

@@ -6,14 +6,8 @@
 //! lists as a titled `<ul>`.
 //! Every text is escaped.
 
-use super::{Out, badge, escape};
-use crate::render::view::{Align, Block, Cell, Detail, Fmt, Line, List, NoteTone, Place, Section, Table, Tone, Warning};
-
-/// What the page shows (see [`Detail`]).
-pub const SHOWS: &[Detail] = &[Detail::Brief, Detail::Page, Detail::Human];
-
-/// The page's figures: bandwidth always in MB/s.
-const FMT: Fmt = Fmt::DOCUMENT;
+use super::{FMT, Out, SHOWS, badge, escape};
+use crate::render::view::{Align, Block, Cell, Line, List, NoteTone, Place, Section, Table, Tone, Warning};
 
 /// `sections` at heading `level`, their ids after `rid` (the run's; none
 /// when empty: a comparison's section is `comparison`).

@@ -3,7 +3,7 @@
 
 use super::text::{exact, text_width};
 use super::{FONT, GAP};
-use crate::units::fmt_bs;
+use crate::base::units::fmt_bs;
 
 /// Most ticks on an axis.
 const MAX_TICKS: usize = 10;

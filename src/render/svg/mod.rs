@@ -48,12 +48,10 @@ macro_rules! w {
 
 mod axis;
 mod bar;
-#[cfg(test)]
-pub(crate) mod check;
 mod frame;
 mod line;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod text;
 
 /// The Okabe–Ito colour-blind-safe colours, ordered so that neighbours also

@@ -5,9 +5,9 @@
 //! Sentences are [`Line`]s of [`Span`]s, so a figure in a sentence is
 //! written by the same function as in a table.
 
+use crate::base::units::{BwUnit, Unit, bw, fmt_bytes, fmt_ns, fmt_time_ratio, pct, signed_diff, unit_label};
 use crate::judge::Severity;
 use crate::summary::figures::Spread;
-use crate::units::{BwUnit, Unit, bw, fmt_bytes, fmt_ns, fmt_time_ratio, pct, signed_diff, unit_label};
 
 /// What a format's human figures look like.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 //! says and writes each cell its way.
 
 use super::*;
+use crate::base::units::BwUnit;
 use crate::render::{Style, csv, markdown, text};
-use crate::units::BwUnit;
 
 fn warning(code: &str, scope: Option<&str>) -> Warning {
     Warning {
@@ -241,7 +241,7 @@ fn a_list_in_every_format() {
         page.contains("<div class=\"moved\">\n<ul class=\"list\">\n<li>sda: read 1.00 MiB</li>") && !page.contains("Nothing"),
         "{page}"
     );
-    crate::render::svg::check::well_formed_page(&html(&v)).unwrap();
+    crate::render::svg::tests::check::well_formed_page(&html(&v)).unwrap();
 }
 
 /// A bar chart with whiskers and a reference: drawn on a page in MB/s, its
@@ -274,7 +274,7 @@ fn a_bar_chart_in_every_format() {
         "| Target | Alone MB/s |\n| --- | ---: |\n| a | 200.00 |\n"
     );
     let page = html(&v);
-    crate::render::svg::check::well_formed_page(&page).unwrap();
+    crate::render::svg::tests::check::well_formed_page(&page).unwrap();
     assert_eq!(page.matches("class=\"bar\"").count(), 3, "a bar per known value: {page}");
     assert_eq!(page.matches("class=\"whisker\"").count(), 1, "{page}");
     assert_eq!(page.matches("class=\"ref\"").count(), 1, "{page}");
@@ -309,5 +309,5 @@ fn a_loud_fact_in_every_format() {
         page.contains("<dt>Target</dt><dd><code>/mnt/a b</code></dd>\n<dt>I/O</dt><dd><strong class=\"loud\">BUFFERED: through the page cache</strong></dd>"),
         "{page}"
     );
-    crate::render::svg::check::well_formed_page(&page).unwrap();
+    crate::render::svg::tests::check::well_formed_page(&page).unwrap();
 }

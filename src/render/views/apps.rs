@@ -5,11 +5,11 @@
 //! wall times (the mean and one standard deviation as lines or whiskers)
 //! and of what the device moved. Then the devices that moved, as a list.
 
-use crate::device::DeviceActivity;
 use crate::render::view::{
     Axis, BarSeries, Block, Cell, Chart, Column, Detail, HLine, Heading, Item, Line, List, Note, NoteTone, Quantity, Scale, Section, Span,
     Table, Tone, Warning,
 };
+use crate::samples::DeviceActivity;
 use crate::summary::Report;
 use crate::summary::apps::{AppReport, TimeReport};
 

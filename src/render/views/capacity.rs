@@ -2,10 +2,10 @@
 //! probe's facts (sizes, costs, what happened to the device's data), and
 //! for spreadsheets one record of raw figures.
 
+use crate::base::units::fmt_bs;
 use crate::render::view::{Block, Cell, Column, Detail, Fact, Heading, Line, Note, NoteTone, Section, Table, Tone};
 use crate::summary::Report;
 use crate::summary::capacity::{BackupFacts, CapacityReport, CapacityVerdict};
-use crate::units::fmt_bs;
 
 /// The verdict's one word for tables.
 pub fn verdict_name(c: &CapacityReport) -> &'static str {

@@ -5,13 +5,14 @@
 //! with each run's 95% interval as whiskers. Its CSV is a row per test and
 //! run with the raw figures.
 
-use crate::compare::{Comparison, TestComparison, Unit};
+use crate::base::thresholds::{MIN_RUNS_FOR_NOISE, NOISE_CONFIDENCE};
+use crate::base::units::Unit;
+use crate::base::units::fmt_capacity;
+use crate::compare::{Comparison, TestComparison};
 use crate::judge::Code;
-use crate::judge::thresholds::{MIN_RUNS_FOR_NOISE, NOISE_CONFIDENCE};
 use crate::render::view::{
     Axis, BarSeries, Block, Cell, Chart, Column, Detail, Heading, Item, Line, List, Note, Quantity, Ratio, Section, Span, Table, View,
 };
-use crate::units::fmt_capacity;
 
 /// The comparison as every format shows it.
 pub fn view(c: &Comparison) -> View {
@@ -336,14 +337,14 @@ fn numbers(c: &Comparison, unit: Unit, tests: &[&TestComparison]) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::units::signed_diff;
     use crate::render::view::{Fmt, Place};
-    use crate::units::signed_diff;
 
     fn test_of(unit: Unit, ratio: Option<f64>, noise: Option<bool>) -> TestComparison {
         TestComparison {
             test: "t".into(),
             job: "t".into(),
-            direction: crate::compare::Direction::Read,
+            direction: crate::summary::Direction::Read,
             unit,
             values: vec![1.0, 1.0],
             ratios: vec![Some(1.0), ratio],

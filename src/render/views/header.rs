@@ -193,7 +193,7 @@ mod tests {
         );
         for other in [
             Text::default().export(Document::Run(&r, None)).unwrap(),
-            Markdown(crate::units::BwUnit::Mb).export(Document::Run(&r, None)).unwrap(),
+            Markdown(crate::base::units::BwUnit::Mb).export(Document::Run(&r, None)).unwrap(),
         ] {
             assert!(!other.contains("Run and target") && !other.contains("Physical device"), "{other}");
         }

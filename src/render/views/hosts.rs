@@ -4,12 +4,12 @@
 //! verdicts (an outlier host, hosts that agree, hosts that gave no result).
 //! Spreadsheets get a row per test and host.
 
+use crate::base::units::Unit;
 use crate::render::view::{
     Axis, BarSeries, Block, Cell, Chart, Column, Detail, Heading, Line, List, Note, NoteTone, Quantity, Reference, Section, Span, Table,
     View,
 };
 use crate::summary::hosts::{HostsReport, HostsTest};
-use crate::units::Unit;
 
 /// The group's view.
 pub fn view(h: &HostsReport) -> View {
@@ -174,10 +174,10 @@ fn notes(h: &HostsReport) -> Vec<Note> {
 
 #[cfg(test)]
 mod tests {
+    use crate::base::units::Unit;
     use crate::render::{Document, Exporter, Html};
     use crate::summary::Report;
     use crate::summary::hosts::{HostsReport, hosts_report};
-    use crate::units::Unit;
 
     fn report(name: &str) -> Report {
         let path = format!("{}/tests/fixtures/render/{name}.json", env!("CARGO_MANIFEST_DIR"));
@@ -205,7 +205,7 @@ mod tests {
     fn the_page_draws_each_unit_and_lists_the_verdicts() {
         let h = group();
         let page = Html.export(Document::Hosts(&h)).unwrap();
-        crate::render::svg::check::well_formed_page(&page).unwrap();
+        crate::render::svg::tests::check::well_formed_page(&page).unwrap();
         let charts = [Unit::BytesPerSec, Unit::Iops, Unit::Seconds]
             .iter()
             .filter(|&&u| h.tests.iter().any(|t| t.unit == u))

@@ -590,7 +590,7 @@ mod tests {
         ] {
             assert!(text.lines().any(|l| l.starts_with(row)), "{row:?} in\n{text}");
         }
-        let md = Markdown(crate::units::BwUnit::Mb).export(Document::Device(&d)).unwrap();
+        let md = Markdown(crate::base::units::BwUnit::Mb).export(Document::Device(&d)).unwrap();
         assert!(md.contains("| │\u{a0}\u{a0}└─\u{a0}sda | 8:0 | disk | 1.00 GiB |  |"), "{md}");
     }
 
@@ -614,7 +614,7 @@ mod tests {
             ),
             "{text}"
         );
-        let md = Markdown(crate::units::BwUnit::Mb).export(Document::Device(&d)).unwrap();
+        let md = Markdown(crate::base::units::BwUnit::Mb).export(Document::Device(&d)).unwrap();
         assert!(
             md.contains("**Throttle limits (cgroup)**\n\n- **vda (254:0)**: reads 500 IOPS [cgroup v2 io.max in /a]\n"),
             "{md}"

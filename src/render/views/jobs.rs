@@ -5,13 +5,13 @@
 //! warnings, what stopped the run); and per test, on a page, its
 //! throughput timeline, latency distribution and member devices.
 
+use crate::base::units::fmt_bs;
 use crate::render::view::{
     Axis, Badge, Band, Block, Cell, Chart, Column, Detail, HLine, Heading, Latency, Line, Marker, Note, NoteTone, Quantity, Row, Scale,
     Section, Series, SeriesStyle, Span, Table, Ticks, Tone, Warning,
 };
 use crate::summary::figures::{IoMode, WarningGroup};
 use crate::summary::{JobReport, Report, Samples};
-use crate::units::fmt_bs;
 
 /// How iolab's CPU % is measured, as every legend says it.
 pub const CPU_LEGEND: &str = "CPU % = iolab's user+sys time (all threads) per wall time.";

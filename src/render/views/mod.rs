@@ -39,7 +39,7 @@ fn lines_formats(d: super::Document) -> String {
     format!(
         "{}--- markdown\n{}--- csv\n{}",
         Text::default().export(d).unwrap(),
-        Markdown(crate::units::BwUnit::Mb).export(d).unwrap(),
+        Markdown(crate::base::units::BwUnit::Mb).export(d).unwrap(),
         Csv.export(d).unwrap()
     )
 }

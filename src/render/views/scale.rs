@@ -4,13 +4,13 @@
 //! knees marked), the targets alone and together, a layout against its
 //! member. Its jobs are shown as a run's ([`super::jobs`]).
 
+use crate::base::units::{fmt_bs, fmt_ratio};
 use crate::judge::scale::{Dimension, LayoutVerdict, TogetherVerdict};
 use crate::render::view::{
     Axis, BarSeries, Block, Cell, Chart, Column, Detail, Fact, Heading, Item, Latency, Line, List, Marker, Note, Quantity, Reference, Row,
     Scale, Section, Series, SeriesStyle, Span, Table, Tone,
 };
 use crate::summary::scale::{ScalePoint, ScaleReport, ScaleVerdict};
-use crate::units::{fmt_bs, fmt_ratio};
 
 /// The scale's section: what ran, the points, the verdicts, and on a page its charts.
 pub fn section(sc: &ScaleReport) -> Section {

@@ -3,13 +3,13 @@
 //! maximum), the access time and the burst rate. The zones are the scan's
 //! records; its jobs are shown as a run's ([`super::jobs`]).
 
+use crate::base::units::fmt_bs;
 use crate::plan::scan::BURST_REGION;
 use crate::render::view::{
     Axis, Block, Cell, Chart, Column, Detail, Fact, HLine, Heading, Line, Quantity, Scale, Section, Series, SeriesStyle, Span, Table, Ticks,
 };
 use crate::summary::Report;
 use crate::summary::scan::ScanReport;
-use crate::units::fmt_bs;
 
 /// The scan's section: its facts, the curve, and on a page the access time's distribution.
 pub fn section(r: &Report, sc: &ScanReport) -> Section {

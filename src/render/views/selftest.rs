@@ -2,9 +2,9 @@
 //! what iolab measured, the error, iolab's CPU per I/O, ok or not), the
 //! throttle used and the checks skipped, then the verdict.
 
+use crate::base::units::Unit;
 use crate::render::view::{Block, Cell, Column, Heading, Note, Section, Table, Tone, View};
 use crate::selftest::{CaseResult, SelftestReport};
-use crate::units::Unit;
 
 /// The self-test's view.
 pub fn view(s: &SelftestReport) -> View {
@@ -139,7 +139,7 @@ mod tests {
     fn bandwidths_follow_the_units_asked_for() {
         let s = report(false);
         let st = crate::render::Style {
-            units: crate::units::BwUnit::Mib,
+            units: crate::base::units::BwUnit::Mib,
             color: false,
         };
         let out = Text(st).export(Document::Selftest(&s)).unwrap();
@@ -149,7 +149,7 @@ mod tests {
     #[test]
     fn the_page_is_a_checked_page_with_the_verdict() {
         let page = Html.export(Document::Selftest(&report(true))).unwrap();
-        crate::render::svg::check::well_formed_page(&page).unwrap();
+        crate::render::svg::tests::check::well_formed_page(&page).unwrap();
         assert!(page.contains("<p class=\"alert selftest-verdict\">FAIL: 1 figure(s)"), "{page}");
         assert!(
             page.contains("<td>OUTSIDE</td>") || page.contains("<td class=\"t\">OUTSIDE</td>"),

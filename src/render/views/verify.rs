@@ -3,13 +3,13 @@
 //! write and read rate of every zone (a table, and on a page a curve with
 //! it as its numbers); the zones are the records.
 
+use crate::base::units::fmt_bs;
 use crate::render::view::{
     Axis, Block, Cell, Chart, Column, Detail, Fact, Heading, Line, Note, NoteTone, Quantity, Section, Series, SeriesStyle, Span, Table,
     Tone,
 };
 use crate::summary::Report;
 use crate::summary::verify::{VerifyLayout, VerifyReport};
-use crate::units::fmt_bs;
 use crate::verify::{BadRange, Class, Verdict};
 
 /// Bad ranges listed (the JSON document has all it kept).
@@ -306,8 +306,9 @@ fn footer(r: &Report) -> Section {
 mod tests {
     use super::*;
     use crate::render::{Document, Format, Style, exporter};
+    use crate::summary::Body;
+    use crate::summary::tests::fixtures;
     use crate::summary::verify::VerifyZone;
-    use crate::summary::{Body, fixtures};
     use crate::verify::{BlockState, VerifyTally};
 
     const MIB: u64 = 1 << 20;

@@ -13,7 +13,7 @@
 //! and, when `$IOLAB_TEST_SKIPS` names a file, appended to it as one line
 //! `TEST<tab>KIND<tab>REASON`: `scripts/test` sets it and lists the skips at the end.
 //! (The library's unit tests write the same lines: `skip_for_missing_tool` in
-//! `src/testknob.rs`.)
+//! `src/base/testknob.rs`.)
 
 use std::io::Write;
 use std::process::Command;

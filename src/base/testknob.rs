@@ -1,0 +1,103 @@
+//! Hooks for iolab's own tests, each inert unless its variable is set
+//! (like `IOLAB_SELFTEST_LIMIT_SCALE`; documented as test knobs, not
+//! options): hold a run at a named point so a test can send a signal
+//! exactly there (during the prefill, the flush that ends a write window,
+//! the store transaction), and keep a copy of every JSON document written
+//! ([`keep_document`]).
+//!
+//! `IOLAB_TEST_PAUSE_AT=POINT:FILE`: the first time the run reaches POINT,
+//! it creates FILE (the test waits for it) and sleeps [`PAUSE`].
+//!
+//! Also, for the unit tests only, `skip_for_missing_tool`: how a unit test
+//! that cannot run says why and is counted; and `proptest_config`: how many
+//! cases each property test runs.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// How long a run holds at the point.
+pub const PAUSE: Duration = Duration::from_secs(1);
+/// The points: `prefill`, `flush`, `store`.
+pub const VAR: &str = "IOLAB_TEST_PAUSE_AT";
+
+static DONE: AtomicBool = AtomicBool::new(false);
+
+/// Hold here if the test knob names `point` (once per process).
+pub fn pause_at(point: &str) {
+    let Some(v) = std::env::var_os(VAR) else { return };
+    let v = v.to_string_lossy();
+    let Some((p, file)) = v.split_once(':') else { return };
+    if p != point || DONE.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let _ = std::fs::write(file, point);
+    std::thread::sleep(PAUSE);
+}
+
+/// The library's unit tests' side of the integration tests' skip mechanism
+/// (`tests/integration/common/skip.rs`): a unit test that cannot run for want of
+/// `tool` calls this and returns. Under `CI=true` it panics instead (scripts/test
+/// installs every tool the tests use); elsewhere the skip is printed and appended
+/// to `$IOLAB_TEST_SKIPS` as `TEST<tab>tool<tab>REASON`, which scripts/test lists.
+#[cfg(test)]
+pub(crate) fn skip_for_missing_tool(tool: &str) {
+    use std::io::Write;
+    let test = std::thread::current().name().unwrap_or("unnamed").to_string();
+    let reason = format!("{tool} is not installed");
+    let ci = std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1");
+    assert!(
+        !ci,
+        "CI=true but {test} cannot run: {reason} (scripts/test installs every tool, so this is not skipped)"
+    );
+    eprintln!("[{test}] skipped (tool): {reason}");
+    if let Some(path) = std::env::var_os("IOLAB_TEST_SKIPS").filter(|p| !p.is_empty()) {
+        let line = format!("{test}\ttool\t{reason}\n");
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(line.as_bytes()))
+            .unwrap_or_else(|e| panic!("cannot record the skip in {}: {e}", path.to_string_lossy()));
+    }
+}
+
+/// Cases per property unless `PROPTEST_CASES` says otherwise (CI runs this).
+#[cfg(test)]
+pub(crate) const PROPTEST_CASES: u32 = 2000;
+
+/// The proptest configuration of issue 16's suites: [`PROPTEST_CASES`] cases, or
+/// `PROPTEST_CASES`; no regression files written into the source tree (each
+/// panic found gets a named regression test instead).
+#[cfg(test)]
+pub(crate) fn proptest_config() -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(PROPTEST_CASES);
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    }
+}
+
+/// `IOLAB_TEST_KEEP_DOCUMENTS=DIR`: every JSON document iolab writes (the
+/// `--format json` exporter, the store's copy of a run) is also written to
+/// `DIR/KIND.PID.N.json`, so that the test suite can validate each one
+/// against `iolab schema KIND` (`scripts/validate-documents`).
+pub const KEEP_DOCUMENTS: &str = "IOLAB_TEST_KEEP_DOCUMENTS";
+
+static KEPT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Keep a copy of `text`, a document of `kind`, if the test knob asks for it.
+/// Best effort: a copy that cannot be written is left out (the validator
+/// counts what it gets, and fails on a kind it never saw).
+pub fn keep_document(kind: crate::base::document::Kind, text: &str) {
+    let Some(dir) = std::env::var_os(KEEP_DOCUMENTS).filter(|d| !d.is_empty()) else {
+        return;
+    };
+    let n = KEPT.fetch_add(1, Ordering::SeqCst);
+    let dir = std::path::Path::new(&dir);
+    let _ = std::fs::create_dir_all(dir);
+    let _ = std::fs::write(dir.join(format!("{}.{}.{n}.json", kind.name(), std::process::id())), text);
+}

@@ -1,0 +1,284 @@
+//! Every threshold iolab judges by, each defined once, with what it means
+//! and why it has its value. The detectors, the messages that state a
+//! threshold and the help texts all read them from here.
+//!
+//! Most limits sit just above the run-to-run noise of the devices iolab is
+//! tested on: emulated throttled devices and real disks both show ±5–10%
+//! between runs, so a rule does not flip with the noise.
+
+// ------------------------------------------------------------ job warnings
+
+/// `high_cv`: a coefficient of variation of bandwidth across runs above
+/// this fraction makes the job's median noisy. Repeated runs of the same
+/// job on a quiet device stay within ±5–10%; more spread than that means
+/// something else moved the figure (background I/O, a cache, thermal
+/// throttling), and the median of a few runs is not a stable value.
+/// Exclusive: exactly 10% is not flagged.
+pub const HIGH_CV: f64 = 0.10;
+
+/// `cache_answered` / `device_extra`: the device cross-check accepts this
+/// relative difference between the bytes the device saw and the bytes the
+/// job moved. Read-ahead, metadata and journaling add a few percent, and
+/// diskstats and the job's counters are read a moment apart; beyond 10% the
+/// device did not do the job's I/O (a cache answered, fewer bytes) or did
+/// other work besides (more bytes). Exclusive at both ends.
+pub const DEVICE_TOLERANCE: f64 = 0.10;
+
+/// `device_extra`: the device must also have moved more than this many
+/// bytes beyond the job's before extra I/O is reported, so a tiny job on a
+/// device with a few metadata writes is not flagged for a relative excess
+/// of a handful of blocks.
+pub const DEVICE_EXTRA_MIN_BYTES: u64 = 1 << 20;
+
+/// `other_device`: a device outside the target's (or the named) devices
+/// must have moved more than this many bytes before iolab says the I/O
+/// went there. A quiet system disk writes a few hundred kilobytes of logs
+/// and journal in a few seconds; a mebibyte is above that and far below
+/// any workload worth timing. Exclusive.
+pub const OTHER_DEVICE_MIN_BYTES: u64 = 1 << 20;
+
+/// `cpu_bound` and the scale verdicts: the CPU counts as saturated from
+/// this busy fraction of the CPUs the work could use (for a job: as many
+/// as it has worker threads, at most the machine's). Accounting of
+/// interrupts, io_uring workers and sampling intervals is never exact, and
+/// a CPU that is 90% busy has no headroom left for more I/O. Inclusive.
+pub const CPU_SATURATED: f64 = 0.90;
+
+/// `uneven_threads`: the gap between the first and the last worker thread
+/// finishing may be at most this fraction of the last one's finishing time.
+/// The figures divide by the last-done time, so a thread that finished
+/// early left the device with less work for the rest of the run; while the
+/// gap is at most a tenth of the run, that lowers the figure by less than
+/// the run-to-run noise. Exclusive: exactly 10% is not flagged.
+pub const UNEVEN_THREADS: f64 = 0.10;
+
+// ------------------------------------------------------------ steady state
+
+/// The number of rounds the steady-state rules are applied to (the SNIA
+/// PTS "measurement window"): five rounds is the PTS choice, enough for a
+/// least-squares slope to mean something, few enough to reach in a run.
+pub const DEFAULT_WINDOW: usize = 5;
+
+/// Data-excursion rule: the window's largest minus smallest result may be
+/// at most this percentage of the window's mean (the SNIA PTS value: it
+/// bounds the round-to-round scatter). Inclusive.
+pub const MAX_RANGE_PCT: f64 = 20.0;
+
+/// Slope-excursion rule: the least-squares line through the window may
+/// change by at most this percentage of the window's mean from its first
+/// round to its last (the SNIA PTS value: it catches a device still
+/// drifting by a few percent per round). Inclusive.
+pub const MAX_SLOPE_EXCURSION_PCT: f64 = 10.0;
+
+// ------------------------------------------------------ settling (runs auto)
+
+/// `--runs auto`: a test's windows have settled when their coefficient of
+/// variation is at most this. 3% is a third of [`HIGH_CV`]: well inside the
+/// ±5–10% that separate runs of a quiet device, so a settled median does not
+/// move by more than the figures' own rounding when the test runs on.
+/// Inclusive.
+pub const SETTLE_CV: f64 = 0.03;
+
+/// `--runs auto`: ... or when the 95% interval of their median reaches at
+/// most this fraction of the median on either side (see
+/// [`crate::judge::settle`]): a figure known to ±2% is known better than
+/// the device repeats itself from day to day. Inclusive.
+pub const SETTLE_HALF_WIDTH: f64 = 0.02;
+
+/// The confidence of that interval: the usual 95%.
+pub const SETTLE_CONFIDENCE: f64 = 0.95;
+
+/// `--runs auto`: fewest windows a test runs. Three is the fewest with a
+/// median that one odd window cannot move, and a spread worth stating.
+pub const SETTLE_MIN_WINDOWS: u32 = 3;
+
+/// `--runs auto`: most windows a test runs unless `auto:MAX` says
+/// otherwise. Ten windows of 2 s bound a test that never settles to 20 s
+/// (four times its usual length); from 9 windows on the median's interval
+/// drops the extremes, so one bad window no longer keeps a test from
+/// settling.
+pub const SETTLE_MAX_WINDOWS: u32 = 10;
+
+// -------------------------------------------------------------- write cliff
+
+/// Fewest seconds on each side of a cliff: a median of fewer is just a
+/// sample or two, and a "cliff" in the last second or two of a run cannot
+/// be told apart from a dip.
+pub const MIN_SIDE: usize = 3;
+
+/// The median after the cliff may be at most this fraction of the median
+/// before it (i.e. throughput drops by at least 30%). Smaller changes are
+/// within what run-to-run variation and background work produce. Inclusive.
+pub const MAX_AFTER_RATIO: f64 = 0.70;
+
+/// At least this fraction of the seconds after the cliff must lie below the
+/// midpoint between the two medians: throughput must *stay* down, not
+/// merely have a low median because the timeline after the split is noisy.
+pub const MIN_SETTLED_FRACTION: f64 = 0.80;
+
+// ----------------------------------------------------------- timed commands
+
+/// `outliers`: a modified z-score (Iglewicz and Hoaglin) above this marks a
+/// run as an outlier. 3.5 is their recommended cut-off; the score uses the
+/// median absolute deviation, so it is robust to the outlier itself,
+/// unlike a z-score on the mean. Exclusive.
+pub const OUTLIER_Z: f64 = 3.5;
+
+/// `outliers`: fewest runs to look for outliers in. With fewer the median
+/// absolute deviation is too coarse to call anything an outlier (of 3
+/// runs, one always looks like one).
+pub const MIN_FOR_OUTLIERS: usize = 5;
+
+/// `first_run_slower`: the first run is "slower" when it took more than
+/// this many times the median of the others. Caches it filled served the
+/// rest (a page cache, a drive's cache), so the runs do not measure the
+/// same thing; 1.5× is far outside the few percent timed runs vary by.
+/// Exclusive.
+pub const FIRST_RUN_SLOWER: f64 = 1.5;
+
+// -------------------------------------------------------------------- scan
+
+/// `scan_curve`: an outer-to-inner change (the first tenth of the zones
+/// against the last) of at least this percentage gets a note: the job's
+/// median then hides a real difference (a hard disk's inner zones are
+/// 30–45% slower), while smaller changes are within run-to-run noise.
+/// Inclusive.
+pub const CURVE_NOTE_PCT: f64 = 10.0;
+
+// ---------------------------------------------------------------- compare
+
+/// A difference is within the noise when the ratio's bootstrap interval at
+/// this two-sided confidence contains 1.0: the usual 95%, so about one
+/// comparison in twenty of two identical devices is called a difference.
+pub const NOISE_CONFIDENCE: f64 = 0.95;
+
+/// Fewest measured runs on each side for the noise to be known: one run
+/// has no spread to resample, so below this "within noise" is unknown.
+pub const MIN_RUNS_FOR_NOISE: usize = 2;
+
+/// `cpu_cost`: a median CPU-per-MB/s ratio at least this far from 1 (this
+/// many times, or its inverse) is reported. CPU per MB/s is the ratio of
+/// two figures that each carry ±5–10% of run-to-run noise, so the same
+/// build on the same device can differ by up to about 20%; a quarter more
+/// is beyond that. Inclusive.
+pub const CPU_NOTABLE: f64 = 1.25;
+
+// ------------------------------------------------------------------ cache
+
+/// `cache_candidate`: one device is worth putting in front of another as a
+/// cache (L2ARC, bcache, a ZFS SLOG) when, at the access a cache serves
+/// (4K, queue depth 1), it gives at least this many times the other's IOPS
+/// outside the noise, with a lower p99 latency. Caching costs a device and
+/// its own management; less than twice the speed rarely pays for that.
+pub const CACHE_MIN_GAIN: f64 = 2.0;
+
+// ------------------------------------------------------------------ scale
+
+/// Smallest gain (best throughput ÷ throughput at the smallest depth or
+/// thread count) that counts as "more helps". Both figures carry ±5–10% of
+/// run-to-run noise, so two measurements of the same rate can differ by
+/// about 10%; 15% is beyond that. The same value places the knee (see
+/// [`SweepVerdict::knee_x`](crate::judge::scale::SweepVerdict::knee_x)), so "does
+/// not help" is exactly "the knee is at the first point".
+pub const MIN_GAIN: f64 = 1.15;
+
+/// A figure at most this fraction of a reference is "clearly lower": the
+/// mirror image of [`MIN_GAIN`]. Used for "more depth hurts" (the last
+/// point against the first) and for a fall after the best point.
+pub const FALL_RATIO: f64 = 0.85;
+
+/// Several targets "scale" when together they deliver at least this
+/// fraction of the sum of their solo rates. The ground truth (independent
+/// throttled devices) lands within ±5% of the sum; 85% leaves room for
+/// that noise on each solo figure and on the aggregate, and for the small
+/// real cost of running several jobs at once (shared interrupts, memory).
+pub const SCALES_MIN_EFFICIENCY: f64 = 0.85;
+
+/// An aggregate at most this many times the mean solo rate is "no better
+/// than one device" (seed `004`: a USB bridge passing one command at a
+/// time). Only the wording depends on it; the kind is
+/// [`TogetherKind::SharedPath`](crate::judge::scale::TogetherKind::SharedPath)
+/// either way.
+pub const ONE_DEVICE_MAX: f64 = 1.25;
+
+/// In a run together, a target that keeps at least this fraction of its
+/// solo rate was not slowed (same reasoning as [`SCALES_MIN_EFFICIENCY`]).
+pub const KEPT_MIN: f64 = 0.85;
+
+/// A layout is "as expected" when its multiple of one member lies within
+/// this fraction below the expected low and above the expected high. The
+/// two figures compared each carry ±5–10% of noise, and a real layout pays
+/// for checksums, metadata and chunk allocation; 15% covers both without
+/// accepting a stripe that delivers one member's rate less than 2× (a
+/// raid0 of two members must reach 1.7×).
+pub const LAYOUT_TOLERANCE: f64 = 0.15;
+
+// ------------------------------------------------------------------ hosts
+
+/// `outlier_host`: a host is off the group on a test when its figure
+/// differs from the median host's by at least this percentage (of the
+/// median host's). Identical servers running the same plan differ by a
+/// few percent (firmware, placement, thermal state), and each figure
+/// carries the ±5–10% run-to-run noise of its device, so two measurements
+/// of one rate can be about 10% apart; 15% is beyond both, the same margin
+/// as [`MIN_GAIN`] and [`LAYOUT_TOLERANCE`]. Below it the hosts agree
+/// (`hosts_agree`); at or above it a host is named only when it also lies
+/// outside the others' noise (see `judge::hosts`). Inclusive.
+pub const OUTLIER_MIN_PCT: f64 = 15.0;
+
+// --------------------------------------------------------- verify, capacity
+
+/// `iolab verify`: the smallest period called a wrap. Blocks misplaced by
+/// multiples of one distance mean the device ignores address bits or maps
+/// addresses modulo its real size; real counterfeit devices wrap at their
+/// flash size (gigabytes), and flash is allocated in erase blocks of
+/// 128 KiB and more, while a controller misdirecting a few writes puts
+/// them a block or a few away. A period below 1 MiB is misdirection
+/// (corruption), not a smaller device. Inclusive.
+pub const WRAP_MIN_PERIOD: u64 = 1 << 20;
+
+/// `iolab verify`: the least a fake-capacity pattern must cover — the bytes
+/// misplaced by a wrap, or the bad bytes of a lost tail — before
+/// the device is called fake. A counterfeit lacks gigabytes; a tail of a
+/// few lost blocks is a write that did not land (a missing flush, a torn
+/// last write), which [`LostWrites`](crate::verify::Verdict::LostWrites)
+/// names better. Inclusive.
+pub const FAKE_MIN_BYTES: u64 = 1 << 20;
+
+/// `iolab verify`: the share of the bad bytes a wrap must explain (as
+/// misplaced blocks) to be the verdict. A fake's address map is exact, so
+/// on a fake nearly every bad block is misplaced; when more than half of
+/// the damage is something else, the device is broken in another way
+/// first, and that verdict is the one to read. Inclusive.
+pub const FAKE_MIN_SHARE: f64 = 0.5;
+
+/// `iolab verify`: a lost tail — the device keeps data up to an offset and
+/// not beyond — needs at least this share of the bytes from the first bad
+/// block to the end to be bad. A fake keeps nothing there, but one that
+/// funnels every write beyond its size onto a few blocks leaves those few
+/// reading back good (each holds the last block written to it), so "all"
+/// would miss it; a genuine device with failing blocks has them scattered,
+/// far below this share of everything after the first. Inclusive.
+pub const FAKE_TAIL_SHARE: f64 = 0.99;
+
+/// `iolab capacity`: the alignment of the safe partition size on a fake.
+/// The real size is rounded down to a multiple of this, and one unit is
+/// kept for the partition table: fdisk, parted and Windows start the first
+/// partition at 1 MiB and size partitions in whole MiB, so a partition of
+/// the safe size starting there ends at or below the real size. (No
+/// threshold decides "unstable": a block that reads back differently twice
+/// with nothing written in between is never noise.)
+pub const PARTITION_ALIGN: u64 = 1 << 20;
+
+// ------------------------------------------------------- faults during a run
+
+/// A target that completes no I/O for this long (and whose block devices
+/// complete none either) has stopped answering: a hung device, a dead
+/// network filesystem, a stopped FUSE daemon. The run stops with an error
+/// instead of waiting for ever. A healthy device completes an I/O in
+/// milliseconds, a busy disk or a saturated USB bridge in well under a
+/// second; Linux itself gives a SCSI or NVMe command 30 s before it starts
+/// error recovery, so a device silent for that long is already being
+/// treated as failed by the kernel. Inclusive. Tests shorten it with the
+/// test knob `IOLAB_TEST_STALL_TIMEOUT` (a duration; see [`crate::io::stall`]).
+pub const STALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);

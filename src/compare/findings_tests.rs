@@ -1,0 +1,259 @@
+use super::super::{RunRef, compare};
+use super::*;
+use crate::compare::tests::fixtures::{J, rand, run, seq};
+
+fn cmp(runs: &[RunRef]) -> Comparison {
+    compare(runs, runs[0].id).unwrap()
+}
+
+fn rules<'a>(c: &'a Comparison, rule: &str) -> Vec<&'a Diagnostic> {
+    c.findings.iter().filter(|f| f.code == rule).collect()
+}
+
+#[test]
+fn words_read_naturally() {
+    assert_eq!(words(1.21), "21% faster");
+    assert_eq!(words(0.5), "50% slower");
+    assert_eq!(words(2.1), "2.1x faster");
+    assert_eq!(words(1.004), "0.4% faster");
+}
+
+#[test]
+fn direction_summary_takes_the_median_outside_noise() {
+    let a = run(
+        1,
+        "A",
+        vec![
+            seq("SEQ1M Q8T1 read", &[1000.0, 1010.0, 990.0]),
+            rand("RND4K Q1T1 read", &[100.0, 101.0, 99.0]),
+            seq("SEQ1M Q8T1 write", &[800.0, 810.0, 790.0]),
+        ],
+    );
+    let b = run(
+        2,
+        "B",
+        vec![
+            seq("SEQ1M Q8T1 read", &[800.0, 810.0, 790.0]),
+            rand("RND4K Q1T1 read", &[70.0, 71.0, 69.0]),
+            seq("SEQ1M Q8T1 write", &[400.0, 405.0, 395.0]),
+        ],
+    );
+    let c = cmp(&[a, b]);
+    let f = rules(&c, "direction_summary");
+    assert_eq!(f.len(), 1);
+    // read ratios 0.8 and 0.7 -> median 0.75
+    assert_eq!(f[0].message, "B vs A: reads 25% slower, writes 50% slower.");
+}
+
+#[test]
+fn direction_summary_says_within_noise_and_counts_partial() {
+    let a = run(
+        1,
+        "A",
+        vec![
+            seq("S1 read", &[100.0, 110.0, 90.0]),
+            seq("S2 read", &[100.0, 101.0, 99.0]),
+            seq("S1 write", &[100.0, 110.0, 90.0]),
+        ],
+    );
+    let b = run(
+        2,
+        "B",
+        vec![
+            seq("S1 read", &[105.0, 95.0, 102.0]),
+            seq("S2 read", &[150.0, 151.0, 149.0]),
+            seq("S1 write", &[105.0, 95.0, 102.0]),
+        ],
+    );
+    let c = cmp(&[a, b]);
+    let f = rules(&c, "direction_summary");
+    assert_eq!(
+        f[0].message,
+        "B vs A: reads 50% faster (1 of 2 tests; the rest within noise), writes within noise."
+    );
+}
+
+#[test]
+fn biggest_win_and_loss_skip_noise() {
+    let a = run(
+        1,
+        "A",
+        vec![
+            seq("S1 read", &[100.0, 110.0, 90.0]),
+            seq("S2 read", &[100.0, 101.0, 99.0]),
+            seq("S3 read", &[100.0, 101.0, 99.0]),
+        ],
+    );
+    let b = run(
+        2,
+        "B",
+        vec![
+            seq("S1 read", &[300.0, 30.0, 100.0]), // huge ratio spread: noise
+            seq("S2 read", &[130.0, 131.0, 129.0]),
+            seq("S3 read", &[60.0, 61.0, 59.0]),
+        ],
+    );
+    let c = cmp(&[a, b]);
+    let w = rules(&c, "biggest_win");
+    assert_eq!(w.len(), 1);
+    assert_eq!(w[0].subject.as_deref(), Some("S2 read"));
+    assert_eq!(
+        w[0].message,
+        "Biggest win: B on S2 read, 30% faster than A (130.0 MB/s vs 100.0 MB/s)."
+    );
+    let l = rules(&c, "biggest_loss");
+    assert_eq!(l[0].subject.as_deref(), Some("S3 read"));
+    assert!(l[0].message.contains("40% slower"), "{}", l[0].message);
+}
+
+#[test]
+fn win_on_a_warned_test_carries_a_caveat() {
+    let a = run(1, "A", vec![seq("S1 read", &[100.0, 101.0, 99.0])]);
+    let b = run(2, "B", vec![seq("S1 read", &[300.0, 301.0, 299.0]).warn("cache_answered")]);
+    let c = cmp(&[a, b]);
+    let w = rules(&c, "biggest_win");
+    assert!(w[0].message.ends_with("Caveat: B carries cache_answered here."), "{}", w[0].message);
+    let u = rules(&c, "untrustworthy");
+    assert_eq!(u.len(), 1);
+    assert_eq!(u[0].run, Some(2));
+    assert_eq!(u[0].subject.as_deref(), Some("S1 read"));
+    assert!(u[0].message.starts_with("B: S1 read carries cache_answered"), "{}", u[0].message);
+}
+
+#[test]
+fn untrustworthy_names_run_and_tests_and_ignores_harmless_codes() {
+    let a = run(
+        1,
+        "A",
+        vec![
+            seq("S1 read", &[100.0, 101.0]).warn("high_cv").warn("psync_threads"),
+            seq("S2 read", &[100.0, 101.0]).warn("high_cv"),
+            seq("S3 read", &[100.0, 101.0]).warn("device_extra"),
+        ],
+    );
+    let b = run(
+        2,
+        "B",
+        vec![
+            seq("S1 read", &[100.0, 101.0]),
+            seq("S2 read", &[100.0, 101.0]),
+            seq("S3 read", &[100.0, 101.0]),
+        ],
+    );
+    let c = cmp(&[a, b]);
+    let u = rules(&c, "untrustworthy");
+    assert_eq!(u.len(), 1, "{u:?}");
+    assert_eq!(u[0].run, Some(1));
+    assert!(u[0].message.starts_with("A: S1 read, S2 read carries high_cv"), "{}", u[0].message);
+}
+
+#[test]
+fn cache_candidate_says_whether_the_faster_device_pays_as_a_cache() {
+    let runs = vec![
+        run(
+            1,
+            "HDD",
+            vec![
+                rand("RND4K Q1T1 read", &[150.0, 152.0, 148.0]).p99(12_000_000),
+                rand("RND4K Q1T1 write", &[140.0, 141.0, 139.0]).p99(9_000_000),
+            ],
+        ),
+        run(
+            2,
+            "SSD",
+            vec![
+                rand("RND4K Q1T1 read", &[9000.0, 9100.0, 8900.0]).p99(210_000),
+                rand("RND4K Q1T1 write", &[20000.0, 20100.0, 19900.0]).p99(60_000),
+            ],
+        ),
+        run(
+            3,
+            "HDD2",
+            vec![
+                rand("RND4K Q1T1 read", &[160.0, 161.0, 159.0]).p99(11_000_000),
+                rand("RND4K Q1T1 write", &[140.0, 141.0, 139.0]).p99(9_000_000),
+            ],
+        ),
+    ];
+    let c = crate::compare::compare(&runs, 1).unwrap();
+    let f: Vec<&Diagnostic> = c.findings.iter().filter(|f| f.code == Code::CacheCandidate).collect();
+    assert_eq!(f.len(), 2, "{f:?}");
+    assert_eq!(f[0].run, Some(2));
+    assert_eq!(
+        f[0].message,
+        "As a read cache for HDD (L2ARC, bcache), SSD is worth it: 4K QD1 random reads at 60.0x the IOPS (9000 vs 150, p99 210.0 µs vs 12.00 ms). As a sync-write log (ZFS SLOG) it would help: 4K QD1 write p99 60.0 µs vs 9.00 ms (iolab flushes once per run, not after every write, so both are lower bounds)."
+    );
+    assert!(
+        f[1].message
+            .starts_with("As a read cache for HDD, HDD2 is not worth it: 4K QD1 random reads at 1.1x the IOPS (160 vs 150"),
+        "{}",
+        f[1].message
+    );
+    assert!(
+        f[1].message.contains("a cache pays from 2x with a lower p99") && f[1].message.contains("would not help"),
+        "{}",
+        f[1].message
+    );
+    // No 4K QD1 random read test, no finding.
+    let runs = vec![
+        run(1, "a", vec![seq("S read", &[1.0, 2.0])]),
+        run(2, "b", vec![seq("S read", &[3.0, 4.0])]),
+    ];
+    assert!(
+        crate::compare::compare(&runs, 1)
+            .unwrap()
+            .findings
+            .iter()
+            .all(|f| f.code != Code::CacheCandidate)
+    );
+}
+
+#[test]
+fn cpu_cost_reports_notable_ratios_either_way() {
+    let mk = |id, name: &str, cpu: f64| {
+        run(
+            id,
+            name,
+            vec![
+                seq("S1 read", &[100.0, 101.0]).cpu(cpu),
+                J::mixed("M mix", true, &[50.0, 51.0], &[20.0, 21.0]).cpu(cpu),
+            ],
+        )
+    };
+    let c = cmp(&[mk(1, "A", 1.0), mk(2, "B", 2.1), mk(3, "C", 0.5), mk(4, "D", 1.1)]);
+    let f = rules(&c, "cpu_cost");
+    let texts: Vec<&str> = f.iter().map(|f| f.message.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "B uses 2.1x the CPU per MB/s of A (median over 2 job(s)).",
+            "A uses 2.0x the CPU per MB/s of C (median over 2 job(s)).",
+        ]
+    );
+}
+
+#[test]
+fn all_within_noise_and_noise_unknown() {
+    let a = run(1, "A", vec![seq("S1 read", &[100.0, 110.0, 90.0]), seq("S2 read", &[100.0])]);
+    let b = run(2, "B", vec![seq("S1 read", &[105.0, 95.0, 102.0]), seq("S2 read", &[140.0])]);
+    let c = cmp(&[a, b]);
+    let f = rules(&c, "all_within_noise");
+    assert_eq!(
+        f[0].message,
+        "B and A differ by no more than the noise on 1 test (1 more with noise unknown)."
+    );
+    let u = rules(&c, "noise_unknown");
+    assert_eq!(u.len(), 1);
+    assert!(u[0].message.contains("(largest: +40% on S2 read)"), "{}", u[0].message);
+    assert!(rules(&c, "biggest_win").is_empty());
+}
+
+#[test]
+fn no_common_tests_is_said() {
+    let a = run(1, "A", vec![seq("S1 read", &[100.0, 101.0])]);
+    let b = run(2, "B", vec![seq("S2 read", &[100.0, 101.0])]);
+    let c = cmp(&[a, b]);
+    assert!(c.tests.is_empty());
+    assert_eq!(rules(&c, "no_common_tests").len(), 1);
+    assert_eq!(c.findings.len(), 1);
+}
