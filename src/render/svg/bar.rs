@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::axis::{Layout, extent, layout};
 use super::frame::*;
-use super::text::{CatLabel, N, category_labels, escape, exact, plural, text_width};
+use super::text::{CatLabel, N, category_labels, escape, exact, plural};
 use super::*;
 
 /// A drawable bar: its value and its interval, if any.
@@ -20,23 +20,22 @@ impl BarChart {
             y,
             hlines: Vec::new(),
             references: Vec::new(),
-            width: 640,
-            height: 320,
+            width: DEFAULT_SIZE.0,
+            height: DEFAULT_SIZE.1,
         }
     }
 
     /// The chart as a standalone SVG element.
     pub fn to_svg(&self) -> String {
-        let (wu, hu) = (self.width.max(160), self.height.max(100));
+        let (wu, hu) = canvas(self.width, self.height);
         let mut notes = Vec::new();
         let data = self.drawable(&mut notes);
-        let colors: Vec<usize> = self.groups.iter().enumerate().map(|(i, g)| color_of(g.color, i)).collect();
+        let colors = palette(self.groups.iter().map(|g| g.color));
         let at = self.place(&data, &colors, f64::from(wu), f64::from(hu));
         let (p, ylay) = (at.plot, &at.y);
 
         let mut b = String::new();
-        write_title(&mut b, &self.title);
-        write_legend(&mut b, &at.legend, &at.legend_pos, at.legend_top, f64::from(wu));
+        at.head.write(&mut b, &self.title);
         write_frame(&mut b, p, ylay, None);
         let outside = self.write_bars(&mut b, &data.bars, &colors, p, ylay);
         self.write_refs(&mut b, &data.refs, p, ylay);
@@ -143,25 +142,15 @@ impl BarChart {
     /// plot with its y axis, and category labels under it, on two lines
     /// when one of them needs it.
     fn place(&self, data: &Drawable, colors: &[usize], w: f64, h: f64) -> Placed {
-        let legend = self.legend(colors, &data.refs);
-        let (legend_pos, legend_rows) = legend_positions(&legend, w);
-        let title_h = if self.title.is_empty() { 0.0 } else { 20.0 };
-        let legend_top = 6.0 + title_h;
-        let top = legend_top + legend_rows as f64 * 16.0 + 8.0;
+        let head = Head::new(&self.title, self.legend(colors, &data.refs), w);
+        let top = head.plot_top;
         let size = (w, h);
         let yext = data.y_extent(self.y.scale);
         let (mut plot, mut y, mut cats) = self.plot(data, yext, top, size, 0.0);
         if cats.iter().any(|c| c.lines.len() > 1) {
             (plot, y, cats) = self.plot(data, yext, top, size, 1.0);
         }
-        Placed {
-            legend,
-            legend_pos,
-            legend_top,
-            plot,
-            y,
-            cats,
-        }
+        Placed { head, plot, y, cats }
     }
 
     /// The plot from `top` down in a chart of `size` px, its y axis over
@@ -172,8 +161,7 @@ impl BarChart {
         let n = self.categories.len();
         let bottom = (h - 8.0 - 18.0 - extra * 12.0).max(top + 20.0);
         let ylay = layout(&self.y, yext, bottom, top, false);
-        let mut left = 8.0 + if self.y.title().is_empty() { 0.0 } else { 16.0 } + ylay.widest_label() + 6.0;
-        let mut right = 12.0f64.max(data.hlines.iter().map(|l| text_width(&l.1)).fold(0.0, f64::max) + 10.0);
+        let (mut left, mut right) = margins(&self.y, &ylay, &data.hlines);
         // Room for the first and last labels where they overhang their slots.
         let slot = (w - right - left) / n.max(1) as f64;
         let cats = category_labels(&self.categories, left, w - right - left);
@@ -183,10 +171,7 @@ impl BarChart {
         if let Some(last) = cats.last().filter(|l| l.index + 1 == n) {
             right = right.max(last.width() / 2.0 - slot / 2.0 + 4.0);
         }
-        if w - right - left < 40.0 {
-            right = 8.0;
-            left = left.min(w - 48.0);
-        }
+        let (left, right) = leave_room((left, right), w);
         let p = Plot {
             left,
             right: w - right,
@@ -350,9 +335,7 @@ impl Drawable<'_> {
 
 /// Where a bar chart's parts go.
 struct Placed {
-    legend: Vec<LegendItem>,
-    legend_pos: Vec<(f64, usize)>,
-    legend_top: f64,
+    head: Head,
     plot: Plot,
     y: Layout,
     cats: Vec<CatLabel>,

@@ -35,8 +35,72 @@ pub(super) enum Mark {
     Swatch,
 }
 
+/// A new chart's size in px, until its caller sets one.
+pub(super) const DEFAULT_SIZE: (u32, u32) = (640, 320);
+
+/// The smallest chart, in px, that has room for a plot.
+const MIN_SIZE: (u32, u32) = (160, 100);
+
+/// A chart's size in px: as asked, at least [`MIN_SIZE`].
+pub(super) fn canvas(width: u32, height: u32) -> (u32, u32) {
+    (width.max(MIN_SIZE.0), height.max(MIN_SIZE.1))
+}
+
+/// Each series' or group's palette index: its own colour, else its position.
+pub(super) fn palette(colors: impl Iterator<Item = Option<usize>>) -> Vec<usize> {
+    colors.enumerate().map(|(i, c)| c.unwrap_or(i)).collect()
+}
+
+/// What every chart draws above its plot: the title, then the legend in
+/// rows across the chart's width.
+pub(super) struct Head {
+    legend: Vec<LegendItem>,
+    pos: Vec<(f64, usize)>,
+    legend_top: f64,
+    /// Where the plot may begin.
+    pub(super) plot_top: f64,
+    width: f64,
+}
+
+impl Head {
+    pub(super) fn new(title: &str, legend: Vec<LegendItem>, width: f64) -> Head {
+        let (pos, rows) = legend_positions(&legend, width);
+        let legend_top = 6.0 + if title.is_empty() { 0.0 } else { 20.0 };
+        Head {
+            plot_top: legend_top + rows as f64 * 16.0 + 8.0,
+            legend,
+            pos,
+            legend_top,
+            width,
+        }
+    }
+
+    pub(super) fn write(&self, b: &mut String, title: &str) {
+        write_title(b, title);
+        write_legend(b, &self.legend, &self.pos, self.legend_top, self.width);
+    }
+}
+
+/// The plot's margins left and right: room for the y tick labels and
+/// title on the left, for the labels of lines across the chart on the right.
+pub(super) fn margins(y: &Axis, ylay: &Layout, hlines: &[(f64, String, String)]) -> (f64, f64) {
+    let left = 8.0 + if y.title().is_empty() { 0.0 } else { 16.0 } + ylay.widest_label() + 6.0;
+    let right = 12.0f64.max(hlines.iter().map(|l| text_width(&l.1)).fold(0.0, f64::max) + 10.0);
+    (left, right)
+}
+
+/// Margins that still leave a plot in a chart `w` px wide: when they do
+/// not, the right one gives way first.
+pub(super) fn leave_room((left, right): (f64, f64), w: f64) -> (f64, f64) {
+    if w - right - left < 40.0 {
+        (left.min(w - 48.0), 8.0)
+    } else {
+        (left, right)
+    }
+}
+
 /// Legend entries laid out in rows across `w` px from x = 8: (x, row) each, and the number of rows.
-pub(super) fn legend_positions(items: &[LegendItem], w: f64) -> (Vec<(f64, usize)>, usize) {
+fn legend_positions(items: &[LegendItem], w: f64) -> (Vec<(f64, usize)>, usize) {
     let (mut x, mut row) = (8.0, 0);
     let mut pos = Vec::new();
     for it in items {
@@ -52,7 +116,7 @@ pub(super) fn legend_positions(items: &[LegendItem], w: f64) -> (Vec<(f64, usize
     (pos, rows)
 }
 
-pub(super) fn write_legend(b: &mut String, items: &[LegendItem], pos: &[(f64, usize)], top: f64, w: f64) {
+fn write_legend(b: &mut String, items: &[LegendItem], pos: &[(f64, usize)], top: f64, w: f64) {
     if items.is_empty() {
         return;
     }
@@ -204,7 +268,7 @@ pub(super) fn document(kind: &str, w: u32, h: u32, n: usize, title: &str, desc: 
     )
 }
 
-pub(super) fn write_title(b: &mut String, title: &str) {
+fn write_title(b: &mut String, title: &str) {
     if !title.is_empty() {
         w!(
             b,
@@ -240,8 +304,4 @@ pub(super) fn visible_hlines(lines: &[HLine], y: &Axis, notes: &mut Vec<String>)
         }
     }
     out
-}
-
-pub(super) fn color_of(color: Option<usize>, position: usize) -> usize {
-    color.unwrap_or(position)
 }

@@ -19,23 +19,22 @@ impl LineChart {
             hlines: Vec::new(),
             bands: Vec::new(),
             markers: Vec::new(),
-            width: 640,
-            height: 320,
+            width: DEFAULT_SIZE.0,
+            height: DEFAULT_SIZE.1,
         }
     }
 
     /// The chart as a standalone SVG element.
     pub fn to_svg(&self) -> String {
-        let (wu, hu) = (self.width.max(160), self.height.max(100));
+        let (wu, hu) = canvas(self.width, self.height);
         let mut notes = Vec::new();
         let data = self.drawable(&mut notes);
-        let colors: Vec<usize> = self.series.iter().enumerate().map(|(i, s)| color_of(s.color, i)).collect();
+        let colors = palette(self.series.iter().map(|s| s.color));
         let at = self.place(&data, &colors, f64::from(wu), f64::from(hu));
         let (p, xlay, ylay) = (at.plot, &at.x, &at.y);
 
         let mut b = String::new();
-        write_title(&mut b, &self.title);
-        write_legend(&mut b, &at.legend, &at.legend_pos, at.legend_top, f64::from(wu));
+        at.head.write(&mut b, &self.title);
         let label_row = self.write_bands(&mut b, &data.bands, p, xlay);
         write_frame(&mut b, p, ylay, Some(xlay));
         write_hlines(&mut b, p, ylay, &data.hlines);
@@ -139,26 +138,17 @@ impl LineChart {
     /// above; x tick labels and title below; y tick labels and title left;
     /// line labels right.
     fn place(&self, data: &Drawable, colors: &[usize], w: f64, h: f64) -> Placed {
-        let legend = self.legend(colors);
-        let (legend_pos, legend_rows) = legend_positions(&legend, w);
-        let title_h = if self.title.is_empty() { 0.0 } else { 20.0 };
-        let legend_top = 6.0 + title_h;
-        let top = legend_top + legend_rows as f64 * 16.0 + 8.0;
+        let head = Head::new(&self.title, self.legend(colors), w);
+        let top = head.plot_top;
         let bottom = h - (8.0 + 16.0 + if self.x.title().is_empty() { 0.0 } else { 14.0 });
         let bottom = bottom.max(top + 20.0);
         let (xext, yext) = (data.x_extent(), data.y_extent());
         let y = layout(&self.y, yext, bottom, top, false);
-        let mut left = 8.0 + if self.y.title().is_empty() { 0.0 } else { 16.0 } + y.widest_label() + 6.0;
-        let mut right = 12.0f64.max(data.hlines.iter().map(|l| text_width(&l.1)).fold(0.0, f64::max) + 10.0);
+        let (left, right) = margins(&self.y, &y, &data.hlines);
         // Room for the x labels at the ends, laid out once to know how wide they are.
         let first = layout(&self.x, xext, left, w - right, true);
         let half = first.widest_label() / 2.0 + 4.0;
-        left = left.max(half);
-        right = right.max(half);
-        if w - right - left < 40.0 {
-            right = 8.0;
-            left = left.min(w - 48.0);
-        }
+        let (left, right) = leave_room((left.max(half), right.max(half)), w);
         let x = layout(&self.x, xext, left, w - right, true);
         let plot = Plot {
             left,
@@ -166,14 +156,7 @@ impl LineChart {
             top,
             bottom,
         };
-        Placed {
-            legend,
-            legend_pos,
-            legend_top,
-            plot,
-            x,
-            y,
-        }
+        Placed { head, plot, x, y }
     }
 
     /// Bands, shaded alternately, labelled inside the top of the plot when
@@ -432,9 +415,7 @@ impl Drawable<'_> {
 
 /// Where a line chart's parts go.
 struct Placed {
-    legend: Vec<LegendItem>,
-    legend_pos: Vec<(f64, usize)>,
-    legend_top: f64,
+    head: Head,
     plot: Plot,
     x: Layout,
     y: Layout,
