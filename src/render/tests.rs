@@ -11,17 +11,19 @@ use crate::store::RunSummary;
 use crate::summary::Report;
 use serde_json::{Value, json};
 
-fn fixture(name: &str) -> String {
+/// A report fixture's JSON (`tests/fixtures/render/NAME.json`); shared by
+/// the renderers' tests below this folder.
+pub(super) fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/render/{name}.json", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-fn report(name: &str) -> Report {
+pub(super) fn report(name: &str) -> Report {
     serde_json::from_str(&fixture(name)).expect("fixture parses as Report")
 }
 
 /// A fixture changed by `edit` on its JSON.
-fn edited(name: &str, edit: impl FnOnce(&mut Value)) -> Report {
+pub(super) fn edited(name: &str, edit: impl FnOnce(&mut Value)) -> Report {
     let mut v: Value = serde_json::from_str(&fixture(name)).expect("fixture is JSON");
     edit(&mut v);
     serde_json::from_value(v).expect("edited fixture parses as Report")

@@ -6,28 +6,13 @@
 use super::page;
 use crate::compare::{Comparison, RunRef, compare};
 use crate::render::Page;
+use crate::render::tests::{edited, report};
 use crate::store::RunSummary;
 use crate::summary::Report;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 // ------------------------------------------------------------ fixtures
-
-fn fixture(name: &str) -> String {
-    let path = format!("{}/tests/fixtures/render/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-fn report(name: &str) -> Report {
-    serde_json::from_str(&fixture(name)).expect("fixture parses as Report")
-}
-
-/// A fixture changed by `edit` on its JSON.
-fn edited(name: &str, edit: impl FnOnce(&mut Value)) -> Report {
-    let mut v: Value = serde_json::from_str(&fixture(name)).expect("fixture is JSON");
-    edit(&mut v);
-    serde_json::from_value(v).expect("edited fixture parses as Report")
-}
 
 /// The runs of every kind the fixtures hold.
 const RUNS: [&str; 11] = [
