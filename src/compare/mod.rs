@@ -1,8 +1,8 @@
 //! Comparing stored runs: the engine behind `iolab compare`.
 //!
 //! Pure: stored [`Report`]s in, a [`Comparison`] out (which is also the
-//! `--format json` document), and renderers that turn it into a terminal
-//! table, a Markdown table or CSV. No I/O, no printing.
+//! `--format json` document; its view for every other format is built in
+//! `render/views/compare.rs`). No I/O, no printing.
 //!
 //! - A *test* is a job name plus a direction: a read-only or write-only job
 //!   is one test named after the job ("SEQ1M Q8T1 read"); a mixed job gives

@@ -13,7 +13,9 @@
 //!
 //! Each kind lives in its own module: [`jobs`] (suites and custom jobs),
 //! [`scan`], [`scale`], [`time`], [`apps`] (the files and git workloads),
-//! [`capacity`] (whether a device's announced size is real).
+//! [`verify`] (stamped blocks written and read back), [`capacity`]
+//! (whether a device's announced size is real), and [`fio`] (fio as the
+//! executor of a plan, here or on many `fio --server` hosts).
 
 pub mod apps;
 pub mod capacity;

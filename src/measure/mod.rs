@@ -1,7 +1,8 @@
 //! Runs jobs against an open target: threads, engines, warm-up, repeated
 //! runs, the final flush, and the CPU and device counters around each pass.
 //!
-//! It collects [`RunSamples`] and never prints; it reports progress through
+//! It returns a job's [`crate::measure::samples::JobSamples`] (each run's
+//! [`RunSamples`]) and never prints; it reports progress through
 //! the [`Observer`] the caller supplies.
 
 pub mod cpu;

@@ -5,8 +5,8 @@
 //!
 //! A result is turned once into a neutral [`view::View`] by its builder in
 //! [`views`]; `text.rs`, `markdown.rs`, `csv.rs` and `html/` render views
-//! and nothing else (the recipe for a kind not yet ported, and which are,
-//! is in [`view`]'s module doc). JSON is the stored document itself.
+//! and nothing else (the recipe for a new kind of result is in [`view`]'s
+//! module doc). JSON is the stored document itself.
 //!
 //! To add a format: a renderer of [`view::View`], an [`Exporter`] calling
 //! it (return `None` for the documents it has no view of), a [`Format`]

@@ -1,6 +1,8 @@
-//! Raw measurements, as the engine loop collects them: counts, a latency
-//! histogram and per-second bins per direction. Merged across threads and
-//! turned into figures by [`crate::summary`].
+//! Raw measurements, as the engine loop and the counters around it collect
+//! them: per direction counts, a latency histogram and per-second bins;
+//! CPU times; what a block device did ([`DiskDelta`], [`DeviceActivity`]);
+//! the phases and commands of the timed workloads. Merged across threads
+//! and turned into figures by [`crate::summary`].
 
 pub mod histogram;
 

@@ -225,7 +225,7 @@ pub struct DeviceReport {
     // `crate::base::thresholds::OTHER_DEVICE_MIN_BYTES`) until they are
     // regenerated together.
     /// Devices outside the target's chain that moved more than
-    /// [`crate::judge::thresholds::OTHER_DEVICE_MIN_BYTES`] over the same runs
+    /// [`crate::base::thresholds::OTHER_DEVICE_MIN_BYTES`] over the same runs
     /// (summed): where the job's I/O went if the target's device did not see it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub others: Vec<crate::samples::DeviceActivity>,

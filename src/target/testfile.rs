@@ -96,7 +96,7 @@ fn named_unlinked_as(dir: &Path, name: &str) -> std::io::Result<File> {
 /// The writing runs on a thread of its own, waited for while it (or the
 /// devices under the target, `device_progress`) makes progress: a target
 /// that stops answering fails the run after the stall timeout instead of
-/// hanging it, and the descriptor is then never closed (see [`Target::abandon`]).
+/// hanging it, and the descriptor is then never closed (see [`super::Target::abandon`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn prefill(
     file: File,

@@ -6,7 +6,8 @@
 //! line and the configuration file all read an engine's facts from here.
 //!
 //! Adding an engine: its file beside this one (an [`Engine`]), a variant of
-//! [`EngineKind`], its row in [`ENGINES`] and its arm in
+//! [`EngineKind`] (and in [`EngineKind::ALL`], whose length the compiler
+//! holds to [`ENGINES`]'s), its row in [`ENGINES`] and its arm in
 //! [`EngineKind::open`].
 
 use super::Engine;

@@ -1,4 +1,4 @@
-//! A [`View`]'s sections on the page: each a `<section>` with its heading
+//! A [`View`](crate::render::view::View)'s sections on the page: each a `<section>` with its heading
 //! (listed in the contents), facts as a `<dl>`, tables as data tables (the
 //! headline table in CrystalDiskMark's look, a bar behind each bandwidth,
 //! the warnings only one row carries under it), charts as figures

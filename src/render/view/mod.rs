@@ -47,13 +47,11 @@
 //! [`Place::Prose`] in sentences, with its unit) or [`Cell::raw`]; an
 //! empty cell is nothing in the terminal and `–` in Markdown and HTML.
 //!
-//! # How to port a kind of result
-//! Ported: runs and imports (`views/jobs.rs`), scans (`views/scan.rs`),
-//! capacity probes (`views/capacity.rs`), scales (`views/scale.rs`),
-//! verifies (`views/verify.rs`), timed commands and the app suites
-//! (`views/apps.rs`), comparisons (`views/compare.rs`). Each of the others
-//! is one person's work, touching only its own files (see
-//! [`crate::render::views`]).
+//! # How to add a kind of result
+//! Every result has its builder in [`crate::render::views`] (runs and
+//! imports in `views/jobs.rs`, scans, scales, verifies, capacity probes,
+//! timed commands and app suites, comparisons, hosts, info, selftest, the
+//! run list); a new kind is one person's work, touching only its own files.
 //! 1. Write `src/render/views/KIND.rs` with one `pub fn view(..) -> View`
 //!    (or its sections, when the kind is a kind of run), from the model
 //!    only: read figures from the model and its accessors in
@@ -80,12 +78,11 @@
 //!    [`Table::records`] (a chart's numbers may be it). Give charts their
 //!    numbers ([`Chart::numbers`]), in the axes' quantities ([`Quantity`]);
 //!    the formats pick display units.
-//! 4. Wire it: for a kind of run, one arm in [`crate::render::views::run`],
-//!    then delete its legacy arms in `render/legacy.rs`, its legacy file
-//!    and its HTML section (`render/html/KIND.rs`). For another document (comparison, hosts,
-//!    info, selftest, the run list), replace its arms in the exporters of
-//!    `render/mod.rs` by `text::render`, `markdown::render`,
-//!    `csv::render` and `html::view_page` of its view.
+//! 4. Wire it: for a kind of run, one arm in [`crate::render::views::run`];
+//!    for another document (like the comparison, hosts, info, selftest,
+//!    the run list), an arm in the exporters of `render/mod.rs` that hands
+//!    its view to `text::render`, `markdown::render`, `csv::render` and
+//!    `html::view_page`.
 //! 5. The snapshots in `src/render/snapshots/` pin the output and must
 //!    pass unchanged, except where a wording that had drifted between
 //!    formats becomes one: then the snapshot changes there only, and the
