@@ -220,12 +220,8 @@ pub struct DeviceReport {
     /// ([`crate::judge::job::pool_cross_check`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zfs_pool: Option<String>,
-    // The description below is in the committed schemas (schema/*.json), so
-    // it keeps the threshold's path from before base/ (now
-    // `crate::base::thresholds::OTHER_DEVICE_MIN_BYTES`) until they are
-    // regenerated together.
-    /// Devices outside the target's chain that moved more than
-    /// [`crate::base::thresholds::OTHER_DEVICE_MIN_BYTES`] over the same runs
+    /// Devices outside the target's chain that moved more than 1 MiB
+    /// (`base::thresholds::OTHER_DEVICE_MIN_BYTES`) over the same runs
     /// (summed): where the job's I/O went if the target's device did not see it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub others: Vec<crate::samples::DeviceActivity>,
