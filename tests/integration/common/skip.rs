@@ -85,7 +85,15 @@ pub fn is_root() -> bool {
     rustix::process::geteuid().is_root()
 }
 
-/// True when `tool --version` runs and succeeds.
+/// True when `tool --version` runs and succeeds, or, for a tool without a `--version`
+/// (zfs-fuse's `zfs-fuse`, `zpool` and `zfs`), when an executable of that name is on `PATH`.
 pub fn have_tool(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success()) || on_path(tool)
+}
+
+/// True when a directory of `PATH` holds an executable file named `tool`.
+fn on_path(tool: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(path) = std::env::var_os("PATH") else { return false };
+    std::env::split_paths(&path).any(|d| std::fs::metadata(d.join(tool)).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
 }
