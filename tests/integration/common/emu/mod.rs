@@ -12,6 +12,8 @@
 //!   (buffered writes timed to fsync: see `reference`).
 //! * [`SlowFile`]  – a read-only FUSE file whose read rate is a known function of the offset
 //!   (fast outer zones, slow inner ones), served by `tests/integration/common/slowfs.py`.
+//! * [`ZfsLab`]    – a live ZFS: the zfs-fuse daemon in a throttle group of its own, and
+//!   [`zfs::Pool`]s of every layout over throttled loop devices (see `zfs`).
 //!
 //! Timing against a throttle: the blkio throttle grants bytes in 100 ms slices, so what a
 //! transfer gets early depends on the group's last 200 ms. [`Cgroup::settle`] waits that
@@ -32,14 +34,16 @@
 //!   binary (cargo test) or as separate processes (nextest).
 //! * A process killed before its guards run (timeout, SIGKILL) leaves its resources
 //!   behind. The first guard created by any later test process sweeps up leftovers whose
-//!   owner pid no longer exists (mounts, cgroups, loop devices, zram devices, files), under
-//!   an exclusive `flock` so two sweepers never race each other.
+//!   owner pid no longer exists (ZFS pools and a zfs-fuse daemon such a process started,
+//!   mounts, cgroups, loop devices, zram devices, files), under an exclusive `flock` so
+//!   two sweepers never race each other.
 //!
 //! Layout: `names` (the test's name, unique names), `proc` (running commands), `blockdev`
 //! (the [`BlockDev`] trait, sysfs writes), one file per guard kind (`loopdev`, `zram`,
-//! `cgroup`, `mounts`, `slowfile`), `settle` (the throttle's slices: settling a group and
-//! measuring its burst), and `sweep` (leftovers of killed processes). Everything public
-//! is re-exported here, so callers just `use crate::common::emu::{...}`.
+//! `cgroup`, `mounts`, `slowfile`, `zfs`), `settle` (the throttle's slices: settling a
+//! group and measuring its burst), and `sweep` (leftovers of killed processes). Everything
+//! public is re-exported here, so callers just `use crate::common::emu::{...}` (the ZFS
+//! lab's pools, members and datasets from `emu::zfs`).
 
 mod blockdev;
 mod cgroup;
@@ -53,6 +57,7 @@ mod reference;
 mod settle;
 mod slowfile;
 mod sweep;
+pub mod zfs;
 mod zram;
 
 // Each test binary uses only part of the harness (see `common/mod.rs`), so a
@@ -69,6 +74,7 @@ pub use self::{
     settle::{Burst, SETTLE, THROTTLE_SLICE},
     slowfile::SlowFile,
     sweep::sweep_stale,
+    zfs::{Disk, Layout, Role, ZfsLab},
     zram::Zram,
 };
 

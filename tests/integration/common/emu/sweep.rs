@@ -1,5 +1,6 @@
-//! Sweeping up after killed test processes: mounts, cgroups, loop devices, zram devices
-//! and `/dev/shm` files whose owner pid (encoded in the name) no longer exists.
+//! Sweeping up after killed test processes: ZFS pools and a zfs-fuse daemon of theirs,
+//! mounts, cgroups, loop devices, zram devices and `/dev/shm` files whose owner pid
+//! (encoded in the name) no longer exists.
 
 use std::fs::{self, File};
 use std::os::fd::AsRawFd;
@@ -10,6 +11,7 @@ use std::sync::Once;
 use super::cgroup::remove_cgroup;
 use super::mounts::{is_mountpoint, mount_points};
 use super::proc::run_quiet;
+use super::zfs::sweep_stale_zfs;
 use super::zram::zram_remove;
 use super::{BLKIO_ROOT, PREFIX, SHM_DIR};
 
@@ -19,7 +21,7 @@ fn owner_pid(name: &str) -> Option<u32> {
 }
 
 /// A harness name whose owner process is gone.
-fn is_stale(name: &str) -> bool {
+pub(super) fn is_stale(name: &str) -> bool {
     match owner_pid(name) {
         Some(pid) => pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists(),
         None => false,
@@ -48,6 +50,9 @@ pub fn sweep_stale() {
     if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
         return;
     }
+    // 0. ZFS pools first (they hold loop devices and mount directories of theirs), and a
+    //    daemon a dead test started; skipped while a lab runs (it swept when it started).
+    sweep_stale_zfs();
     // 1. Mounts (ext4 / tmpfs) on stale directories.
     for m in mount_points() {
         if is_stale(&file_name_of(&m)) {
