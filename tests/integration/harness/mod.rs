@@ -3,8 +3,9 @@
 //! blkio throttle (`emu`), cross-checked with fio (`fio_check`); the FUSE
 //! file with a known rate profile (`slowfile`); the faulty device that lies
 //! about its capacity, fails, flips or loses (`faultdev`); fio hosts in
-//! network namespaces (`netns`); and the headless browser the report's tests
-//! drive (`browser`). Each also proves it leaves nothing behind.
+//! network namespaces (`netns`); a live ZFS, zfs-fuse over throttled loop
+//! devices (`zfs`); and the headless browser the report's tests drive
+//! (`browser`). Each also proves it leaves nothing behind.
 
 mod browser;
 mod emu;
@@ -12,3 +13,4 @@ mod faultdev;
 mod fio_check;
 mod netns;
 mod slowfile;
+mod zfs;
