@@ -603,6 +603,37 @@ mod tests {
     }
 
     #[test]
+    fn property_lines_labels_versions_and_leaf_paths() {
+        let got = parse_properties("recordsize\t131072\ncompression\toff\nsync\t-\nbad line\n");
+        assert_eq!(
+            got,
+            [
+                ("recordsize".to_string(), "131072".to_string()),
+                ("compression".to_string(), "off".to_string())
+            ]
+        );
+        let label = "------\nLABEL 0\n------\n    version: 23\n    vdev_tree:\n        type: 'mirror'\n        ashift: 9\n";
+        assert_eq!(label_ashift(label), Some(9));
+        assert_eq!(label_ashift("failed to unpack label 0\n"), None);
+        assert_eq!(
+            pool_version("NAME  PROPERTY  VALUE  SOURCE\nt     version   23     default\n"),
+            Some(23)
+        );
+        // OpenZFS's feature-flag pools: `-`.
+        assert_eq!(
+            pool_version("NAME  PROPERTY  VALUE  SOURCE\nt     version   -      default\n"),
+            None
+        );
+        assert_eq!(leaf_path("loop0"), "/dev/loop0");
+        assert_eq!(leaf_path("shm/f.img"), "/dev/shm/f.img");
+        assert_eq!(leaf_path("/dev/disk/by-id/x-part1"), "/dev/disk/by-id/x-part1");
+        assert!(is_zfs("zfs") && is_zfs("fuse.zfs") && !is_zfs("fuse") && !is_zfs("zfs-fuse"));
+        // A leaf's kind before it is resolved: outside /dev a file, else a disk.
+        let (_, v) = parse_status("config:\n\n\tNAME STATE\n\tp ONLINE\n\t  /srv/f.img ONLINE\n\t  loop0 ONLINE\n").unwrap();
+        assert_eq!((v[0].kind.as_str(), v[1].kind.as_str()), ("file", "disk"));
+    }
+
+    #[test]
     fn live_commands_time_out_and_fail_quietly() {
         assert_eq!(LiveCommands.run("/nonexistent/iolab-cmd", &[]), None);
         assert_eq!(LiveCommands.run("sh", &["-c", "echo hi"]).as_deref(), Some("hi\n"));
