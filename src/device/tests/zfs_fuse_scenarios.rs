@@ -365,6 +365,19 @@ fn the_view_shows_pool_dataset_arc_and_daemon() {
         assert!(has_row(&text, cells), "no row {cells:?} in\n{text}");
     }
     assert!(text.contains("ZFS vdevs (zpool status)\n"), "{text}");
+    // A daemon started bare: its settings are zfsrc's.
+    fx.bytes("proc/4242/cmdline", b"zfs-fuse\0");
+    let bare = Text::default().export(Document::Device(&mc(&fx))).unwrap();
+    assert!(
+        has_row(
+            &bare,
+            &[
+                "Settings",
+                "no options on its command line, after /etc/zfs/zfsrc vdev-cache-size = 10; max-arc-size = 100; zfs-prefetch-disable"
+            ]
+        ),
+        "{bare}"
+    );
     assert!(
         text.contains("loop0 (7:0): reads 21.0 MB/s, writes 21.0 MB/s [blkio cgroup /zfsd, of zfs-fuse (pid 4242)]"),
         "{text}"

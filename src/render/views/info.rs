@@ -156,7 +156,11 @@ fn daemon_words(d: &ZfsFuseDaemon) -> String {
 
 /// Where the daemon's settings come from: its command line, then zfsrc.
 fn daemon_settings(d: &ZfsFuseDaemon) -> Line {
-    let mut l = Line::new().text("command line ").code(d.args.join(" "));
+    let mut l = if d.args.is_empty() {
+        Line::new().text("no options on its command line")
+    } else {
+        Line::new().text("command line ").code(d.args.join(" "))
+    };
     let zfsrc = d.caching_zfsrc();
     if !zfsrc.is_empty() {
         l = l.text(", after /etc/zfs/zfsrc ").code(zfsrc.join("; "));
