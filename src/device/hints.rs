@@ -67,6 +67,7 @@ pub fn hints(r: &DeviceReport) -> Vec<Diagnostic> {
         out.extend(
             [
                 zfs_direct(z),
+                zfs_fuse_page_cache(z),
                 zfs_member_page_cache(z),
                 zfs_sync(z),
                 zfs_primarycache(z),
@@ -131,32 +132,39 @@ fn zfs_direct(z: &ZfsInfo) -> Option<Diagnostic> {
     ))
 }
 
-/// zfs-fuse has members open without O_DIRECT: the kernel's page cache of
-/// each sits under the ARC.
+/// zfs-fuse has members open without O_DIRECT (file vdevs): the kernel's
+/// page cache of each sits under the ARC.
 fn zfs_member_page_cache(z: &ZfsInfo) -> Option<Diagnostic> {
     let d = z.daemon.as_ref()?;
-    let leaves = z.leaves();
-    let cached: Vec<String> = leaves
+    let cached: Vec<String> = z
+        .leaves()
         .iter()
         .filter(|v| v.page_cache == Some(true))
         .map(|v| v.device.clone().unwrap_or_else(|| super::zfs::leaf_path(&v.name)))
         .collect();
-    let known = leaves.iter().any(|v| v.page_cache.is_some());
-    let (which, why) = match (cached.is_empty(), known, d.block_cache) {
-        (false, _, true) => (cached.join(", "), " (it runs without disable-block-cache)"),
-        // Only file vdevs, opened without O_DIRECT whatever the setting.
-        (false, _, false) => (
-            cached.join(", "),
-            " (file vdevs are opened without O_DIRECT even with disable-block-cache)",
-        ),
-        (true, false, true) => ("its pools' members".to_string(), " (it runs without disable-block-cache)"),
-        _ => return None,
-    };
+    if cached.is_empty() {
+        return None;
+    }
     Some(hint(
         Code::ZfsMemberPageCache,
         &z.pool,
         format!(
-            "zfs-fuse (pid {}) reads and writes {which} through the kernel's page cache{why}: reads can come from RAM under the ARC, and writes wait there until ZFS flushes them; dropping the kernel's caches (drop_caches) empties that cache, not the ARC.",
+            "zfs-fuse (pid {}) has {} open without O_DIRECT, so its I/O goes through the kernel's page cache: reads can come from RAM under the ARC, and writes wait there until ZFS flushes them; dropping the kernel's caches (drop_caches) empties that cache, not the ARC.",
+            d.pid,
+            cached.join(", ")
+        ),
+    ))
+}
+
+/// zfs-fuse without `disable-block-cache`: the kernel caches its datasets'
+/// files above it (FUSE `direct_io` off).
+fn zfs_fuse_page_cache(z: &ZfsInfo) -> Option<Diagnostic> {
+    let d = z.daemon.as_ref().filter(|d| d.block_cache)?;
+    Some(hint(
+        Code::ZfsFusePageCache,
+        &z.dataset,
+        format!(
+            "zfs-fuse (pid {}) runs without disable-block-cache: the kernel caches the files of its datasets, so reads without O_DIRECT (buffered jobs, `iolab time`, the app suites) can come from RAM without reaching ZFS; dropping the kernel's caches (drop_caches) empties that cache, not the ARC under it. O_DIRECT reads skip it and go to the ARC.",
             d.pid
         ),
     ))

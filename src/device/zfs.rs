@@ -125,7 +125,8 @@ pub struct Vdev {
     pub ashift: Option<u32>,
     /// A leaf the process that issues its I/O has open without O_DIRECT,
     /// so its reads and writes go through the kernel's page cache (zfs-fuse:
-    /// from the daemon's open files); `None`: not known.
+    /// from the daemon's open files, where file vdevs are and block devices
+    /// are not); `None`: not known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_cache: Option<bool>,
     /// The vdevs under it.

@@ -3,10 +3,16 @@
 //! the member devices itself, so it is the process that issues the pool's
 //! I/O (its cgroup's limits apply to the members), and its caches are its
 //! own: the ARC (`max-arc-size`), a vdev cache per leaf (`vdev-cache-size`,
-//! default 10 MiB: reads of up to 16 KiB are read as 64 KiB and kept), the
-//! high-level prefetch (`zfs-prefetch-disable` turns it off) and, unless
-//! `disable-block-cache` is set, the kernel's page cache of each member
-//! device (it then opens them without O_DIRECT).
+//! default 10 MiB: reads of up to 16 KiB are read as 64 KiB and kept) and
+//! the high-level prefetch (`zfs-prefetch-disable` turns it off). Unless
+//! `disable-block-cache` is set, the kernel also caches the files of its
+//! datasets above it (`zfs_operations.c`: each open file's FUSE
+//! `direct_io` is `!block_cache`), so reads without O_DIRECT can come from
+//! the kernel's page cache and never reach the daemon (seen here: a file
+//! read twice after it was written, with no ARC hit; after `drop_caches`,
+//! the ARC's). Members that are block devices are opened with O_DIRECT
+//! whatever the setting (`vn_open` in libsolkerncompat adds it for block
+//! devices), file vdevs without it.
 //!
 //! Where each fact comes from (zfs-fuse 0.7, `src/zfs-fuse/main.c`):
 //! - the daemon: the first process whose `/proc/PID/comm` is `zfs-fuse`
@@ -16,10 +22,9 @@
 //!   it is one letter; `#` starts a comment), then `parse_args` reads the
 //!   command line (getopt_long: `--name value`, `--name=value`, unique
 //!   prefixes, `-m 100`, `-m100`); the last value wins, flags only turn on;
-//! - whether each member goes through the page cache: the daemon's open
-//!   file's flags (`/proc/PID/fdinfo/FD`, `flags:` in octal) without
-//!   O_DIRECT. File vdevs are opened without it even with
-//!   `disable-block-cache` (seen here);
+//! - whether each member goes through the kernel's page cache: the daemon's
+//!   open file's flags (`/proc/PID/fdinfo/FD`, `flags:` in octal) without
+//!   O_DIRECT;
 //! - the ARC: its kstats, one file per value under its own FUSE mount
 //!   (type `fuse`, source `kstat`, at `/zfs-kstat`): `zfs/arcstats/size`, `c_max`.
 
@@ -39,8 +44,10 @@ pub struct ZfsFuseDaemon {
     /// it when it started, before its command line), comments left out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub zfsrc: Vec<String>,
-    /// The daemon reads and writes the members through the kernel's page
-    /// cache of each device (no `disable-block-cache`): reads can come from RAM.
+    /// The kernel caches the files of its datasets (no `disable-block-cache`:
+    /// FUSE `direct_io` off), so reads without O_DIRECT can come from the
+    /// kernel's page cache, above ZFS. (Its block-device members are opened
+    /// with O_DIRECT either way: see [`super::Vdev::page_cache`].)
     pub block_cache: bool,
     /// `max-arc-size`; `None`: the compiled-in default.
     #[schemars(extend("x-unit" = "bytes"))]

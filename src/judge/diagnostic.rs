@@ -218,8 +218,12 @@ codes! {
     /// A ZFS dataset's ARC keeps no file data (`primarycache=metadata` or
     /// `none`): every read goes to the disks, a whole record at a time.
     ZfsPrimarycache = "zfs-primarycache", Info;
-    /// zfs-fuse reads and writes pool members through the kernel's page cache.
+    /// zfs-fuse has pool members (file vdevs) open without O_DIRECT: the
+    /// kernel's page cache sits under the ARC.
     ZfsMemberPageCache = "zfs-member-page-cache", Info;
+    /// zfs-fuse runs without `disable-block-cache`: the kernel caches its
+    /// datasets' files above ZFS, for reads without O_DIRECT.
+    ZfsFusePageCache = "zfs-fuse-page-cache", Info;
     /// A redundant layout (ZFS pool, md array) runs with members missing or failed.
     Degraded = "degraded", Info;
     // ---- comparison findings (`compare::findings`)

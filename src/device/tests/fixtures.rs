@@ -534,9 +534,10 @@ pub(crate) fn stacks() -> Fx {
 
 /// A machine running zfs-fuse as the captures in `tests/fixtures/device/`
 /// were taken (`*zfs-fuse*`): loop devices over files in `/dev/shm`, the
-/// daemon (pid 4242, started without `--disable-block-cache`, so it has
-/// its members open without O_DIRECT: `flags: 02100002`, as its file vdev
-/// was seen) in the blkio cgroup `/zfsd`, which limits `loop0` and `loop1`
+/// daemon (pid 4242, started as Debian's init script does, without
+/// `--disable-block-cache`; its open members' flags as seen here: block
+/// devices with O_DIRECT, `02140002`, the file vdev without, `02100002`)
+/// in the blkio cgroup `/zfsd`, which limits `loop0` and `loop1`
 /// to 20 MiB/s; iolab in `/lab`, which limits `loop0` to 1 MiB/s (not the
 /// daemon's limit: it must not show). A zombie `zfs-fuse` (pid 4100, an
 /// empty command line) is left from an earlier daemon. Pools (see
@@ -551,8 +552,7 @@ pub(crate) fn stacks() -> Fx {
 /// and the mounts are as zfs-fuse 0.7.0 made them here.
 pub(crate) fn zfs_fuse_machine() -> Fx {
     let fx = Fx::new();
-    let vda = virtio(&fx, 2, "vda", (254, 0), 536870912);
-    let _ = vda;
+    virtio(&fx, 2, "vda", (254, 0), 536870912);
     let lq = [
         ("rotational", "0"),
         ("logical_block_size", "512"),
@@ -582,11 +582,11 @@ pub(crate) fn zfs_fuse_machine() -> Fx {
         fx.file(&format!("{p}/loop/dio"), "0\n");
         fx.file(&format!("{p}/loop/offset"), "0\n");
         dev_node(&fx, &format!("loop{n}"), None);
-        // The daemon's open member (the spare too), without O_DIRECT.
+        // The daemon's open member (the spare too): a block device, with O_DIRECT.
         fx.symlink_abs(&format!("proc/{pid}/fd/{}", 11 + fd), &format!("/dev/loop{n}"));
         fx.file(
             &format!("proc/{pid}/fdinfo/{}", 11 + fd),
-            "pos:\t0\nflags:\t02100002\nmnt_id:\t27\n",
+            "pos:\t0\nflags:\t02140002\nmnt_id:\t27\n",
         );
     }
     fx.file("dev/shm/zfsinfo-file.img", "");

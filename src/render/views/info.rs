@@ -137,9 +137,9 @@ fn zfs_properties(z: &ZfsInfo) -> Option<String> {
 fn daemon_words(d: &ZfsFuseDaemon) -> String {
     let mib = |b: u64| crate::base::units::fmt_bytes(b);
     let block = if d.block_cache {
-        "members through the kernel's page cache (no disable-block-cache)"
+        "files cached by the kernel (no disable-block-cache)"
     } else {
-        "members opened with O_DIRECT (disable-block-cache)"
+        "files not cached by the kernel (disable-block-cache)"
     };
     let arc = match d.max_arc_size_bytes {
         Some(m) => format!("max-arc-size {}", mib(m)),
