@@ -1,4 +1,5 @@
-//! Throttle limits that apply to the calling process, from both cgroup
+//! Throttle limits that apply to a process (iolab itself, or the one that
+//! issues a device's I/O for it: zfs-fuse's daemon), from both cgroup
 //! hierarchies: v1 `blkio.throttle.{read,write}_{bps,iops}_device` and the
 //! unified (v2) hierarchy's `io.max`, in the process's cgroup and every
 //! parent (a bio has to pass each level, so the smallest limit wins); and,
@@ -23,10 +24,35 @@ type Limits = [Option<u64>; 4];
 /// A device number, `MAJ:MIN`.
 type Dev = (u32, u32);
 
+/// The process whose cgroup's limits apply to a device's I/O.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Issuer {
+    /// iolab itself (`/proc/self`).
+    Iolab,
+    /// Another process, which issues the I/O for iolab: its pid and what it is (`zfs-fuse`).
+    Process(u32, String),
+}
+
+impl Issuer {
+    fn proc_dir(&self) -> String {
+        match self {
+            Issuer::Iolab => "proc/self".into(),
+            Issuer::Process(pid, _) => format!("proc/{pid}"),
+        }
+    }
+    /// How a [`Throttle`] names it: `None` for iolab, `zfs-fuse (pid 812)`.
+    fn label(&self) -> Option<String> {
+        match self {
+            Issuer::Iolab => None,
+            Issuer::Process(pid, what) => Some(format!("{what} (pid {pid})")),
+        }
+    }
+}
+
 /// The process's cgroup in the hierarchy of controller `ctrl` (v1: the line
 /// listing it; `None`: the unified hierarchy's `0::` line).
-fn own_cgroup(root: &SysRoot, ctrl: Option<&str>) -> Option<String> {
-    let text = root.read("proc/self/cgroup")?;
+fn own_cgroup(root: &SysRoot, who: &Issuer, ctrl: Option<&str>) -> Option<String> {
+    let text = root.read(&format!("{}/cgroup", who.proc_dir()))?;
     text.lines().find_map(|l| {
         let mut f = l.splitn(3, ':');
         let (id, ctrls, path) = (f.next()?, f.next()?, f.next()?);
@@ -123,8 +149,8 @@ fn ancestry(path: &str) -> Vec<String> {
 
 /// The directories of the process's cgroup and its parents in one
 /// hierarchy, deepest first, with the cgroup path of each.
-fn levels(root: &SysRoot, ctrl: Option<&str>, default_mount: &str) -> Option<(String, Vec<(String, String)>)> {
-    let cg = own_cgroup(root, ctrl)?;
+fn levels(root: &SysRoot, who: &Issuer, ctrl: Option<&str>, default_mount: &str) -> Option<(String, Vec<(String, String)>)> {
+    let cg = own_cgroup(root, who, ctrl)?;
     let (mount, mount_root) = mount_of(root, ctrl).unwrap_or_else(|| (default_mount.to_string(), "/".to_string()));
     let dirs = ancestry(&cg)
         .into_iter()
@@ -146,9 +172,9 @@ fn smallest(levels: &[HashMap<(u32, u32), Limits>], dev: (u32, u32)) -> Option<L
     lim.iter().any(Option::is_some).then_some(lim)
 }
 
-/// The throttle limits on each of `devs` (name, major:minor) for the calling
-/// process, v1 blkio then v2 `io.max`; devices without any limit are left out.
-pub(crate) fn throttles(root: &SysRoot, devs: &[(String, (u32, u32))]) -> Vec<Throttle> {
+/// The throttle limits on each of `devs` (name, major:minor) for the
+/// process `who`, v1 blkio then v2 `io.max`; devices without any limit are left out.
+pub(crate) fn throttles(root: &SysRoot, who: &Issuer, devs: &[(String, (u32, u32))]) -> Vec<Throttle> {
     let mut out = Vec::new();
     let mut add = |controller: &str, cg: &str, per_level: Vec<HashMap<(u32, u32), Limits>>| {
         for (name, dev) in devs {
@@ -162,11 +188,12 @@ pub(crate) fn throttles(root: &SysRoot, devs: &[(String, (u32, u32))]) -> Vec<Th
                     read_iops: l[2],
                     write_iops: l[3],
                     controller: controller.to_string(),
+                    issuer: who.label(),
                 });
             }
         }
     };
-    if let Some((cg, dirs)) = levels(root, Some("blkio"), "/sys/fs/cgroup/blkio") {
+    if let Some((cg, dirs)) = levels(root, who, Some("blkio"), "/sys/fs/cgroup/blkio") {
         let per_level = dirs
             .iter()
             .map(|(_, dir)| {
@@ -182,7 +209,7 @@ pub(crate) fn throttles(root: &SysRoot, devs: &[(String, (u32, u32))]) -> Vec<Th
             .collect();
         add("blkio", &cg, per_level);
     }
-    if let Some((cg, dirs)) = levels(root, None, "/sys/fs/cgroup") {
+    if let Some((cg, dirs)) = levels(root, who, None, "/sys/fs/cgroup") {
         let per_level = dirs
             .iter()
             .map(|(_, dir)| parse_io_max(&root.read(&format!("{dir}/io.max")).unwrap_or_default()))
@@ -194,8 +221,8 @@ pub(crate) fn throttles(root: &SysRoot, devs: &[(String, (u32, u32))]) -> Vec<Th
 
 /// The v2 `io.weight` of the process's cgroup and each parent that has one
 /// (deepest first): each level's default, and its overrides for `devs`.
-pub(crate) fn io_weights(root: &SysRoot, devs: &[(String, (u32, u32))]) -> Vec<IoWeight> {
-    let Some((_, dirs)) = levels(root, None, "/sys/fs/cgroup") else {
+pub(crate) fn io_weights(root: &SysRoot, who: &Issuer, devs: &[(String, (u32, u32))]) -> Vec<IoWeight> {
+    let Some((_, dirs)) = levels(root, who, None, "/sys/fs/cgroup") else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -254,7 +281,7 @@ mod tests {
         );
         fx.file("sys/fs/cgroup/blkio/lab/job/blkio.throttle.read_bps_device", "8:0 62914560\n");
         fx.file("sys/fs/cgroup/blkio/lab/job/blkio.throttle.write_iops_device", "8:0 500\n");
-        let t = throttles(&fx.root(), &[("sda".into(), (8, 0)), ("sdb".into(), (8, 16))]);
+        let t = throttles(&fx.root(), &Issuer::Iolab, &[("sda".into(), (8, 0)), ("sdb".into(), (8, 16))]);
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].read_bps, Some(31457280));
         assert_eq!(t[0].write_iops, Some(500));
@@ -271,7 +298,7 @@ mod tests {
             "38 31 0:35 /ctr /cg/blk rw,relatime - cgroup cgroup rw,cpu,blkio\n",
         );
         fx.file("cg/blk/inner/blkio.throttle.write_bps_device", "7:3 1048576\n");
-        let t = throttles(&fx.root(), &[("loop3".into(), (7, 3))]);
+        let t = throttles(&fx.root(), &Issuer::Iolab, &[("loop3".into(), (7, 3))]);
         assert_eq!(t[0].write_bps, Some(1048576));
     }
 
@@ -325,7 +352,7 @@ mod tests {
             ("nvme0n1".to_string(), (259, 0)),
             ("sdb".to_string(), (8, 16)),
         ];
-        let t = throttles(&fx.root(), &devs);
+        let t = throttles(&fx.root(), &Issuer::Iolab, &devs);
         assert_eq!(t.len(), 2, "{t:?}");
         let sda = &t[0];
         assert_eq!((sda.device.as_str(), sda.controller.as_str()), ("sda", "io.max"));
@@ -336,7 +363,7 @@ mod tests {
             (Some(31457280), None, Some(500), None)
         );
         assert_eq!((t[1].device.as_str(), t[1].write_bps), ("nvme0n1", Some(104857600)));
-        let w = io_weights(&fx.root(), &devs);
+        let w = io_weights(&fx.root(), &Issuer::Iolab, &devs);
         let flat: Vec<(&str, Option<&str>, u32)> = w.iter().map(|w| (w.cgroup.as_str(), w.device.as_deref(), w.weight)).collect();
         assert_eq!(
             flat,
@@ -361,10 +388,10 @@ mod tests {
         );
         fx.file("sys/fs/cgroup/blkio/lab/blkio.throttle.write_bps_device", "7:3 1048576\n");
         fx.file("sys/fs/cgroup/unified/lab/io.max", "7:3 rbps=max wbps=max riops=300 wiops=max\n");
-        let t = throttles(&fx.root(), &[("loop3".into(), (7, 3))]);
+        let t = throttles(&fx.root(), &Issuer::Iolab, &[("loop3".into(), (7, 3))]);
         let got: Vec<(&str, Option<u64>, Option<u64>)> = t.iter().map(|t| (t.controller.as_str(), t.write_bps, t.read_iops)).collect();
         assert_eq!(got, [("blkio", Some(1048576), None), ("io.max", None, Some(300))]);
         // A v2 cgroup line without an io controller's files: nothing.
-        assert!(io_weights(&fx.root(), &[("loop3".into(), (7, 3))]).is_empty());
+        assert!(io_weights(&fx.root(), &Issuer::Iolab, &[("loop3".into(), (7, 3))]).is_empty());
     }
 }

@@ -32,8 +32,9 @@ pub fn hints(r: &DeviceReport) -> Vec<Diagnostic> {
                 Code::FsCompresses,
                 subject,
                 format!(
-                    "{} compresses what it writes ({c}): measure with random data only. iolab always writes random, incompressible data, so its figures are for data that does not compress.",
-                    fs.fstype
+                    "{} compresses what it writes ({c}): measure with random data only. iolab always writes random, incompressible data, so its figures are for data that does not compress.{}",
+                    fs.fstype,
+                    r.zfs.as_ref().map(zfs_compression).unwrap_or_default()
                 ),
             ));
         }
@@ -63,13 +64,43 @@ pub fn hints(r: &DeviceReport) -> Vec<Diagnostic> {
         );
     }
     if let Some(z) = &r.zfs {
-        out.extend([zfs_direct(z), zfs_degraded(z)].into_iter().flatten());
+        out.extend(
+            [
+                zfs_direct(z),
+                zfs_fuse_page_cache(z),
+                zfs_member_page_cache(z),
+                zfs_sync(z),
+                zfs_primarycache(z),
+                zfs_degraded(z),
+            ]
+            .into_iter()
+            .flatten(),
+        );
     }
     walk(&r.chain, &mut |n| {
         out.extend([loop_buffered(n), md_degraded(n)].into_iter().flatten())
     });
     out.extend(r.throttles.iter().map(throttled));
     out
+}
+
+fn is_fuse(z: &ZfsInfo) -> bool {
+    z.implementation.as_deref() == Some("zfs-fuse")
+}
+
+/// What ZFS does with data that does not compress, added to `fs-compresses`.
+/// ZFS keeps a compressed block only when it saves an eighth of it
+/// (`zio_compress_data`: `d_len = s_len - (s_len >> 3)`, in OpenZFS and zfs-fuse).
+fn zfs_compression(z: &ZfsInfo) -> String {
+    let mut s = " ZFS stores a record compressed only when that saves at least an eighth of it: incompressible data is stored as it is, after the CPU time spent trying.".to_string();
+    if is_fuse(z) {
+        let on = z.dataset_properties.as_ref().and_then(|p| p.compression.as_deref()) == Some("on");
+        s.push_str(&format!(
+            " zfs-fuse compresses in its daemon, in user space{}: with gzip, writes can be bound by the daemon's CPU rather than by the disks.",
+            if on { " (on is lzjb there)" } else { "" }
+        ));
+    }
+    s
 }
 
 /// O_DIRECT is ignored on this dataset: reads can come from the ARC.
@@ -83,16 +114,104 @@ fn zfs_direct(z: &ZfsInfo) -> Option<Diagnostic> {
         (Some(s), None) => format!(" (now {})", bytes(s)),
         _ => String::new(),
     };
-    let why = match (z.version.as_deref(), z.direct.as_deref()) {
-        (_, Some("disabled")) => format!("{} has direct=disabled: ZFS ignores O_DIRECT", z.dataset),
-        (Some(v), _) => format!("OpenZFS {v} ignores O_DIRECT (Direct I/O came in 2.3)"),
-        (None, _) => "the OpenZFS version is unknown, and before 2.3 ZFS ignores O_DIRECT".to_string(),
+    let why = match (is_fuse(z), z.version.as_deref(), z.direct.as_deref()) {
+        (true, _, _) => "zfs-fuse accepts O_DIRECT and serves it through its ARC".to_string(),
+        (_, _, Some("disabled")) => format!("{} has direct=disabled: ZFS ignores O_DIRECT", z.dataset),
+        (_, Some(v), _) => format!("OpenZFS {v} ignores O_DIRECT (Direct I/O came in 2.3)"),
+        (_, None, _) => "the OpenZFS version is unknown, and before 2.3 ZFS ignores O_DIRECT".to_string(),
+    };
+    let advice = if is_fuse(z) {
+        "test a span well over the ARC's maximum, or export and import the pool to empty the ARC (dropping the kernel's caches does not)"
+    } else {
+        "test a span well over the ARC's maximum, or use OpenZFS 2.3 or later with direct=standard"
     };
     Some(hint(
         Code::ZfsDirectIgnored,
         &z.dataset,
+        format!("{why}: reads can come from the ARC{arc} at memory speed, not from the pool's disks; {advice}."),
+    ))
+}
+
+/// zfs-fuse has members open without O_DIRECT (file vdevs): the kernel's
+/// page cache of each sits under the ARC.
+fn zfs_member_page_cache(z: &ZfsInfo) -> Option<Diagnostic> {
+    let d = z.daemon.as_ref()?;
+    let cached: Vec<String> = z
+        .leaves()
+        .iter()
+        .filter(|v| v.page_cache == Some(true))
+        .map(|v| v.device.clone().unwrap_or_else(|| super::zfs::leaf_path(&v.name)))
+        .collect();
+    if cached.is_empty() {
+        return None;
+    }
+    Some(hint(
+        Code::ZfsMemberPageCache,
+        &z.pool,
         format!(
-            "{why}: reads can come from the ARC{arc} at memory speed, not from the pool's disks; test a span well over the ARC's maximum, or use OpenZFS 2.3 or later with direct=standard."
+            "zfs-fuse (pid {}) has {} open without O_DIRECT, so its I/O goes through the kernel's page cache: reads can come from RAM under the ARC, and writes wait there until ZFS flushes them; dropping the kernel's caches (drop_caches) empties that cache, not the ARC.",
+            d.pid,
+            cached.join(", ")
+        ),
+    ))
+}
+
+/// zfs-fuse without `disable-block-cache`: the kernel caches its datasets'
+/// files above it (FUSE `direct_io` off).
+fn zfs_fuse_page_cache(z: &ZfsInfo) -> Option<Diagnostic> {
+    let d = z.daemon.as_ref().filter(|d| d.block_cache)?;
+    Some(hint(
+        Code::ZfsFusePageCache,
+        &z.dataset,
+        format!(
+            "zfs-fuse (pid {}) runs without disable-block-cache: the kernel caches the files of its datasets, so reads without O_DIRECT (buffered jobs, `iolab time`, the app suites) can come from RAM without reaching ZFS; dropping the kernel's caches (drop_caches) empties that cache, not the ARC under it. O_DIRECT reads skip it and go to the ARC.",
+            d.pid
+        ),
+    ))
+}
+
+/// `sync=disabled` or `sync=always` on the dataset.
+fn zfs_sync(z: &ZfsInfo) -> Option<Diagnostic> {
+    let sync = z.dataset_properties.as_ref()?.sync.as_deref()?;
+    let what = match sync {
+        "disabled" => {
+            "ZFS acknowledges fsync, O_SYNC and O_DSYNC writes before they are stored, so flush and synchronous-write figures are memory's, and a crash loses the last seconds of writes"
+        }
+        "always" => {
+            "every write waits for the ZFS intent log (on the log device if the pool has one) before it is acknowledged, so buffered writes are as slow as synchronous ones"
+        }
+        _ => return None,
+    };
+    Some(hint(Code::ZfsSync, &z.dataset, format!("{} has sync={sync}: {what}.", z.dataset)))
+}
+
+/// `primarycache=metadata` or `none`: no file data in the ARC, and a read
+/// smaller than a record reads the whole record (its checksum covers the block).
+fn zfs_primarycache(z: &ZfsInfo) -> Option<Diagnostic> {
+    let p = z.dataset_properties.as_ref()?;
+    let pc = p.primarycache.as_deref()?;
+    let keeps = match pc {
+        "metadata" => "the ARC keeps only metadata",
+        "none" => "the ARC keeps neither data nor metadata",
+        _ => return None,
+    };
+    let bytes = crate::base::units::fmt_bytes;
+    let record = match p.recordsize_bytes {
+        Some(r) if r > 4096 => format!(
+            " (recordsize {}: a 4 KiB random read moves {} from the disks, {}x)",
+            bytes(r),
+            bytes(r),
+            r / 4096
+        ),
+        Some(r) => format!(" (recordsize {})", bytes(r)),
+        None => String::new(),
+    };
+    Some(hint(
+        Code::ZfsPrimarycache,
+        &z.dataset,
+        format!(
+            "{} has primarycache={pc}: {keeps}, so every read of file data goes to the disks, and a read smaller than a record reads the whole record{record}.",
+            z.dataset
         ),
     ))
 }
@@ -247,6 +366,10 @@ fn loop_buffered(n: &ChainNode) -> Option<Diagnostic> {
 }
 
 fn throttled(t: &Throttle) -> Diagnostic {
+    let whom = match &t.issuer {
+        Some(p) => format!("for {p}, which issues its I/O,"),
+        None => "for this process".to_string(),
+    };
     let mb = |v: u64| crate::base::units::fmt_mbs(v as f64);
     let part = |what: &str, bps: Option<u64>, iops: Option<u64>| {
         let v: Vec<String> = [bps.map(mb), iops.map(|i| format!("{i} IOPS"))].into_iter().flatten().collect();
@@ -260,7 +383,7 @@ fn throttled(t: &Throttle) -> Diagnostic {
         Code::CgroupThrottle,
         &t.device,
         format!(
-            "{} is throttled for this process by {} {}: {}.",
+            "{} is throttled {whom} by {} {}: {}.",
             t.device,
             if t.controller == "io.max" {
                 "cgroup v2 io.max in"
@@ -440,6 +563,7 @@ mod tests {
             read_iops: None,
             write_iops: Some(500),
             controller: "blkio".into(),
+            issuer: None,
         };
         let h = throttled(&t);
         assert_eq!(h.code, "cgroup-throttle");

@@ -14,6 +14,7 @@ mod model;
 mod report;
 mod sysfs;
 mod zfs;
+mod zfs_fuse;
 
 pub use activity::{activity, bottom_total, busiest, elsewhere, pick, sum_activity, tops};
 pub use diskstats::{DiskCounters, delta, diskstats, parse_diskstats};
@@ -21,7 +22,8 @@ pub use facts::{DeviceFacts, Transport};
 pub use hints::hints;
 pub use model::{ChainNode, DeviceReport, FsFacts, IoWeight, LayoutInfo, LoopInfo, MdInfo, MdMember, NodeKind, TargetKind, Throttle};
 pub use report::{describe, describe_with};
-pub use zfs::{Commands, LiveCommands, NoCommands, Vdev, ZfsInfo};
+pub use zfs::{Commands, LiveCommands, NoCommands, Vdev, ZfsInfo, ZfsProperties, is_zfs};
+pub use zfs_fuse::ZfsFuseDaemon;
 
 use serde::{Deserialize, Serialize};
 use std::fs;

@@ -68,7 +68,7 @@ impl FsFacts {
         .filter(|v| v != "no" && v != "none" && v != "force:no" && v != "force:none");
         let cow = match m.fstype.as_str() {
             "btrfs" => !has("nodatacow"),
-            "zfs" | "bcachefs" => true,
+            "zfs" | "fuse.zfs" | "bcachefs" => true,
             _ => false,
         };
         FsFacts {
@@ -155,15 +155,16 @@ pub struct ChainNode {
     pub children: Vec<ChainNode>,
 }
 
-/// Throttle limits on one device for the calling process: the smallest
-/// of each over its cgroup and the parents, in one hierarchy.
+/// Throttle limits on one device for the process that issues its I/O
+/// (iolab, or zfs-fuse's daemon for its pools' members): the smallest of
+/// each over its cgroup and the parents, in one hierarchy.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct Throttle {
     /// Kernel name of the throttled device.
     pub device: String,
     /// `major:minor`.
     pub dev: String,
-    /// The process's cgroup in that hierarchy (its parents were read too).
+    /// The issuing process's cgroup in that hierarchy (its parents were read too).
     pub cgroup: String,
     /// The read limit in bytes per second.
     #[schemars(extend("x-unit" = "B/s"))]
@@ -181,6 +182,10 @@ pub struct Throttle {
     /// `io.max` (cgroup v2). Documents before 0.2 knew blkio only.
     #[serde(default = "blkio")]
     pub controller: String,
+    /// The process whose cgroup this is when it is not iolab: the one that
+    /// issues the device's I/O (`zfs-fuse (pid 812)` for its pools' members).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
 }
 
 fn blkio() -> String {

@@ -1,6 +1,7 @@
 //! `describe`: a target path resolved to its filesystem, the chain of block
 //! devices down to the physical ones, their facts, throttle limits and hints.
 
+use super::cgroup::Issuer;
 use super::facts::{DeviceFacts, device_facts};
 use super::hints::hints;
 use super::model::{ChainNode, DeviceReport, FsFacts, LayoutInfo, LoopInfo, MdInfo, MdMember, NodeKind, TargetKind};
@@ -98,7 +99,7 @@ pub(crate) fn describe_stat(root: &SysRoot, cmds: &dyn Commands, target: &str, c
     // The target's own ZFS dataset (a loop device's file on ZFS has its own).
     let zfs = filesystem
         .as_ref()
-        .filter(|f| f.fstype == "zfs")
+        .filter(|f| zfs::is_zfs(&f.fstype))
         .and_then(|f| w.zfs.iter().find(|z| z.dataset == f.source).cloned());
     if let (Some(fs), Some(z)) = (filesystem.as_mut(), zfs.as_ref())
         && let Some(c) = &z.compression
@@ -109,14 +110,19 @@ pub(crate) fn describe_stat(root: &SysRoot, cmds: &dyn Commands, target: &str, c
     let mut devices: Vec<DeviceFacts> = Vec::new();
     let mut all: Vec<(String, (u32, u32))> = Vec::new();
     collect(root, &chain, false, &mut devices, &mut all);
+    // On a zfs-fuse dataset the daemon issues every member's I/O: its cgroup's limits apply.
+    let issuer = match zfs.as_ref().and_then(|z| z.daemon.as_ref()) {
+        Some(d) => Issuer::Process(d.pid, "zfs-fuse".into()),
+        None => Issuer::Iolab,
+    };
     let mut report = DeviceReport {
         target: target.to_string(),
         path: canon.display().to_string(),
         kind,
         zfs,
         filesystem,
-        throttles: cgroup::throttles(root, &all),
-        io_weights: cgroup::io_weights(root, &all),
+        throttles: cgroup::throttles(root, &issuer, &all),
+        io_weights: cgroup::io_weights(root, &issuer, &all),
         chain,
         devices,
         hints: Vec::new(),
@@ -314,9 +320,9 @@ impl Walk<'_> {
     /// that is a block device, else the mount source (for btrfs: all members).
     fn roots_for_mount(&mut self, m: &FsInfo, depth: usize) -> Vec<ChainNode> {
         let source = sysfs::by_source(self.root, &m.source);
-        let tops: Vec<Blk> = if m.fstype == "zfs" {
+        let tops: Vec<Blk> = if zfs::is_zfs(&m.fstype) {
             if !self.zfs.iter().any(|z| z.dataset == m.source) {
-                self.zfs.push(zfs::describe(self.root, self.cmds, &m.source));
+                self.zfs.push(zfs::describe(self.root, self.cmds, &m.source, &m.fstype));
             }
             let z = self.zfs.iter().find(|z| z.dataset == m.source).expect("just added");
             let mut tops: Vec<Blk> = Vec::new();

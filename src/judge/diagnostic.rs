@@ -210,8 +210,20 @@ codes! {
     LoopBuffered = "loop-buffered", Info;
     /// A cgroup (v1 blkio or v2 io.max) throttles the device.
     CgroupThrottle = "cgroup-throttle", Info;
-    /// ZFS accepts O_DIRECT and ignores it (before OpenZFS 2.3, or `direct=disabled`).
+    /// ZFS accepts O_DIRECT and ignores it (before OpenZFS 2.3, `direct=disabled`, zfs-fuse).
     ZfsDirectIgnored = "zfs-direct-ignored", Info;
+    /// A ZFS dataset's `sync` is `disabled` (writes acknowledged before they
+    /// are stored) or `always` (every write waits for the intent log).
+    ZfsSync = "zfs-sync", Info;
+    /// A ZFS dataset's ARC keeps no file data (`primarycache=metadata` or
+    /// `none`): every read goes to the disks, a whole record at a time.
+    ZfsPrimarycache = "zfs-primarycache", Info;
+    /// zfs-fuse has pool members (file vdevs) open without O_DIRECT: the
+    /// kernel's page cache sits under the ARC.
+    ZfsMemberPageCache = "zfs-member-page-cache", Info;
+    /// zfs-fuse runs without `disable-block-cache`: the kernel caches its
+    /// datasets' files above ZFS, for reads without O_DIRECT.
+    ZfsFusePageCache = "zfs-fuse-page-cache", Info;
     /// A redundant layout (ZFS pool, md array) runs with members missing or failed.
     Degraded = "degraded", Info;
     // ---- comparison findings (`compare::findings`)

@@ -62,6 +62,8 @@ pub fn no_block_device(path: &str, has_block_device: bool, fstype: Option<&str>)
                 "tmpfs" | "ramfs" => " (here: memory)",
                 "zfs" =>
                     " (on ZFS, the ARC's); the pool's member disks are unknown: `zpool status -P` did not run or listed no block device; install the ZFS utilities (zfsutils-linux) or run as root",
+                "fuse.zfs" =>
+                    " (on zfs-fuse, its ARC's); the pool's members are unknown: `zpool status` did not answer (is the zfs-fuse daemon running? run as root) or listed no block device (file vdevs)",
                 _ => "",
             }
         ),
@@ -132,14 +134,15 @@ pub fn cross_check(device: &str, dir: &str, job_bytes: u64, device_bytes: u64) -
 ///   ZFS its metadata, the ZIL and copy-on-write indirect blocks; how much
 ///   more depends on the layout, its health and the record size.
 ///
-/// A shortfall names the ARC: before OpenZFS 2.3, O_DIRECT is accepted and ignored.
+/// A shortfall names the ARC: before OpenZFS 2.3, and on zfs-fuse, O_DIRECT is accepted and ignored.
 pub fn pool_cross_check(devices: &str, dir: &str, job_bytes: u64, device_bytes: u64) -> Option<Diagnostic> {
     let mut d = cross_check(devices, dir, job_bytes, device_bytes)?;
     match d.code {
         Code::DeviceExtra if dir == "written" => None,
         Code::CacheAnswered => {
-            d.message
-                .push_str(" (on ZFS: the ARC, which OpenZFS before 2.3 uses even with O_DIRECT; test a span well over the ARC's maximum)");
+            d.message.push_str(
+                " (on ZFS: the ARC, which OpenZFS before 2.3 and zfs-fuse use even with O_DIRECT; test a span well over the ARC's maximum)",
+            );
             Some(d)
         }
         _ => Some(d),

@@ -53,6 +53,14 @@ fn no_block_device_on_zfs_says_why_the_members_are_unknown() {
         "{}",
         w.message
     );
+    let f = no_block_device("/tpool", false, Some("fuse.zfs")).unwrap();
+    assert!(
+        f.message.contains("(filesystem fuse.zfs)")
+            && f.message.contains("(on zfs-fuse, its ARC's)")
+            && f.message.contains("`zpool status` did not answer (is the zfs-fuse daemon running?"),
+        "{}",
+        f.message
+    );
 }
 
 #[test]

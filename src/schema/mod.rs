@@ -54,6 +54,8 @@ pub const UNITS: &[(&str, &str)] = &[
     ("price/GB", "an amount of money per 10^9 bytes of capacity"),
     ("MB/s/price", "10^6 bytes per second per unit of money"),
     ("weight", "a cgroup io.weight (1-10000, 100 the default)"),
+    ("pid", "a process id"),
+    ("log2", "a power of two's exponent (ZFS's ashift: 12 is 4096 bytes)"),
     ("of unit", "in the unit named by the object's own `unit` field"),
 ];
 

@@ -55,6 +55,14 @@ impl Fx {
         std::os::unix::fs::symlink(rel, abs).unwrap();
     }
 
+    /// A symlink at `link` (relative to the root) to the absolute path
+    /// `target`, as `/proc/PID/fd/N` links are (read, never followed).
+    pub fn symlink_abs(&self, link: &str, target: &str) {
+        let abs = self.path(link);
+        fs::create_dir_all(abs.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(target, abs).unwrap();
+    }
+
     /// Append a line to `/proc/self/mountinfo`.
     pub fn mount(&self, line: &str) {
         let p = self.path("proc/self/mountinfo");
@@ -359,7 +367,15 @@ pub(crate) fn stack_commands() -> Captured {
     Captured::new()
         .file("zpool status -P tank", "zpool-status-P-tank-raidz2-degraded.txt")
         .file("zpool status -P fast", "zpool-status-P-fast-mirrors.txt")
+        .file(
+            "zfs get -H -p -o property,value recordsize,compression,sync,primarycache,atime,logbias,copies tank/data",
+            "zfs-get-props-tank-data.txt",
+        )
         .file("zfs get -H -p -o value compression tank/data", "zfs-get-compression-tank-data.txt")
+        .file(
+            "zdb -l /dev/disk/by-id/ata-WDC_WD40EFZX-68AWUN0_WD-CA0G1-part1",
+            "zdb-l-tank-sdg1.txt",
+        )
         .file("zfs get -H -p -o value compression fast", "zfs-get-compression-fast.txt")
         .file("dmsetup table vg0-lv--data", "dmsetup-table-vg0-lv--data.txt")
         .file("dmsetup table vg1-home", "dmsetup-table-vg1-home.txt")
@@ -514,4 +530,127 @@ pub(crate) fn stacks() -> Fx {
     fx.stack(&vde, lv);
     fx.mount("53 27 253:1 / /srv/lvm rw,relatime shared:33 - xfs /dev/mapper/vg0-lv--data rw,attr2,inode64");
     fx
+}
+
+/// A machine running zfs-fuse as the captures in `tests/fixtures/device/`
+/// were taken (`*zfs-fuse*`): loop devices over files in `/dev/shm`, the
+/// daemon (pid 4242, started as Debian's init script does, without
+/// `--disable-block-cache`; its open members' flags as seen here: block
+/// devices with O_DIRECT, `02140002`, the file vdev without, `02100002`)
+/// in the blkio cgroup `/zfsd`, which limits `loop0` and `loop1`
+/// to 20 MiB/s; iolab in `/lab`, which limits `loop0` to 1 MiB/s (not the
+/// daemon's limit: it must not show). A zombie `zfs-fuse` (pid 4100, an
+/// empty command line) is left from an earlier daemon. Pools (see
+/// [`zfs_fuse_commands`]):
+/// - `zfsinfo-mc` on `/zfsinfo-mc`: a mirror of `loop0`, `loop1`, log `loop3`,
+///   cache `loop2`; its child `zfsinfo-mc/tuned` on `/zfsinfo-mc/tuned`;
+/// - `zfsinfo-rz` on `/zfsinfo-rz`: raidz1 of `loop8`..`loop10`, spare `loop4`;
+/// - `zfsinfo-m3` on `/zfsinfo-m3`: a 3-way mirror of `loop11`..`loop13`, `loop13` offline;
+/// - `zfsinfo-fv` on `/zfsinfo-fv`: one file vdev, `/dev/shm/zfsinfo-file.img`.
+///
+/// The kstats (`/zfs-kstat`, a FUSE mount of type `fuse`, source `kstat`)
+/// and the mounts are as zfs-fuse 0.7.0 made them here.
+pub(crate) fn zfs_fuse_machine() -> Fx {
+    let fx = Fx::new();
+    virtio(&fx, 2, "vda", (254, 0), 536870912);
+    let lq = [
+        ("rotational", "0"),
+        ("logical_block_size", "512"),
+        ("physical_block_size", "512"),
+        ("scheduler", "[none] mq-deadline"),
+        ("write_cache", "write back"),
+        ("nr_requests", "128"),
+    ];
+    let loops: [(u32, &str); 11] = [
+        (0, "zfsinfo-m0"),
+        (1, "zfsinfo-m1"),
+        (2, "zfsinfo-m2"),
+        (3, "zfsinfo-m3"),
+        (4, "zfsinfo-m4"),
+        (8, "zfsinfo-m5"),
+        (9, "zfsinfo-m6"),
+        (10, "zfsinfo-m7"),
+        (11, "zfsinfo-m8"),
+        (12, "zfsinfo-m9"),
+        (13, "zfsinfo-m10"),
+    ];
+    let pid = 4242;
+    for (fd, (n, file)) in loops.iter().enumerate() {
+        let p = format!("sys/devices/virtual/block/loop{n}");
+        fx.disk(&p, (7, *n), 262144, &lq);
+        fx.file(&format!("{p}/loop/backing_file"), &format!("/dev/shm/{file}.img\n"));
+        fx.file(&format!("{p}/loop/dio"), "0\n");
+        fx.file(&format!("{p}/loop/offset"), "0\n");
+        dev_node(&fx, &format!("loop{n}"), None);
+        // The daemon's open member (the spare too): a block device, with O_DIRECT.
+        fx.symlink_abs(&format!("proc/{pid}/fd/{}", 11 + fd), &format!("/dev/loop{n}"));
+        fx.file(
+            &format!("proc/{pid}/fdinfo/{}", 11 + fd),
+            "pos:\t0\nflags:\t02140002\nmnt_id:\t27\n",
+        );
+    }
+    fx.file("dev/shm/zfsinfo-file.img", "");
+    fx.symlink_abs(&format!("proc/{pid}/fd/30"), "/dev/shm/zfsinfo-file.img");
+    fx.file(&format!("proc/{pid}/fdinfo/30"), "pos:\t0\nflags:\t02100002\nmnt_id:\t25\n");
+    fx.symlink_abs(&format!("proc/{pid}/fd/8"), "/dev/fuse");
+    fx.file(&format!("proc/{pid}/fdinfo/8"), "pos:\t0\nflags:\t0100002\nmnt_id:\t5\n");
+    fx.file(&format!("proc/{pid}/comm"), "zfs-fuse\n");
+    fx.bytes(
+        &format!("proc/{pid}/cmdline"),
+        b"/usr/sbin/zfs-fuse\0--pidfile\0/var/run/zfs-fuse.pid\0",
+    );
+    fx.file(&format!("proc/{pid}/cgroup"), "9:name=systemd:/\n7:blkio:/zfsd\n4:memory:/\n0::/\n");
+    fx.file("proc/4100/comm", "zfs-fuse\n");
+    fx.bytes("proc/4100/cmdline", b"");
+    fx.file("proc/4100/cgroup", "7:blkio:/other\n0::/\n");
+    fx.file(
+        "etc/zfs/zfsrc",
+        "# zfs-fuse's settings, read by the daemon before its command line\n\
+         vdev-cache-size = 10\n\
+         max-arc-size = 100\n\
+         zfs-prefetch-disable\n\
+         # disable-block-cache\n\
+         fuse-attr-timeout = 3600\n\
+         fuse-entry-timeout = 3600\n\
+         fuse-mount-options = default_permissions\n",
+    );
+    fx.file("zfs-kstat/zfs/arcstats/size", "22044672\n");
+    fx.file("zfs-kstat/zfs/arcstats/c_max", "104857600\n");
+    fx.file("proc/self/cgroup", "9:name=systemd:/\n7:blkio:/lab\n4:memory:/lab\n0::/\n");
+    fx.file("sys/fs/cgroup/blkio/lab/blkio.throttle.read_bps_device", "7:0 1048576\n");
+    let mib20 = "7:0 20971520\n7:1 20971520\n";
+    fx.file("sys/fs/cgroup/blkio/zfsd/blkio.throttle.read_bps_device", mib20);
+    fx.file("sys/fs/cgroup/blkio/zfsd/blkio.throttle.write_bps_device", mib20);
+    for l in [
+        "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw",
+        "22 27 0:21 / /proc rw,relatime - proc proc rw",
+        "23 27 0:22 / /sys rw,relatime - sysfs sysfs rw",
+        "25 27 0:23 / /dev/shm rw,nosuid,nodev - tmpfs tmpfs rw",
+        "38 23 0:35 / /sys/fs/cgroup/blkio rw,relatime - cgroup cgroup rw,blkio",
+        "43 27 0:39 / /zfs-kstat rw,nosuid,nodev,relatime - fuse kstat rw,user_id=0,group_id=0,allow_other",
+        "44 27 0:40 / /zfsinfo-mc rw,relatime - fuse.zfs zfsinfo-mc rw,user_id=0,group_id=0,default_permissions,allow_other",
+        "45 27 0:41 / /zfsinfo-rz rw,relatime - fuse.zfs zfsinfo-rz rw,user_id=0,group_id=0,default_permissions,allow_other",
+        "46 27 0:42 / /zfsinfo-m3 rw,relatime - fuse.zfs zfsinfo-m3 rw,user_id=0,group_id=0,default_permissions,allow_other",
+        "47 27 0:43 / /zfsinfo-fv rw,relatime - fuse.zfs zfsinfo-fv rw,user_id=0,group_id=0,default_permissions,allow_other",
+        "48 44 0:44 / /zfsinfo-mc/tuned rw,relatime - fuse.zfs zfsinfo-mc/tuned rw,user_id=0,group_id=0,default_permissions,allow_other",
+    ] {
+        fx.mount(l);
+    }
+    fx
+}
+
+/// The commands of [`zfs_fuse_machine`], as captured from zfs-fuse in
+/// `tests/fixtures/device/`. What is not here fails, as `zpool status -P`,
+/// `zfs get` with `sync` and `zpool get -H` do on zfs-fuse.
+pub(crate) fn zfs_fuse_commands() -> Captured {
+    const PROPS: &str = "zfs get -H -p -o property,value recordsize,compression,primarycache,atime,logbias,copies";
+    Captured::new()
+        .file("zpool status zfsinfo-mc", "zpool-status-zfs-fuse-mirror-log-cache.txt")
+        .file("zpool status zfsinfo-rz", "zpool-status-zfs-fuse-raidz1-spare.txt")
+        .file("zpool status zfsinfo-m3", "zpool-status-zfs-fuse-mirror3-offline.txt")
+        .file("zpool status zfsinfo-fv", "zpool-status-zfs-fuse-file.txt")
+        .file("zpool get version zfsinfo-mc", "zpool-get-version-zfs-fuse.txt")
+        .file(&format!("{PROPS} zfsinfo-mc"), "zfs-get-props-zfs-fuse-mc.txt")
+        .file(&format!("{PROPS} zfsinfo-mc/tuned"), "zfs-get-props-zfs-fuse-tuned.txt")
+        .file("zdb -l /dev/loop0", "zdb-l-zfs-fuse-loop0.txt")
 }

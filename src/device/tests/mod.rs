@@ -1,6 +1,7 @@
 pub(crate) mod fixtures;
 mod scenarios;
 mod stack_scenarios;
+mod zfs_fuse_scenarios;
 
 use super::*;
 

@@ -450,3 +450,70 @@ fn every_view_names_each_stacks_layout_and_disks() {
         assert_eq!(rows.len(), disks.len(), "{p}: one CSV row per physical disk\n{c}");
     }
 }
+
+#[test]
+fn openzfs_properties_ashift_and_the_hints_they_give() {
+    let fx = stacks();
+    let r = dir(&fx, &stack_commands(), "/tank/data", (0, 52));
+    let z = r.zfs.as_ref().unwrap();
+    assert_eq!(z.implementation.as_deref(), Some("openzfs"));
+    let p = z.dataset_properties.as_ref().unwrap();
+    assert_eq!(
+        (
+            p.recordsize_bytes,
+            p.compression.as_deref(),
+            p.sync.as_deref(),
+            p.primarycache.as_deref(),
+            p.atime.as_deref()
+        ),
+        (Some(1 << 20), Some("lz4"), Some("standard"), Some("all"), Some("off"))
+    );
+    // From the first member's label; the log, cache and spare are not asked.
+    assert_eq!((z.vdevs[0].ashift, z.ashift, z.vdevs[1].ashift), (Some(12), Some(12), None));
+    assert_eq!((z.daemon.as_ref(), z.pool_version), (None, None));
+    assert!(z.leaves().iter().all(|l| l.page_cache.is_none()));
+    // OpenZFS's compression hint has no zfs-fuse sentence.
+    let c = r.hints.iter().find(|h| h.code == "fs-compresses").unwrap();
+    assert!(c.message.ends_with("after the CPU time spent trying."), "{}", c.message);
+    let text = render_info(&r);
+    assert!(
+        has_row(
+            &text,
+            &[
+                "Dataset",
+                "recordsize 1.00 MiB, compression lz4, sync standard, primarycache all, atime off, logbias latency, copies 1, ashift 12 (4.00 KiB blocks)"
+            ]
+        ),
+        "{text}"
+    );
+    assert!(has_row(&text, &["raidz2-0", "data", "raidz2", "DEGRADED", "ashift 12"]), "{text}");
+    // sync=disabled and primarycache=metadata, as another dataset would have them.
+    struct Tuned(Captured);
+    impl Commands for Tuned {
+        fn run(&self, program: &str, args: &[&str]) -> Option<String> {
+            let out = self.0.run(program, args)?;
+            Some(if args.contains(&"property,value") {
+                out.replace("sync\tstandard", "sync\tdisabled")
+                    .replace("primarycache\tall", "primarycache\tmetadata")
+            } else {
+                out
+            })
+        }
+    }
+    let r = dir(&fx, &Tuned(stack_commands()), "/tank/data", (0, 52));
+    assert_eq!(
+        r.hints.iter().find(|h| h.code == "zfs-sync").unwrap().message,
+        "tank/data has sync=disabled: ZFS acknowledges fsync, O_SYNC and O_DSYNC writes before they are stored, so flush and synchronous-write figures are memory's, and a crash loses the last seconds of writes."
+    );
+    assert_eq!(
+        r.hints.iter().find(|h| h.code == "zfs-primarycache").unwrap().message,
+        "tank/data has primarycache=metadata: the ARC keeps only metadata, so every read of file data goes to the disks, and a read smaller than a record reads the whole record (recordsize 1.00 MiB: a 4 KiB random read moves 1.00 MiB from the disks, 256x)."
+    );
+    // Without the one-call form (an implementation that refuses it), one property at a time.
+    let one = Captured::new()
+        .file("zpool status -P tank", "zpool-status-P-tank-raidz2-degraded.txt")
+        .file("zfs get -H -p -o value compression tank/data", "zfs-get-compression-tank-data.txt");
+    let r = dir(&fx, &one, "/tank/data", (0, 52));
+    let p = r.zfs.as_ref().unwrap().dataset_properties.clone().unwrap();
+    assert_eq!((p.compression.as_deref(), p.recordsize_bytes, p.sync), (Some("lz4"), None, None));
+}

@@ -6,7 +6,7 @@
 //! shows the same facts of its target ([`device_sections`], [`filesystem`],
 //! [`storage_facts`]).
 
-use crate::device::{ChainNode, DeviceFacts, DeviceReport, FsFacts, NodeKind, TargetKind, Throttle, Vdev, ZfsInfo};
+use crate::device::{ChainNode, DeviceFacts, DeviceReport, FsFacts, NodeKind, TargetKind, Throttle, Vdev, ZfsFuseDaemon, ZfsInfo};
 use crate::render::view::{Block, Cell, Column, Detail, Fact, Heading, Item, Line, List, Section, Table, Tone, View};
 
 /// What `iolab info` found.
@@ -95,9 +95,77 @@ pub fn storage_facts(d: &DeviceReport) -> Vec<Fact> {
     }
     if let Some(z) = &d.zfs {
         v.push(Fact::new("ZFS", zfs_line(z)));
+        if let Some(p) = zfs_properties(z) {
+            v.push(Fact::new("Dataset", p));
+        }
         v.push(Fact::new("ARC", arc_words(z)));
+        if let Some(daemon) = &z.daemon {
+            v.push(Fact::new("zfs-fuse", daemon_words(daemon)));
+            v.push(Fact::new("Settings", daemon_settings(daemon)));
+        }
     }
     v
+}
+
+/// The dataset's properties a benchmark depends on, and the pool's ashift:
+/// "recordsize 128.00 KiB, compression off, sync standard, ...".
+fn zfs_properties(z: &ZfsInfo) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(p) = &z.dataset_properties {
+        let words = [
+            p.recordsize_bytes
+                .map(|r| format!("recordsize {}", crate::base::units::fmt_bytes(r))),
+            p.compression.as_ref().map(|c| format!("compression {c}")),
+            p.sync.as_ref().map(|c| format!("sync {c}")),
+            p.primarycache.as_ref().map(|c| format!("primarycache {c}")),
+            p.atime.as_ref().map(|c| format!("atime {c}")),
+            p.logbias.as_ref().map(|c| format!("logbias {c}")),
+            p.copies.map(|c| format!("copies {c}")),
+        ];
+        parts.extend(words.into_iter().flatten());
+    }
+    if let Some(a) = z.ashift {
+        parts.push(format!("ashift {a} ({} blocks)", crate::base::units::fmt_bytes(1u64 << a.min(63))));
+    }
+    if let Some(d) = &z.direct {
+        parts.push(format!("direct {d}"));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// zfs-fuse's daemon and its caches, in words.
+fn daemon_words(d: &ZfsFuseDaemon) -> String {
+    let mib = |b: u64| crate::base::units::fmt_bytes(b);
+    let block = if d.block_cache {
+        "files cached by the kernel (no disable-block-cache)"
+    } else {
+        "files not cached by the kernel (disable-block-cache)"
+    };
+    let arc = match d.max_arc_size_bytes {
+        Some(m) => format!("max-arc-size {}", mib(m)),
+        None => "max-arc-size: compiled-in default".into(),
+    };
+    let vdev = if d.vdev_cache_bytes == 0 {
+        "vdev cache off".to_string()
+    } else {
+        format!("vdev cache {} per member", mib(d.vdev_cache_bytes))
+    };
+    let prefetch = if d.prefetch { "prefetch on" } else { "prefetch off" };
+    format!("pid {}; {block}; {arc}; {vdev}; {prefetch}", d.pid)
+}
+
+/// Where the daemon's settings come from: its command line, then zfsrc.
+fn daemon_settings(d: &ZfsFuseDaemon) -> Line {
+    let mut l = if d.args.is_empty() {
+        Line::new().text("no options on its command line")
+    } else {
+        Line::new().text("command line ").code(d.args.join(" "))
+    };
+    let zfsrc = d.caching_zfsrc();
+    if !zfsrc.is_empty() {
+        l = l.text(", after /etc/zfs/zfsrc ").code(zfsrc.join("; "));
+    }
+    l
 }
 
 /// "pool `tank` (DEGRADED), dataset `tank/data`, compression lz4, OpenZFS 2.1.5".
@@ -113,12 +181,21 @@ fn zfs_line(z: &ZfsInfo) -> Line {
     if let Some(v) = &z.version {
         l = l.text(format!(", OpenZFS {v}"));
     }
+    if z.implementation.as_deref() == Some("zfs-fuse") {
+        l = l.text(", zfs-fuse");
+        if let Some(v) = z.pool_version {
+            l = l.text(format!(" (pool version {v})"));
+        }
+    }
     l
 }
 
 /// The ARC's size and maximum, and what that means for O_DIRECT.
 fn arc_words(z: &ZfsInfo) -> Line {
     let direct = match z.direct_io_ignored {
+        Some(true) if z.implementation.as_deref() == Some("zfs-fuse") => {
+            "O_DIRECT served through the ARC (reads can come from it)".to_string()
+        }
         Some(true) => "O_DIRECT ignored (reads can come from the ARC)".to_string(),
         Some(false) => format!("O_DIRECT honoured (direct={})", z.direct.as_deref().unwrap_or("standard")),
         None => "O_DIRECT: unknown (OpenZFS version unknown)".to_string(),
@@ -274,34 +351,48 @@ fn chain_table(chain: &[ChainNode]) -> Table {
     t
 }
 
-/// The pool's vdevs as `zpool status -P` lists them, or why they are unknown.
+/// The pool's vdevs as `zpool status` lists them, or why they are unknown.
 fn vdevs(z: &ZfsInfo) -> Section {
+    let fuse = z.implementation.as_deref() == Some("zfs-fuse");
     if z.vdevs.is_empty() {
         let mut s = Section::new("zfs", "vdevs", Heading::None);
-        let why = Line::new()
-            .text("ZFS vdevs unknown: ")
-            .code("zpool")
-            .text(format!(" did not run (state from /proc/spl/kstat/zfs/{}/state)", z.pool));
+        let why = Line::new().text("ZFS vdevs unknown: ").code("zpool");
+        let why = if fuse {
+            why.text(" did not answer (is the zfs-fuse daemon running?)")
+        } else {
+            why.text(format!(" did not run (state from /proc/spl/kstat/zfs/{}/state)", z.pool))
+        };
         s.push(Block::paragraph(Tone::Plain, why));
         return s;
     }
-    let mut s = Section::new("zfs", "vdevs", Heading::Shown("ZFS vdevs (zpool status -P)".into()));
+    let command = if fuse { "zpool status" } else { "zpool status -P" };
+    let mut s = Section::new("zfs", "vdevs", Heading::Shown(format!("ZFS vdevs ({command})")));
     let mut t = Table::new(vec![
         Column::text("Vdev", "vdev"),
         Column::text("Class", "class"),
         Column::text("Kind", "kind"),
         Column::text("State", "state"),
+        Column::text("Notes", "notes"),
     ]);
     for (prefix, v) in tree(&z.vdevs, |v: &Vdev| &v.children) {
         let name = match &v.device {
-            Some(d) => format!("{d} ({})", v.name),
-            None => v.name.clone(),
+            Some(d) if *d != v.name => format!("{d} ({})", v.name),
+            _ => v.name.clone(),
         };
+        let notes: Vec<String> = [
+            v.ashift.map(|a| format!("ashift {a}")),
+            v.page_cache
+                .map(|p| if p { "through the page cache" } else { "O_DIRECT" }.to_string()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         t.row(vec![
             Cell::text(format!("{prefix}{name}")),
             Cell::text(&v.class),
             Cell::text(&v.kind),
             Cell::text(&v.state),
+            Cell::text(notes.join(", ")),
         ]);
     }
     s.push(Block::Table(t));
@@ -448,7 +539,8 @@ fn throttles(throttles: &[Throttle]) -> List {
         } else {
             "blkio cgroup"
         };
-        let line = limits(t).text(format!(" [{set} {}]", t.cgroup));
+        let whose = t.issuer.as_ref().map(|p| format!(", of {p}")).unwrap_or_default();
+        let line = limits(t).text(format!(" [{set} {}{whose}]", t.cgroup));
         l.item(Item::new(line).subject(format!("{} ({})", t.device, t.dev)));
     }
     l
