@@ -87,6 +87,7 @@ use std::fs::{self, File};
 use std::io::{self, Read};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::os::unix::process::CommandExt as _;
 use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -511,8 +512,12 @@ impl Daemon {
         let made_kstat_dir = !Path::new(KSTAT_DIR).exists();
         let log = File::create(DAEMON_LOG).unwrap_or_else(|e| panic!("create {DAEMON_LOG}: {e}"));
         let t0 = Instant::now();
+        // In a process group of its own: zfs-fuse exits on SIGHUP, and a
+        // terminal's hang-up or Ctrl-C must reach the tests, not the daemon
+        // (the lab stops it itself, also when the tests are interrupted).
         let child = Command::new("zfs-fuse")
             .args(DAEMON_ARGS)
+            .process_group(0)
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("dup log"))
             .stderr(log)
