@@ -151,6 +151,18 @@ pub struct ZfsInfo {
     /// O_DIRECT is accepted but ignored (before OpenZFS 2.3, or `direct=disabled`):
     /// reads may come from the ARC. `None` when the version is unknown.
     pub direct_io_ignored: Option<bool>,
+    /// The dataset's `recordsize`: the size of a large file's blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "bytes"))]
+    pub recordsize_bytes: Option<u64>,
+    /// The pool's `ashift`: its data vdevs' sectors are 2^ashift bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "count"))]
+    pub ashift: Option<u32>,
+    /// zfs-fuse: the daemon reads its members through the kernel's page
+    /// cache (it runs without `--disable-block-cache`). `None`: unknown, or OpenZFS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_cache: Option<bool>,
 }
 
 impl ZfsInfo {
@@ -337,6 +349,9 @@ pub(crate) fn describe(root: &SysRoot, cmds: &dyn Commands, source: &str) -> Zfs
         arc_max_bytes: kstat_value(&arc, "c_max"),
         version,
         direct_io_ignored,
+        recordsize_bytes: None,
+        ashift: None,
+        block_cache: None,
     }
 }
 
