@@ -245,7 +245,7 @@ pub fn caches(f: &ReadFacts) -> Vec<Cache> {
 pub fn read_caches(implementation: Implementation, block_cache: Option<bool>) -> &'static str {
     match implementation {
         Implementation::ZfsFuse if block_cache != Some(false) => {
-            "the ARC or zfs-fuse's block cache (the kernel's cache of the member devices, which the daemon reads through unless it runs with --disable-block-cache)"
+            "the ARC or zfs-fuse's block cache, the kernel's cache of the member devices that the daemon reads through unless it runs with --disable-block-cache"
         }
         Implementation::ZfsFuse => "the ARC, which zfs-fuse uses even with O_DIRECT",
         Implementation::OpenZfs => "the ARC, which OpenZFS before 2.3 uses even with O_DIRECT",
@@ -348,18 +348,22 @@ pub fn choose(f: &ReadFacts) -> ZfsRead {
             )),
         };
     };
-    let export = if !f.allow_export {
-        Err(format!(
+    let with_export = cold(f, true, drop);
+    let no_help = |why: &str| {
+        if why == no_span {
+            format!("an export and import of pool {} would not help", f.pool)
+        } else {
+            format!("an export and import of pool {} would not do either: {why}", f.pool)
+        }
+    };
+    let export = match (&with_export, f.allow_export, &f.export_refused) {
+        (Some(why), _, _) => Err(no_help(why)),
+        (None, false, _) => Err(format!(
             "an export and import of pool {} would empty the ARC, with --allow-export (its mounts disappear for a moment)",
             f.pool
-        ))
-    } else if let Some(why) = &f.export_refused {
-        Err(format!("pool {} is not exported: {why}", f.pool))
-    } else {
-        match cold(f, true, drop) {
-            None => Ok(()),
-            Some(why) => Err(format!("an export and import of pool {} would not do: {why}", f.pool)),
-        }
+        )),
+        (None, true, Some(why)) => Err(format!("pool {} is not exported: {why}", f.pool)),
+        (None, true, None) => Ok(()),
     };
     match export {
         Ok(()) => ZfsRead {
@@ -394,7 +398,7 @@ pub fn arc_cached(read: &ZfsRead, caches: &str) -> Option<Diagnostic> {
         Diagnostic::new(
             Code::ZfsArcCached,
             format!(
-                "CACHED: {caches} may have answered these reads, so the read figure is labelled cached, not the pool's disks': {}",
+                "CACHED: these reads may have been answered by {caches}, so the read figure is labelled cached, not the pool's disks': {}",
                 read.reason
             ),
         )
@@ -524,7 +528,7 @@ pub fn model_words(layout: Redundancy, record: u64, ashift: u32, record_known: b
         .collect();
     if !assumed.is_empty() {
         s.push_str(&format!(
-            " (the {} {} unknown: the model assumed {} records and ashift {})",
+            "; the {} {} unknown, so the model assumed {} records and ashift {}",
             assumed.join(" and "),
             if assumed.len() == 1 { "was" } else { "were" },
             fmt_bs(ASSUMED_RECORD),

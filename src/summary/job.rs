@@ -430,6 +430,13 @@ impl JobReport {
     pub fn latency_bounded(&self) -> bool {
         self.latency.starts_with("batch")
     }
+    /// Whether its read figure is labelled cached: on ZFS, nothing kept
+    /// the ARC from answering (`zfs_arc_cached`).
+    pub fn read_cached(&self) -> bool {
+        self.zfs_read
+            .as_ref()
+            .is_some_and(|r| r.method == crate::judge::zfs::ReadMethod::Cached)
+    }
 }
 
 /// The latency figures of a direction; `None` when none was taken
@@ -1126,7 +1133,7 @@ mod tests {
         assert_eq!((w.record_bytes, w.sector_bytes, w.assumed), (128 << 10, 4096, true));
         assert_eq!(
             w.model,
-            "raidz1 of 3 disks, 128K records, ashift 12 (the record size and ashift were unknown: the model assumed 128K records and ashift 12)"
+            "raidz1 of 3 disks, 128K records, ashift 12; the record size and ashift were unknown, so the model assumed 128K records and ashift 12"
         );
         assert!(cross_check(&d).is_empty(), "{:?}", cross_check(&d));
         // Written once only: not the layout.
