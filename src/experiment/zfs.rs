@@ -248,4 +248,99 @@ mod tests {
         assert_eq!(major("zfs-0.8.3"), Some(0));
         assert_eq!(major("2.2.2-0ubuntu9"), Some(2));
     }
+
+    /// A `zpool` that answers every command (or refuses the export), and records them.
+    struct Fake {
+        calls: std::cell::RefCell<Vec<String>>,
+        busy: bool,
+    }
+
+    impl Zpool for Fake {
+        fn run(&self, args: &[&str]) -> std::result::Result<String, String> {
+            self.calls.borrow_mut().push(args.join(" "));
+            match args[0] {
+                "export" if self.busy => Err("cannot unmount '/tpool': pool or dataset is busy".into()),
+                "get" => Ok(format!("tpool {} - default\n", args[1])),
+                _ => Ok(String::new()),
+            }
+        }
+    }
+
+    /// What was chosen and done, the `zpool` commands run and how often the
+    /// kernel's caches were dropped, for a target file of 1 MiB.
+    fn prepared(facts: &ReadFacts, busy: bool) -> (ZfsRead, Vec<String>, u32) {
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join("data");
+        std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
+        let req = crate::target::OpenRequest {
+            path: file,
+            size: None,
+            write: false,
+            allow_destroy: false,
+            force: false,
+            buffered: false,
+            max_bs: 4096,
+            continue_on_error: false,
+            allow_export: true,
+        };
+        let sys = SysRoot::default();
+        let t = crate::target::open(&req, &sys, &crate::base::signals::Stop::default(), &crate::base::progress::Silent).unwrap();
+        let zpool = Fake {
+            calls: Default::default(),
+            busy,
+        };
+        let drops = std::cell::Cell::new(0);
+        let drop = || {
+            drops.set(drops.get() + 1);
+            Ok(())
+        };
+        let s = side(pool());
+        let r = s
+            .prepare(&t, facts, "SEQ128K read", &zpool, &drop, &crate::base::progress::Silent)
+            .unwrap();
+        (r, zpool.calls.into_inner(), drops.get())
+    }
+
+    #[test]
+    fn what_was_chosen_is_done_before_the_job() {
+        let s = side(pool());
+        let once = s.facts(&job(Rw::Read, Limit::Span), &repeat(1, Duration::ZERO), 96 << 20, true);
+        // The pool exported and imported, the kernel's caches dropped while it was away.
+        let (r, calls, drops) = prepared(&once, false);
+        assert_eq!((r.method, r.dropped_caches, drops), (ReadMethod::ExportImport, true, 1));
+        assert_eq!(
+            calls,
+            [
+                "get guid tpool",
+                "get cachefile tpool",
+                "get altroot tpool",
+                "export tpool",
+                "import -d /dev tpool"
+            ]
+        );
+        // A busy pool: labelled, and the caches dropped all the same.
+        let (r, calls, drops) = prepared(&once, true);
+        assert_eq!((r.method, drops), (ReadMethod::Cached, 1));
+        assert!(r.reason.contains("pool or dataset is busy"), "{}", r.reason);
+        assert!(!calls.iter().any(|c| c.starts_with("import")));
+        // A job that reads its span again: labelled, nothing exported.
+        let timed = s.facts(
+            &job(Rw::Randread, Limit::Time(Duration::from_secs(2))),
+            &repeat(3, Duration::ZERO),
+            96 << 20,
+            true,
+        );
+        let (r, calls, drops) = prepared(&timed, false);
+        assert_eq!((r.method, drops), (ReadMethod::Cached, 1));
+        assert!(calls.is_empty());
+        // Without root nothing is dropped.
+        let (r, _, drops) = prepared(
+            &ReadFacts {
+                can_drop_caches: false,
+                ..timed
+            },
+            false,
+        );
+        assert_eq!((r.dropped_caches, drops), (false, 0));
+    }
 }
