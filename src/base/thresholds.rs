@@ -52,6 +52,34 @@ pub const CPU_SATURATED: f64 = 0.90;
 /// the run-to-run noise. Exclusive: exactly 10% is not flagged.
 pub const UNEVEN_THREADS: f64 = 0.10;
 
+// ------------------------------------------------------------------- ZFS
+
+/// A read job on ZFS is measured "past the caches" when its span is at
+/// least this many times the bytes the caches that survive between its
+/// reads can hold (the ARC's maximum, plus any other cache that is neither
+/// emptied nor bounded: see `judge::zfs`). With a span S and caches of A
+/// bytes, at most about A/S of random reads can hit: the caches hold at
+/// most A of the S bytes the reads land on uniformly; a sequential pass
+/// over more than the caches finds what it reads again evicted. At
+/// 1/[`DEVICE_TOLERANCE`] (10×) the caches answer at most the share of
+/// the bytes the device cross-check already tolerates, so a figure that
+/// passes the cross-check is the disks'. Inclusive.
+pub const ZFS_SPAN_PAST_CACHE: f64 = 1.0 / DEVICE_TOLERANCE;
+
+/// `zfs_write_amplification`: the bytes a pool's member disks wrote per
+/// byte the job wrote may differ from the layout's model (`judge::zfs`,
+/// data and parity only) by this fraction before iolab says so. ZFS also
+/// writes metadata: a 128-byte block pointer per record in indirect blocks
+/// kept in two copies (0.2% at 128K records), and per transaction group
+/// (every 5 s) the MOS, space maps and the uberblocks of four labels per
+/// disk, a few hundred KiB against the 100 MB a disk of 20 MB/s writes in
+/// that time; diskstats and the job's counters are also read a moment
+/// apart. That is a few percent; 10% covers it, and stays under a third of
+/// the smallest difference the check must tell apart: a 3-way mirror that
+/// wrote on two members (2/3 of the model: −33%), RAID-Z1 of 3's parity
+/// against none (1.5× against 1.0×). Exclusive at both ends.
+pub const ZFS_WRITE_MODEL_TOLERANCE: f64 = 0.10;
+
 // ------------------------------------------------------------ steady state
 
 /// The number of rounds the steady-state rules are applied to (the SNIA

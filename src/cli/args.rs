@@ -322,6 +322,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub errors: ErrorArgs,
     #[command(flatten)]
+    pub zfs: ZfsArgs,
+    #[command(flatten)]
     pub emit: EmitArgs,
     #[command(flatten)]
     pub hosts: HostsArgs,
@@ -380,6 +382,8 @@ pub struct JobArgs {
     pub bytes: Option<u64>,
     #[command(flatten)]
     pub errors: ErrorArgs,
+    #[command(flatten)]
+    pub zfs: ZfsArgs,
     #[command(flatten)]
     pub emit: EmitArgs,
     #[command(flatten)]
@@ -452,6 +456,17 @@ pub struct ErrorArgs {
     /// continue_on_error); the figures count only the I/O that succeeded, and say so
     #[arg(long)]
     pub continue_on_error: bool,
+}
+
+/// What iolab may do to a ZFS pool under the target: shared by `run`, `job` and `scan`.
+#[derive(Args, Debug)]
+pub struct ZfsArgs {
+    /// On ZFS: export and import the target's pool between the prefill and each read test that
+    /// reads its span once, so that the ARC (which O_DIRECT does not bypass before OpenZFS 2.3)
+    /// holds none of it; the pool's mounts disappear for a moment. A pool that holds / or is busy
+    /// is left alone, and the figure is then labelled cached (see docs/run.md)
+    #[arg(long)]
+    pub allow_export: bool,
 }
 
 /// How the target is opened: shared by every command that measures.
@@ -637,6 +652,8 @@ pub struct ScanArgs {
     pub no_burst: bool,
     #[command(flatten)]
     pub errors: ErrorArgs,
+    #[command(flatten)]
+    pub zfs: ZfsArgs,
     /// Write the zones instead of reading them: destroys the data (needs --allow-destroy on a file or device)
     #[arg(long)]
     pub write: bool,

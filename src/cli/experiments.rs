@@ -39,7 +39,7 @@ pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
             let user = config
                 .and_then(|cfg| cfg.suite(name))
                 .ok_or_else(|| usage(crate::config::unknown_suite_message(name, config)))?;
-            let mut req = JobsRequest::user_suite(user, &common, choice(&a.target, &c.target, &a.errors), c.repeat())?;
+            let mut req = JobsRequest::user_suite(user, &common, choice(&a.target, &c.target, &a.errors, &a.zfs), c.repeat())?;
             req.via_fio = c.target.engine.via_fio();
             return Ok(Experiment::Jobs(req));
         }
@@ -56,7 +56,7 @@ pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
             errors,
         )?));
     }
-    let mut req = JobsRequest::suite(suite, &common, choice(&a.target, &c.target, &a.errors), c.repeat())?;
+    let mut req = JobsRequest::suite(suite, &common, choice(&a.target, &c.target, &a.errors, &a.zfs), c.repeat())?;
     req.via_fio = c.target.engine.via_fio();
     Ok(Experiment::Jobs(req))
 }
@@ -79,7 +79,7 @@ pub(super) fn job(a: &JobArgs) -> Result<Experiment> {
     Ok(Experiment::Jobs(JobsRequest {
         suite: None,
         // No TARGET (only with --hosts): an empty path, for the hosts that name their own.
-        target: choice(a.target.as_deref().unwrap_or(Path::new("")), &c.target, &a.errors),
+        target: choice(a.target.as_deref().unwrap_or(Path::new("")), &c.target, &a.errors, &a.zfs),
         jobs: vec![spec],
         repeat: c.repeat(),
         via_fio: c.target.engine.via_fio(),
@@ -101,7 +101,7 @@ fn iolab_engine(e: EngineArg, command: &str) -> Result<()> {
 pub(super) fn scan(a: &ScanArgs) -> Result<Experiment> {
     iolab_engine(a.target_args.engine, "scan")?;
     Ok(Experiment::Scan(ScanRequest {
-        target: choice(&a.target, &a.target_args, &a.errors),
+        target: choice(&a.target, &a.target_args, &a.errors, &a.zfs),
         zones: a.zones,
         amount: match a.zone_time {
             Some(d) => ZoneAmount::Time(d),
@@ -129,6 +129,7 @@ pub(super) fn verify(a: &VerifyArgs) -> Result<Experiment> {
             allow_destroy: a.allow_destroy,
             force: a.force,
             continue_on_error: false,
+            allow_export: false,
         },
         bs: a.bs,
         zones: a.zones,
@@ -141,8 +142,8 @@ pub(super) fn scale(a: &ScaleArgs) -> Result<Experiment> {
     let c = &a.common;
     iolab_engine(c.target.engine, "scale")?;
     Ok(Experiment::Scale(ScaleRequest {
-        targets: a.targets.iter().map(|p| choice(p, &c.target, &NO_CONTINUE)).collect(),
-        member: a.vs.as_ref().map(|p| choice(p, &c.target, &NO_CONTINUE)),
+        targets: a.targets.iter().map(|p| choice(p, &c.target, &NO_CONTINUE, &NO_EXPORT)).collect(),
+        member: a.vs.as_ref().map(|p| choice(p, &c.target, &NO_CONTINUE, &NO_EXPORT)),
         layout: a.layout.map(|l| GivenLayout {
             layout: match l {
                 LayoutArg::Single => Layout::Single,
@@ -203,8 +204,11 @@ pub(super) fn capacity(a: &CapacityArgs, earlier: Vec<EarlierVerify>, backup_dir
 /// `scale` stops at the first failed I/O: a sweep point with failures has no meaning.
 const NO_CONTINUE: ErrorArgs = ErrorArgs { continue_on_error: false };
 
+/// `scale` leaves ZFS pools alone: its targets are measured together.
+const NO_EXPORT: ZfsArgs = ZfsArgs { allow_export: false };
+
 /// The target as given on the command line.
-fn choice(path: &Path, t: &TargetArgs, e: &ErrorArgs) -> Choice {
+fn choice(path: &Path, t: &TargetArgs, e: &ErrorArgs, z: &ZfsArgs) -> Choice {
     Choice {
         path: path.to_path_buf(),
         size: t.size,
@@ -212,5 +216,6 @@ fn choice(path: &Path, t: &TargetArgs, e: &ErrorArgs) -> Choice {
         allow_destroy: t.allow_destroy,
         force: t.force,
         continue_on_error: e.continue_on_error,
+        allow_export: z.allow_export,
     }
 }

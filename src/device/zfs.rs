@@ -242,6 +242,20 @@ impl ZfsInfo {
         }
         out
     }
+    /// Whether the data members are read through the kernel's page cache:
+    /// `Some(true)` when one is (zfs-fuse opens block devices O_DIRECT, file
+    /// vdevs not), `Some(false)` when every one is known not to be, `None`
+    /// when unknown (the daemon's open files could not be read).
+    pub fn members_through_page_cache(&self) -> Option<bool> {
+        let leaves = self.data_leaves();
+        if leaves.iter().any(|l| l.page_cache == Some(true)) {
+            Some(true)
+        } else if !leaves.is_empty() && leaves.iter().all(|l| l.page_cache == Some(false)) {
+            Some(false)
+        } else {
+            None
+        }
+    }
     /// The number of top-level data vdevs.
     pub fn data_groups(&self) -> usize {
         self.vdevs.iter().filter(|v| v.class == "data").count()

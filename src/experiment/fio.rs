@@ -585,6 +585,7 @@ mod tests {
                 allow_destroy: false,
                 force: false,
                 continue_on_error: false,
+                allow_export: false,
             },
             jobs: vec![spec],
             repeat: crate::plan::Repeat::fixed(1, Duration::ZERO, Duration::ZERO),

@@ -145,6 +145,8 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
         sys: ctx.sys.clone(),
     };
     let cpus = cpus();
+    // On ZFS, what keeps the ARC from answering each read job (or labels it).
+    let zfs = super::zfs::ZfsSide::of(&target, r.target.allow_export, &ctx.sys);
     let mut jobs = Vec::new();
     let cut = until_cut(|| {
         for (i, spec) in specs.iter().enumerate() {
@@ -153,7 +155,12 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
                 ctx.observer.event(Event::Interval { planned: rest });
                 ctx.stop.sleep(rest);
             }
-            let samples = runner.run_job(spec, &r.repeat)?;
+            let zfs_read = match &zfs {
+                Some(z) => z.before(&target, spec, &r.repeat, spec.span, ctx.observer)?,
+                None => None,
+            };
+            let mut samples = runner.run_job(spec, &r.repeat)?;
+            samples.zfs_read = zfs_read;
             jobs.push(summary::job_report(&samples, target.facts(), cpus));
             ctx.stop.check()?;
         }

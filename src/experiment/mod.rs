@@ -25,6 +25,7 @@ pub mod scale;
 pub mod scan;
 pub mod time;
 pub mod verify;
+pub mod zfs;
 
 use crate::base::error::{Error, Result};
 use crate::base::progress::Observer;

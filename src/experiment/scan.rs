@@ -93,7 +93,8 @@ pub(super) fn run(r: &ScanRequest, ctx: &Context) -> Result<Measured> {
         sys: ctx.sys.clone(),
     };
     let mut samples = ScanSamples::default();
-    let cut = until_cut(|| measure(&runner, &plan, &mut samples))?;
+    let zfs = super::zfs::ZfsSide::of(&target, r.target.allow_export, &ctx.sys);
+    let cut = until_cut(|| measure(&runner, &plan, &mut samples, zfs.as_ref()))?;
     let (scan, jobs) = summary::scan::scan_report(&plan, &samples, target.facts(), cpus());
     let info = target.info.clone();
     drop(target);
@@ -116,14 +117,26 @@ pub(super) fn run(r: &ScanRequest, ctx: &Context) -> Result<Measured> {
 
 /// Run the scan: zones outer to inner (reporting each as it completes),
 /// then the access time, then the burst rate; each part lands in `out`
-/// as it finishes.
-pub fn measure(runner: &Runner, plan: &ScanPlan, out: &mut ScanSamples) -> Result<()> {
+/// as it finishes. On ZFS (`zfs`), each part's reads are kept from the ARC
+/// or labelled cached ([`super::zfs`]), once before the zones (they read
+/// the whole range between them) and once before each other part.
+pub fn measure(runner: &Runner, plan: &ScanPlan, out: &mut ScanSamples, zfs: Option<&super::zfs::ZfsSide>) -> Result<()> {
     plan.validate()?;
     let repeat = plan.repeat();
     let zones = plan.zone_list();
     let of = zones.len() as u32;
-    for z in &zones {
-        let j = runner.run_job(&plan.zone_spec(z), &repeat)?;
+    let range = plan.to - plan.from;
+    let before = |spec: &crate::plan::JobSpec, span: u64| match zfs {
+        Some(z) => z.before(runner.target, spec, &repeat, span, runner.observer),
+        None => Ok(None),
+    };
+    let mut zone_read = None;
+    for (k, z) in zones.iter().enumerate() {
+        if k == 0 {
+            zone_read = before(&plan.zone_spec(z), range)?;
+        }
+        let mut j = runner.run_job(&plan.zone_spec(z), &repeat)?;
+        j.zfs_read = zone_read.clone();
         runner.observer.event(Event::ZoneDone {
             index: z.index,
             of,
@@ -133,10 +146,16 @@ pub fn measure(runner: &Runner, plan: &ScanPlan, out: &mut ScanSamples) -> Resul
         out.zones.push((*z, j));
     }
     if let Some(spec) = plan.access_spec() {
-        out.access = Some(runner.run_job(&spec, &repeat)?);
+        let read = before(&spec, spec.span)?;
+        let mut j = runner.run_job(&spec, &repeat)?;
+        j.zfs_read = read;
+        out.access = Some(j);
     }
     if let Some(spec) = plan.burst_spec() {
-        out.burst = Some(runner.run_job(&spec, &repeat)?);
+        let read = before(&spec, spec.span)?;
+        let mut j = runner.run_job(&spec, &repeat)?;
+        j.zfs_read = read;
+        out.burst = Some(j);
     }
     Ok(())
 }

@@ -161,6 +161,12 @@ codes! {
     UnevenThreads = "uneven_threads", Warning;
     /// I/O failed and was counted (`--continue-on-error`): the figures are of the I/O that succeeded.
     IoErrors = "io_errors", Untrustworthy("some of its I/O failed: the figures count only the I/O that succeeded");
+    /// ZFS: no method kept the ARC (or the members' page cache) from
+    /// answering a read job, so its figure is labelled cached (`judge::zfs`).
+    ZfsArcCached = "zfs_arc_cached", Untrustworthy("ZFS's caches (the ARC) may have answered its reads: the figure is labelled cached, not the disks'");
+    /// ZFS: the member disks wrote another multiple of the job's data than
+    /// the pool's layout predicts (`judge::zfs::write_model`).
+    ZfsWriteAmplification = "zfs_write_amplification", Warning;
     /// A scan's rate changes across the target.
     ScanCurve = "scan_curve", Info;
     // ---- timed commands and app suites (`summary::apps`)
@@ -558,6 +564,10 @@ mod tests {
             ("high_cv", "the runs varied by more than 10%"),
             ("cpu_bound", "iolab's CPU, not the device, may have been the limit"),
             ("io_errors", "some of its I/O failed: the figures count only the I/O that succeeded"),
+            (
+                "zfs_arc_cached",
+                "ZFS's caches (the ARC) may have answered its reads: the figure is labelled cached, not the disks'",
+            ),
         ];
         assert_eq!(listed, expected.iter().map(|(c, w)| (*c, w.to_string())).collect::<Vec<_>>());
         for c in Code::ALL {

@@ -134,15 +134,20 @@ pub fn cross_check(device: &str, dir: &str, job_bytes: u64, device_bytes: u64) -
 ///   ZFS its metadata, the ZIL and copy-on-write indirect blocks; how much
 ///   more depends on the layout, its health and the record size.
 ///
-/// A shortfall names the ARC: before OpenZFS 2.3, and on zfs-fuse, O_DIRECT is accepted and ignored.
-pub fn pool_cross_check(devices: &str, dir: &str, job_bytes: u64, device_bytes: u64) -> Option<Diagnostic> {
+/// A shortfall names the caches that answered, `caches`
+/// ([`crate::judge::zfs::read_caches`]: the ARC, which OpenZFS before 2.3
+/// and zfs-fuse use even with O_DIRECT, and the page cache of members
+/// zfs-fuse reads without O_DIRECT); how
+/// much more than once the members should write is
+/// [`crate::judge::zfs::write_model`]'s.
+pub fn pool_cross_check(devices: &str, dir: &str, job_bytes: u64, device_bytes: u64, caches: &str) -> Option<Diagnostic> {
     let mut d = cross_check(devices, dir, job_bytes, device_bytes)?;
     match d.code {
         Code::DeviceExtra if dir == "written" => None,
         Code::CacheAnswered => {
-            d.message.push_str(
-                " (on ZFS: the ARC, which OpenZFS before 2.3 and zfs-fuse use even with O_DIRECT; test a span well over the ARC's maximum)",
-            );
+            d.message.push_str(&format!(
+                " (on ZFS: {caches}; test a span well over the ARC's maximum, or let iolab export and import the pool: --allow-export)"
+            ));
             Some(d)
         }
         _ => Some(d),

@@ -13,6 +13,7 @@
 //! - [`scale`]: depth, thread, together and layout verdicts.
 //! - [`hosts`]: one plan on many hosts: outliers, agreement, failed hosts.
 //! - [`stats`]: median and coefficient of variation, shared with `summary`.
+//! - [`zfs`]: ZFS's read caches (which method keeps them out) and its layouts' write model.
 
 pub mod apps;
 pub mod capacity;
@@ -25,6 +26,7 @@ pub mod scan;
 pub mod settle;
 pub mod stats;
 pub mod steady;
+pub mod zfs;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
 

@@ -229,6 +229,7 @@ impl Runner<'_> {
             warmup: None,
             steady: repeat.steady_for(spec),
             planned: repeat.runs,
+            zfs_read: None,
         };
         let warm = !repeat.warmup.is_zero();
         if let Some(rule) = repeat.steady_for(spec) {

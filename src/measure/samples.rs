@@ -21,6 +21,9 @@ pub struct JobSamples {
     pub steady: Option<SteadyRule>,
     /// How many runs were asked for: a count, or windows until settled.
     pub planned: Runs,
+    /// A read job on ZFS: how the caches were kept from answering, or that
+    /// they could not be (set by the experiment, which chose and did it).
+    pub zfs_read: Option<crate::judge::zfs::ZfsRead>,
 }
 
 /// What a scan measured (as far as it got).

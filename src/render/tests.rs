@@ -183,6 +183,93 @@ fn jobs_of_both_io_modes_and_warnings_on_some() {
     insta::assert_snapshot!(run_view(&r));
 }
 
+/// The demo run as it would be on a zfs-fuse pool, RAID-Z1 of three loop
+/// devices (the fixtures are of tmpfs runs): its read labelled cached
+/// (no --allow-export, a span under 10× the ARC), its writes against the
+/// layout's model. The words are the rules' own.
+pub(super) fn zfs_run() -> Report {
+    use crate::judge::zfs::*;
+    let (mib, pool) = (1u64 << 20, "zpool tpool (loop3+loop4+loop5)");
+    let facts = ReadFacts {
+        implementation: Implementation::ZfsFuse,
+        pool: "tpool".into(),
+        arc_max: Some(100 * mib),
+        direct_io: false,
+        member_page_cache: None,
+        cache_devices: false,
+        l2arc_persistent: false,
+        span: 64 * mib,
+        reads_once: false,
+        can_drop_caches: true,
+        allow_export: false,
+        export_refused: None,
+    };
+    let read = choose(&facts);
+    let caches = read_caches(Implementation::ZfsFuse, None);
+    let (job_read, member_read) = (4_857_004_032u64, 190 * mib);
+    let (job_write, member_write) = (8_163_164_160u64, 12_408_009_523u64);
+    let layout = Redundancy::RaidZ { parity: 1, disks: 3 };
+    let writes = json!({
+        "model": model_words(layout, 128 << 10, 12, false, false),
+        "record_bytes": 131072, "sector_bytes": 4096, "assumed": true,
+        "expected_ratio": write_ratio(layout, 128 << 10, 12),
+        "measured_ratio": member_write as f64 / job_write as f64,
+    });
+    let warnings: Vec<crate::judge::Diagnostic> = [
+        arc_cached(&read, caches),
+        crate::judge::job::pool_cross_check(pool, "read", job_read, member_read, caches),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let disk = |n: u32| {
+        json!({"name": format!("loop{n}"), "major": 7, "minor": n, "partition_of": null, "size_bytes": 268435456u64,
+               "logical_block_size": 512, "rotational": false, "model": null,
+               "backing_file": format!("/var/tmp/m{n}"), "memory": false})
+    };
+    edited("demo", |v| {
+        let t = &mut v["target"];
+        t["path"] = json!("/tpool/bench");
+        t["filesystem"] = json!({"fstype": "fuse.zfs", "mount_point": "/tpool", "source": "tpool",
+                                 "options": "rw,relatime", "super_options": "rw,user_id=0,group_id=0", "dev": [0, 52]});
+        t["devices"] = json!([disk(3), disk(4), disk(5)]);
+        t["zfs_pool"] = json!("tpool");
+        t["info"] = Value::Null;
+        let jobs = v["jobs"].as_array_mut().unwrap();
+        jobs[0]["zfs_read"] = serde_json::to_value(&read).unwrap();
+        jobs[0]["warnings"] = serde_json::to_value(&warnings).unwrap();
+        jobs[0]["device"] = json!({"name": pool, "read_bytes": member_read, "write_bytes": 0, "read_ios": 1520,
+            "write_ios": 0, "job_read_bytes": job_read, "job_write_bytes": 0, "lower": [], "zfs_pool": "tpool"});
+        jobs[1]["device"] = json!({"name": pool, "read_bytes": 0, "write_bytes": member_write, "read_ios": 0,
+            "write_ios": 94663, "job_read_bytes": 0, "job_write_bytes": job_write, "lower": [], "zfs_pool": "tpool",
+            "zfs_writes": writes});
+        jobs[1]["warnings"] = json!([]);
+    })
+}
+
+#[test]
+fn a_zfs_run_with_a_cached_read_and_modelled_writes() {
+    let r = zfs_run();
+    let read = r.jobs()[0].zfs_read.as_ref().unwrap();
+    assert_eq!(read.method, crate::judge::zfs::ReadMethod::Cached, "{}", read.reason);
+    // The write model agrees with the members, so no finding.
+    assert!(crate::summary::cross_check(r.jobs()[1].device.as_ref().unwrap()).is_empty());
+    insta::assert_snapshot!(run_view(&r));
+    // Documents and spreadsheets: the same lines, the code in the warnings column.
+    let md = Markdown(crate::base::units::BwUnit::Mb).export(Document::Run(&r, None)).unwrap();
+    assert!(
+        md.contains("SEQ1M Q8T1 write: writes on ZFS: the members wrote 1.52× the data; the layout predicts 1.50× (raidz1 of 3 disks, 128K records, ashift 12;"),
+        "{md}"
+    );
+    assert!(md.contains("SEQ1M Q8T1 read: reads on ZFS: CACHED"), "{md}");
+    let csv = Csv.export(Document::Run(&r, None)).unwrap();
+    assert!(csv.contains("zfs_arc_cached"), "{csv}");
+    // The JSON document carries the method and the ratios.
+    let j: Value = serde_json::from_str(&Json.export(Document::Run(&r, None)).unwrap()).unwrap();
+    assert_eq!(j["jobs"][0]["zfs_read"]["method"], "cached");
+    assert_eq!(j["jobs"][1]["device"]["zfs_writes"]["expected_ratio"], 1.5);
+}
+
 #[test]
 fn buffered_run_interrupted_before_any_job() {
     for (direct, mode) in [(false, "BUFFERED"), (true, "O_DIRECT")] {

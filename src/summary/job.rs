@@ -225,6 +225,45 @@ pub struct DeviceReport {
     /// (summed): where the job's I/O went if the target's device did not see it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub others: Vec<crate::samples::DeviceActivity>,
+    /// On a ZFS pool, for a job that wrote: the bytes the members wrote per
+    /// byte of data, measured and as the layout's model predicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zfs_writes: Option<ZfsWrites>,
+}
+
+/// A ZFS pool's member disks' writes against its layout's model
+/// ([`crate::judge::zfs::write_ratio`]: a stripe writes each byte once, an
+/// n-way mirror n times, RAID-Z its data sectors plus parity, rounded up to
+/// whole groups).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
+pub struct ZfsWrites {
+    /// The model in words: the layout, record size and ashift, and what it
+    /// assumed where ZFS did not say ("raidz1 of 3 disks, 128K records, ashift 12").
+    pub model: String,
+    /// The record size the model used.
+    #[schemars(extend("x-unit" = "bytes"))]
+    pub record_bytes: u64,
+    /// The sector size the model used (2^ashift).
+    #[schemars(extend("x-unit" = "bytes"))]
+    pub sector_bytes: u64,
+    /// The record size or the ashift was unknown, and assumed (128K, 12).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub assumed: bool,
+    /// Bytes the members should write per byte of data: for whole records.
+    #[schemars(extend("x-unit" = "ratio"))]
+    pub expected_ratio: f64,
+    /// The most they should write per byte when random writes smaller than
+    /// a record each rewrite their whole record (absent: `expected_ratio`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "ratio"))]
+    pub expected_max_ratio: Option<f64>,
+    /// What they wrote per byte the job wrote (`write_bytes` / `job_write_bytes`).
+    #[schemars(extend("x-unit" = "ratio"))]
+    pub measured_ratio: f64,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
@@ -333,6 +372,11 @@ pub struct JobReport {
     /// describe the last `window` rounds, not the burst before them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<SteadyReport>,
+    /// A job that read from a ZFS dataset: how iolab kept the ARC (and
+    /// the members' page cache) from answering, or that it could not and
+    /// labelled the figure cached (`zfs_arc_cached`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zfs_read: Option<crate::judge::zfs::ZfsRead>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
@@ -385,6 +429,13 @@ impl JobReport {
     /// Whether the latencies are upper bounds (completions reaped in batches).
     pub fn latency_bounded(&self) -> bool {
         self.latency.starts_with("batch")
+    }
+    /// Whether its read figure is labelled cached: on ZFS, nothing kept
+    /// the ARC from answering (`zfs_arc_cached`).
+    pub fn read_cached(&self) -> bool {
+        self.zfs_read
+            .as_ref()
+            .is_some_and(|r| r.method == crate::judge::zfs::ReadMethod::Cached)
     }
 }
 
@@ -577,8 +628,12 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
         }
     }
     let cpu = cpu_median(figured);
-    let device = device_report(&job.runs, pool);
     let tinfo = target.info;
+    let zfs = ZfsTarget::of(tinfo);
+    let mut device = device_report(&job.runs, pool);
+    if let (Some(d), Some(z)) = (device.as_mut().filter(|d| d.zfs_pool.is_some()), zfs.info) {
+        d.zfs_writes = zfs_writes(d, z, spec);
+    }
 
     // The rules, in the order their warnings are shown.
     let mut warnings: Vec<Diagnostic> = [
@@ -589,11 +644,12 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
             tinfo.filesystem.as_ref().map(|f| f.fstype.as_str()),
         ),
         tinfo.devices.first().and_then(|d| rules::memory_device(&d.name, d.memory)),
+        job.zfs_read.as_ref().and_then(|r| crate::judge::zfs::arc_cached(r, zfs.caches)),
     ]
     .into_iter()
     .flatten()
     .collect();
-    warnings.extend(device.iter().flat_map(cross_check));
+    warnings.extend(device.iter().flat_map(|d| cross_check_with(d, zfs.caches)));
     warnings.extend(
         [
             rules::high_cv("read", read.as_ref().and_then(|r| r.bw_cv)),
@@ -656,7 +712,74 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
         device,
         warnings,
         steady: judged.map(|(_, s)| s),
+        zfs_read: job.zfs_read.clone(),
     }
+}
+
+/// What a job's figures need to know of the ZFS under its target.
+struct ZfsTarget<'a> {
+    /// `iolab info`'s pool, when it found one.
+    info: Option<&'a crate::device::ZfsInfo>,
+    /// The caches a shortfall of the members' reads names.
+    caches: &'static str,
+}
+
+impl<'a> ZfsTarget<'a> {
+    fn of(t: &'a crate::target::TargetInfo) -> ZfsTarget<'a> {
+        use crate::judge::zfs::{Implementation, read_caches};
+        let info = t.info.as_ref().and_then(|r| r.zfs.as_ref());
+        let implementation = t
+            .filesystem
+            .as_ref()
+            .and_then(|f| Implementation::of_fstype(&f.fstype))
+            .unwrap_or(Implementation::OpenZfs);
+        ZfsTarget {
+            info,
+            caches: read_caches(implementation, info.and_then(|z| z.members_through_page_cache())),
+        }
+    }
+}
+
+/// How a pool's data vdevs keep data, for the write model: `None` unless
+/// they are all alike (plain disks, mirrors of one width, RAID-Z of one
+/// parity and width; not dRAID).
+pub(crate) fn redundancy(z: &crate::device::ZfsInfo) -> Option<crate::judge::zfs::Redundancy> {
+    use crate::judge::zfs::Redundancy;
+    let width = |v: &crate::device::Vdev| u32::try_from(v.children.len()).unwrap_or(u32::MAX);
+    let mut each = z.vdevs.iter().filter(|v| v.class == "data").map(|v| match v.kind.as_str() {
+        "disk" | "file" => Some(Redundancy::Stripe),
+        "mirror" => Some(Redundancy::Mirror { copies: width(v).max(1) }),
+        k => k
+            .strip_prefix("raidz")
+            .and_then(|p| p.parse().ok())
+            .filter(|&p| width(v) > p)
+            .map(|parity| Redundancy::RaidZ { parity, disks: width(v) }),
+    });
+    let first = each.next()??;
+    each.all(|r| r == Some(first)).then_some(first)
+}
+
+/// The members' writes per data byte against the layout's model, for a
+/// job that wrote on a pool whose layout iolab knows.
+fn zfs_writes(d: &DeviceReport, z: &crate::device::ZfsInfo, spec: &crate::plan::JobSpec) -> Option<ZfsWrites> {
+    use crate::judge::zfs::{ASSUMED_ASHIFT, ASSUMED_RECORD, expected_writes, model_words};
+    if d.job_write_bytes == 0 {
+        return None;
+    }
+    let layout = redundancy(z)?;
+    let recordsize = z.dataset_properties.as_ref().and_then(|p| p.recordsize_bytes);
+    let record = recordsize.unwrap_or(ASSUMED_RECORD);
+    let ashift = z.ashift.unwrap_or(ASSUMED_ASHIFT);
+    let e = expected_writes(layout, record, ashift, spec.bs, spec.rw.is_random());
+    Some(ZfsWrites {
+        model: model_words(layout, record, ashift, recordsize.is_some(), z.ashift.is_some()),
+        record_bytes: record,
+        sector_bytes: 1 << ashift,
+        assumed: recordsize.is_none() || z.ashift.is_none(),
+        expected_ratio: e.low,
+        expected_max_ratio: (e.high > e.low).then_some(e.high),
+        measured_ratio: d.write_bytes as f64 / d.job_write_bytes as f64,
+    })
 }
 
 /// The member disks of a ZFS pool summed into one delta, named
@@ -699,6 +822,7 @@ pub(crate) fn device_report(runs: &[RunSamples], zfs_pool: Option<&str>) -> Opti
         job_write_bytes: 0,
         lower: Vec::new(),
         zfs_pool: zfs_pool.map(str::to_string),
+        zfs_writes: None,
         others: crate::device::sum_activity(runs.iter().map(|r| r.other_devices.as_slice()))
             .into_iter()
             .filter(|o| o.bytes() > crate::base::thresholds::OTHER_DEVICE_MIN_BYTES)
@@ -740,19 +864,35 @@ pub(crate) fn device_report(runs: &[RunSamples], zfs_pool: Option<&str>) -> Opti
 
 /// Compare what reached the device with what the job did, reads then
 /// writes; where the device saw too little and a device outside the
-/// target's chain moved the difference, name that one instead.
+/// target's chain moved the difference, name that one instead. On a ZFS
+/// pool a shortfall of reads names the ARC (see [`cross_check_with`]).
 pub fn cross_check(d: &DeviceReport) -> Vec<Diagnostic> {
+    cross_check_with(d, crate::judge::zfs::read_caches(crate::judge::zfs::Implementation::OpenZfs, None))
+}
+
+/// [`cross_check`], naming `caches` ([`crate::judge::zfs::read_caches`])
+/// where a ZFS pool's members read less than the job did, and judging
+/// their writes against the layout's model (`zfs_writes`).
+pub fn cross_check_with(d: &DeviceReport, caches: &str) -> Vec<Diagnostic> {
     let tops = crate::device::tops(&d.others);
     let other = |f: fn(&crate::samples::DeviceActivity) -> u64| tops.iter().map(|o| (o.name.as_str(), f(o))).max_by_key(|x| x.1);
     let check = |dir: &str, job: u64, dev: u64| match d.zfs_pool {
-        Some(_) => rules::pool_cross_check(&d.name, dir, job, dev),
+        Some(_) => rules::pool_cross_check(&d.name, dir, job, dev, caches),
         None => rules::cross_check(&d.name, dir, job, dev),
     };
+    let model = d.zfs_writes.as_ref().and_then(|w| {
+        let expected = crate::judge::zfs::WriteExpectation {
+            low: w.expected_ratio,
+            high: w.expected_max_ratio.unwrap_or(w.expected_ratio),
+        };
+        crate::judge::zfs::write_model(&d.name, &w.model, expected, w.measured_ratio)
+    });
     [
         rules::device_elsewhere(&d.name, "read", d.job_read_bytes, d.read_bytes, other(|o| o.read_bytes))
             .or_else(|| check("read", d.job_read_bytes, d.read_bytes)),
         rules::device_elsewhere(&d.name, "written", d.job_write_bytes, d.write_bytes, other(|o| o.write_bytes))
             .or_else(|| check("written", d.job_write_bytes, d.write_bytes)),
+        model,
     ]
     .into_iter()
     .flatten()
@@ -777,6 +917,7 @@ mod tests {
             lower: vec![],
             zfs_pool: None,
             others: vec![],
+            zfs_writes: None,
         }
     }
 
@@ -926,5 +1067,108 @@ mod tests {
         assert!(w[0].message.contains("20%"), "{}", w[0].message);
         // A run's own device is the sum too.
         assert_eq!(members_sum(&pool_run(0, 0, fine).devices).unwrap().read_bytes, 400 * M);
+    }
+
+    /// A pool of `tops` (each `(kind, members)`), as `iolab info` finds it.
+    fn pool_info(tops: &[(&str, usize)]) -> crate::device::ZfsInfo {
+        let vdevs: Vec<serde_json::Value> = tops
+            .iter()
+            .enumerate()
+            .map(|(i, (kind, n))| {
+                let children: Vec<serde_json::Value> = (0..*n)
+                    .map(|k| serde_json::json!({"name": format!("/dev/vd{i}{k}"), "kind": "disk", "class": "data", "state": "ONLINE"}))
+                    .collect();
+                serde_json::json!({"name": format!("{kind}-{i}"), "kind": kind, "class": "data", "state": "ONLINE", "children": children})
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "pool": "tpool", "dataset": "tpool", "state": "ONLINE", "source": "zpool status", "vdevs": vdevs,
+            "layout": null, "compression": null, "arc_size_bytes": null, "arc_max_bytes": null, "version": null,
+            "direct_io_ignored": null
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_write_model_reads_the_pools_layout() {
+        use crate::judge::zfs::Redundancy;
+        assert_eq!(redundancy(&pool_info(&[("mirror", 3)])), Some(Redundancy::Mirror { copies: 3 }));
+        assert_eq!(
+            redundancy(&pool_info(&[("raidz1", 3), ("raidz1", 3)])),
+            Some(Redundancy::RaidZ { parity: 1, disks: 3 })
+        );
+        assert_eq!(
+            redundancy(&pool_info(&[("mirror", 2), ("mirror", 3)])),
+            None,
+            "mirrors of two widths"
+        );
+        assert_eq!(redundancy(&pool_info(&[("draid1", 5)])), None, "dRAID is not modelled");
+        assert_eq!(redundancy(&pool_info(&[])), None);
+        let mut stripe = pool_info(&[]);
+        stripe.vdevs = serde_json::from_value(serde_json::json!([
+            {"name": "/var/tmp/a", "kind": "file", "class": "data", "state": "ONLINE"},
+            {"name": "/var/tmp/b", "kind": "file", "class": "data", "state": "ONLINE"},
+            {"name": "/var/tmp/c", "kind": "file", "class": "logs", "state": "ONLINE"}
+        ]))
+        .unwrap();
+        assert_eq!(redundancy(&stripe), Some(Redundancy::Stripe));
+    }
+
+    #[test]
+    fn a_pools_writes_are_judged_against_its_layout() {
+        const M: u64 = 1 << 20;
+        let spec = |rw: crate::plan::Rw, bs: u64| {
+            crate::plan::JobSpec::custom(rw, bs, 4, 1, 70, Limit::Span, true, crate::io::engine::EngineKind::IoUring)
+        };
+        // RAID-Z1 of 3 (the recordsize and ashift unknown: 128K and 12 assumed): 1.5×.
+        let z = pool_info(&[("raidz1", 3)]);
+        let run = |written: u64| {
+            let mut r = pool_run(0, 100 * M, [(0, written / 3), (0, written / 3), (0, written / 3), (0, 0)]);
+            r.devices.truncate(3);
+            r
+        };
+        let mut d = device_report(&[run(150 * M)], Some("tpool")).unwrap();
+        d.zfs_writes = zfs_writes(&d, &z, &spec(crate::plan::Rw::Write, 128 << 10));
+        let w = d.zfs_writes.clone().unwrap();
+        assert_eq!((w.expected_ratio, w.expected_max_ratio, w.measured_ratio), (1.5, None, 1.5));
+        assert_eq!((w.record_bytes, w.sector_bytes, w.assumed), (128 << 10, 4096, true));
+        assert_eq!(
+            w.model,
+            "raidz1 of 3 disks, 128K records, ashift 12; the record size and ashift were unknown, so the model assumed 128K records and ashift 12"
+        );
+        assert!(cross_check(&d).is_empty(), "{:?}", cross_check(&d));
+        // Written once only: not the layout.
+        let mut d = device_report(&[run(100 * M)], Some("tpool")).unwrap();
+        d.zfs_writes = zfs_writes(&d, &z, &spec(crate::plan::Rw::Write, 128 << 10));
+        let w = cross_check(&d);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].code, "zfs_write_amplification");
+        assert!(
+            w[0].message.starts_with(
+                "zpool tpool (vdf+vdg+vdh) wrote 1.00× the bytes the job wrote, where the layout predicts 1.50× (raidz1 of 3 disks"
+            ),
+            "{}",
+            w[0].message
+        );
+        // Known recordsize and ashift: 8K records on RAID-Z1 of 3 write 2×.
+        let mut small = z.clone();
+        small.dataset_properties = Some(crate::device::ZfsProperties {
+            recordsize_bytes: Some(8 << 10),
+            ..Default::default()
+        });
+        small.ashift = Some(12);
+        let mut d = device_report(&[run(200 * M)], Some("tpool")).unwrap();
+        d.zfs_writes = zfs_writes(&d, &small, &spec(crate::plan::Rw::Randwrite, 8 << 10));
+        let w = d.zfs_writes.clone().unwrap();
+        assert_eq!((w.expected_ratio, w.assumed), (2.0, false));
+        assert_eq!(w.model, "raidz1 of 3 disks, 8K records, ashift 12");
+        assert!(cross_check(&d).is_empty());
+        // Random 4K writes into 8K records: up to a whole record each.
+        let w = zfs_writes(&d, &small, &spec(crate::plan::Rw::Randwrite, 4 << 10)).unwrap();
+        assert_eq!((w.expected_ratio, w.expected_max_ratio), (2.0, Some(4.0)));
+        // A job that did not write has no write model; the JSON leaves it out.
+        let reads = device_report(&[pool_run(100 * M, 0, [(100 * M, 0); 4])], Some("tpool")).unwrap();
+        assert_eq!(zfs_writes(&reads, &z, &spec(crate::plan::Rw::Read, 128 << 10)), None);
+        assert!(serde_json::to_value(&reads).unwrap().get("zfs_writes").is_none());
     }
 }

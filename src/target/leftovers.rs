@@ -2,7 +2,9 @@
 //!
 //! Test files have no name (`O_TMPFILE`), so they never outlive iolab. Some
 //! things must have names: the application suites' trees (`iolab-files-…`,
-//! `iolab-git-…`) and `verify --cold-wait`'s files (`iolab-verify-…`).
+//! `iolab-git-…`), `verify --cold-wait`'s files (`iolab-verify-…`) and the
+//! test file of a run on ZFS with `--allow-export` (`iolab-test-…`: it is
+//! reopened by its name after the pool is imported again).
 //! They are removed on success, on errors and on SIGINT/SIGTERM; a SIGKILL
 //! (or a power cut) leaves them. Each such directory carries a marker,
 //! [`MARKER`], naming its owner: pid and the process's start time (a pid
@@ -15,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// The owner marker inside a directory iolab made: `PID STARTTIME\n`.
 pub const MARKER: &str = ".iolab-owner";
 /// The prefixes of the directories iolab makes in a user's directory.
-pub const PREFIXES: [&str; 3] = ["iolab-files", "iolab-git", "iolab-verify"];
+pub const PREFIXES: [&str; 4] = ["iolab-files", "iolab-git", "iolab-verify", "iolab-test"];
 
 /// This process's start time in clock ticks since boot (`/proc/PID/stat`
 /// field 22), `None` when /proc cannot say.
@@ -121,6 +123,7 @@ mod tests {
     fn only_iolab_names_are_ours() {
         assert!(ours("iolab-files-123-456"));
         assert!(ours("iolab-verify-1-2"));
+        assert!(ours("iolab-test-1-2"));
         assert!(!ours("iolab-files-123"));
         assert!(!ours("iolab-files-12a-456"));
         assert!(!ours("iolab-filesx-1-2"));

@@ -20,9 +20,10 @@ pub mod safety;
 pub mod space;
 mod testfile;
 pub mod watch;
+pub mod zfs;
 
 pub(crate) use testfile::anonymous_file;
-use testfile::{create_test_file, prefill};
+use testfile::{NamedTestFile, create_named_test_file, create_test_file, prefill};
 
 use crate::base::error::{Result, failed, usage};
 use crate::base::progress::{Event, Level, Observer};
@@ -62,6 +63,10 @@ pub struct OpenRequest {
     pub max_bs: u64,
     /// Count failed I/O instead of stopping at the first (`--continue-on-error`).
     pub continue_on_error: bool,
+    /// The user allows an export and import of a ZFS pool under the target
+    /// (`--allow-export`): on ZFS the test file then has a name to be
+    /// reopened by ([`zfs`]).
+    pub allow_export: bool,
 }
 
 /// The target as the user chose it, before an experiment knows whether it
@@ -78,6 +83,9 @@ pub struct Choice {
     /// Count failed I/O per direction instead of stopping at the first
     /// (`--continue-on-error`, fio's `continue_on_error`).
     pub continue_on_error: bool,
+    /// A ZFS pool under the target may be exported and imported to empty
+    /// its ARC before a read job (`--allow-export`).
+    pub allow_export: bool,
 }
 
 impl Choice {
@@ -92,6 +100,7 @@ impl Choice {
             buffered: self.buffered,
             max_bs,
             continue_on_error: self.continue_on_error,
+            allow_export: self.allow_export,
         }
     }
 }
@@ -176,8 +185,12 @@ pub struct Target {
     /// A thread of iolab's is stuck in the kernel on the target: the
     /// descriptor it uses stays open until the process exits.
     abandoned: std::sync::atomic::AtomicBool,
-    /// Whether the target is still there ([`watch`]).
-    watch: Option<watch::Watch>,
+    /// Whether the target is still there ([`watch`]); replaced when the
+    /// target is reopened after a ZFS pool's export and import.
+    watch: std::sync::Mutex<Option<watch::Watch>>,
+    /// The test file's name, when it has one ([`NamedTestFile`]: on ZFS
+    /// with `--allow-export`); removed when the target is dropped.
+    named: Option<NamedTestFile>,
 }
 
 impl Drop for Target {
@@ -270,7 +283,11 @@ impl Target {
 
     /// `PATH: why`, once the target went away during the run ([`watch`]).
     pub fn gone(&self) -> Option<String> {
-        self.watch.as_ref().and_then(watch::Watch::gone)
+        self.watch
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .and_then(watch::Watch::gone)
     }
 
     /// I/Os completed so far by the block devices under the target: life,
@@ -406,11 +423,26 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
     }
     let ft = md.file_type();
     let mut free_before = None;
+    let mut named = None;
     let (kind, file, span, test_file) = if ft.is_dir() {
         refuse_read_only(path, Kind::Directory, true, fs_read_only(&real), false)?;
         let size = req.size.unwrap_or(DEFAULT_TEST_FILE);
         free_before = rustix::fs::statvfs(real.as_path()).ok().map(|v| v.f_bavail * v.f_frsize);
-        let file = create_test_file(&real, size)?;
+        let on_zfs = device::filesystem_of(root, &real).is_some_and(|f| crate::judge::zfs::Implementation::of_fstype(&f.fstype).is_some());
+        let file = if req.allow_export && on_zfs {
+            // Reopened by its name after an export and import of the pool.
+            if let Some(text) = leftovers::notice(&leftovers::sweep(&real)) {
+                observer.event(Event::Notice {
+                    level: Level::Note,
+                    text: &text,
+                });
+            }
+            let (file, n) = create_named_test_file(&real, size)?;
+            named = Some(n);
+            file
+        } else {
+            create_test_file(&real, size)?
+        };
         (Kind::Directory, file, size, true)
     } else if ft.is_file() {
         let len = md.len();
@@ -543,7 +575,8 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
         continue_on_error: req.continue_on_error,
         free_before,
         abandoned: std::sync::atomic::AtomicBool::new(false),
-        watch,
+        watch: std::sync::Mutex::new(watch),
+        named,
     })
 }
 

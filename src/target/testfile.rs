@@ -10,15 +10,65 @@ use crate::base::units::fmt_bytes;
 use crate::io::buffers::Buffers;
 use std::fs::File;
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Create an unlinked test file in `dir`, after checking the space for it.
 pub(super) fn create_test_file(dir: &Path, size: u64) -> Result<File> {
+    check_size(dir, size)?;
+    reserve(anonymous_file(dir)?, dir, size)
+}
+
+/// A test file with a name, for as long as the run: iolab closes it while
+/// a ZFS pool is exported and imported, and reopens it by that name
+/// ([`super::zfs`]). It lives in a directory of its own,
+/// `iolab-test-PID-NANOS`, marked with its owner, so that the next run
+/// sweeps it away if this one is killed ([`super::leftovers`]); dropping
+/// this removes both.
+#[derive(Debug)]
+pub(crate) struct NamedTestFile {
+    pub dir: PathBuf,
+    pub file: PathBuf,
+}
+
+impl Drop for NamedTestFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.file);
+        let _ = std::fs::remove_file(self.dir.join(super::leftovers::MARKER));
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+/// [`create_test_file`], but named ([`NamedTestFile`]).
+pub(super) fn create_named_test_file(dir: &Path, size: u64) -> Result<(File, NamedTestFile)> {
+    check_size(dir, size)?;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let sub = dir.join(format!("iolab-test-{}-{nanos}", std::process::id()));
+    let cannot = |e: std::io::Error| usage(format!("cannot create a test file in {}: {e}", dir.display()));
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new().mode(0o700).create(&sub).map_err(cannot)?;
+    }
+    let named = NamedTestFile {
+        file: sub.join("test-file"),
+        dir: sub,
+    };
+    super::leftovers::mark(&named.dir).map_err(cannot)?;
+    let file = crate::base::paths::create_new(&named.file, 0o600).map_err(cannot)?;
+    Ok((reserve(file, dir, size)?, named))
+}
+
+fn check_size(dir: &Path, size: u64) -> Result<()> {
     if size == 0 || !size.is_multiple_of(4096) {
         return Err(usage(format!("--size must be a positive multiple of 4 KiB, got {size}")));
     }
-    space::check(dir, size, 0, "the test file", Some("use --size"))?;
-    let file = anonymous_file(dir)?;
+    space::check(dir, size, 0, "the test file", Some("use --size"))
+}
+
+/// Reserve the test file's `size` bytes in `dir`.
+fn reserve(file: File, dir: &Path, size: u64) -> Result<File> {
     // Reserve the space now, so a full disk is an error before measuring, not during.
     // SAFETY: plain syscall on our own descriptor.
     let r = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, size as i64) };
@@ -244,5 +294,24 @@ mod tests {
         let mut names: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         names.sort();
         assert_eq!(names, [".dangling.tmp", ".iolab-planted.tmp", "victim"]);
+    }
+
+    /// A named test file lives in a marked directory of its own, which the
+    /// next run would sweep if this one were killed, and is gone once dropped.
+    #[test]
+    fn a_named_test_file_is_marked_and_removed() {
+        let d = tempfile::tempdir().unwrap();
+        let (f, named) = create_named_test_file(d.path(), 1 << 20).unwrap();
+        assert_eq!(f.metadata().unwrap().len(), 1 << 20);
+        let name = named.dir.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with(&format!("iolab-test-{}-", std::process::id())), "{name}");
+        assert!(named.file.is_file() && named.dir.join(super::super::leftovers::MARKER).is_file());
+        assert!(super::super::leftovers::sweep(d.path()).is_empty(), "its owner is alive");
+        drop(named);
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+        assert!(
+            create_named_test_file(d.path(), 1000).is_err(),
+            "a size that is no multiple of 4 KiB"
+        );
     }
 }

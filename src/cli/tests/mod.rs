@@ -175,6 +175,36 @@ fn job_takes_no_target_with_hosts_that_name_their_paths() {
     assert!(e.exit_code() == 2 && e.to_string().contains("'b'"), "{e}");
 }
 
+/// Issue 25: `--allow-export` is the consent of `run`, `job` and `scan`
+/// (not `scale`'s), and reaches the target as the user chose it.
+#[test]
+fn allow_export_is_consent_for_run_job_and_scan() {
+    use clap::FromArgMatches;
+    let parse = |args: &[&str]| command().try_get_matches_from(args).and_then(|m| Cli::from_arg_matches(&m));
+    let consent = |e: Experiment| match e {
+        Experiment::Jobs(r) => r.target.allow_export,
+        Experiment::Scan(r) => r.target.allow_export,
+        _ => panic!("not jobs or a scan"),
+    };
+    let Cmd::Job(a) = parse(&["iolab", "job", "/tpool", "--allow-export"]).unwrap().cmd else {
+        panic!("not job")
+    };
+    assert!(consent(experiments::job(&a).unwrap()));
+    let Cmd::Job(a) = parse(&["iolab", "job", "/tpool"]).unwrap().cmd else {
+        panic!("not job")
+    };
+    assert!(!consent(experiments::job(&a).unwrap()), "never without asking");
+    let Cmd::Scan(a) = parse(&["iolab", "scan", "/tpool", "--allow-export"]).unwrap().cmd else {
+        panic!("not scan")
+    };
+    assert!(consent(experiments::scan(&a).unwrap()));
+    let Cmd::Run(a) = parse(&["iolab", "run", "/tpool", "--suite", "dd", "--allow-export"]).unwrap().cmd else {
+        panic!("not run")
+    };
+    assert!(a.zfs.allow_export);
+    assert!(parse(&["iolab", "scale", "/tpool", "--allow-export"]).is_err());
+}
+
 #[test]
 fn clap_definition_is_consistent() {
     command().debug_assert();

@@ -212,6 +212,7 @@ fn open_device(path: &Path, allow_destroy: bool, force: bool, ctx: &Context) -> 
         buffered: false,
         max_bs: B,
         continue_on_error: false,
+        allow_export: false,
     };
     let t = target::open(&req, &ctx.sys, ctx.stop, ctx.observer)?;
     if let Some(d) = t.info.devices.first()

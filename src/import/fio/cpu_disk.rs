@@ -88,6 +88,7 @@ pub(super) fn device_report(
                 lower: ds,
                 zfs_pool: None,
                 others: Vec::new(),
+                zfs_writes: None,
             })
         }
         have_bytes => {

@@ -262,6 +262,7 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         device,
         warnings,
         steady: None,
+        zfs_read: None,
     };
     finite_figures(&report).map_err(|e| format!("{what}: {e}"))?;
     Ok(report)

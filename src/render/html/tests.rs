@@ -6,7 +6,7 @@
 use super::page;
 use crate::compare::{Comparison, RunRef, compare};
 use crate::render::Page;
-use crate::render::tests::{edited, report};
+use crate::render::tests::{edited, report, zfs_run};
 use crate::store::RunSummary;
 use crate::summary::Report;
 use serde_json::{Value, json};
@@ -886,4 +886,21 @@ fn example_pages_are_checked_pages() {
             std::fs::write(std::path::Path::new(&dir).join(format!("iolab-{name}-report.html")), html).unwrap();
         }
     }
+}
+
+/// A ZFS run: the cached read marked in the table, the method and the
+/// members' writes against the model in the test's section.
+#[test]
+fn a_zfs_run_says_how_its_reads_were_kept_from_the_caches() {
+    let html = one(&zfs_run());
+    assert!(html.contains("SEQ1M Q8T1 read [CACHED]"), "the table marks the cached figure");
+    assert!(
+        html.contains("SEQ1M Q8T1 read: reads on ZFS: CACHED, the read figure is not the disks&#39; (zfs_arc_cached says why).</p>"),
+        "the read's method in its section"
+    );
+    assert!(
+        html.contains("SEQ1M Q8T1 write: writes on ZFS: the members wrote"),
+        "the write model in the test's section"
+    );
+    assert!(html.contains("zfs_arc_cached"));
 }

@@ -132,7 +132,7 @@ fn per_test(r: &Report, shared: &[&WarningGroup]) -> Table {
             .collect();
         t.row(Row {
             cells: vec![
-                Cell::text(&j.name),
+                Cell::text(marked_name(j)),
                 Cell::or_empty(j.read.as_ref(), |d| Cell::bandwidth(d.bw_bytes)),
                 Cell::or_empty(j.write.as_ref(), |d| Cell::bandwidth(d.bw_bytes)),
                 Cell::number(j.iops(), 0),
@@ -145,6 +145,53 @@ fn per_test(r: &Report, shared: &[&WarningGroup]) -> Table {
         });
     }
     t
+}
+
+/// A test's name in the summary for screens, marked when its read figure
+/// is labelled cached (ZFS's ARC may have answered: `zfs_arc_cached`).
+fn marked_name(j: &JobReport) -> String {
+    if j.read_cached() {
+        format!("{} [CACHED]", j.name)
+    } else {
+        j.name.clone()
+    }
+}
+
+/// On ZFS, how a test's reads were kept from the caches (or that they
+/// could not be), and its members' writes per data byte against the
+/// layout's model: one line each, for the footer and the test's section.
+pub fn zfs_lines(j: &JobReport) -> Vec<Line> {
+    use crate::judge::zfs::ReadMethod;
+    let mut out = Vec::new();
+    if let Some(r) = &j.zfs_read {
+        let how = match &r.method {
+            ReadMethod::DirectIo => "OpenZFS's Direct I/O",
+            ReadMethod::SpanPastArc => "a span past the ARC",
+            ReadMethod::ExportImport => "an export and import of the pool",
+            ReadMethod::Cached | ReadMethod::Other(_) => "",
+        };
+        out.push(Line::new().text(match &r.method {
+            ReadMethod::Cached => format!(
+                "{}: reads on ZFS: CACHED, the read figure is not the disks' (zfs_arc_cached says why).",
+                j.name
+            ),
+            ReadMethod::Other(m) => format!("{}: reads on ZFS: {m} ({}).", j.name, r.reason),
+            _ => format!("{}: reads on ZFS kept from the caches by {how}: {}.", j.name, r.reason),
+        }));
+    }
+    if let Some(w) = j.device.as_ref().and_then(|d| d.zfs_writes.as_ref()) {
+        let x = |v: f64| Cell::Number { value: v, decimals: 2 };
+        let mut l = Line::new()
+            .text(format!("{}: writes on ZFS: the members wrote ", j.name))
+            .figure(x(w.measured_ratio))
+            .text("× the data; the layout predicts ")
+            .figure(x(w.expected_ratio));
+        if let Some(max) = w.expected_max_ratio {
+            l = l.text("–").figure(x(max));
+        }
+        out.push(l.text(format!("× ({}).", w.model)));
+    }
+    out
 }
 
 /// One row per test and direction, with the raw spread for spreadsheets.
@@ -287,6 +334,7 @@ pub fn footer(r: &Report) -> Section {
             .iter()
             .filter_map(|j| j.steady.as_ref().map(|sd| Note::plain(steady_line(j, sd)))),
     );
+    notes.extend(r.jobs().iter().flat_map(zfs_lines).map(Note::plain));
     s.push(Block::Notes(notes));
     s.push(Block::Warnings(r.warning_groups().iter().map(|g| group_warning(r, g)).collect()));
     let mut stops = Vec::new();
@@ -315,6 +363,9 @@ pub fn per_test_sections(r: &Report) -> Option<Section> {
     for (k, j) in jobs.iter().enumerate() {
         let mut js = Section::new("job", format!("job-{}", k + 1), Heading::Outline(j.name.clone()));
         js.push(Block::paragraph(Tone::Muted, job_facts(j)));
+        for l in zfs_lines(j) {
+            js.push(Block::paragraph(Tone::Plain, l));
+        }
         js.push(Block::Warnings(j.warnings.iter().map(Warning::from).collect()));
         if r.scan_zones_job().is_some_and(|z| std::ptr::eq(z, j)) {
             js.push(Block::paragraph(

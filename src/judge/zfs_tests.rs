@@ -1,0 +1,368 @@
+//! The ZFS rules at their numbers: the layouts' write model, the choice of
+//! a read method, and the two warnings.
+
+use super::*;
+use crate::judge::Severity;
+
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+
+#[test]
+fn raidz_allocates_data_parity_and_padding_sectors() {
+    // RAID-Z1 of 3, 128K records, ashift 12: 32 data sectors, 16 parity, 48 in all (even).
+    assert_eq!(raidz_sectors(128 << 10, 12, 1, 3), 48);
+    // 8K records: 2 data + 1 parity, rounded up to a multiple of 2.
+    assert_eq!(raidz_sectors(8 << 10, 12, 1, 3), 4);
+    // 4K records: one data sector and its parity.
+    assert_eq!(raidz_sectors(4 << 10, 12, 1, 3), 2);
+    // RAID-Z1 of 4 at 128K: 32 + ceil(32/3) = 43, padded to 44.
+    assert_eq!(raidz_sectors(128 << 10, 12, 1, 4), 44);
+    // RAID-Z2 of 6 at 128K: 32 + 2 × 8 = 48, a multiple of 3.
+    assert_eq!(raidz_sectors(128 << 10, 12, 2, 6), 48);
+    // RAID-Z2 of 4 at 16K: 4 + 2 × 2 = 8, padded to 9.
+    assert_eq!(raidz_sectors(16 << 10, 12, 2, 4), 9);
+    // RAID-Z3 of 5 at 128K: 32 + 3 × 16 = 80, a multiple of 4.
+    assert_eq!(raidz_sectors(128 << 10, 12, 3, 5), 80);
+    // 512-byte sectors: 256 data + 128 parity.
+    assert_eq!(raidz_sectors(128 << 10, 9, 1, 3), 384);
+}
+
+#[test]
+fn the_layouts_write_model() {
+    let z1_3 = Redundancy::RaidZ { parity: 1, disks: 3 };
+    assert_eq!(write_ratio(z1_3, 128 << 10, 12), 1.5);
+    assert_eq!(write_ratio(z1_3, 8 << 10, 12), 2.0, "small records: parity and padding");
+    assert_eq!(write_ratio(z1_3, 4 << 10, 12), 2.0);
+    assert_eq!(write_ratio(z1_3, 128 << 10, 9), 1.5);
+    assert_eq!(write_ratio(Redundancy::RaidZ { parity: 1, disks: 4 }, 128 << 10, 12), 1.375);
+    assert_eq!(write_ratio(Redundancy::RaidZ { parity: 2, disks: 4 }, 16 << 10, 12), 2.25);
+    assert_eq!(write_ratio(Redundancy::RaidZ { parity: 2, disks: 6 }, 128 << 10, 12), 1.5);
+    assert_eq!(write_ratio(Redundancy::Mirror { copies: 3 }, 128 << 10, 12), 3.0);
+    assert_eq!(write_ratio(Redundancy::Mirror { copies: 2 }, 8 << 10, 12), 2.0);
+    assert_eq!(write_ratio(Redundancy::Stripe, 128 << 10, 12), 1.0);
+    // A block smaller than a sector still takes the whole sector.
+    assert_eq!(write_ratio(Redundancy::Stripe, 512, 12), 8.0);
+    assert_eq!(write_ratio(Redundancy::Mirror { copies: 2 }, 512, 12), 16.0);
+    assert_eq!(Redundancy::Mirror { copies: 3 }.describe(), "3-way mirror");
+    assert_eq!(z1_3.describe(), "raidz1 of 3 disks");
+}
+
+#[test]
+fn random_writes_smaller_than_a_record_may_rewrite_it_whole() {
+    let m3 = Redundancy::Mirror { copies: 3 };
+    assert_eq!(
+        expected_writes(m3, 128 << 10, 12, 128 << 10, true),
+        WriteExpectation { low: 3.0, high: 3.0 }
+    );
+    assert_eq!(
+        expected_writes(m3, 128 << 10, 12, 4 << 10, false),
+        WriteExpectation { low: 3.0, high: 3.0 },
+        "sequential writes fill whole records"
+    );
+    assert_eq!(
+        expected_writes(m3, 128 << 10, 12, 4 << 10, true),
+        WriteExpectation { low: 3.0, high: 96.0 }
+    );
+    assert_eq!(
+        expected_writes(m3, 8 << 10, 12, 1 << 20, true),
+        WriteExpectation { low: 3.0, high: 3.0 },
+        "a write of several whole records"
+    );
+}
+
+#[test]
+fn the_write_model_is_judged_with_its_tolerance() {
+    let z = WriteExpectation { low: 1.5, high: 1.5 };
+    let model = "raidz1 of 3 disks, 128K records, ashift 12";
+    assert_eq!(write_model("zpool t (a+b+c)", model, z, 1.5), None);
+    // 10% either way is within (metadata), exclusive.
+    assert_eq!(write_model("zpool t (a+b+c)", model, z, 1.65), None);
+    assert_eq!(write_model("zpool t (a+b+c)", model, z, 1.35), None);
+    let more = write_model("zpool t (a+b+c)", model, z, 1.66).unwrap();
+    assert_eq!(more.code, "zfs_write_amplification");
+    assert_eq!(more.severity, Severity::Warning);
+    assert!(
+        more.message.starts_with(
+            "zpool t (a+b+c) wrote 1.66× the bytes the job wrote, where the layout predicts 1.50× (raidz1 of 3 disks, 128K records, ashift 12): more"
+        ) && more.message.contains("ZIL"),
+        "{}",
+        more.message
+    );
+    let fewer = write_model("zpool t (a+b+c)", model, WriteExpectation { low: 3.0, high: 3.0 }, 2.0).unwrap();
+    assert!(fewer.message.contains("predicts 3.00×") && fewer.message.contains(": fewer: a member that did not write"));
+    // Less than once is `cache_answered`'s to say.
+    assert_eq!(write_model("p", model, WriteExpectation { low: 3.0, high: 3.0 }, 0.5), None);
+    // A range: anywhere in it is fine.
+    let range = WriteExpectation { low: 3.0, high: 96.0 };
+    assert_eq!(write_model("p", model, range, 40.0), None);
+    assert!(
+        write_model("p", model, range, 110.0)
+            .unwrap()
+            .message
+            .contains("predicts 3.00–96.00×")
+    );
+}
+
+#[test]
+fn the_model_says_what_it_assumed() {
+    let z = Redundancy::RaidZ { parity: 1, disks: 3 };
+    assert_eq!(
+        model_words(z, 128 << 10, 12, true, true),
+        "raidz1 of 3 disks, 128K records, ashift 12"
+    );
+    assert_eq!(
+        model_words(z, ASSUMED_RECORD, ASSUMED_ASHIFT, false, false),
+        "raidz1 of 3 disks, 128K records, ashift 12; the record size and ashift were unknown, so the model assumed 128K records and ashift 12"
+    );
+    assert!(
+        model_words(z, 8 << 10, ASSUMED_ASHIFT, true, false)
+            .ends_with("; the ashift was unknown, so the model assumed 128K records and ashift 12")
+    );
+}
+
+/// zfs-fuse on Debian: ARC of 100 MiB, members' page cache unknown (taken as yes), run as root.
+fn fuse(span: u64) -> ReadFacts {
+    ReadFacts {
+        implementation: Implementation::ZfsFuse,
+        pool: "tpool".into(),
+        arc_max: Some(100 * MIB),
+        direct_io: false,
+        member_page_cache: None,
+        cache_devices: false,
+        l2arc_persistent: false,
+        span,
+        reads_once: false,
+        can_drop_caches: true,
+        allow_export: false,
+        export_refused: None,
+    }
+}
+
+/// OpenZFS 2.2 with an ARC of 8 GiB.
+fn openzfs(span: u64) -> ReadFacts {
+    ReadFacts {
+        implementation: Implementation::OpenZfs,
+        pool: "tank".into(),
+        arc_max: Some(8 * GIB),
+        l2arc_persistent: true,
+        ..fuse(span)
+    }
+}
+
+#[test]
+fn direct_io_needs_nothing_else() {
+    let f = ReadFacts {
+        direct_io: true,
+        ..openzfs(GIB)
+    };
+    assert!(caches(&f).is_empty());
+    let r = choose(&f);
+    assert_eq!(r.method, ReadMethod::DirectIo);
+    assert!(!r.dropped_caches && r.reason.contains("bypass the ARC"));
+    assert_eq!(arc_cached(&r, "the ARC"), None);
+}
+
+#[test]
+fn a_span_ten_times_the_arc_is_enough_inclusive() {
+    let r = choose(&openzfs(80 * GIB));
+    assert_eq!(r.method, ReadMethod::SpanPastArc);
+    assert!(!r.dropped_caches, "OpenZFS keeps no member data in the kernel's cache");
+    assert_eq!(
+        r.reason,
+        "the span (80.00 GiB) is at least 10× the ARC's maximum (8.00 GiB): at most about 10% of the reads could hit it"
+    );
+    assert_eq!(choose(&openzfs(80 * GIB - MIB)).method, ReadMethod::Cached);
+    let r = choose(&openzfs(60 * GIB));
+    assert_eq!(r.method, ReadMethod::Cached);
+    assert!(
+        r.reason.starts_with(
+            "the span (60.00 GiB) is less than 10× the ARC's maximum (8.00 GiB): up to about 13% of random reads could hit it"
+        ) && r.reason.contains("a span of at least 80.00 GiB would do (--size)")
+            && r.reason.ends_with("; an export and import of pool tank would not help"),
+        "{}",
+        r.reason
+    );
+    let w = arc_cached(&r, "the ARC").unwrap();
+    assert_eq!(w.code, "zfs_arc_cached");
+    assert_eq!(w.severity, Severity::Untrustworthy);
+    assert!(
+        w.message
+            .starts_with("CACHED: these reads may have been answered by the ARC, so the read figure is labelled cached"),
+        "{}",
+        w.message
+    );
+}
+
+#[test]
+fn members_read_through_the_page_cache_make_the_cache_unbounded() {
+    // Members read without O_DIRECT (file vdevs), or not known not to be:
+    // their page cache holds what the daemon read, so a span past the ARC
+    // is not enough for random reads.
+    let r = choose(&fuse(GIB));
+    assert_eq!(r.method, ReadMethod::Cached);
+    assert!(r.reason.starts_with("the kernel's page cache of the members"), "{}", r.reason);
+    assert!(r.dropped_caches, "dropped anyway: it empties it at the start");
+    // Every member O_DIRECT (zfs-fuse's block devices): 10× the ARC is enough, and nothing is dropped.
+    let off = ReadFacts {
+        member_page_cache: Some(false),
+        ..fuse(1000 * MIB)
+    };
+    let r = choose(&off);
+    assert_eq!((r.method, r.dropped_caches), (ReadMethod::SpanPastArc, false));
+    let r = choose(&ReadFacts { span: 999 * MIB, ..off });
+    assert_eq!(r.method, ReadMethod::Cached);
+    assert!(r.reason.contains("a span of at least 1000.00 MiB would do"), "{}", r.reason);
+    // One sequential pass after dropping the kernel's caches: the members' page cache
+    // is empty at the start and never read twice; the ARC's maximum is still
+    // less than a tenth of the span.
+    let once = ReadFacts {
+        reads_once: true,
+        ..fuse(GIB)
+    };
+    let r = choose(&once);
+    assert_eq!((r.method, r.dropped_caches), (ReadMethod::SpanPastArc, true));
+    assert!(
+        r.reason.ends_with("; the kernel's caches were dropped before the job"),
+        "{}",
+        r.reason
+    );
+    // Without root the kernel's caches stay.
+    let r = choose(&ReadFacts {
+        can_drop_caches: false,
+        ..once
+    });
+    assert_eq!((r.method, r.dropped_caches), (ReadMethod::Cached, false));
+    assert!(r.reason.contains("emptying it needs root"), "{}", r.reason);
+}
+
+#[test]
+fn an_export_empties_the_arc_for_a_job_that_reads_once_with_consent() {
+    let small = ReadFacts {
+        reads_once: true,
+        ..fuse(96 * MIB)
+    };
+    // No consent: labelled, and told what would help.
+    let r = choose(&small);
+    assert_eq!(r.method, ReadMethod::Cached);
+    assert!(r.reason.contains("with --allow-export"), "{}", r.reason);
+    let allowed = ReadFacts {
+        allow_export: true,
+        ..small.clone()
+    };
+    let r = choose(&allowed);
+    assert_eq!((r.method.clone(), r.dropped_caches), (ReadMethod::ExportImport, true));
+    assert!(
+        r.reason.starts_with("pool tpool was exported and imported before the job"),
+        "{}",
+        r.reason
+    );
+    // The ARC's maximum need not be known: emptied is emptied.
+    let unknown = ReadFacts {
+        arc_max: None,
+        ..allowed.clone()
+    };
+    assert_eq!(choose(&unknown).method, ReadMethod::ExportImport);
+    // Refused (the pool holds /): labelled, with why.
+    let r = choose(&ReadFacts {
+        export_refused: Some("it holds the root filesystem".into()),
+        ..allowed.clone()
+    });
+    assert_eq!(r.method, ReadMethod::Cached);
+    assert!(
+        r.reason.ends_with("pool tpool is not exported: it holds the root filesystem"),
+        "{}",
+        r.reason
+    );
+    // A job that reads its span again: the ARC fills during it.
+    let r = choose(&ReadFacts {
+        reads_once: false,
+        member_page_cache: Some(false),
+        ..allowed.clone()
+    });
+    assert_eq!(r.method, ReadMethod::Cached);
+    assert!(
+        r.reason.ends_with("; an export and import of pool tpool would not help"),
+        "{}",
+        r.reason
+    );
+    // Without consent, the export is suggested only where it would help.
+    let r = choose(&small);
+    assert!(
+        r.reason
+            .ends_with("an export and import of pool tpool would empty the ARC, with --allow-export (its mounts disappear for a moment)"),
+        "{}",
+        r.reason
+    );
+    let r = choose(&fuse(GIB));
+    assert!(
+        r.reason.ends_with("; an export and import of pool tpool would not help"),
+        "{}",
+        r.reason
+    );
+    // The export failed when tried.
+    let failed = export_failed(&choose(&allowed), "tpool", "pool is busy");
+    assert_eq!(failed.method, ReadMethod::Cached);
+    assert!(failed.dropped_caches);
+    assert_eq!(
+        failed.reason,
+        "`zpool export tpool` failed (pool is busy), so the ARC kept what it held"
+    );
+}
+
+#[test]
+fn a_persistent_l2arc_survives_an_export() {
+    let f = ReadFacts {
+        cache_devices: true,
+        reads_once: true,
+        allow_export: true,
+        ..openzfs(GIB)
+    };
+    let r = choose(&f);
+    assert_eq!(r.method, ReadMethod::Cached);
+    assert!(
+        r.reason
+            .contains("the cache device (L2ARC) can answer (nothing iolab does empties it)"),
+        "{}",
+        r.reason
+    );
+    // Before OpenZFS 2.0 (and in zfs-fuse) an import starts it empty.
+    let r = choose(&ReadFacts {
+        l2arc_persistent: false,
+        ..f
+    });
+    assert_eq!(r.method, ReadMethod::ExportImport);
+}
+
+#[test]
+fn reading_once_is_a_bounded_sequential_pass() {
+    assert!(reads_once(true, false, Some(GIB), GIB));
+    assert!(!reads_once(true, false, Some(GIB + 1), GIB));
+    assert!(!reads_once(true, false, None, GIB), "time-limited: unknown");
+    assert!(!reads_once(true, true, Some(MIB), GIB), "a warm-up reads first");
+    assert!(!reads_once(false, false, Some(MIB), GIB), "random reads land twice");
+}
+
+#[test]
+fn the_read_cross_check_names_the_caches_of_each_implementation() {
+    assert!(read_caches(Implementation::OpenZfs, None).starts_with("the ARC, which OpenZFS before 2.3"));
+    assert!(read_caches(Implementation::ZfsFuse, None).contains("page cache of the members"));
+    assert!(!read_caches(Implementation::ZfsFuse, Some(false)).contains("page cache"));
+    assert_eq!(Implementation::of_fstype("fuse.zfs"), Some(Implementation::ZfsFuse));
+    assert_eq!(Implementation::of_fstype("zfs"), Some(Implementation::OpenZfs));
+    assert_eq!(Implementation::of_fstype("ext4"), None);
+}
+
+#[test]
+fn read_methods_keep_their_names() {
+    for m in ReadMethod::KNOWN {
+        assert_eq!(ReadMethod::parse(m.as_str()), m);
+        assert_eq!(serde_json::to_value(&m).unwrap(), serde_json::json!(m.as_str()));
+    }
+    let later: ZfsRead = serde_json::from_value(serde_json::json!({"method": "snapshot", "reason": "r"})).unwrap();
+    assert_eq!(later.method, ReadMethod::Other("snapshot".into()));
+    assert!(!later.dropped_caches && !later.method.is_cold());
+    assert_eq!(
+        serde_json::to_value(&later).unwrap(),
+        serde_json::json!({"method": "snapshot", "reason": "r"})
+    );
+}
