@@ -27,3 +27,4 @@ mod selftest;
 mod steady;
 mod sustained;
 mod verify;
+mod zfs;
