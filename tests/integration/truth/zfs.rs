@@ -36,8 +36,8 @@ macro_rules! need_zfs {
 
 /// iolab's tolerance of the device cross-check and of the write model
 /// (`base::thresholds::{DEVICE_TOLERANCE, ZFS_WRITE_MODEL_TOLERANCE}`).
-#[allow(dead_code)]
 const DEVICE_TOLERANCE: f64 = 0.10;
+#[allow(dead_code)]
 const WRITE_MODEL_TOLERANCE: f64 = 0.10;
 
 fn json_of(cmd: &mut Command, what: &str) -> Value {
@@ -162,4 +162,143 @@ fn zfs_info_names_every_member_and_its_limit() {
             t.elapsed().as_secs_f64()
         );
     }
+}
+
+/// A 128K QD4 sequential read of 96 MiB on a 3-way mirror whose members read at 20 MiB/s,
+/// once, with `--allow-export`: iolab exports and imports the pool (`export_import`), the
+/// members read at least the job's bytes (the cross-check's tolerance aside), and the
+/// figure is no more than the three members together (3 × 20 MiB/s, +3 %). zfs-fuse's
+/// mirror read policy, measured: every member reads a share of the pass (each at least a
+/// quarter of the bytes), and the figure is more than two members could deliver — the
+/// pass is spread over all three. Then, on the same pool, the same job timed (2 s of
+/// re-reading, no consent) and a 4K random re-read of a 4 MiB file: both labelled cached
+/// (`zfs_arc_cached`, method `cached`), the first because no method applies to a job that
+/// re-reads a span under 10× the ARC, the second because the ARC holds all of it.
+#[test]
+fn zfs_mirror_read_is_the_disks_or_labelled_cached() {
+    need_zfs!();
+    const LIMIT: u64 = 20 * MIB;
+    const SIZE: &str = "96MiB";
+    const BYTES: u64 = 96 * MIB;
+    let lab = ZfsLab::start();
+    // Writes unthrottled: only the job's prefill writes, and it is not what is measured.
+    let pool = lab.pool(Layout::Mirror(3), Disk::new(256 * MIB).read_bps(LIMIT)).create();
+    let mnt = pool.mountpoint();
+
+    let args = [
+        "--rw",
+        "read",
+        "--bs",
+        "128k",
+        "--qd",
+        "4",
+        "--size",
+        SIZE,
+        "--bytes",
+        SIZE,
+        "--runs",
+        "1",
+        "--warmup",
+        "0s",
+        "--allow-export",
+    ];
+    let t = Instant::now();
+    let j = job(mnt, &args);
+    let secs = t.elapsed().as_secs_f64();
+    assert_eq!(j["zfs_read"]["method"], "export_import", "{}", j["zfs_read"]);
+    let codes = warning_codes(&j);
+    for bad in ["zfs_arc_cached", "cache_answered"] {
+        assert!(
+            !codes.contains(&bad.to_string()),
+            "{bad} on a read after an export/import: {}",
+            j["warnings"]
+        );
+    }
+    let read = j["read"]["bytes"].as_u64().unwrap();
+    assert_eq!(read, BYTES, "the job's bytes");
+    let members = j["device"]["read_bytes"].as_u64().unwrap();
+    let lower = j["device"]["lower"].as_array().expect("device.lower: the members");
+    assert_eq!(lower.len(), 3, "three members in the cross-check: {lower:?}");
+    let bw = j["read"]["bw_bytes"].as_f64().unwrap();
+    let shares: Vec<f64> = lower.iter().map(|m| m["read_bytes"].as_f64().unwrap() / members as f64).collect();
+    note!(
+        "iolab job POOL {}: {:.2} MiB/s ({:.1} % of 3 × {} MiB/s); members read {members} B for {read} B, shares {:.3?}; {:.1} s with the export/import",
+        args.join(" "),
+        bw / MIB as f64,
+        bw / (3 * LIMIT) as f64 * 100.0,
+        LIMIT / MIB,
+        shares,
+        secs
+    );
+    assert!(
+        members as f64 >= read as f64 * (1.0 - DEVICE_TOLERANCE),
+        "the members read {members} B of the job's {read} B"
+    );
+    assert!(
+        bw <= 3.0 * LIMIT as f64 * 1.03,
+        "{bw:.0} B/s is more than three members at {LIMIT} B/s deliver"
+    );
+    assert!(
+        bw > 2.0 * LIMIT as f64,
+        "{bw:.0} B/s: no more than two members' worth; zfs-fuse's mirror read policy did not spread the pass (shares {shares:.3?})"
+    );
+    assert!(shares.iter().all(|&s| s >= 0.25), "a member read less than a quarter: {shares:.3?}");
+
+    // The same job, timed: it re-reads its 96 MiB span, which the 64 MiB ARC can partly hold.
+    let args = [
+        "--rw",
+        "read",
+        "--bs",
+        "128k",
+        "--qd",
+        "4",
+        "--size",
+        SIZE,
+        "--duration",
+        "2s",
+        "--runs",
+        "1",
+        "--warmup",
+        "0s",
+    ];
+    let j = job(mnt, &args);
+    note!(
+        "iolab job POOL {}: {:.2} MiB/s, members read {} B of {} B: {}",
+        args.join(" "),
+        j["read"]["bw_bytes"].as_f64().unwrap() / MIB as f64,
+        j["device"]["read_bytes"],
+        j["read"]["bytes"],
+        j["zfs_read"]["method"]
+    );
+    assert_eq!(j["zfs_read"]["method"], "cached", "{}", j["zfs_read"]);
+    assert!(warning_codes(&j).contains(&"zfs_arc_cached".to_string()), "{}", j["warnings"]);
+
+    // A 4K re-read of a small file.
+    let args = [
+        "--rw",
+        "randread",
+        "--bs",
+        "4k",
+        "--qd",
+        "1",
+        "--size",
+        "4MiB",
+        "--duration",
+        "2s",
+        "--runs",
+        "1",
+        "--warmup",
+        "0s",
+    ];
+    let j = job(mnt, &args);
+    note!(
+        "iolab job POOL {}: {:.2} MiB/s, members read {} B of {} B: {}",
+        args.join(" "),
+        j["read"]["bw_bytes"].as_f64().unwrap() / MIB as f64,
+        j["device"]["read_bytes"],
+        j["read"]["bytes"],
+        j["zfs_read"]["method"]
+    );
+    assert_eq!(j["zfs_read"]["method"], "cached", "{}", j["zfs_read"]);
+    assert!(warning_codes(&j).contains(&"zfs_arc_cached".to_string()), "{}", j["warnings"]);
 }
