@@ -18,7 +18,7 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -37,7 +37,6 @@ macro_rules! need_zfs {
 /// iolab's tolerance of the device cross-check and of the write model
 /// (`base::thresholds::{DEVICE_TOLERANCE, ZFS_WRITE_MODEL_TOLERANCE}`).
 const DEVICE_TOLERANCE: f64 = 0.10;
-#[allow(dead_code)]
 const WRITE_MODEL_TOLERANCE: f64 = 0.10;
 
 fn json_of(cmd: &mut Command, what: &str) -> Value {
@@ -301,4 +300,101 @@ fn zfs_mirror_read_is_the_disks_or_labelled_cached() {
     );
     assert_eq!(j["zfs_read"]["method"], "cached", "{}", j["zfs_read"]);
     assert!(warning_codes(&j).contains(&"zfs_arc_cached".to_string()), "{}", j["warnings"]);
+}
+
+/// The members' write counters summed, and summed again once they have been still for
+/// `quiet` (zfs-fuse writes a transaction group after the call that wrote it returned).
+fn members_written(lab: &ZfsLab, pool: &crate::common::emu::zfs::Pool, quiet: Duration) -> u64 {
+    let sum = || pool.members().iter().map(|m| lab.cgroup().io_count(m).write_bytes).sum::<u64>();
+    let mut last = sum();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        std::thread::sleep(quiet);
+        let now = sum();
+        if now == last || Instant::now() > deadline {
+            return now;
+        }
+        last = now;
+    }
+}
+
+const WRITE_ARGS: [&str; 13] = [
+    "--rw", "write", "--bs", "128k", "--qd", "4", "--size", "64MiB", "--bytes", "64MiB", "--runs", "1", "--warmup",
+];
+const WRITE_BYTES: u64 = 64 * MIB;
+
+/// The layout model against the live pool: a 128K write job of 64 MiB on a 3-way mirror
+/// and on a RAID-Z1 of 3 (members at 20 MiB/s for writes). iolab's model says 3.0 and 1.5
+/// bytes per data byte (`device.zfs_writes.expected_ratio`), and the members, counted
+/// over the whole command once they are still (the prefill's 64 MiB and the job's 64 MiB:
+/// see the next test for why not over the job's window), wrote that within the model's
+/// tolerance.
+#[test]
+fn zfs_write_model_holds_on_a_live_pool() {
+    need_zfs!();
+    const LIMIT: u64 = 20 * MIB;
+    let lab = ZfsLab::start();
+    for (layout, expected) in [(Layout::Mirror(3), 3.0), (Layout::RaidZ1(3), 1.5)] {
+        let pool = lab.pool(layout, Disk::new(256 * MIB).write_bps(LIMIT)).create();
+        let before = members_written(&lab, &pool, Duration::from_millis(500));
+        let j = job(pool.mountpoint(), &[&WRITE_ARGS[..], &["0s"]].concat());
+        let after = members_written(&lab, &pool, Duration::from_millis(1500));
+        let zw = &j["device"]["zfs_writes"];
+        assert_eq!(j["write"]["bytes"], WRITE_BYTES, "the job's bytes");
+        let whole = (after - before) as f64 / (2 * WRITE_BYTES) as f64;
+        note!(
+            "{layout:?}: iolab job POOL {} 0s: model {} ({}); members wrote {} B over the command (prefill + job, {} B of data): {whole:.3}×",
+            WRITE_ARGS.join(" "),
+            zw["expected_ratio"],
+            zw["model"],
+            after - before,
+            2 * WRITE_BYTES
+        );
+        assert_eq!(zw["expected_ratio"].as_f64(), Some(expected), "{layout:?} model: {zw}");
+        assert!(
+            (whole - expected).abs() <= expected * WRITE_MODEL_TOLERANCE,
+            "{layout:?}: the members wrote {whole:.3}× the data over the command, the model says {expected}×"
+        );
+    }
+}
+
+/// iolab's own figures of a write job on zfs-fuse: the members' bytes within the job's
+/// window against the model (`measured_ratio`), and the figure no more than the members
+/// can absorb (a mirror: one member's limit; RAID-Z1 of 3: two), with io_uring and
+/// buffered. Does not hold on zfs-fuse: its `fdatasync` returns in 0.03-0.2 ms, before
+/// the last transaction group reaches the members, so a job's window holds the tail of
+/// the prefill's writes and misses the tail of its own (RAID-Z1 of 3, 64 MiB: measured
+/// 1.72× with io_uring, 1.41× buffered at 43.3 MiB/s, more than the 40 MiB/s the two
+/// data members' worth can absorb). Run it with `--ignored` once a write job on ZFS ends
+/// with a barrier that waits for the transaction group.
+#[test]
+#[ignore = "zfs-fuse's fdatasync is no barrier: a write job's window is off by up to a transaction group (see the doc comment)"]
+fn zfs_write_job_window_is_the_members() {
+    need_zfs!();
+    const LIMIT: u64 = 20 * MIB;
+    let lab = ZfsLab::start();
+    for (layout, expected, data_disks) in [(Layout::Mirror(3), 3.0, 1.0), (Layout::RaidZ1(3), 1.5, 2.0)] {
+        for extra in [&[][..], &["--buffered"][..]] {
+            let pool = lab.pool(layout, Disk::new(256 * MIB).write_bps(LIMIT)).create();
+            let j = job(pool.mountpoint(), &[&WRITE_ARGS[..], &["0s"], extra].concat());
+            let zw = &j["device"]["zfs_writes"];
+            let measured = zw["measured_ratio"]
+                .as_f64()
+                .unwrap_or_else(|| panic!("no zfs_writes: {}", j["device"]));
+            let bw = j["write"]["bw_bytes"].as_f64().unwrap();
+            note!(
+                "{layout:?} {extra:?}: {:.2} MiB/s, sync {} ns; members wrote {measured:.3}× in the window against {expected}×",
+                bw / MIB as f64,
+                j["runs"][0]["sync_ns"]
+            );
+            assert!(
+                bw <= data_disks * LIMIT as f64 * 1.03,
+                "{layout:?} {extra:?}: {bw:.0} B/s is more than the members absorb ({data_disks} × {LIMIT} B/s)"
+            );
+            assert!(
+                (measured - expected).abs() <= expected * WRITE_MODEL_TOLERANCE,
+                "{layout:?} {extra:?}: the members wrote {measured:.3}× the job's bytes in its window, the model says {expected}× ({zw})"
+            );
+        }
+    }
 }
