@@ -8,8 +8,9 @@
 //! which device did their work (`attribution`), fake capacity (`capacity`),
 //! verify's findings (`verify`), `iolab selftest` (`selftest`), `--engine fio`
 //! (`fio_engine`), many hosts (`hosts`), a job's memory (`memory`), the
-//! process CPU figure (`cpu_accounting`), and `iolab info` on the real
-//! stacks of this machine (`info`).
+//! process CPU figure (`cpu_accounting`), `iolab info` on the real
+//! stacks of this machine (`info`), and live zfs-fuse pools: info, reads
+//! that are the disks' or labelled cached, the write model (`zfs`).
 
 pub(crate) mod accuracy;
 mod apps;

@@ -10,8 +10,14 @@
 //!   members deliver together (zfs-fuse spreads a QD4 sequential read over all three:
 //!   measured, see the test). The same job timed (re-reading) without consent, and a 4K
 //!   re-read of a small file, are labelled cached.
-//! * 128K writes on a 3-way mirror and a RAID-Z1 of 3: the members wrote 3.0 and 1.5 bytes
-//!   per byte of data, as the layout model says, within its tolerance.
+//! * 128K writes on a 3-way mirror and a RAID-Z1 of 3: iolab's model says 3.0 and 1.5
+//!   bytes per byte of data, and the members, counted until they are still, wrote that
+//!   within the model's tolerance. The same within a job's window (`measured_ratio`) does
+//!   not hold on zfs-fuse, whose `fdatasync` is no barrier: that test is kept, ignored,
+//!   with its figures (`zfs_write_job_window_is_the_members`).
+//!
+//! All of them take about 26 s here (`CI=true cargo test --test integration truth::zfs --
+//! --test-threads=1`); figures and commands are in docs/zfs.md.
 //!
 //! Root, zfs-fuse, `zpool` and `zfs`: under `CI=true` they run, never skip. The ZFS lab's
 //! lock serialises them with every other live-ZFS test.
