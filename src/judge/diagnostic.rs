@@ -164,6 +164,9 @@ codes! {
     /// ZFS: no method kept the ARC (or the members' page cache) from
     /// answering a read job, so its figure is labelled cached (`judge::zfs`).
     ZfsArcCached = "zfs_arc_cached", Untrustworthy("ZFS's caches (the ARC) may have answered its reads: the figure is labelled cached, not the disks'");
+    /// zfs-fuse acknowledges a flush before its writes reach the disks, so
+    /// a write figure on it may count writes still in memory.
+    ZfsFuseUnflushed = "zfs_fuse_unflushed", Untrustworthy("zfs-fuse acknowledged the flush before the writes reached the pool's disks: the write figure may count writes still in memory");
     /// ZFS: the member disks wrote another multiple of the job's data than
     /// the pool's layout predicts (`judge::zfs::write_model`).
     ZfsWriteAmplification = "zfs_write_amplification", Warning;
@@ -567,6 +570,10 @@ mod tests {
             (
                 "zfs_arc_cached",
                 "ZFS's caches (the ARC) may have answered its reads: the figure is labelled cached, not the disks'",
+            ),
+            (
+                "zfs_fuse_unflushed",
+                "zfs-fuse acknowledged the flush before the writes reached the pool's disks: the write figure may count writes still in memory",
             ),
         ];
         assert_eq!(listed, expected.iter().map(|(c, w)| (*c, w.to_string())).collect::<Vec<_>>());

@@ -366,3 +366,16 @@ fn read_methods_keep_their_names() {
         serde_json::json!({"method": "snapshot", "reason": "r"})
     );
 }
+
+#[test]
+fn writes_on_zfs_fuse_are_labelled_unflushed_and_only_there() {
+    let d = unflushed_writes(Implementation::ZfsFuse, true).expect("zfs-fuse's fsync is no barrier");
+    assert_eq!(d.code, Code::ZfsFuseUnflushed);
+    assert!(d.message.starts_with("UNFLUSHED: zfs-fuse acknowledges fsync"), "{}", d.message);
+    assert_eq!(unflushed_writes(Implementation::ZfsFuse, false), None, "a read job");
+    assert_eq!(
+        unflushed_writes(Implementation::OpenZfs, true),
+        None,
+        "OpenZFS's fsync commits the ZIL"
+    );
+}

@@ -650,6 +650,13 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
     .flatten()
     .collect();
     warnings.extend(device.iter().flat_map(|d| cross_check_with(d, zfs.caches)));
+    if pool.is_some()
+        && let Some(w) = crate::judge::zfs::unflushed_writes(zfs.implementation, write.is_some())
+    {
+        // The window's member bytes are not the job's: the model is not judged.
+        warnings.retain(|d| d.code != crate::judge::diagnostic::Code::ZfsWriteAmplification);
+        warnings.push(w);
+    }
     warnings.extend(
         [
             rules::high_cv("read", read.as_ref().and_then(|r| r.bw_cv)),
@@ -722,6 +729,7 @@ struct ZfsTarget<'a> {
     info: Option<&'a crate::device::ZfsInfo>,
     /// The caches a shortfall of the members' reads names.
     caches: &'static str,
+    implementation: crate::judge::zfs::Implementation,
 }
 
 impl<'a> ZfsTarget<'a> {
@@ -736,6 +744,7 @@ impl<'a> ZfsTarget<'a> {
         ZfsTarget {
             info,
             caches: read_caches(implementation, info.and_then(|z| z.members_through_page_cache())),
+            implementation,
         }
     }
 }

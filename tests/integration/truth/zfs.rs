@@ -363,6 +363,15 @@ fn zfs_write_model_holds_on_a_live_pool() {
             2 * WRITE_BYTES
         );
         assert_eq!(zw["expected_ratio"].as_f64(), Some(expected), "{layout:?} model: {zw}");
+        // zfs-fuse's fsync is no barrier (next test): the figure says so, and the
+        // window's member bytes are not judged against the model.
+        let codes = warning_codes(&j);
+        assert!(codes.contains(&"zfs_fuse_unflushed".to_string()), "{layout:?}: {}", j["warnings"]);
+        assert!(
+            !codes.contains(&"zfs_write_amplification".to_string()),
+            "{layout:?}: {}",
+            j["warnings"]
+        );
         assert!(
             (whole - expected).abs() <= expected * WRITE_MODEL_TOLERANCE,
             "{layout:?}: the members wrote {whole:.3}× the data over the command, the model says {expected}×"
@@ -378,8 +387,9 @@ fn zfs_write_model_holds_on_a_live_pool() {
 /// the members wrote nothing, then or in the next 3 s), so a job's window holds the tail
 /// of the prefill's writes and misses the tail of its own (RAID-Z1 of 3, 64 MiB: measured
 /// 1.72× with io_uring, 1.41× buffered at 43.3 MiB/s, more than the 40 MiB/s the two
-/// data members' worth can absorb). Run it with `--ignored` once a write job on ZFS ends
-/// with a barrier that waits for the transaction group.
+/// data members' worth can absorb). Until a write job on zfs-fuse ends with a barrier
+/// that waits for the transaction group, iolab labels its write figures unflushed
+/// (`zfs_fuse_unflushed`, checked by the test above); run this with `--ignored` then.
 #[test]
 #[ignore = "zfs-fuse's fdatasync is no barrier: a write job's window is off by up to a transaction group (see the doc comment)"]
 fn zfs_write_job_window_is_the_members() {
