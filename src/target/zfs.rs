@@ -230,6 +230,39 @@ fn replace_fd(from: &impl AsRawFd, to: libc::c_int) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Export `re.pool` and import it again, running `between` while it is
+/// away; nothing of iolab's may be open on it. `Ok(Refused)` when the
+/// export was refused (the pool is as it was); an import that never
+/// succeeds is an error, with the command that imports it by hand.
+pub fn export_import(zpool: &dyn Zpool, re: &Reimport, between: impl FnOnce()) -> Result<Cycled> {
+    if let Err(why) = zpool.run(&["export", &re.pool]) {
+        return Ok(Cycled::Refused(why));
+    }
+    between();
+    let mut last = String::new();
+    for i in 0..IMPORT_TRIES {
+        if i > 0 {
+            std::thread::sleep(IMPORT_PAUSE);
+        }
+        let args = re.args();
+        match zpool.run(&args.iter().map(String::as_str).collect::<Vec<_>>()) {
+            Ok(_) => {
+                last.clear();
+                break;
+            }
+            Err(why) => last = why,
+        }
+    }
+    if !last.is_empty() {
+        return Err(failed(format!(
+            "pool {} was exported to empty its ARC and could not be imported again ({last}): import it with `{}`",
+            re.pool,
+            re.command()
+        )));
+    }
+    Ok(Cycled::Done)
+}
+
 impl Target {
     /// The name the target is reopened by after an export: its named test
     /// file, or the file it is; `None` for an unnamed test file or a device.
@@ -261,34 +294,9 @@ impl Target {
         *self.watch.lock().unwrap_or_else(|p| p.into_inner()) = None;
         let null = std::fs::File::open("/dev/null").map_err(|e| cannot("cannot open /dev/null to close", &e))?;
         replace_fd(&null, fd).map_err(|e| cannot("cannot close", &e))?;
-        if let Err(why) = zpool.run(&["export", &re.pool]) {
-            self.reopen(&path, flags, ino, fd)?;
-            return Ok(Cycled::Refused(why));
-        }
-        between();
-        let mut last = String::new();
-        for i in 0..IMPORT_TRIES {
-            if i > 0 {
-                std::thread::sleep(IMPORT_PAUSE);
-            }
-            let args = re.args();
-            match zpool.run(&args.iter().map(String::as_str).collect::<Vec<_>>()) {
-                Ok(_) => {
-                    last.clear();
-                    break;
-                }
-                Err(why) => last = why,
-            }
-        }
-        if !last.is_empty() {
-            return Err(failed(format!(
-                "pool {} was exported to empty its ARC and could not be imported again ({last}): import it with `{}`",
-                re.pool,
-                re.command()
-            )));
-        }
+        let cycled = export_import(zpool, re, between)?;
         self.reopen(&path, flags, ino, fd)?;
-        Ok(Cycled::Done)
+        Ok(cycled)
     }
 
     /// Reopen the target at `path` into descriptor number `fd`, waiting

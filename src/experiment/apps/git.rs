@@ -588,7 +588,8 @@ pub fn run(dir: &Path, opts: &GitOpts, meter: &Meter) -> Result<Vec<PhaseSamples
     let inodes = 2 * (p.head_files + p.head_files / PER_DIR as u64) + 1000;
     let need = 2 * (p.blob_bytes + p.head_bytes + p.head_files * 4096) + (p.commits as u64) * 65536;
     crate::target::space::check(dir, need, inodes, &format!("a repository of {} commits", p.commits), None)?;
-    let fsfd = File::open(dir).map_err(|e| usage(format!("cannot open {}: {e}", dir.display())))?;
+    File::open(dir).map_err(|e| usage(format!("cannot open {}: {e}", dir.display())))?;
+    let fsfd = dir;
     let work = Scratch::create(dir, "iolab-git")?;
     let git = Git::new(exe, &work.root.join("home"))?;
     let origin = work.root.join("origin");
@@ -597,7 +598,7 @@ pub fn run(dir: &Path, opts: &GitOpts, meter: &Meter) -> Result<Vec<PhaseSamples
 
     let mut s = meter.phase("generate", false, || {
         generate(&git, &origin, &h, meter)?;
-        syncfs(&fsfd, &origin)?;
+        syncfs(fsfd, &origin)?;
         Ok((p.head_files, p.head_bytes))
     })?;
     s.bytes += tree_bytes(&origin.join(".git/objects"));
@@ -606,7 +607,7 @@ pub fn run(dir: &Path, opts: &GitOpts, meter: &Meter) -> Result<Vec<PhaseSamples
     let mut s = meter.phase("clone", opts.cold, || {
         meter.progress("clone", 0, 1);
         git.run(&work.root, &["clone", "-q", "--no-hardlinks", "origin", "clone"], meter)?;
-        syncfs(&fsfd, &clone)?;
+        syncfs(fsfd, &clone)?;
         meter.progress("clone", 1, 1);
         Ok((p.head_files, p.head_bytes))
     })?;
@@ -617,7 +618,7 @@ pub fn run(dir: &Path, opts: &GitOpts, meter: &Meter) -> Result<Vec<PhaseSamples
         out.push(meter.phase(name, opts.cold, || {
             meter.progress(name, 0, 1);
             git.run(&clone, &["checkout", "-q", rev], meter)?;
-            syncfs(&fsfd, &clone)?;
+            syncfs(fsfd, &clone)?;
             meter.progress(name, 1, 1);
             Ok((p.changed_files, bytes))
         })?);

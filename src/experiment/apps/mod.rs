@@ -68,6 +68,8 @@ pub struct AppRequest {
     pub runs: u32,
     /// Pause between runs.
     pub interval: Duration,
+    /// `--allow-export`: on ZFS, cold phases export and import the pool.
+    pub allow_export: bool,
 }
 
 impl AppRequest {
@@ -81,6 +83,7 @@ impl AppRequest {
         commits: u32,
         repeat: &crate::plan::Repeat,
         continue_on_error: bool,
+        allow_export: bool,
     ) -> Result<AppRequest> {
         if continue_on_error {
             return Err(usage(format!(
@@ -96,6 +99,7 @@ impl AppRequest {
             dir,
             runs: repeat.runs.min(),
             interval: repeat.interval.before_next(true),
+            allow_export,
         })
     }
 
@@ -126,7 +130,9 @@ pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
             text: &text,
         });
     }
-    let meter = Meter::for_dir(&r.dir, ctx.stop, ctx.observer);
+    let cooler = cold.then(|| super::cold::Cooler::for_dir(&ctx.sys, &r.dir, r.allow_export));
+    let mut meter = Meter::for_dir(&r.dir, ctx.stop, ctx.observer);
+    meter.cooler = cooler.as_ref();
     let mut runs: Vec<Vec<PhaseSamples>> = Vec::new();
     let interrupted = until_stopped(|| {
         for k in 0..r.runs {
@@ -184,6 +190,8 @@ pub struct Meter<'a> {
     pub devices: Vec<String>,
     pub stop: &'a Stop,
     pub observer: &'a dyn Observer,
+    /// How a cold phase empties the caches (none: `drop_caches`).
+    pub cooler: Option<&'a super::cold::Cooler>,
 }
 
 /// Whether this process may empty the kernel's caches.
@@ -215,6 +223,7 @@ impl<'a> Meter<'a> {
             devices,
             stop,
             observer,
+            cooler: None,
         }
     }
 
@@ -227,9 +236,17 @@ impl<'a> Meter<'a> {
     /// handled. With `cold`, the caches are emptied first (not timed).
     pub fn phase(&self, name: &str, cold: bool, f: impl FnOnce() -> Result<(u64, u64)>) -> Result<PhaseSamples> {
         self.stop.check()?;
-        if cold {
-            drop_caches()?;
-        }
+        let cold_by = match (cold, self.cooler) {
+            (false, _) => None,
+            (true, Some(c)) => Some(c.cool(self.observer)?),
+            (true, None) => {
+                drop_caches()?;
+                Some(crate::samples::ColdRecord {
+                    method: crate::samples::ColdMethod::DropCaches,
+                    reason: None,
+                })
+            }
+        };
         // With the children: git runs as a child process.
         let a = Snapshot::take(&self.sys, true);
         let read_before = crate::measure::cpu::storage_read_bytes(true);
@@ -248,6 +265,7 @@ impl<'a> Meter<'a> {
             moved: a.moved(&b, &self.sys),
             own_read_bytes,
             cold,
+            cold_by,
         })
     }
 }
