@@ -1,0 +1,131 @@
+//! Ground truth for `iolab time --cold` on ZFS (issue 25, item 4): dropping the
+//! kernel's caches leaves the ARC full, so a cold run on a pool exports and imports it
+//! (`--allow-export`), and without that consent the run says it is NOT cold.
+//!
+//! A single-disk pool over a loop device the daemon may read at 20 MiB/s (the lab's
+//! daemon runs with `--disable-block-cache`, no vdev cache and no prefetch: every record
+//! `cat` needs is one read of the member). A 48 MiB file of random data (128K records)
+//! is written first. Model of a cold `cat FILE` after the import: the member reads the
+//! file once (its records plus a few metadata blocks: within 5% of its size), at the
+//! member's limit, so the run takes size / limit (2.4 s) within 5%, minus at most the
+//! slice (100 ms = 2 MiB) the throttle may hand out at once: the import reads the pool's
+//! labels and metadata through the same throttle just before the run, so the group is
+//! not settled when `cat` starts.
+//!
+//! iolab runs with its working directory on the pool: it leaves it for `/` around each
+//! export (a process's working directory would hold the pool busy) and `cat` runs there.
+//!
+//! Root and zfs-fuse; under `CI=true` it runs, never skips.
+
+use crate::common::emu::{BlockDev, Disk, Layout, MIB, ZfsLab};
+use crate::common::{iolab, json_of, within};
+use serde_json::Value;
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+
+const LIMIT: u64 = 20 * MIB;
+const SIZE: u64 = 48 * MIB;
+/// What the throttle may let through at once: one 100 ms slice at the limit.
+const SLICE: u64 = LIMIT / 10;
+
+/// `size` bytes of pseudo-random data (nothing to compress), fsynced.
+fn write_random(path: &Path, size: u64) {
+    let mut f = std::fs::File::create(path).unwrap_or_else(|e| panic!("create {}: {e}", path.display()));
+    let mut buf = vec![0u8; MIB as usize];
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for block in 0..size / MIB {
+        for chunk in buf.chunks_exact_mut(8) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            chunk.copy_from_slice(&(x ^ block).to_le_bytes());
+        }
+        f.write_all(&buf).unwrap();
+    }
+    f.sync_all().unwrap();
+}
+
+fn time_cat(dir: &Path, extra: &[&str]) -> Value {
+    let mut cmd = iolab();
+    cmd.current_dir(dir)
+        .args(["time", "--cold"])
+        .args(extra)
+        .args(["--json", "-", "--", "cat", "file"]);
+    json_of(&mut cmd, Duration::from_secs(120))
+}
+
+#[test]
+fn time_cold_on_zfs_exports_the_pool_and_the_member_reads_the_file_every_run() {
+    need_root!();
+    need_tool!("zfs-fuse");
+    need_tool!("zpool");
+    need_tool!("zfs");
+    let lab = ZfsLab::start();
+    let pool = lab.pool(Layout::Single, Disk::new(256 * MIB).read_bps(LIMIT)).create();
+    let dir = pool.mountpoint().to_path_buf();
+    write_random(&dir.join("file"), SIZE);
+    let member = pool.members()[0].kernel_name();
+
+    // Consent: every run exported and imported, the member read the file each time.
+    let v = time_cat(&dir, &["--allow-export", "--runs", "3"]);
+    let t = &v["time"];
+    assert_eq!(t["cold_by"]["method"], "export_import", "{}", t["cold_by"]);
+    assert!(
+        t["warnings"].as_array().unwrap().iter().all(|w| w["code"] != "not_cold"),
+        "{}",
+        t["warnings"]
+    );
+    let runs = t["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    let (lo, hi) = ((SIZE - SLICE) as f64 / LIMIT as f64, SIZE as f64 / LIMIT as f64);
+    for (k, r) in runs.iter().enumerate() {
+        assert_eq!(r["cold_by"]["method"], "export_import", "run {}: {}", k + 1, r["cold_by"]);
+        let read = r["devices"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|d| d["name"] == member.as_str())
+            .map(|d| d["read_bytes"].as_u64().unwrap())
+            .sum::<u64>();
+        let wall = r["wall_s"].as_f64().unwrap();
+        note!(
+            "run {}: {wall:.3} s, member {member} read {:.2} MiB ({:.2} MiB/s); model {lo:.3}..{hi:.3} s (+5%)",
+            k + 1,
+            read as f64 / MIB as f64,
+            read as f64 / wall / MIB as f64
+        );
+        assert!(
+            within(read as f64, SIZE as f64, 0.05),
+            "run {}: member {member} read {read} B for a {SIZE} B file (the ARC answered?): {}",
+            k + 1,
+            r["devices"]
+        );
+        assert!(
+            wall >= lo && wall <= hi * 1.05,
+            "run {}: {wall:.3} s; {SIZE} B at {LIMIT} B/s is {hi:.3} s (+5%), at most one slice early ({lo:.3} s)",
+            k + 1
+        );
+    }
+
+    // No consent: the kernel's caches are dropped, the ARC is not, and the run says so.
+    let v = time_cat(&dir, &["--runs", "1"]);
+    let t = &v["time"];
+    assert_eq!(t["cold"], true);
+    assert_eq!(t["cold_by"]["method"], "none", "{}", t["cold_by"]);
+    assert!(
+        t["cold_by"]["reason"].as_str().unwrap().contains("--allow-export"),
+        "{}",
+        t["cold_by"]
+    );
+    assert_eq!(t["runs"][0]["cold_by"]["method"], "none");
+    // not_cold is untrustworthy by default (its severity is then not written out).
+    let w = t["warnings"].as_array().unwrap();
+    assert!(w.iter().any(|w| w["code"] == "not_cold"), "{}", t["warnings"]);
+    note!(
+        "without --allow-export: {:.3} s, the devices that moved: {}",
+        t["runs"][0]["wall_s"].as_f64().unwrap(),
+        t["runs"][0]["devices"]
+    );
+    assert!(pool.is_imported());
+}
