@@ -129,3 +129,58 @@ fn time_cold_on_zfs_exports_the_pool_and_the_member_reads_the_file_every_run() {
     );
     assert!(pool.is_imported());
 }
+
+/// The files suite on the same kind of pool with `--allow-export`: every cold phase was
+/// made cold by an export and import (never left warm), and the read phase's member
+/// read at least the files' bytes (from the disk, not the ARC); nothing is left on the pool.
+#[test]
+fn files_suite_on_zfs_is_cold_by_export_and_import() {
+    need_root!();
+    need_tool!("zfs-fuse");
+    need_tool!("zpool");
+    need_tool!("zfs");
+    let lab = ZfsLab::start();
+    let pool = lab.pool(Layout::Single, Disk::new(256 * MIB).read_bps(4 * LIMIT)).create();
+    let dir = pool.mountpoint().to_path_buf();
+    let member = pool.members()[0].kernel_name();
+    let mut cmd = iolab();
+    cmd.arg("run")
+        .arg(&dir)
+        .args(["--suite", "files", "--files", "400", "--runs", "1", "--interval", "0"])
+        .args(["--allow-export", "--json", "-"]);
+    let v = json_of(&mut cmd, Duration::from_secs(120));
+    let app = &v["app"];
+    assert_eq!(app["cold_by"]["method"], "export_import", "{}", app["cold_by"]);
+    assert!(
+        app["warnings"].as_array().unwrap().iter().all(|w| w["code"] != "not_cold"),
+        "{}",
+        app["warnings"]
+    );
+    for p in app["phases"].as_array().unwrap() {
+        let want = if p["cold"] == true { "export_import" } else { "" };
+        assert_eq!(p["cold_by"]["method"].as_str().unwrap_or(""), want, "phase {}", p["name"]);
+        let read: u64 = p["devices"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|d| d["name"] == member.as_str())
+            .map(|d| d["read_bytes"].as_u64().unwrap())
+            .sum();
+        note!(
+            "phase {}: {} B of files, member {member} read {read} B in {:.3} s",
+            p["name"],
+            p["bytes"],
+            p["wall_s"]["median"].as_f64().unwrap()
+        );
+        if p["name"] == "read" {
+            let bytes = p["bytes"].as_u64().unwrap();
+            assert!(
+                read as f64 >= 0.95 * bytes as f64,
+                "read phase: member read {read} B of {bytes} B: the ARC answered"
+            );
+        }
+    }
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "left on the pool: {left:?}");
+    assert!(pool.is_imported());
+}
