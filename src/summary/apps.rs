@@ -366,12 +366,20 @@ pub struct AppReport {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// Phases of several runs of a workload (each run: the same phases in order).
+/// The phase `name` of every run that has it (the git suite on ZFS
+/// generates its tree in the first run only).
+fn same_phase<'a>(runs: &'a [Vec<PhaseSamples>], name: &str) -> Vec<&'a PhaseSamples> {
+    runs.iter().filter_map(|r| r.iter().find(|p| p.name == name)).collect()
+}
+
+/// Phases of several runs of a workload (each run: the same phases in
+/// order, but for phases some runs leave out, such as the git suite's
+/// `generate` on ZFS).
 pub fn app_report(workload: &str, cold: bool, params: Vec<(String, u64)>, runs: &[Vec<PhaseSamples>]) -> AppReport {
     let mut phases = Vec::new();
     if let Some(first) = runs.first() {
-        for (k, p) in first.iter().enumerate() {
-            let all: Vec<&PhaseSamples> = runs.iter().filter_map(|r| r.get(k)).collect();
+        for p in first.iter() {
+            let all = same_phase(runs, &p.name);
             let walls: Vec<f64> = all.iter().map(|p| p.wall_ns as f64 / 1e9).collect();
             let med = |f: &dyn Fn(&PhaseSamples) -> f64| super::median(&all.iter().map(|p| f(p)).collect::<Vec<_>>());
             let dev = |f: fn(&crate::samples::DiskDelta) -> u64| -> Option<u64> {
@@ -400,9 +408,9 @@ pub fn app_report(workload: &str, cold: bool, params: Vec<(String, u64)>, runs: 
         }
     }
     let mut warnings = Vec::new();
-    for (k, p) in phases.iter().enumerate() {
+    for p in phases.iter() {
         let mut ws = timing_warnings(&p.wall_s_runs, p.cold);
-        let all: Vec<&PhaseSamples> = runs.iter().filter_map(|r| r.get(k)).collect();
+        let all = same_phase(runs, &p.name);
         ws.extend(crate::judge::cold::not_cold(
             "runs",
             &all.iter().map(|p| p.cold_by.as_ref()).collect::<Vec<_>>(),

@@ -58,44 +58,60 @@ const MOUNT_WAIT: Duration = Duration::from_secs(20);
 
 impl Zpool for LiveZpool {
     fn run(&self, args: &[&str]) -> std::result::Result<String, String> {
-        let mut child = Command::new("zpool")
-            .args(args)
-            .env("LC_ALL", "C")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot run zpool: {e}"))?;
-        let pipe = |r: Option<Box<dyn Read + Send>>| {
-            std::thread::spawn(move || {
-                let mut s = String::new();
-                if let Some(mut r) = r {
-                    let _ = r.read_to_string(&mut s);
-                }
-                s
-            })
-        };
-        let out = pipe(child.stdout.take().map(|o| Box::new(o) as Box<dyn Read + Send>));
-        let err = pipe(child.stderr.take().map(|e| Box::new(e) as Box<dyn Read + Send>));
-        let start = Instant::now();
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(st)) => break st,
-                Ok(None) if start.elapsed() < ZPOOL_TIMEOUT => std::thread::sleep(Duration::from_millis(20)),
-                _ => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(format!("zpool {} took more than {} s", args.join(" "), ZPOOL_TIMEOUT.as_secs()));
-                }
+        run_tool("zpool", args)
+    }
+}
+
+/// The live `zfs` command (datasets and snapshots), through the same
+/// trait and with the same timeout as [`LiveZpool`].
+pub struct LiveZfs;
+
+impl Zpool for LiveZfs {
+    fn run(&self, args: &[&str]) -> std::result::Result<String, String> {
+        run_tool("zfs", args)
+    }
+}
+
+/// Run `program` (`zpool` or `zfs`) with `args`: its standard output, or
+/// why it failed, within [`ZPOOL_TIMEOUT`].
+fn run_tool(program: &str, args: &[&str]) -> std::result::Result<String, String> {
+    let mut child = Command::new(program)
+        .args(args)
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    let pipe = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_string(&mut s);
             }
-        };
-        let (out, err) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
-        if status.success() {
-            Ok(out)
-        } else {
-            let why = err.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
-            Err(if why.is_empty() { status.to_string() } else { why })
+            s
+        })
+    };
+    let out = pipe(child.stdout.take().map(|o| Box::new(o) as Box<dyn Read + Send>));
+    let err = pipe(child.stderr.take().map(|e| Box::new(e) as Box<dyn Read + Send>));
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break st,
+            Ok(None) if start.elapsed() < ZPOOL_TIMEOUT => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("{program} {} took more than {} s", args.join(" "), ZPOOL_TIMEOUT.as_secs()));
+            }
         }
+    };
+    let (out, err) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
+    if status.success() {
+        Ok(out)
+    } else {
+        let why = err.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
+        Err(if why.is_empty() { status.to_string() } else { why })
     }
 }
 
