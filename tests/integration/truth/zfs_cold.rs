@@ -184,3 +184,47 @@ fn files_suite_on_zfs_is_cold_by_export_and_import() {
     assert!(left.is_empty(), "left on the pool: {left:?}");
     assert!(pool.is_imported());
 }
+
+/// The git suite on a pool, two runs with `--allow-export`: the tree is generated once
+/// in a dataset of the suite's own and rolled back to its snapshot before the second run
+/// (seed 004's `zfs snapshot`/`rollback`); every measured phase is cold by export and
+/// import; the dataset is gone afterwards.
+#[test]
+fn git_suite_on_zfs_rolls_back_its_own_dataset_between_runs() {
+    need_root!();
+    need_tool!("zfs-fuse");
+    need_tool!("zpool");
+    need_tool!("zfs");
+    need_tool!("git");
+    let lab = ZfsLab::start();
+    let pool = lab.pool(Layout::Single, Disk::new(512 * MIB).read_bps(4 * LIMIT)).create();
+    let dir = pool.mountpoint().to_path_buf();
+    let mut cmd = iolab();
+    cmd.arg("run")
+        .arg(&dir)
+        .args(["--suite", "git", "--commits", "20", "--runs", "2", "--interval", "0"])
+        .args(["--allow-export", "--json", "-"]);
+    let v = json_of(&mut cmd, Duration::from_secs(300));
+    let app = &v["app"];
+    assert_eq!(app["runs"], 2);
+    assert_eq!(app["cold_by"]["method"], "export_import", "{}", app["cold_by"]);
+    for p in app["phases"].as_array().unwrap() {
+        let n = p["wall_s_runs"].as_array().unwrap().len();
+        note!("phase {}: {n} run(s), {:?} s", p["name"], p["wall_s_runs"]);
+        if p["name"] == "generate" {
+            assert_eq!(n, 1, "generated once, then rolled back");
+            assert_eq!(p["cold"], false);
+        } else {
+            assert_eq!(n, 2, "phase {}", p["name"]);
+            assert_eq!(p["cold_by"]["method"], "export_import", "phase {}", p["name"]);
+        }
+    }
+    let out = std::process::Command::new("zfs")
+        .args(["list", "-H", "-r", "-t", "all", "-o", "name", pool.name()])
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&out.stdout);
+    assert!(!list.contains("iolab-git"), "the suite's dataset is left: {list}");
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "left on the pool: {left:?}");
+}
