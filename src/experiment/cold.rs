@@ -35,7 +35,7 @@ pub struct Cooler {
 }
 
 impl Cooler {
-    /// For runs in `dir`; `allow_export`: `--allow-export`.
+    /// For runs in `dir` (or on the file `dir`); `allow_export`: `--allow-export`.
     pub fn for_dir(sys: &SysRoot, dir: &Path, allow_export: bool) -> Cooler {
         let mount = device::filesystem_of(sys, dir);
         let pool = mount.as_ref().and_then(|fs| {
@@ -70,6 +70,17 @@ impl Cooler {
             pool,
             said: RefCell::new(Vec::new()),
         }
+    }
+
+    /// For a command run in `cwd` on `args`: the first of `cwd` and the
+    /// arguments that name an existing path (relative ones under `cwd`)
+    /// that is on ZFS decides (a file on a pool read from elsewhere is
+    /// cold only once its pool's ARC is emptied); else `cwd`.
+    pub fn for_command(sys: &SysRoot, cwd: &Path, args: &[String], allow_export: bool) -> Cooler {
+        let on_zfs = |p: &Path| device::filesystem_of(sys, p).is_some_and(|fs| Implementation::of_fstype(&fs.fstype).is_some());
+        let paths = std::iter::once(cwd.to_path_buf()).chain(args.iter().map(|a| cwd.join(a)).filter(|p| p.exists()));
+        let dir = paths.into_iter().find(|p| on_zfs(p)).unwrap_or_else(|| cwd.to_path_buf());
+        Cooler::for_dir(sys, &dir, allow_export)
     }
 
     /// The pool's facts when the directory is on ZFS.
@@ -133,7 +144,7 @@ impl Cooler {
         let start = Instant::now();
         loop {
             let now = device::filesystem_of(&self.sys, &self.dir);
-            if now.as_ref().is_some_and(|n| n.mount_point == m.mount_point && n.fstype == m.fstype) && self.dir.is_dir() {
+            if now.as_ref().is_some_and(|n| n.mount_point == m.mount_point && n.fstype == m.fstype) && self.dir.exists() {
                 return Ok(());
             }
             if start.elapsed() > MOUNT_WAIT {

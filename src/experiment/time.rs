@@ -150,7 +150,9 @@ fn live_device(
 /// Run the warm-ups and the measured runs; each measured run lands in `out`.
 pub fn measure(opts: &TimeOpts, place: &Place, sys: &SysRoot, ctx: &Context, out: &mut Vec<CommandRun>) -> Result<()> {
     let total = opts.warmup + opts.runs;
-    let cooler = opts.cold.then(|| super::cold::Cooler::for_dir(sys, &place.cwd, opts.allow_export));
+    let cooler = opts
+        .cold
+        .then(|| super::cold::Cooler::for_command(sys, &place.cwd, &opts.command[1..], opts.allow_export));
     for k in 0..total {
         let warm = k < opts.warmup;
         ctx.stop.check()?;
