@@ -458,13 +458,14 @@ pub struct ErrorArgs {
     pub continue_on_error: bool,
 }
 
-/// What iolab may do to a ZFS pool under the target: shared by `run`, `job` and `scan`.
+/// What iolab may do to a ZFS pool under the target: shared by `run`, `job`, `scan` and `time`.
 #[derive(Args, Debug)]
 pub struct ZfsArgs {
-    /// On ZFS: export and import the target's pool between the prefill and each read test that
-    /// reads its span once, so that the ARC (which O_DIRECT does not bypass before OpenZFS 2.3)
-    /// holds none of it; the pool's mounts disappear for a moment. A pool that holds / or is busy
-    /// is left alone, and the figure is then labelled cached (see docs/run.md)
+    /// On ZFS: export and import the target's pool to empty its ARC (which O_DIRECT does not bypass
+    /// before OpenZFS 2.3, and drop_caches does not empty): between the prefill and each read test that
+    /// reads its span once, and before each cold run of `time --cold` and each phase of the files and
+    /// git suites; the pool's mounts disappear for a moment. A pool that holds / or is busy is left
+    /// alone, and the figure is then labelled cached, or the run not cold (see docs/run.md)
     #[arg(long)]
     pub allow_export: bool,
 }
@@ -804,6 +805,8 @@ pub struct TimeArgs {
     /// Keep timing when the command exits non-zero
     #[arg(long)]
     pub ignore_failure: bool,
+    #[command(flatten)]
+    pub zfs: ZfsArgs,
     #[command(flatten)]
     pub out: OutputArgs,
     /// The command and its arguments, after `--`

@@ -54,6 +54,7 @@ pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
             a.commits,
             &c.repeat(),
             errors,
+            a.zfs.allow_export,
         )?));
     }
     let mut req = JobsRequest::suite(suite, &common, choice(&a.target, &c.target, &a.errors, &a.zfs), c.repeat())?;
@@ -184,6 +185,7 @@ pub(super) fn time(a: &TimeArgs) -> Result<Experiment> {
         device: a.device.clone(),
         show_output: a.show_output,
         ignore_failure: a.ignore_failure,
+        allow_export: a.zfs.allow_export,
     }))
 }
 

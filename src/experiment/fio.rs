@@ -622,6 +622,7 @@ mod tests {
             device: None,
             show_output: false,
             ignore_failure: false,
+            allow_export: false,
         });
         assert_eq!(HostsRequest::new(app, hosts(&["a=/x"])).unwrap_err().exit_code(), 2);
     }

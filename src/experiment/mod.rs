@@ -19,6 +19,7 @@
 
 pub mod apps;
 pub mod capacity;
+pub mod cold;
 pub mod fio;
 pub mod jobs;
 pub mod scale;

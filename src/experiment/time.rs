@@ -1,5 +1,6 @@
 //! `iolab time`: a real command timed like hyperfine does, with what a
-//! storage user needs on top: caches emptied before each run (`--cold`),
+//! storage user needs on top: caches emptied before each run (`--cold`;
+//! on ZFS by an export and import of the pool, see [`super::cold`]),
 //! untimed `--prepare`/`--cleanup` commands (a `git reset`, a snapshot
 //! rollback), and the bytes, I/Os and busy time of every block device that
 //! moved during each run (the figures of the busiest one, or of the device
@@ -149,21 +150,26 @@ fn live_device(
 /// Run the warm-ups and the measured runs; each measured run lands in `out`.
 pub fn measure(opts: &TimeOpts, place: &Place, sys: &SysRoot, ctx: &Context, out: &mut Vec<CommandRun>) -> Result<()> {
     let total = opts.warmup + opts.runs;
+    let cooler = opts
+        .cold
+        .then(|| super::cold::Cooler::for_command(sys, &place.cwd, &opts.command[1..], opts.allow_export));
     for k in 0..total {
         let warm = k < opts.warmup;
         ctx.stop.check()?;
         if let Some(p) = &opts.prepare {
             sh(p, place, "prepare")?;
         }
-        if opts.cold {
-            crate::experiment::apps::drop_caches()?;
-        }
+        let cold_by = match &cooler {
+            Some(c) => Some(c.cool(ctx.observer)?),
+            None => None,
+        };
         let label = if warm {
             format!("warm-up {}/{}", k + 1, opts.warmup)
         } else {
             format!("run {}/{}", k + 1 - opts.warmup, opts.runs)
         };
-        let r = one(opts, place, sys, ctx.stop, ctx.observer, &label)?;
+        let mut r = one(opts, place, sys, ctx.stop, ctx.observer, &label)?;
+        r.cold_by = cold_by;
         if r.exit_code != 0 && !opts.ignore_failure {
             return Err(failed(format!(
                 "`{}` exited with status {} in {label}; use --ignore-failure to time it anyway",
@@ -256,5 +262,6 @@ fn one(opts: &TimeOpts, place: &Place, sys: &SysRoot, stop: &Stop, observer: &dy
         moved: before.moved(&after, sys),
         own_read_bytes: ru.ru_inblock.max(0) as u64 * 512,
         own_write_bytes: ru.ru_oublock.max(0) as u64 * 512,
+        cold_by: None,
     })
 }

@@ -144,7 +144,7 @@ impl ZfsSide {
 }
 
 /// The major version of an OpenZFS version string (`2.1.5-1ubuntu6` → 2).
-fn major(v: &str) -> Option<u32> {
+pub(super) fn major(v: &str) -> Option<u32> {
     v.trim().trim_start_matches("zfs-").split(['.', '-']).next()?.parse().ok()
 }
 

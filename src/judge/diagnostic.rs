@@ -179,6 +179,9 @@ codes! {
     Outliers = "outliers", Warning;
     /// The command exited non-zero in some runs.
     CommandFailed = "command_failed", Warning;
+    /// `--cold` was asked for and some runs could not be made cold (ZFS's
+    /// ARC without `--allow-export`, a busy pool, a persistent L2ARC: `judge::cold`).
+    NotCold = "not_cold", Untrustworthy("--cold was asked for but caches that answer were not emptied: the times are (partly) warm");
     // ---- fio imports (`import::fio`)
     /// One of fio's clones imported as its own job.
     FioClone = "fio_clone", Info;
@@ -574,6 +577,10 @@ mod tests {
             (
                 "zfs_fuse_unflushed",
                 "zfs-fuse acknowledged the flush before the writes reached the pool's disks: the write figure may count writes still in memory",
+            ),
+            (
+                "not_cold",
+                "--cold was asked for but caches that answer were not emptied: the times are (partly) warm",
             ),
         ];
         assert_eq!(listed, expected.iter().map(|(c, w)| (*c, w.to_string())).collect::<Vec<_>>());

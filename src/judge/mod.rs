@@ -12,12 +12,14 @@
 //! - [`settle`]: when a test's windows have settled (`--runs auto`).
 //! - [`scale`]: depth, thread, together and layout verdicts.
 //! - [`hosts`]: one plan on many hosts: outliers, agreement, failed hosts.
+//! - [`cold`]: what makes a timed run cold (`drop_caches`, a ZFS export and import) or not.
 //! - [`stats`]: median and coefficient of variation, shared with `summary`.
 //! - [`zfs`]: ZFS's read caches (which method keeps them out) and its layouts' write model.
 
 pub mod apps;
 pub mod capacity;
 pub mod cliff;
+pub mod cold;
 pub mod diagnostic;
 pub mod hosts;
 pub mod job;

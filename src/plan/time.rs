@@ -24,6 +24,9 @@ pub struct TimeOpts {
     pub show_output: bool,
     /// Keep going when the command exits non-zero.
     pub ignore_failure: bool,
+    /// `--allow-export`: with `cold` on ZFS, the pool is exported and
+    /// imported before each run to empty its ARC.
+    pub allow_export: bool,
 }
 
 /// Where a timed command runs and which devices are measured, once resolved.

@@ -323,6 +323,32 @@ pub struct PhaseSamples {
     pub own_read_bytes: u64,
     /// Whether the caches were emptied right before the phase.
     pub cold: bool,
+    /// How they were emptied (absent when the phase is not cold).
+    pub cold_by: Option<ColdRecord>,
+}
+
+/// How a cold run or phase had its caches emptied, for the record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ColdMethod {
+    /// `/proc/sys/vm/drop_caches`: the kernel's caches (enough where no
+    /// cache of a filesystem's own, such as ZFS's ARC, sits above them).
+    DropCaches,
+    /// The ZFS pool was exported and imported (its ARC emptied), with the
+    /// kernel's caches dropped while it was away.
+    ExportImport,
+    /// Nothing emptied the caches that answer: the run is NOT cold (`reason` says why).
+    None,
+}
+
+/// What made a run cold, or why it is not.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct ColdRecord {
+    /// What emptied the caches: `drop_caches`, `export_import` (ZFS), or `none` (NOT cold).
+    pub method: ColdMethod,
+    /// Why this method (and for `none`, why the run is not cold).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// One run of the command.
@@ -342,6 +368,8 @@ pub struct CommandRun {
     pub own_read_bytes: u64,
     /// Bytes it dirtied for writing (`ru_oublock`): written back now or later.
     pub own_write_bytes: u64,
+    /// How the caches were emptied before it (`--cold`), or why they were not.
+    pub cold_by: Option<ColdRecord>,
 }
 
 /// Which experiment a point belongs to.

@@ -6,9 +6,9 @@ use crate::device;
 use crate::judge::Diagnostic;
 use crate::judge::apps as rules;
 use crate::plan::time::{Place, TimeOpts};
-use crate::samples::CommandRun;
 use crate::samples::DeviceActivity;
 use crate::samples::PhaseSamples;
+use crate::samples::{ColdRecord, CommandRun};
 use serde::{Deserialize, Serialize};
 
 /// Mean, median, standard deviation, min and max of a list of seconds.
@@ -121,6 +121,11 @@ pub struct TimeRun {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("x-unit" = "bytes"))]
     pub command_write_bytes: Option<u64>,
+    /// How the caches were emptied before this run (`--cold`), or why
+    /// they were not (`method: none`); absent without `--cold`, and in
+    /// older documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_by: Option<ColdRecord>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
@@ -131,6 +136,11 @@ pub struct TimeReport {
     pub cwd: String,
     /// Caches were dropped before each run.
     pub cold: bool,
+    /// With `cold`: what made the runs cold (`drop_caches`, on ZFS
+    /// `export_import`), or `none` and why when some run was not (the
+    /// first such run); absent without `--cold`, and in older documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_by: Option<ColdRecord>,
     /// `--prepare`: run before each run, not timed.
     pub prepare: Option<String>,
     /// `--cleanup`: run after each run, not timed.
@@ -214,6 +224,7 @@ fn time_run(r: &CommandRun, place: &Place) -> TimeRun {
         total_write_bytes: Some(total_w),
         command_read_bytes: Some(r.own_read_bytes),
         command_write_bytes: Some(r.own_write_bytes),
+        cold_by: r.cold_by.clone(),
     }
 }
 
@@ -263,10 +274,13 @@ pub fn time_report(opts: &TimeOpts, place: &Place, runs: &[CommandRun]) -> TimeR
         seen
     };
     warnings.extend(rules::command_failed(timed.iter().map(|r| r.exit_code)));
+    let colds: Vec<Option<&ColdRecord>> = timed.iter().map(|r| r.cold_by.as_ref()).collect();
+    warnings.extend(crate::judge::cold::not_cold("runs", &colds));
     TimeReport {
         command: quote(&opts.command),
         cwd: place.cwd.display().to_string(),
         cold: opts.cold,
+        cold_by: crate::judge::cold::summarize(&colds),
         prepare: opts.prepare.clone(),
         cleanup: opts.cleanup.clone(),
         warmup_runs: opts.warmup,
@@ -287,6 +301,10 @@ pub struct PhaseReport {
     pub name: String,
     /// Caches were dropped before the phase.
     pub cold: bool,
+    /// With `cold`: what made it cold over the runs, or `none` and why
+    /// (see `TimeReport`'s); absent when not cold, and in older documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_by: Option<ColdRecord>,
     /// Files the phase handles.
     #[schemars(extend("x-unit" = "count"))]
     pub files: u64,
@@ -332,6 +350,10 @@ pub struct AppReport {
     pub workload: String,
     /// Caches were dropped before each run.
     pub cold: bool,
+    /// With `cold`: what made the cold phases cold, or `none` and why (the
+    /// first phase that was not); absent when not cold, and in older documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_by: Option<ColdRecord>,
     /// Runs of the workload.
     #[schemars(extend("x-unit" = "count"))]
     pub runs: u32,
@@ -344,12 +366,20 @@ pub struct AppReport {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// Phases of several runs of a workload (each run: the same phases in order).
+/// The phase `name` of every run that has it (the git suite on ZFS
+/// generates its tree in the first run only).
+fn same_phase<'a>(runs: &'a [Vec<PhaseSamples>], name: &str) -> Vec<&'a PhaseSamples> {
+    runs.iter().filter_map(|r| r.iter().find(|p| p.name == name)).collect()
+}
+
+/// Phases of several runs of a workload (each run: the same phases in
+/// order, but for phases some runs leave out, such as the git suite's
+/// `generate` on ZFS).
 pub fn app_report(workload: &str, cold: bool, params: Vec<(String, u64)>, runs: &[Vec<PhaseSamples>]) -> AppReport {
     let mut phases = Vec::new();
     if let Some(first) = runs.first() {
-        for (k, p) in first.iter().enumerate() {
-            let all: Vec<&PhaseSamples> = runs.iter().filter_map(|r| r.get(k)).collect();
+        for p in first.iter() {
+            let all = same_phase(runs, &p.name);
             let walls: Vec<f64> = all.iter().map(|p| p.wall_ns as f64 / 1e9).collect();
             let med = |f: &dyn Fn(&PhaseSamples) -> f64| super::median(&all.iter().map(|p| f(p)).collect::<Vec<_>>());
             let dev = |f: fn(&crate::samples::DiskDelta) -> u64| -> Option<u64> {
@@ -361,6 +391,7 @@ pub fn app_report(workload: &str, cold: bool, params: Vec<(String, u64)>, runs: 
             phases.push(PhaseReport {
                 name: p.name.clone(),
                 cold: p.cold,
+                cold_by: crate::judge::cold::summarize(&all.iter().map(|p| p.cold_by.as_ref()).collect::<Vec<_>>()),
                 files: p.files,
                 bytes: p.bytes,
                 wall_s: Stats::of(&walls),
@@ -377,9 +408,13 @@ pub fn app_report(workload: &str, cold: bool, params: Vec<(String, u64)>, runs: 
         }
     }
     let mut warnings = Vec::new();
-    for (k, p) in phases.iter().enumerate() {
+    for p in phases.iter() {
         let mut ws = timing_warnings(&p.wall_s_runs, p.cold);
-        let all: Vec<&PhaseSamples> = runs.iter().filter_map(|r| r.get(k)).collect();
+        let all = same_phase(runs, &p.name);
+        ws.extend(crate::judge::cold::not_cold(
+            "runs",
+            &all.iter().map(|p| p.cold_by.as_ref()).collect::<Vec<_>>(),
+        ));
         // The directory's devices are the named ones: say so when another moved more.
         let named: Vec<String> = all
             .first()
@@ -397,9 +432,25 @@ pub fn app_report(workload: &str, cold: bool, params: Vec<(String, u64)>, runs: 
             warnings.push(w);
         }
     }
+    let cold_by =
+        crate::judge::cold::summarize(&phases.iter().filter(|p| p.cold).map(|p| p.cold_by.as_ref()).collect::<Vec<_>>()).map(|mut r| {
+            if let Some(p) = phases
+                .iter()
+                .find(|p| p.cold_by.as_ref().is_some_and(|c| c.method == crate::samples::ColdMethod::None))
+            {
+                r.reason = p
+                    .cold_by
+                    .as_ref()
+                    .and_then(|c| c.reason.clone())
+                    .map(|why| format!("phase {}: {why}", p.name));
+                r.method = crate::samples::ColdMethod::None;
+            }
+            r
+        });
     AppReport {
         workload: workload.into(),
         cold,
+        cold_by,
         runs: runs.len() as u32,
         params,
         phases,
@@ -483,6 +534,7 @@ mod tests {
             device: None,
             show_output: false,
             ignore_failure: false,
+            allow_export: false,
         }
     }
 

@@ -225,6 +225,7 @@ fn a_phase_has_a_spread_from_two_runs_on() {
     let mut p = PhaseReport {
         name: "read".into(),
         cold: true,
+        cold_by: None,
         files: 10,
         bytes: 100,
         wall_s_runs: vec![0.5, 0.25],

@@ -13,6 +13,7 @@
 //! O_DIRECT is requested by default; when the filesystem refuses it, the
 //! target falls back to buffered I/O and says so ([`Target::direct_fallback`]).
 
+pub mod dataset;
 mod faults;
 pub mod files;
 pub mod leftovers;

@@ -58,44 +58,60 @@ const MOUNT_WAIT: Duration = Duration::from_secs(20);
 
 impl Zpool for LiveZpool {
     fn run(&self, args: &[&str]) -> std::result::Result<String, String> {
-        let mut child = Command::new("zpool")
-            .args(args)
-            .env("LC_ALL", "C")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot run zpool: {e}"))?;
-        let pipe = |r: Option<Box<dyn Read + Send>>| {
-            std::thread::spawn(move || {
-                let mut s = String::new();
-                if let Some(mut r) = r {
-                    let _ = r.read_to_string(&mut s);
-                }
-                s
-            })
-        };
-        let out = pipe(child.stdout.take().map(|o| Box::new(o) as Box<dyn Read + Send>));
-        let err = pipe(child.stderr.take().map(|e| Box::new(e) as Box<dyn Read + Send>));
-        let start = Instant::now();
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(st)) => break st,
-                Ok(None) if start.elapsed() < ZPOOL_TIMEOUT => std::thread::sleep(Duration::from_millis(20)),
-                _ => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(format!("zpool {} took more than {} s", args.join(" "), ZPOOL_TIMEOUT.as_secs()));
-                }
+        run_tool("zpool", args)
+    }
+}
+
+/// The live `zfs` command (datasets and snapshots), through the same
+/// trait and with the same timeout as [`LiveZpool`].
+pub struct LiveZfs;
+
+impl Zpool for LiveZfs {
+    fn run(&self, args: &[&str]) -> std::result::Result<String, String> {
+        run_tool("zfs", args)
+    }
+}
+
+/// Run `program` (`zpool` or `zfs`) with `args`: its standard output, or
+/// why it failed, within [`ZPOOL_TIMEOUT`].
+fn run_tool(program: &str, args: &[&str]) -> std::result::Result<String, String> {
+    let mut child = Command::new(program)
+        .args(args)
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    let pipe = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_string(&mut s);
             }
-        };
-        let (out, err) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
-        if status.success() {
-            Ok(out)
-        } else {
-            let why = err.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
-            Err(if why.is_empty() { status.to_string() } else { why })
+            s
+        })
+    };
+    let out = pipe(child.stdout.take().map(|o| Box::new(o) as Box<dyn Read + Send>));
+    let err = pipe(child.stderr.take().map(|e| Box::new(e) as Box<dyn Read + Send>));
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break st,
+            Ok(None) if start.elapsed() < ZPOOL_TIMEOUT => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("{program} {} took more than {} s", args.join(" "), ZPOOL_TIMEOUT.as_secs()));
+            }
         }
+    };
+    let (out, err) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
+    if status.success() {
+        Ok(out)
+    } else {
+        let why = err.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
+        Err(if why.is_empty() { status.to_string() } else { why })
     }
 }
 
@@ -230,6 +246,39 @@ fn replace_fd(from: &impl AsRawFd, to: libc::c_int) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Export `re.pool` and import it again, running `between` while it is
+/// away; nothing of iolab's may be open on it. `Ok(Refused)` when the
+/// export was refused (the pool is as it was); an import that never
+/// succeeds is an error, with the command that imports it by hand.
+pub fn export_import(zpool: &dyn Zpool, re: &Reimport, between: impl FnOnce()) -> Result<Cycled> {
+    if let Err(why) = zpool.run(&["export", &re.pool]) {
+        return Ok(Cycled::Refused(why));
+    }
+    between();
+    let mut last = String::new();
+    for i in 0..IMPORT_TRIES {
+        if i > 0 {
+            std::thread::sleep(IMPORT_PAUSE);
+        }
+        let args = re.args();
+        match zpool.run(&args.iter().map(String::as_str).collect::<Vec<_>>()) {
+            Ok(_) => {
+                last.clear();
+                break;
+            }
+            Err(why) => last = why,
+        }
+    }
+    if !last.is_empty() {
+        return Err(failed(format!(
+            "pool {} was exported to empty its ARC and could not be imported again ({last}): import it with `{}`",
+            re.pool,
+            re.command()
+        )));
+    }
+    Ok(Cycled::Done)
+}
+
 impl Target {
     /// The name the target is reopened by after an export: its named test
     /// file, or the file it is; `None` for an unnamed test file or a device.
@@ -261,34 +310,9 @@ impl Target {
         *self.watch.lock().unwrap_or_else(|p| p.into_inner()) = None;
         let null = std::fs::File::open("/dev/null").map_err(|e| cannot("cannot open /dev/null to close", &e))?;
         replace_fd(&null, fd).map_err(|e| cannot("cannot close", &e))?;
-        if let Err(why) = zpool.run(&["export", &re.pool]) {
-            self.reopen(&path, flags, ino, fd)?;
-            return Ok(Cycled::Refused(why));
-        }
-        between();
-        let mut last = String::new();
-        for i in 0..IMPORT_TRIES {
-            if i > 0 {
-                std::thread::sleep(IMPORT_PAUSE);
-            }
-            let args = re.args();
-            match zpool.run(&args.iter().map(String::as_str).collect::<Vec<_>>()) {
-                Ok(_) => {
-                    last.clear();
-                    break;
-                }
-                Err(why) => last = why,
-            }
-        }
-        if !last.is_empty() {
-            return Err(failed(format!(
-                "pool {} was exported to empty its ARC and could not be imported again ({last}): import it with `{}`",
-                re.pool,
-                re.command()
-            )));
-        }
+        let cycled = export_import(zpool, re, between)?;
         self.reopen(&path, flags, ino, fd)?;
-        Ok(Cycled::Done)
+        Ok(cycled)
     }
 
     /// Reopen the target at `path` into descriptor number `fd`, waiting

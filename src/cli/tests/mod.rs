@@ -203,6 +203,27 @@ fn allow_export_is_consent_for_run_job_and_scan() {
     };
     assert!(a.zfs.allow_export);
     assert!(parse(&["iolab", "scale", "/tpool", "--allow-export"]).is_err());
+    // `time --cold` (issue 25, item 4): the same flag, and never without asking.
+    for (args, want) in [
+        (&["iolab", "time", "--cold", "--allow-export", "--", "cat", "f"][..], true),
+        (&["iolab", "time", "--cold", "--", "cat", "f"][..], false),
+    ] {
+        let Cmd::Time(a) = parse(args).unwrap().cmd else {
+            panic!("not time")
+        };
+        let Experiment::Time(t) = experiments::time(&a).unwrap() else {
+            panic!("not a timed command")
+        };
+        assert_eq!(t.allow_export, want, "{args:?}");
+    }
+    // The app suites' cold phases too.
+    let Cmd::Run(a) = parse(&["iolab", "run", "/tpool", "--suite", "git", "--allow-export"]).unwrap().cmd else {
+        panic!("not run")
+    };
+    let Experiment::App(r) = experiments::run(&a, None).unwrap() else {
+        panic!("not an app suite")
+    };
+    assert!(r.allow_export);
 }
 
 #[test]

@@ -144,11 +144,14 @@ impl Tree {
     }
 }
 
-/// Make everything written to the filesystem under `fd` durable: one
+/// Make everything written to the filesystem of `fs` durable: one
 /// `syncfs`, as an untar or a checkout followed by `sync` would, instead
-/// of an fsync per file, which no such application does.
-pub(crate) fn syncfs(fd: &File, dir: &Path) -> Result<()> {
-    rustix::fs::syncfs(fd).map_err(|e| failed(format!("syncfs on {} failed: {e}", dir.display())))
+/// of an fsync per file, which no such application does. `fs` is opened
+/// for it and closed again, so nothing of iolab's stays open between
+/// phases (a ZFS pool is exported between them to empty its ARC).
+pub(crate) fn syncfs(fs: &Path, dir: &Path) -> Result<()> {
+    let fd = File::open(fs).map_err(|e| failed(format!("cannot open {} to sync it: {e}", fs.display())))?;
+    rustix::fs::syncfs(&fd).map_err(|e| failed(format!("syncfs on {} failed: {e}", dir.display())))
 }
 
 /// The file data: [`crate::io::buffers`]' write data, as for block
@@ -203,7 +206,8 @@ pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter) -> Result<Vec<PhaseSampl
     let need: u64 = sizes.iter().map(|s| s.next_multiple_of(4096)).sum::<u64>() + (leaves + tops + 1) * 4096;
     space::check(dir, need, n + leaves + tops + 1, &format!("a tree of {n} files"), None)?;
     // Opened on the parent, which outlives the tree: syncfs after the delete too.
-    let fsfd = File::open(dir).map_err(|e| usage(format!("cannot open {}: {e}", dir.display())))?;
+    File::open(dir).map_err(|e| usage(format!("cannot open {}: {e}", dir.display())))?;
+    let fsfd = dir;
     let mut data = data(opts.seed);
     let tree = Tree {
         dir: Scratch::create(dir, "iolab-files")?,
@@ -241,7 +245,7 @@ pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter) -> Result<Vec<PhaseSampl
             f.write_all(data.next(sizes[i as usize] as usize))
                 .map_err(|e| io_err("write", &p, e))?;
         }
-        syncfs(&fsfd, &tree.dir.root)?;
+        syncfs(fsfd, &tree.dir.root)?;
         meter.progress("create", n, n);
         Ok((n, total))
     })?);
@@ -305,7 +309,7 @@ pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter) -> Result<Vec<PhaseSampl
             f.write_all(data.next(len as usize)).map_err(|e| io_err("write", &p, e))?;
             bytes += len;
         }
-        syncfs(&fsfd, &tree.dir.root)?;
+        syncfs(fsfd, &tree.dir.root)?;
         meter.progress("rewrite", rewrites, rewrites);
         Ok((rewrites, bytes))
     })?);
@@ -329,7 +333,7 @@ pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter) -> Result<Vec<PhaseSampl
         let marker = tree.dir.root.join(crate::target::leftovers::MARKER);
         std::fs::remove_file(&marker).map_err(|e| io_err("remove", &marker, e))?;
         std::fs::remove_dir(&tree.dir.root).map_err(|e| io_err("remove", &tree.dir.root, e))?;
-        syncfs(&fsfd, dir)?;
+        syncfs(fsfd, dir)?;
         meter.progress("delete", n, n);
         Ok((n, 0))
     })?);

@@ -574,6 +574,26 @@ fn tree_bytes(dir: &Path) -> u64 {
 ///
 /// `opts.cold` empties the caches before every phase but `generate`.
 pub fn run(dir: &Path, opts: &GitOpts, meter: &Meter) -> Result<Vec<PhaseSamples>> {
+    let (origin, generated) = prepare(dir, opts, meter)?;
+    let mut out = vec![generated];
+    out.extend(measure(&origin, opts, meter)?);
+    Ok(out)
+}
+
+/// A generated repository in a scratch directory of its own, ready for the
+/// measured phases ([`measure`]), which may run on it again once its
+/// directory is reset to how [`prepare`] left it (a ZFS rollback).
+pub struct Origin {
+    history: History,
+    // Field order is drop order: git's files, then the directory.
+    git: Git,
+    work: Scratch,
+    /// The directory whose filesystem is synced.
+    fs: PathBuf,
+}
+
+/// The `generate` phase of [`run`] in a new scratch directory under `dir`.
+pub fn prepare(dir: &Path, opts: &GitOpts, meter: &Meter) -> Result<(Origin, PhaseSamples)> {
     if opts.commits < 2 {
         return Err(usage("the git suite needs at least 2 commits"));
     }
@@ -588,25 +608,37 @@ pub fn run(dir: &Path, opts: &GitOpts, meter: &Meter) -> Result<Vec<PhaseSamples
     let inodes = 2 * (p.head_files + p.head_files / PER_DIR as u64) + 1000;
     let need = 2 * (p.blob_bytes + p.head_bytes + p.head_files * 4096) + (p.commits as u64) * 65536;
     crate::target::space::check(dir, need, inodes, &format!("a repository of {} commits", p.commits), None)?;
-    let fsfd = File::open(dir).map_err(|e| usage(format!("cannot open {}: {e}", dir.display())))?;
+    File::open(dir).map_err(|e| usage(format!("cannot open {}: {e}", dir.display())))?;
     let work = Scratch::create(dir, "iolab-git")?;
     let git = Git::new(exe, &work.root.join("home"))?;
     let origin = work.root.join("origin");
-    let clone = work.root.join("clone");
-    let mut out = Vec::with_capacity(4);
-
     let mut s = meter.phase("generate", false, || {
         generate(&git, &origin, &h, meter)?;
-        syncfs(&fsfd, &origin)?;
+        syncfs(dir, &origin)?;
         Ok((p.head_files, p.head_bytes))
     })?;
     s.bytes += tree_bytes(&origin.join(".git/objects"));
-    out.push(s);
+    Ok((
+        Origin {
+            history: h,
+            git,
+            work,
+            fs: dir.to_path_buf(),
+        },
+        s,
+    ))
+}
 
+/// The measured phases of [`run`] after `generate`: `clone`,
+/// `checkout-old`, `checkout-new`, in a `clone` directory that must not exist yet.
+pub fn measure(o: &Origin, opts: &GitOpts, meter: &Meter) -> Result<Vec<PhaseSamples>> {
+    let (git, p, fsfd) = (&o.git, &o.history.plan, o.fs.as_path());
+    let clone = o.work.root.join("clone");
+    let mut out = Vec::with_capacity(3);
     let mut s = meter.phase("clone", opts.cold, || {
         meter.progress("clone", 0, 1);
-        git.run(&work.root, &["clone", "-q", "--no-hardlinks", "origin", "clone"], meter)?;
-        syncfs(&fsfd, &clone)?;
+        git.run(&o.work.root, &["clone", "-q", "--no-hardlinks", "origin", "clone"], meter)?;
+        syncfs(fsfd, &clone)?;
         meter.progress("clone", 1, 1);
         Ok((p.head_files, p.head_bytes))
     })?;
@@ -617,14 +649,11 @@ pub fn run(dir: &Path, opts: &GitOpts, meter: &Meter) -> Result<Vec<PhaseSamples
         out.push(meter.phase(name, opts.cold, || {
             meter.progress(name, 0, 1);
             git.run(&clone, &["checkout", "-q", rev], meter)?;
-            syncfs(&fsfd, &clone)?;
+            syncfs(fsfd, &clone)?;
             meter.progress(name, 1, 1);
             Ok((p.changed_files, bytes))
         })?);
     }
-
-    drop(git);
-    drop(work);
     Ok(out)
 }
 

@@ -68,6 +68,8 @@ pub struct AppRequest {
     pub runs: u32,
     /// Pause between runs.
     pub interval: Duration,
+    /// `--allow-export`: on ZFS, cold phases export and import the pool.
+    pub allow_export: bool,
 }
 
 impl AppRequest {
@@ -81,6 +83,7 @@ impl AppRequest {
         commits: u32,
         repeat: &crate::plan::Repeat,
         continue_on_error: bool,
+        allow_export: bool,
     ) -> Result<AppRequest> {
         if continue_on_error {
             return Err(usage(format!(
@@ -96,6 +99,7 @@ impl AppRequest {
             dir,
             runs: repeat.runs.min(),
             interval: repeat.interval.before_next(true),
+            allow_export,
         })
     }
 
@@ -126,9 +130,43 @@ pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
             text: &text,
         });
     }
-    let meter = Meter::for_dir(&r.dir, ctx.stop, ctx.observer);
     let mut runs: Vec<Vec<PhaseSamples>> = Vec::new();
+    let zfs = crate::target::zfs::LiveZfs;
+    // On ZFS, the git suite's tree lives in a dataset of its own, generated
+    // once and rolled back to its snapshot between runs.
+    let mut child = match r.workload {
+        Workload::Git { .. } => git_dataset(&zfs, &r.dir, &ctx.sys, ctx.observer),
+        Workload::Files { .. } => None,
+    };
+    // After an import the cold phases wait for the directory they work in
+    // to be mounted again: the git suite's dataset, when it has one.
+    let work_dir = child.as_ref().map_or(r.dir.clone(), |ds| ds.mountpoint().to_path_buf());
+    let cooler = cold.then(|| super::cold::Cooler::for_dir(&ctx.sys, &work_dir, r.allow_export));
+    let mut meter = Meter::for_dir(&r.dir, ctx.stop, ctx.observer);
+    meter.cooler = cooler.as_ref();
     let interrupted = until_stopped(|| {
+        if let (Workload::Git { commits }, Some(ds)) = (r.workload, child.as_mut()) {
+            let opts = git::GitOpts {
+                commits,
+                files: GIT_FILES,
+                seed: GIT_SEED,
+                cold,
+            };
+            let (origin, generated) = git::prepare(ds.mountpoint(), &opts, &meter)?;
+            ds.snapshot("origin")?;
+            for k in 0..r.runs {
+                if k > 0 {
+                    if !r.interval.is_zero() {
+                        ctx.stop.sleep(r.interval);
+                    }
+                    ds.rollback()?;
+                }
+                let mut phases = if k == 0 { vec![generated.clone()] } else { Vec::new() };
+                phases.extend(git::measure(&origin, &opts, &meter)?);
+                runs.push(phases);
+            }
+            return Ok(());
+        }
         for k in 0..r.runs {
             if k > 0 && !r.interval.is_zero() {
                 ctx.stop.sleep(r.interval);
@@ -157,6 +195,9 @@ pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
         }
         Ok(())
     })?;
+    if let Some(ds) = child.take() {
+        ds.destroy()?;
+    }
     let suite = r.workload.suite();
     let devices = device::chain_of_path(&ctx.sys, &r.dir);
     Ok(Measured {
@@ -176,6 +217,42 @@ pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
     })
 }
 
+/// On ZFS as root: a dataset of the git suite's own under `dir`'s
+/// (`DATASET/iolab-git-PID`), or `None` (and why, on the live view) where
+/// there is none to make.
+fn git_dataset<'z>(
+    zfs: &'z dyn crate::target::zfs::Zpool,
+    dir: &std::path::Path,
+    sys: &SysRoot,
+    observer: &dyn Observer,
+) -> Option<crate::target::dataset::ChildDataset<'z>> {
+    let fs = device::filesystem_of(sys, dir)?;
+    crate::judge::zfs::Implementation::of_fstype(&fs.fstype)?;
+    if !can_drop_caches() {
+        return None;
+    }
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    match crate::target::dataset::ChildDataset::create(zfs, &fs.source, &dir, "iolab-git", Some(sys)) {
+        Ok(ds) => {
+            observer.event(Event::Notice {
+                level: Level::Note,
+                text: &format!(
+                    "the git suite works in a dataset of its own, {} (generated once, rolled back to its snapshot between runs, destroyed at the end)",
+                    ds.name()
+                ),
+            });
+            Some(ds)
+        }
+        Err(e) => {
+            observer.event(Event::Notice {
+                level: Level::Warning,
+                text: &format!("{e}; the git suite's tree is generated again in every run instead"),
+            });
+            None
+        }
+    }
+}
+
 /// Measures phases of a workload on the devices that serve a directory.
 #[derive(Clone)]
 pub struct Meter<'a> {
@@ -184,6 +261,8 @@ pub struct Meter<'a> {
     pub devices: Vec<String>,
     pub stop: &'a Stop,
     pub observer: &'a dyn Observer,
+    /// How a cold phase empties the caches (none: `drop_caches`).
+    pub cooler: Option<&'a super::cold::Cooler>,
 }
 
 /// Whether this process may empty the kernel's caches.
@@ -215,6 +294,7 @@ impl<'a> Meter<'a> {
             devices,
             stop,
             observer,
+            cooler: None,
         }
     }
 
@@ -227,9 +307,17 @@ impl<'a> Meter<'a> {
     /// handled. With `cold`, the caches are emptied first (not timed).
     pub fn phase(&self, name: &str, cold: bool, f: impl FnOnce() -> Result<(u64, u64)>) -> Result<PhaseSamples> {
         self.stop.check()?;
-        if cold {
-            drop_caches()?;
-        }
+        let cold_by = match (cold, self.cooler) {
+            (false, _) => None,
+            (true, Some(c)) => Some(c.cool(self.observer)?),
+            (true, None) => {
+                drop_caches()?;
+                Some(crate::samples::ColdRecord {
+                    method: crate::samples::ColdMethod::DropCaches,
+                    reason: None,
+                })
+            }
+        };
         // With the children: git runs as a child process.
         let a = Snapshot::take(&self.sys, true);
         let read_before = crate::measure::cpu::storage_read_bytes(true);
@@ -248,6 +336,7 @@ impl<'a> Meter<'a> {
             moved: a.moved(&b, &self.sys),
             own_read_bytes,
             cold,
+            cold_by,
         })
     }
 }

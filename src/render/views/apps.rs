@@ -9,6 +9,7 @@ use crate::render::view::{
     Axis, BarSeries, Block, Cell, Chart, Column, Detail, HLine, Heading, Item, Line, List, Note, NoteTone, Quantity, Scale, Section, Span,
     Table, Tone, Warning,
 };
+use crate::samples::ColdMethod;
 use crate::samples::DeviceActivity;
 use crate::summary::Report;
 use crate::summary::apps::{AppReport, TimeReport};
@@ -250,10 +251,11 @@ fn time_line(t: &TimeReport) -> Line {
         .text(", System: ")
         .figure(s(t.sys_s.mean))
         .text(format!("   {} run(s), ", t.runs.len()))
-        .text(if t.cold {
-            "caches emptied before each run"
-        } else {
-            "warm (caches kept)"
+        .text(match (t.cold, t.cold_by.as_ref().map(|c| c.method)) {
+            (false, _) => "warm (caches kept)",
+            (true, Some(ColdMethod::None)) => "NOT cold: --cold asked, caches that answer were kept (not_cold)",
+            (true, Some(ColdMethod::ExportImport)) => "caches emptied before each run (ZFS pool exported and imported)",
+            (true, _) => "caches emptied before each run",
         });
     if t.warmup_runs > 0 {
         l = l.text(format!(", after {} warm-up run(s)", t.warmup_runs));
@@ -311,7 +313,11 @@ fn phases_table(a: &AppReport) -> Table {
     for p in &a.phases {
         let mut row = vec![
             Cell::text(&p.name),
-            Cell::text(if p.cold { "cold" } else { "warm" }),
+            Cell::text(match (p.cold, p.cold_by.as_ref().map(|c| c.method)) {
+                (false, _) => "warm",
+                (true, Some(ColdMethod::None)) => "NOT cold",
+                (true, _) => "cold",
+            }),
             Cell::Count(p.files),
             Cell::Bytes(p.bytes),
         ];
