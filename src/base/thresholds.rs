@@ -88,10 +88,14 @@ pub const ZFS_WRITE_MODEL_TOLERANCE: f64 = 0.10;
 /// its members, starting at a column that moves with the block's offset;
 /// and a mirror read with more than one I/O in flight is spread over the
 /// children (zfs-fuse, measured here on a 3-way mirror at QD4: shares
-/// 0.34/0.34/0.32, the least 0.94 of the most). Half is far below all of
-/// those, and far above a member that is offline, faulted or much slower
-/// than its peers (a 3-way mirror with one member at a tenth of the
-/// others' speed: see `tests/integration/truth/zfs.rs`). Exclusive.
+/// 0.32/0.36/0.32, the least 0.89 of the most). Half is far below all of
+/// those, and far above a member that does nothing (offlined in a 3-way
+/// mirror, measured: it wrote 0 of a write job's bytes, its peers half
+/// each; `tests/integration/truth/zfs.rs`). A member far slower than its
+/// peers moves the same bytes on zfs-fuse (one of three at 2 MiB/s, the
+/// others at 20: writes 0.334/0.334/0.333, reads at QD4 0.36/0.34/0.30
+/// and at QD1 0.32/0.37/0.31, the pool at its pace): bytes do not show it,
+/// and this share does not judge it. Exclusive.
 pub const ZFS_MEMBER_MIN_SHARE: f64 = 0.5;
 
 /// `zfs_member_uneven` judges a vdev only when its busiest member moved at

@@ -594,11 +594,11 @@ pub struct MemberVerdict {
 /// - A mirror writes every block on every child: writes are spread.
 /// - A mirror reads each block from one child. With more than one read in
 ///   flight they are spread over the children (zfs-fuse, measured on a
-///   3-way mirror at QD4: shares 0.34/0.34/0.32; OpenZFS picks the least
+///   3-way mirror at QD4: shares 0.32/0.36/0.32; OpenZFS picks the least
 ///   busy child). With one in flight, zfs-fuse picks the child by the
-///   block's offset and OpenZFS may keep to one child (and prefers a
-///   non-rotational one), so one member may do all of a QD1 job's reads:
-///   not judged.
+///   block's offset (measured at QD1: 0.32/0.37/0.31, spread too) and
+///   OpenZFS may keep to one child (and prefers a non-rotational one), so
+///   one member may do all of a QD1 job's reads: not judged.
 /// - RAID-Z writes each record's data and parity columns over all its
 ///   members, and the column a record starts at moves with its offset, so
 ///   both directions are spread (reads skip parity, evenly over many records).
@@ -624,7 +624,12 @@ fn spreads(kind: &str, read: bool, in_flight: u32) -> Result<&'static str, &'sta
 /// have answered the job's reads (then the members' reads say nothing of
 /// the layout). `pool` names the pool in the message. A warning: the
 /// figure is still the pool's, but of a pool that did not work as its
-/// layout says (a member offline, faulted or far slower than its peers).
+/// layout says (a member offline or faulted; on OpenZFS, whose mirror reads
+/// go to the least busy child, also a child far slower than its peers).
+/// A slow member that is given its share anyway (every mirror write, and
+/// zfs-fuse's mirror reads: measured, see
+/// [`crate::base::thresholds::ZFS_MEMBER_MIN_SHARE`]) sets the pool's pace
+/// without moving fewer bytes: this rule does not see it.
 pub fn uneven_members(pool: &str, vdevs: &[VdevMoved], in_flight: u32, judge_reads: bool) -> MemberVerdict {
     let mut found: Vec<String> = Vec::new();
     let mut explained: Vec<&str> = Vec::new();
@@ -691,7 +696,7 @@ pub fn uneven_members(pool: &str, vdevs: &[VdevMoved], in_flight: u32, judge_rea
             Diagnostic::new(
                 Code::ZfsMemberUneven,
                 format!(
-                    "UNEVEN MEMBERS: {}: a member is offline, faulted or far slower than its peers (the pool works at the pace of its slowest member, or without its redundancy); check `zpool status` and each member's own speed",
+                    "UNEVEN MEMBERS: {}: a member is offline or faulted (the pool works without its redundancy), or, where the layout lets the others do its share, far slower than its peers; check `zpool status` and each member's own speed",
                     found.join("; ")
                 ),
             )
