@@ -15,8 +15,10 @@
 //!   within the model's tolerance. The same within a job's window (`measured_ratio`) does
 //!   not hold on zfs-fuse, whose `fdatasync` is no barrier: that test is kept, ignored,
 //!   with its figures (`zfs_write_job_window_is_the_members`).
+//! * The members of a 3-way mirror: an even QD4 read raises no `zfs_member_uneven`; with
+//!   one member offlined, a write job has it write nothing and the finding names it.
 //!
-//! All of them take about 26 s here (`CI=true cargo test --test integration truth::zfs --
+//! All of them take about 31 s here (`CI=true cargo test --test integration truth::zfs --
 //! --test-threads=1`); figures and commands are in docs/zfs.md.
 //!
 //! Root, zfs-fuse, `zpool` and `zfs`: under `CI=true` they run, never skip. The ZFS lab's
