@@ -80,6 +80,30 @@ pub const ZFS_SPAN_PAST_CACHE: f64 = 1.0 / DEVICE_TOLERANCE;
 /// against none (1.5× against 1.0×). Exclusive at both ends.
 pub const ZFS_WRITE_MODEL_TOLERANCE: f64 = 0.10;
 
+/// `zfs_member_uneven`: a member of a ZFS vdev that moved less than this
+/// fraction of the bytes its busiest peer in the same vdev moved (or
+/// nothing) is named. Within a mirror every child writes every block, so
+/// their writes match but for a transaction group in flight at the run's
+/// edges; RAID-Z spreads each record's data and parity columns over all
+/// its members, starting at a column that moves with the block's offset;
+/// and a mirror read with more than one I/O in flight is spread over the
+/// children (zfs-fuse, measured here on a 3-way mirror at QD4: shares
+/// 0.32/0.36/0.32, the least 0.89 of the most). Half is far below all of
+/// those, and far above a member that does nothing (offlined in a 3-way
+/// mirror, measured: it wrote 0 of a write job's bytes, its peers half
+/// each; `tests/integration/truth/zfs.rs`). A member far slower than its
+/// peers moves the same bytes on zfs-fuse (one of three at 2 MiB/s, the
+/// others at 20: writes 0.334/0.334/0.333, reads at QD4 0.36/0.34/0.30
+/// and at QD1 0.32/0.37/0.31, the pool at its pace): bytes do not show it,
+/// and this share does not judge it. Exclusive.
+pub const ZFS_MEMBER_MIN_SHARE: f64 = 0.5;
+
+/// `zfs_member_uneven` judges a vdev only when its busiest member moved at
+/// least this many bytes in the direction: with less, a few records (128
+/// KiB each by default) and a transaction group's metadata make the split
+/// uneven by chance.
+pub const ZFS_MEMBER_MIN_BYTES: u64 = 8 << 20;
+
 // ------------------------------------------------------------ steady state
 
 /// The number of rounds the steady-state rules are applied to (the SNIA

@@ -170,6 +170,9 @@ codes! {
     /// ZFS: the member disks wrote another multiple of the job's data than
     /// the pool's layout predicts (`judge::zfs::write_model`).
     ZfsWriteAmplification = "zfs_write_amplification", Warning;
+    /// ZFS: a member of a vdev moved nothing, or far less than its peers,
+    /// where the layout spreads the job over them (`judge::zfs::uneven_members`).
+    ZfsMemberUneven = "zfs_member_uneven", Warning;
     /// A scan's rate changes across the target.
     ScanCurve = "scan_curve", Info;
     // ---- timed commands and app suites (`summary::apps`)

@@ -42,7 +42,9 @@
 //! against it with [`ZFS_WRITE_MODEL_TOLERANCE`].
 
 use super::diagnostic::{Code, Diagnostic};
-use crate::base::thresholds::{DEVICE_TOLERANCE, ZFS_SPAN_PAST_CACHE, ZFS_WRITE_MODEL_TOLERANCE};
+use crate::base::thresholds::{
+    DEVICE_TOLERANCE, ZFS_MEMBER_MIN_BYTES, ZFS_MEMBER_MIN_SHARE, ZFS_SPAN_PAST_CACHE, ZFS_WRITE_MODEL_TOLERANCE,
+};
 use crate::base::units::{fmt_bs, fmt_bytes};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -553,6 +555,154 @@ pub fn model_words(layout: Redundancy, record: u64, ashift: u32, record_known: b
         ));
     }
     s
+}
+
+// ------------------------------------------------------------------ members
+
+/// One member disk of a top-level data vdev, and what it moved over a job.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemberMoved {
+    /// Its kernel device name (`loop3`, `sda`).
+    pub name: String,
+    /// Its state in `zpool status` (`ONLINE`, `OFFLINE`...), when known.
+    pub state: Option<String>,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+}
+
+/// A top-level data vdev: its kind as `zpool status` names it (`mirror`,
+/// `raidz1`, or `disk`/`file` for a plain member) and its members.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VdevMoved {
+    pub name: String,
+    pub kind: String,
+    pub members: Vec<MemberMoved>,
+}
+
+/// What [`uneven_members`] found: the finding, and where an uneven split
+/// was not judged because the layout explains it, which rule did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MemberVerdict {
+    pub finding: Option<Diagnostic>,
+    pub explained: Option<String>,
+}
+
+/// Whether a vdev's layout spreads a direction's bytes over all its
+/// members, and if not, why not (the read policy that explains an uneven
+/// split). `in_flight`: the job's I/Os in flight (queue depth × threads).
+///
+/// - A mirror writes every block on every child: writes are spread.
+/// - A mirror reads each block from one child. With more than one read in
+///   flight they are spread over the children (zfs-fuse, measured on a
+///   3-way mirror at QD4: shares 0.32/0.36/0.32; OpenZFS picks the least
+///   busy child). With one in flight, zfs-fuse picks the child by the
+///   block's offset (measured at QD1: 0.32/0.37/0.31, spread too) and
+///   OpenZFS may keep to one child (and prefers a non-rotational one), so
+///   one member may do all of a QD1 job's reads: not judged.
+/// - RAID-Z writes each record's data and parity columns over all its
+///   members, and the column a record starts at moves with its offset, so
+///   both directions are spread (reads skip parity, evenly over many records).
+/// - Across top-level vdevs (a stripe of disks, or of mirrors) ZFS
+///   allocates by free space, so a split between them is not judged here.
+fn spreads(kind: &str, read: bool, in_flight: u32) -> Result<&'static str, &'static str> {
+    match (kind, read) {
+        ("mirror", false) => Ok("a mirror writes every block on every child"),
+        ("mirror", true) if in_flight >= 2 => Ok("a mirror spreads reads with more than one in flight over its children"),
+        ("mirror", true) => Err(
+            "a mirror read with one I/O in flight may come from one child at a time (zfs-fuse picks the child by offset, OpenZFS may keep to one), so an uneven split of its reads is not judged",
+        ),
+        (k, _) if k.starts_with("raidz") => Ok("RAID-Z spreads every record's data and parity over all its members"),
+        _ => Err("ZFS spreads data over top-level vdevs by free space, so an uneven split between them is not judged"),
+    }
+}
+
+/// `zfs_member_uneven`: within a top-level data vdev whose layout spreads
+/// the job's reads or writes over its members ([`spreads`]), a member that
+/// moved less than [`ZFS_MEMBER_MIN_SHARE`] of what its busiest peer moved
+/// (nothing, for an offline member), judged only where that peer moved at
+/// least [`ZFS_MEMBER_MIN_BYTES`]. `judge_reads` is false when a cache may
+/// have answered the job's reads (then the members' reads say nothing of
+/// the layout). `pool` names the pool in the message. A warning: the
+/// figure is still the pool's, but of a pool that did not work as its
+/// layout says (a member offline or faulted; on OpenZFS, whose mirror reads
+/// go to the least busy child, also a child far slower than its peers).
+/// A slow member that is given its share anyway (every mirror write, and
+/// zfs-fuse's mirror reads: measured, see
+/// [`crate::base::thresholds::ZFS_MEMBER_MIN_SHARE`]) sets the pool's pace
+/// without moving fewer bytes: this rule does not see it.
+pub fn uneven_members(pool: &str, vdevs: &[VdevMoved], in_flight: u32, judge_reads: bool) -> MemberVerdict {
+    let mut found: Vec<String> = Vec::new();
+    let mut explained: Vec<&str> = Vec::new();
+    for (read, verb) in [(true, "read"), (false, "wrote")] {
+        if read && !judge_reads {
+            continue;
+        }
+        let bytes = |m: &MemberMoved| if read { m.read_bytes } else { m.write_bytes };
+        for v in vdevs.iter().filter(|v| v.members.len() >= 2) {
+            // The first of the busiest.
+            let Some(peak) = v.members.iter().rev().max_by_key(|m| bytes(m)) else {
+                continue;
+            };
+            let most = bytes(peak);
+            if most < ZFS_MEMBER_MIN_BYTES {
+                continue;
+            }
+            let behind: Vec<&MemberMoved> = v
+                .members
+                .iter()
+                .filter(|m| (bytes(m) as f64) < most as f64 * ZFS_MEMBER_MIN_SHARE)
+                .collect();
+            if behind.is_empty() {
+                continue;
+            }
+            match spreads(&v.kind, read, in_flight) {
+                Err(why) => {
+                    if !explained.contains(&why) {
+                        explained.push(why);
+                    }
+                }
+                Ok(why) => {
+                    let each: Vec<String> = behind
+                        .iter()
+                        .map(|m| {
+                            let state = m
+                                .state
+                                .as_deref()
+                                .filter(|s| *s != "ONLINE")
+                                .map(|s| format!(" ({s})"))
+                                .unwrap_or_default();
+                            format!(
+                                "{}{state} {verb} {} ({:.0}%)",
+                                m.name,
+                                fmt_bytes(bytes(m)),
+                                bytes(m) as f64 / most as f64 * 100.0
+                            )
+                        })
+                        .collect();
+                    found.push(format!(
+                        "in {} of zpool {pool}, {} of the {} {} {}, where {why}",
+                        v.name,
+                        each.join(" and "),
+                        fmt_bytes(most),
+                        peak.name,
+                        verb
+                    ));
+                }
+            }
+        }
+    }
+    MemberVerdict {
+        finding: (!found.is_empty()).then(|| {
+            Diagnostic::new(
+                Code::ZfsMemberUneven,
+                format!(
+                    "UNEVEN MEMBERS: {}: a member is offline or faulted (the pool works without its redundancy), or, where the layout lets the others do its share, far slower than its peers; check `zpool status` and each member's own speed",
+                    found.join("; ")
+                ),
+            )
+        }),
+        explained: (!explained.is_empty()).then(|| explained.join("; ")),
+    }
 }
 
 #[cfg(test)]

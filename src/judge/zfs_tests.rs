@@ -379,3 +379,92 @@ fn writes_on_zfs_fuse_are_labelled_unflushed_and_only_there() {
         "OpenZFS's fsync commits the ZIL"
     );
 }
+
+/// A top-level vdev of `kind` whose members moved `(read, write)` MiB each.
+fn vdev(kind: &str, moved: &[(u64, u64)]) -> VdevMoved {
+    VdevMoved {
+        name: format!("{kind}-0"),
+        kind: kind.into(),
+        members: moved
+            .iter()
+            .enumerate()
+            .map(|(i, &(r, w))| MemberMoved {
+                name: format!("loop{i}"),
+                state: Some(if r + w == 0 { "OFFLINE" } else { "ONLINE" }.into()),
+                read_bytes: r * MIB,
+                write_bytes: w * MIB,
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn a_mirror_member_that_wrote_nothing_or_far_less_is_named() {
+    // One member offline: two wrote the job's 64 MiB each, it nothing.
+    let v = uneven_members("tank", &[vdev("mirror", &[(0, 64), (0, 64), (0, 0)])], 4, true);
+    let d = v.finding.expect("an offline mirror member");
+    assert_eq!(d.code, Code::ZfsMemberUneven);
+    assert_eq!(d.severity, Severity::Warning);
+    assert!(
+        d.message
+            .contains("in mirror-0 of zpool tank, loop2 (OFFLINE) wrote 0 B (0%) of the 64.00 MiB loop0 wrote"),
+        "{}",
+        d.message
+    );
+    assert!(d.message.contains("a mirror writes every block on every child"), "{}", d.message);
+    // Far slower: under half of the busiest peer. Exactly half is not.
+    assert!(
+        uneven_members("t", &[vdev("mirror", &[(0, 40), (0, 40), (0, 19)])], 1, true)
+            .finding
+            .is_some()
+    );
+    assert_eq!(
+        uneven_members("t", &[vdev("mirror", &[(0, 40), (0, 40), (0, 20)])], 1, true),
+        MemberVerdict::default()
+    );
+    // Even: nothing.
+    assert_eq!(
+        uneven_members("t", &[vdev("mirror", &[(0, 64), (0, 63), (0, 64)])], 4, true),
+        MemberVerdict::default()
+    );
+}
+
+#[test]
+fn mirror_reads_are_judged_only_with_more_than_one_in_flight() {
+    // Measured on zfs-fuse at QD4: shares 0.34/0.34/0.32 — even.
+    let even = vdev("mirror", &[(34, 0), (34, 0), (32, 0)]);
+    assert_eq!(uneven_members("t", std::slice::from_ref(&even), 4, true), MemberVerdict::default());
+    // At QD1 one member may read it all: explained, not a finding.
+    let one = vdev("mirror", &[(96, 0), (0, 0), (0, 0)]);
+    let v = uneven_members("t", std::slice::from_ref(&one), 1, true);
+    assert_eq!(v.finding, None);
+    assert!(v.explained.unwrap().starts_with("a mirror read with one I/O in flight"));
+    // With four in flight the same split is a finding.
+    let d = uneven_members("t", std::slice::from_ref(&one), 4, true).finding.unwrap();
+    assert!(
+        d.message
+            .contains("loop1 (OFFLINE) read 0 B (0%) and loop2 (OFFLINE) read 0 B (0%)"),
+        "{}",
+        d.message
+    );
+    // Reads a cache may have answered are not judged at all.
+    assert_eq!(uneven_members("t", &[one], 4, false), MemberVerdict::default());
+}
+
+#[test]
+fn raidz_spreads_both_ways_and_stripes_are_not_judged() {
+    let d = uneven_members("t", &[vdev("raidz1", &[(30, 48), (30, 48), (3, 5)])], 1, true)
+        .finding
+        .unwrap();
+    assert!(d.message.contains("loop2 read 3.00 MiB (10%)"), "{}", d.message);
+    assert!(d.message.contains("loop2 wrote 5.00 MiB (10%)"), "{}", d.message);
+    assert!(d.message.contains("RAID-Z spreads"), "{}", d.message);
+    // Plain disks side by side: each its own top-level vdev, allocation by free space.
+    let stripe = [vdev("disk", &[(0, 64)]), vdev("disk", &[(0, 0)])];
+    assert_eq!(uneven_members("t", &stripe, 4, true), MemberVerdict::default());
+    // Too little moved to judge: under ZFS_MEMBER_MIN_BYTES on the busiest member.
+    assert_eq!(
+        uneven_members("t", &[vdev("mirror", &[(0, 7), (0, 7), (0, 0)])], 4, true),
+        MemberVerdict::default()
+    );
+}

@@ -222,6 +222,22 @@ pub(super) fn zfs_run() -> Report {
     .into_iter()
     .flatten()
     .collect();
+    // The members' bytes, by vdev, with their shares (`device.zfs_members`).
+    let members = |bytes: [u64; 3], read: bool| {
+        let total: u64 = bytes.iter().sum();
+        let m: Vec<Value> = bytes
+            .iter()
+            .zip(3..)
+            .map(|(&b, n)| {
+                let (r, w) = if read { (b, 0) } else { (0, b) };
+                let mut m = json!({"name": format!("loop{n}"), "vdev": "raidz1-0", "state": "ONLINE",
+                                   "read_bytes": r, "write_bytes": w});
+                m[if read { "read_share" } else { "write_share" }] = json!(b as f64 / total as f64);
+                m
+            })
+            .collect();
+        Value::Array(m)
+    };
     let disk = |n: u32| {
         json!({"name": format!("loop{n}"), "major": 7, "minor": n, "partition_of": null, "size_bytes": 268435456u64,
                "logical_block_size": 512, "rotational": false, "model": null,
@@ -239,10 +255,11 @@ pub(super) fn zfs_run() -> Report {
         jobs[0]["zfs_read"] = serde_json::to_value(&read).unwrap();
         jobs[0]["warnings"] = serde_json::to_value(&warnings).unwrap();
         jobs[0]["device"] = json!({"name": pool, "read_bytes": member_read, "write_bytes": 0, "read_ios": 1520,
-            "write_ios": 0, "job_read_bytes": job_read, "job_write_bytes": 0, "lower": [], "zfs_pool": "tpool"});
+            "write_ios": 0, "job_read_bytes": job_read, "job_write_bytes": 0, "lower": [], "zfs_pool": "tpool",
+            "zfs_members": members([64 * mib, 63 * mib, 63 * mib], true)});
         jobs[1]["device"] = json!({"name": pool, "read_bytes": 0, "write_bytes": member_write, "read_ios": 0,
             "write_ios": 94663, "job_read_bytes": 0, "job_write_bytes": job_write, "lower": [], "zfs_pool": "tpool",
-            "zfs_writes": writes});
+            "zfs_writes": writes, "zfs_members": members([4_136_003_174, 4_136_003_174, 4_136_003_175], false)});
         jobs[1]["warnings"] = json!([]);
     })
 }

@@ -229,6 +229,43 @@ pub struct DeviceReport {
     /// byte of data, measured and as the layout's model predicts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zfs_writes: Option<ZfsWrites>,
+    /// On a ZFS pool whose layout `iolab info` found: each data member with
+    /// its top-level vdev, what it moved over the measured runs and its
+    /// share of the members' bytes (`zpool iostat -v`'s question: did every
+    /// member work, and evenly? judged by `zfs_member_uneven`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zfs_members: Vec<ZfsMember>,
+    /// Why an uneven split of the members' bytes was not judged: the
+    /// layout's read policy explains it (a mirror read with one I/O in
+    /// flight may come from one child at a time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zfs_members_unjudged: Option<String>,
+}
+
+/// One data member of a ZFS pool over a job's measured runs.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
+pub struct ZfsMember {
+    /// Its kernel device name (as in `lower`).
+    pub name: String,
+    /// Its top-level vdev as `zpool status` names it (`mirror-0`, `raidz1-0`, or the member itself).
+    pub vdev: String,
+    /// Its state in `zpool status` when it was found (`ONLINE`, `OFFLINE`...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// Bytes it read over the measured runs.
+    #[schemars(extend("x-unit" = "bytes"))]
+    pub read_bytes: u64,
+    /// Bytes it wrote over the measured runs.
+    #[schemars(extend("x-unit" = "bytes"))]
+    pub write_bytes: u64,
+    /// Its share of all the members' reads (absent when they read nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "ratio"))]
+    pub read_share: Option<f64>,
+    /// Its share of all the members' writes (absent when they wrote nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "ratio"))]
+    pub write_share: Option<f64>,
 }
 
 /// A ZFS pool's member disks' writes against its layout's model
@@ -631,8 +668,18 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
     let tinfo = target.info;
     let zfs = ZfsTarget::of(tinfo);
     let mut device = device_report(&job.runs, pool);
+    let mut uneven = None;
     if let (Some(d), Some(z)) = (device.as_mut().filter(|d| d.zfs_pool.is_some()), zfs.info) {
         d.zfs_writes = zfs_writes(d, z, spec);
+        let vdevs = zfs_members(d, z);
+        // Reads a cache may have answered say nothing of how the layout spreads them.
+        let cached = job
+            .zfs_read
+            .as_ref()
+            .is_some_and(|r| r.method == crate::judge::zfs::ReadMethod::Cached);
+        let verdict = crate::judge::zfs::uneven_members(&z.pool, &vdevs, spec.qd.saturating_mul(spec.threads), !cached);
+        d.zfs_members_unjudged = verdict.explained;
+        uneven = verdict.finding;
     }
 
     // The rules, in the order their warnings are shown.
@@ -657,6 +704,7 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
         warnings.retain(|d| d.code != crate::judge::diagnostic::Code::ZfsWriteAmplification);
         warnings.push(w);
     }
+    warnings.extend(uneven);
     warnings.extend(
         [
             rules::high_cv("read", read.as_ref().and_then(|r| r.bw_cv)),
@@ -791,6 +839,63 @@ fn zfs_writes(d: &DeviceReport, z: &crate::device::ZfsInfo, spec: &crate::plan::
     })
 }
 
+/// The pool's data members by top-level vdev, with what each moved (from
+/// `d.lower`, whose names are the members' whole disks: a leaf on a
+/// partition is matched to its disk, each disk once), and the same per
+/// member in `d.zfs_members` with its shares.
+fn zfs_members(d: &mut DeviceReport, z: &crate::device::ZfsInfo) -> Vec<crate::judge::zfs::VdevMoved> {
+    use crate::judge::zfs::{MemberMoved, VdevMoved};
+    let mut taken = vec![false; d.lower.len()];
+    let mut out = Vec::new();
+    for top in z.vdevs.iter().filter(|v| v.class == "data") {
+        let mut leaves = Vec::new();
+        top.leaves(&mut leaves);
+        let mut v = VdevMoved {
+            name: top.name.clone(),
+            kind: top.kind.clone(),
+            members: Vec::new(),
+        };
+        for leaf in leaves {
+            let Some(dev) = leaf.device.as_deref() else { continue };
+            let found = (0..d.lower.len())
+                .find(|&i| !taken[i] && d.lower[i].name == dev)
+                .or_else(|| (0..d.lower.len()).find(|&i| !taken[i] && dev.starts_with(d.lower[i].name.as_str())));
+            let Some(i) = found else { continue };
+            taken[i] = true;
+            let l = &d.lower[i];
+            v.members.push(MemberMoved {
+                name: l.name.clone(),
+                state: Some(leaf.state.clone()).filter(|s| !s.is_empty()),
+                read_bytes: l.read_bytes,
+                write_bytes: l.write_bytes,
+            });
+        }
+        if !v.members.is_empty() {
+            out.push(v);
+        }
+    }
+    let (reads, writes) = out
+        .iter()
+        .flat_map(|v| &v.members)
+        .fold((0u64, 0u64), |(r, w), m| (r + m.read_bytes, w + m.write_bytes));
+    let share = |b: u64, of: u64| (of > 0).then(|| b as f64 / of as f64);
+    d.zfs_members = out
+        .iter()
+        .flat_map(|v| {
+            v.members.iter().map(|m| ZfsMember {
+                name: m.name.clone(),
+                vdev: v.name.clone(),
+                state: m.state.clone(),
+                read_bytes: m.read_bytes,
+                write_bytes: m.write_bytes,
+                read_share: share(m.read_bytes, reads),
+                write_share: share(m.write_bytes, writes),
+            })
+        })
+        .collect();
+    out
+}
+
 /// The member disks of a ZFS pool summed into one delta, named
 /// `vdf+vdg+...`; `None` when there are none.
 fn members_sum(devices: &[crate::samples::DiskDelta]) -> Option<crate::samples::DiskDelta> {
@@ -832,6 +937,8 @@ pub(crate) fn device_report(runs: &[RunSamples], zfs_pool: Option<&str>) -> Opti
         lower: Vec::new(),
         zfs_pool: zfs_pool.map(str::to_string),
         zfs_writes: None,
+        zfs_members: Vec::new(),
+        zfs_members_unjudged: None,
         others: crate::device::sum_activity(runs.iter().map(|r| r.other_devices.as_slice()))
             .into_iter()
             .filter(|o| o.bytes() > crate::base::thresholds::OTHER_DEVICE_MIN_BYTES)
@@ -927,6 +1034,8 @@ mod tests {
             zfs_pool: None,
             others: vec![],
             zfs_writes: None,
+            zfs_members: Vec::new(),
+            zfs_members_unjudged: None,
         }
     }
 
@@ -1076,6 +1185,52 @@ mod tests {
         assert!(w[0].message.contains("20%"), "{}", w[0].message);
         // A run's own device is the sum too.
         assert_eq!(members_sum(&pool_run(0, 0, fine).devices).unwrap().read_bytes, 400 * M);
+    }
+
+    /// Two 2-way mirrors over vdf..vdi (one leaf on a partition, one
+    /// offline): each member under its vdev with its shares, for the
+    /// member lines and `uneven_members`.
+    #[test]
+    fn a_pools_members_are_listed_by_vdev_with_their_shares() {
+        const M: u64 = 1 << 20;
+        let mut z = pool_info(&[("mirror", 2), ("mirror", 2)]);
+        for (leaf, dev) in z
+            .vdevs
+            .iter_mut()
+            .flat_map(|v| v.children.iter_mut())
+            .zip(["vdf", "vdg1", "vdh", "vdi"])
+        {
+            leaf.device = Some(dev.into());
+        }
+        z.vdevs[1].children[1].state = "OFFLINE".into();
+        let run = pool_run(0, 200 * M, [(0, 200 * M), (0, 200 * M), (0, 200 * M), (0, 0)]);
+        let mut d = device_report(&[run], Some("tpool")).unwrap();
+        let vdevs = zfs_members(&mut d, &z);
+        let names: Vec<(&str, &str, u64)> = d
+            .zfs_members
+            .iter()
+            .map(|m| (m.vdev.as_str(), m.name.as_str(), m.write_bytes))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("mirror-0", "vdf", 200 * M),
+                ("mirror-0", "vdg", 200 * M),
+                ("mirror-1", "vdh", 200 * M),
+                ("mirror-1", "vdi", 0)
+            ]
+        );
+        let shares: Vec<Option<f64>> = d.zfs_members.iter().map(|m| m.write_share).collect();
+        assert_eq!(shares, [Some(1.0 / 3.0), Some(1.0 / 3.0), Some(1.0 / 3.0), Some(0.0)]);
+        assert!(d.zfs_members.iter().all(|m| m.read_share.is_none()), "nothing read");
+        assert_eq!(d.zfs_members[3].state.as_deref(), Some("OFFLINE"));
+        let v = crate::judge::zfs::uneven_members("tpool", &vdevs, 1, true);
+        let f = v.finding.expect("vdi wrote nothing in its mirror");
+        assert!(
+            f.message.contains("in mirror-1 of zpool tpool, vdi (OFFLINE) wrote 0 B (0%)"),
+            "{}",
+            f.message
+        );
     }
 
     /// A pool of `tops` (each `(kind, members)`), as `iolab info` finds it.

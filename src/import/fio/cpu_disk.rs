@@ -89,6 +89,8 @@ pub(super) fn device_report(
                 zfs_pool: None,
                 others: Vec::new(),
                 zfs_writes: None,
+                zfs_members: Vec::new(),
+                zfs_members_unjudged: None,
             })
         }
         have_bytes => {

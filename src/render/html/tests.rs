@@ -888,8 +888,8 @@ fn example_pages_are_checked_pages() {
     }
 }
 
-/// A ZFS run: the cached read marked in the table, the method and the
-/// members' writes against the model in the test's section.
+/// A ZFS run: the cached read marked in the table, the method, the
+/// members' writes against the model and the members' table in the test's section.
 #[test]
 fn a_zfs_run_says_how_its_reads_were_kept_from_the_caches() {
     let html = one(&zfs_run());
@@ -903,4 +903,12 @@ fn a_zfs_run_says_how_its_reads_were_kept_from_the_caches() {
         "the write model in the test's section"
     );
     assert!(html.contains("zfs_arc_cached"));
+    // Each test's members in a table of their own: who read or wrote what, and their share.
+    for col in ["Member", "Vdev", "Share of reads", "Share of writes"] {
+        assert!(html.contains(&format!(">{col}<")), "the members' table has {col}");
+    }
+    assert!(
+        html.contains(">loop5<") && html.contains(">raidz1-0<"),
+        "each member under its vdev"
+    );
 }

@@ -15,8 +15,10 @@
 //!   within the model's tolerance. The same within a job's window (`measured_ratio`) does
 //!   not hold on zfs-fuse, whose `fdatasync` is no barrier: that test is kept, ignored,
 //!   with its figures (`zfs_write_job_window_is_the_members`).
+//! * The members of a 3-way mirror: an even QD4 read raises no `zfs_member_uneven`; with
+//!   one member offlined, a write job has it write nothing and the finding names it.
 //!
-//! All of them take about 26 s here (`CI=true cargo test --test integration truth::zfs --
+//! All of them take about 31 s here (`CI=true cargo test --test integration truth::zfs --
 //! --test-threads=1`); figures and commands are in docs/zfs.md.
 //!
 //! Root, zfs-fuse, `zpool` and `zfs`: under `CI=true` they run, never skip. The ZFS lab's
@@ -420,4 +422,98 @@ fn zfs_write_job_window_is_the_members() {
             );
         }
     }
+}
+
+/// The members, second by second: a 3-way mirror of members at 20 MiB/s. A 128K read at
+/// QD4 after an export and import is spread over the three (`device.zfs_members`: each
+/// its share) and raises no `zfs_member_uneven`; with one member offlined (`zpool
+/// offline`), a 128K write job has it write nothing while its peers write the data, and
+/// the finding names it, as offline, in its mirror.
+#[test]
+fn zfs_member_that_does_nothing_is_named() {
+    need_zfs!();
+    const LIMIT: u64 = 20 * MIB;
+    let lab = ZfsLab::start();
+    let pool = lab
+        .pool(Layout::Mirror(3), Disk::new(256 * MIB).read_bps(LIMIT).write_bps(LIMIT))
+        .create();
+    let mnt = pool.mountpoint();
+    let shares = |j: &Value, key: &str| -> Vec<(String, f64)> {
+        j["device"]["zfs_members"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no device.zfs_members: {}", j["device"]))
+            .iter()
+            .map(|m| (m["name"].as_str().unwrap().to_string(), m[key].as_f64().unwrap_or(0.0)))
+            .collect()
+    };
+    let read = [
+        "--rw",
+        "read",
+        "--bs",
+        "128k",
+        "--qd",
+        "4",
+        "--size",
+        "48MiB",
+        "--bytes",
+        "48MiB",
+        "--runs",
+        "1",
+        "--warmup",
+        "0s",
+        "--allow-export",
+    ];
+    let j = job(mnt, &read);
+    let s = shares(&j, "read_share");
+    note!("even mirror: iolab job POOL {}: read shares {s:?}", read.join(" "));
+    assert_eq!(j["zfs_read"]["method"], "export_import", "{}", j["zfs_read"]);
+    assert_eq!(s.len(), 3, "every member: {s:?}");
+    assert!(
+        !warning_codes(&j).contains(&"zfs_member_uneven".to_string()),
+        "an even mirror read at QD4: {}",
+        j["warnings"]
+    );
+
+    let off = &pool.members()[2];
+    pool.offline(off);
+    let name = off.kernel_name();
+    let write = [
+        "--rw", "write", "--bs", "128k", "--qd", "4", "--size", "32MiB", "--bytes", "32MiB", "--runs", "1", "--warmup", "0s",
+    ];
+    let j = job(mnt, &write);
+    let s = shares(&j, "write_share");
+    note!("{name} offline: iolab job POOL {}: write shares {s:?}", write.join(" "));
+    let offline: Vec<&str> = j["device"]["zfs_members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["state"] == "OFFLINE")
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(offline, [name.as_str()], "info sees the member offline: {}", j["device"]);
+    let share = s.iter().find(|(n, _)| *n == name).map(|x| x.1).unwrap();
+    assert!(share < 0.05, "the offline member wrote {share:.3} of the members' bytes: {s:?}");
+    let uneven: Vec<&str> = j["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["code"] == "zfs_member_uneven")
+        .map(|w| w["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(uneven.len(), 1, "{}", j["warnings"]);
+    assert!(
+        uneven[0].contains(&format!("{name} (OFFLINE) wrote")) && uneven[0].contains("mirror-0"),
+        "the finding names the member: {}",
+        uneven[0]
+    );
+    assert_eq!(
+        j["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["code"] == "zfs_member_uneven")
+            .unwrap()["severity"],
+        Value::Null,
+        "a warning, at the code's own severity"
+    );
 }

@@ -1026,6 +1026,12 @@ impl Pool<'_> {
         imported_pools().contains(&self.name)
     }
 
+    /// `zpool offline NAME MEMBER`: the pool goes on DEGRADED, and ZFS sends the member
+    /// no I/O until it is brought online (the pool is destroyed as it is).
+    pub fn offline(&self, m: &Member) {
+        zpool(&[os("offline"), os(&self.name), m.dev_path().as_os_str()]).unwrap_or_else(|e| panic!("{e}"));
+    }
+
     /// `zpool export NAME` (retried while the pool is busy); its mounts disappear and the
     /// ARC forgets its blocks.
     pub fn export(&self) {
