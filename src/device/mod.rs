@@ -22,7 +22,7 @@ pub use facts::{DeviceFacts, Transport};
 pub use hints::hints;
 pub use model::{ChainNode, DeviceReport, FsFacts, IoWeight, LayoutInfo, LoopInfo, MdInfo, MdMember, NodeKind, TargetKind, Throttle};
 pub use report::{describe, describe_with};
-pub use zfs::{Commands, LiveCommands, NoCommands, Vdev, ZfsInfo, ZfsProperties, is_zfs};
+pub use zfs::{Commands, LiveCommands, NoCommands, Vdev, ZfsInfo, ZfsProperties, is_zfs, major_minor};
 pub use zfs_fuse::ZfsFuseDaemon;
 
 use serde::{Deserialize, Serialize};

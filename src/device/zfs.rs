@@ -262,8 +262,8 @@ impl ZfsInfo {
     }
 }
 
-/// `major.minor` of a version string (`2.1.5-1ubuntu6` → (2, 1)).
-fn major_minor(v: &str) -> Option<(u32, u32)> {
+/// `major.minor` of an OpenZFS version string (`2.1.5-1ubuntu6` → (2, 1)).
+pub fn major_minor(v: &str) -> Option<(u32, u32)> {
     let mut it = v.trim().trim_start_matches("zfs-").split(['.', '-']);
     Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
 }

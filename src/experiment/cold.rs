@@ -8,7 +8,7 @@
 //! A run that could not be made cold is recorded so (`none`, with why),
 //! and said once on the live view.
 
-use crate::base::error::{Result, failed};
+use crate::base::error::{Result, failed, usage};
 use crate::base::progress::{Event, Level, Observer};
 use crate::device::{self, FsInfo, SysRoot};
 use crate::judge::cold::{PoolFacts, after_export, plan};
@@ -58,7 +58,7 @@ impl Cooler {
                 cache_devices: z.is_some_and(|z| z.vdevs.iter().any(|v| v.class == "cache")),
                 l2arc_persistent: implementation == Implementation::OpenZfs
                     && z.and_then(|z| z.version.as_deref())
-                        .and_then(super::zfs::major)
+                        .and_then(|v| device::major_minor(v).map(|(major, _)| major))
                         .is_none_or(|m| m >= 2),
             };
             Some((facts, leaves))
@@ -90,7 +90,7 @@ impl Cooler {
 
     /// Empty the caches with the live `zpool` and `drop_caches`.
     pub fn cool(&self, observer: &dyn Observer) -> Result<ColdRecord> {
-        self.cool_with(&crate::target::zfs::LiveZpool, &super::apps::drop_caches, observer)
+        self.cool_with(&crate::target::zfs::LiveZpool, &drop_caches, observer)
     }
 
     /// Empty the caches: what was done, or why the run is not cold.
@@ -185,6 +185,24 @@ impl Away {
             None => Ok(()),
         }
     }
+}
+
+/// Whether this process may empty the kernel's caches.
+pub fn can_drop_caches() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+/// Write dirty data back, then drop the page cache, dentries and inodes,
+/// so the next access goes to the device. Needs root; refused otherwise
+/// (a "cold" figure measured warm would be a lie).
+pub fn drop_caches() -> Result<()> {
+    if !can_drop_caches() {
+        return Err(usage(
+            "emptying the caches needs root (it writes /proc/sys/vm/drop_caches); run as root, or measure warm without --cold",
+        ));
+    }
+    rustix::fs::sync();
+    std::fs::write("/proc/sys/vm/drop_caches", "3\n").map_err(|e| failed(format!("cannot drop caches: {e}")))
 }
 
 #[cfg(test)]

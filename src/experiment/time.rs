@@ -34,7 +34,7 @@ impl TimeRequest {
     /// The plan's rules, and root for `--cold`.
     pub fn check(&self) -> Result<()> {
         self.validate()?;
-        if self.cold && !crate::experiment::apps::can_drop_caches() {
+        if self.cold && !crate::experiment::cold::can_drop_caches() {
             return Err(usage(
                 "--cold needs root: emptying the caches writes /proc/sys/vm/drop_caches; run as root, or time warm runs without --cold",
             ));

@@ -46,7 +46,7 @@ impl ZfsSide {
             implementation,
             pool,
             info,
-            can_drop_caches: super::apps::can_drop_caches(),
+            can_drop_caches: super::cold::can_drop_caches(),
             allow_export,
             export_refused,
         })
@@ -72,7 +72,9 @@ impl ZfsSide {
             member_page_cache: z.and_then(|z| z.members_through_page_cache()),
             cache_devices: z.is_some_and(|z| z.vdevs.iter().any(|v| v.class == "cache")),
             l2arc_persistent: self.implementation == Implementation::OpenZfs
-                && z.and_then(|z| z.version.as_deref()).and_then(major).is_none_or(|m| m >= 2),
+                && z.and_then(|z| z.version.as_deref())
+                    .and_then(crate::device::major_minor)
+                    .is_none_or(|(m, _)| m >= 2),
             span,
             reads_once: crate::judge::zfs::reads_once(!spec.rw.is_random(), !repeat.warmup.is_zero(), total, span),
             can_drop_caches: self.can_drop_caches,
@@ -90,7 +92,7 @@ impl ZfsSide {
         }
         let facts = self.facts(spec, repeat, span, spec.direct && target.info.direct);
         let zpool = crate::target::zfs::LiveZpool;
-        self.prepare(target, &facts, &spec.name, &zpool, &super::apps::drop_caches, observer)
+        self.prepare(target, &facts, &spec.name, &zpool, &super::cold::drop_caches, observer)
             .map(Some)
     }
 
@@ -141,11 +143,6 @@ impl ZfsSide {
         }
         Ok(read)
     }
-}
-
-/// The major version of an OpenZFS version string (`2.1.5-1ubuntu6` → 2).
-pub(super) fn major(v: &str) -> Option<u32> {
-    v.trim().trim_start_matches("zfs-").split(['.', '-']).next()?.parse().ok()
 }
 
 #[cfg(test)]
@@ -245,8 +242,7 @@ mod tests {
             !s.facts(&job(Rw::Randread, Limit::Span), &repeat(1, Duration::ZERO), 1 << 30, false)
                 .direct_io
         );
-        assert_eq!(major("zfs-0.8.3"), Some(0));
-        assert_eq!(major("2.2.2-0ubuntu9"), Some(2));
+        assert_eq!(crate::device::major_minor("zfs-0.8.3"), Some((0, 8)));
     }
 
     /// A `zpool` that answers every command (or refuses the export), and records them.

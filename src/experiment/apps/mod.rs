@@ -16,7 +16,7 @@ pub mod files;
 pub mod git;
 
 use super::{Context, Measured, until_stopped};
-use crate::base::error::{Result, failed, usage};
+use crate::base::error::{Result, usage};
 use crate::base::progress::Level;
 use crate::base::progress::{Event, Observer};
 use crate::base::signals::Stop;
@@ -117,7 +117,7 @@ impl AppRequest {
 }
 
 pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
-    let cold = can_drop_caches();
+    let cold = super::cold::can_drop_caches();
     if !cold {
         ctx.observer.event(Event::Notice {
             level: Level::Warning,
@@ -228,7 +228,7 @@ fn git_dataset<'z>(
 ) -> Option<crate::target::dataset::ChildDataset<'z>> {
     let fs = device::filesystem_of(sys, dir)?;
     crate::judge::zfs::Implementation::of_fstype(&fs.fstype)?;
-    if !can_drop_caches() {
+    if !super::cold::can_drop_caches() {
         return None;
     }
     let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
@@ -265,24 +265,6 @@ pub struct Meter<'a> {
     pub cooler: Option<&'a super::cold::Cooler>,
 }
 
-/// Whether this process may empty the kernel's caches.
-pub fn can_drop_caches() -> bool {
-    rustix::process::geteuid().is_root()
-}
-
-/// Write dirty data back, then drop the page cache, dentries and inodes,
-/// so the next access goes to the device. Needs root; refused otherwise
-/// (a "cold" figure measured warm would be a lie).
-pub fn drop_caches() -> Result<()> {
-    if !can_drop_caches() {
-        return Err(usage(
-            "emptying the caches needs root (it writes /proc/sys/vm/drop_caches); run as root, or measure warm without --cold",
-        ));
-    }
-    rustix::fs::sync();
-    std::fs::write("/proc/sys/vm/drop_caches", "3\n").map_err(|e| failed(format!("cannot drop caches: {e}")))
-}
-
 impl<'a> Meter<'a> {
     /// A meter for the devices under `dir` (all of them: a loop device and
     /// the device under its file, each member of a multi-device filesystem).
@@ -311,7 +293,7 @@ impl<'a> Meter<'a> {
             (false, _) => None,
             (true, Some(c)) => Some(c.cool(self.observer)?),
             (true, None) => {
-                drop_caches()?;
+                super::cold::drop_caches()?;
                 Some(crate::samples::ColdRecord {
                     method: crate::samples::ColdMethod::DropCaches,
                     reason: None,
