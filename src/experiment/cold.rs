@@ -1,8 +1,14 @@
 //! `--cold` done on a directory: what [`crate::judge::cold::plan`] chose,
 //! before each timed run (`iolab time`) or app-suite phase. Off ZFS the
 //! kernel's caches are dropped; on ZFS, with `--allow-export`, the pool is
-//! exported and imported (its ARC emptied) with the kernel's caches dropped
-//! while it is away. Nothing of iolab's may be open on the pool then: the
+//! exported and imported (its ARC emptied), and while it is away the
+//! kernel's cached pages of its members are dropped ([`evict_members`]).
+//! Not the whole page cache: the export unmounts the pool's datasets (their
+//! cached pages and inodes go with them), and dropping everything else
+//! would make the run re-read the command's programs and libraries, and
+//! iolab's own, from the root disk inside the timed run: a cold figure of
+//! the pool would then carry the root disk's speed and its noise (seed 004
+//! timed `git pull` after an export and import only). Nothing of iolab's may be open on the pool then: the
 //! app suites open nothing between phases, and iolab's own working
 //! directory, when it is on the pool, is left for `/` around the export.
 //! A run that could not be made cold is recorded so (`none`, with why),
@@ -88,13 +94,22 @@ impl Cooler {
         self.pool.as_ref().map(|(p, _)| p)
     }
 
-    /// Empty the caches with the live `zpool` and `drop_caches`.
+    /// Empty the caches with the live `zpool`, `drop_caches` and [`evict_members`].
     pub fn cool(&self, observer: &dyn Observer) -> Result<ColdRecord> {
-        self.cool_with(&crate::target::zfs::LiveZpool, &drop_caches, observer)
+        self.cool_with(&crate::target::zfs::LiveZpool, &drop_caches, &evict_members, observer)
     }
 
     /// Empty the caches: what was done, or why the run is not cold.
-    pub fn cool_with(&self, zpool: &dyn Zpool, drop_caches: &dyn Fn() -> Result<()>, observer: &dyn Observer) -> Result<ColdRecord> {
+    /// `drop_caches` empties the kernel's caches (off ZFS, and on a pool
+    /// that is not exported); `evict` drops the cached pages of a pool's
+    /// members while it is away.
+    pub fn cool_with(
+        &self,
+        zpool: &dyn Zpool,
+        drop_caches: &dyn Fn() -> Result<()>,
+        evict: &dyn Fn(&[&str]) -> Result<()>,
+        observer: &dyn Observer,
+    ) -> Result<ColdRecord> {
         let planned = plan(self.pool());
         let rec = match &self.pool {
             Some((p, leaves)) if planned.method == ColdMethod::ExportImport => {
@@ -102,7 +117,7 @@ impl Cooler {
                 let re = Reimport::of(zpool, &p.pool, &leaves);
                 let away = Away::leave(&self.sys, &p.pool)?;
                 let mut dropped = Ok(());
-                let cycled = export_import(zpool, &re, || dropped = drop_caches());
+                let cycled = export_import(zpool, &re, || dropped = evict(&leaves));
                 let back = match &cycled {
                     Ok(Cycled::Done) => self.wait_mounted(),
                     _ => Ok(()),
@@ -192,6 +207,33 @@ pub fn can_drop_caches() -> bool {
     rustix::process::geteuid().is_root()
 }
 
+/// Drop the kernel's cached pages of a pool's members (its leaves'
+/// paths; names that are not paths, or paths gone, are skipped) with
+/// `posix_fadvise(DONTNEED)`. Called while the pool is exported: nothing
+/// writes to them then, so every page is clean and goes. zfs-fuse reads
+/// file members through the page cache; block members (zfs-fuse opens them
+/// `O_DIRECT`, OpenZFS bypasses the page cache) have nothing there, and
+/// the call costs nothing.
+pub fn evict_members(leaves: &[&str]) -> Result<()> {
+    use std::os::fd::AsRawFd;
+    for leaf in leaves.iter().filter(|l| l.starts_with('/')) {
+        let f = match std::fs::File::open(leaf) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(failed(format!("cannot open pool member {leaf} to drop its cached pages: {e}"))),
+        };
+        // SAFETY: a plain syscall on a descriptor this function owns.
+        let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        if rc != 0 {
+            return Err(failed(format!(
+                "cannot drop the cached pages of pool member {leaf}: {}",
+                std::io::Error::from_raw_os_error(rc)
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Write dirty data back, then drop the page cache, dentries and inodes,
 /// so the next access goes to the device. Needs root; refused otherwise
 /// (a "cold" figure measured warm would be a lie).
@@ -248,8 +290,10 @@ mod tests {
         }
     }
 
-    fn run(c: &Cooler, z: &Fake) -> (ColdRecord, u32) {
+    /// The record, the drops of the kernel's caches and the evictions of members' pages.
+    fn run(c: &Cooler, z: &Fake) -> (ColdRecord, u32, u32) {
         let drops = Cell::new(0);
+        let evicted = Cell::new(0);
         let r = c
             .cool_with(
                 z,
@@ -257,10 +301,15 @@ mod tests {
                     drops.set(drops.get() + 1);
                     Ok(())
                 },
+                &|leaves| {
+                    assert_eq!(leaves, ["/dev/loop3"]);
+                    evicted.set(evicted.get() + 1);
+                    Ok(())
+                },
                 &crate::base::progress::Silent,
             )
             .unwrap();
-        (r, drops.get())
+        (r, drops.get(), evicted.get())
     }
 
     #[test]
@@ -269,8 +318,8 @@ mod tests {
             refuse: None,
             calls: RefCell::new(Vec::new()),
         };
-        let (r, drops) = run(&cooler(None), &z);
-        assert_eq!((r.method, drops), (ColdMethod::DropCaches, 1));
+        let (r, drops, evicted) = run(&cooler(None), &z);
+        assert_eq!((r.method, drops, evicted), (ColdMethod::DropCaches, 1, 0));
         assert!(z.calls.borrow().is_empty());
     }
 
@@ -280,8 +329,9 @@ mod tests {
             refuse: None,
             calls: RefCell::new(Vec::new()),
         };
-        let (r, drops) = run(&cooler(Some(facts(true))), &z);
-        assert_eq!((r.method, drops), (ColdMethod::ExportImport, 1));
+        // The members' pages, not the whole page cache (the command's programs stay cached).
+        let (r, drops, evicted) = run(&cooler(Some(facts(true))), &z);
+        assert_eq!((r.method, drops, evicted), (ColdMethod::ExportImport, 0, 1));
         let calls = z.calls.borrow();
         assert!(calls.contains(&"export tpool-iolab-fake".to_string()), "{calls:?}");
         assert!(calls.iter().any(|c| c == "import -d /dev tpool-iolab-fake"), "{calls:?}");
@@ -293,16 +343,16 @@ mod tests {
             refuse: None,
             calls: RefCell::new(Vec::new()),
         };
-        let (r, drops) = run(&cooler(Some(facts(false))), &z);
+        let (r, drops, evicted) = run(&cooler(Some(facts(false))), &z);
         // The kernel's caches are still dropped; the ARC is not emptied and the run says so.
-        assert_eq!((r.method, drops), (ColdMethod::None, 1));
+        assert_eq!((r.method, drops, evicted), (ColdMethod::None, 1, 0));
         assert!(z.calls.borrow().is_empty());
         let busy = Fake {
             refuse: Some("cannot unmount '/tpool': Device or resource busy"),
             calls: RefCell::new(Vec::new()),
         };
-        let (r, drops) = run(&cooler(Some(facts(true))), &busy);
-        assert_eq!((r.method, drops), (ColdMethod::None, 1));
+        let (r, drops, evicted) = run(&cooler(Some(facts(true))), &busy);
+        assert_eq!((r.method, drops, evicted), (ColdMethod::None, 1, 0));
         assert!(r.reason.unwrap().contains("busy"));
         assert!(!busy.calls.borrow().iter().any(|c| c.starts_with("import")));
     }

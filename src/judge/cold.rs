@@ -57,7 +57,7 @@ pub fn plan(pool: Option<&PoolFacts>) -> ColdRecord {
     record(
         ColdMethod::ExportImport,
         format!(
-            "pool {} exported and imported (its ARC emptied), the kernel's caches dropped meanwhile",
+            "pool {} exported and imported (its ARC emptied, its mounts' cached pages with them), its members' cached pages dropped meanwhile",
             p.pool
         ),
     )

@@ -334,8 +334,9 @@ pub enum ColdMethod {
     /// `/proc/sys/vm/drop_caches`: the kernel's caches (enough where no
     /// cache of a filesystem's own, such as ZFS's ARC, sits above them).
     DropCaches,
-    /// The ZFS pool was exported and imported (its ARC emptied), with the
-    /// kernel's caches dropped while it was away.
+    /// The ZFS pool was exported and imported (its ARC emptied, and its
+    /// mounts' cached pages with them), with its members' cached pages
+    /// dropped while it was away.
     ExportImport,
     /// Nothing emptied the caches that answer: the run is NOT cold (`reason` says why).
     None,
