@@ -8,6 +8,14 @@
 //! [`ChildDataset::destroy`] reports a failure, and a guard dropped on an
 //! error or a signal destroys it too. The commands run through
 //! [`super::zfs::Zpool`] (the live `zfs`: [`super::zfs::LiveZfs`]).
+//!
+//! A run killed with SIGKILL cannot destroy its dataset, so each one
+//! carries its owner in the user property [`OWNER_PROPERTY`] (pid, the
+//! process's start time and the boot it ran in), and the next run sweeps
+//! ([`sweep`]) the datasets of its kind under the same parent whose owner
+//! is gone. Only those: a dataset without the property, or with another
+//! name, is never touched, so nothing of the user's can be taken for a
+//! leftover.
 
 use super::zfs::Zpool;
 use crate::base::error::{Result, failed};
@@ -25,6 +33,116 @@ const DESTROY_PAUSE: Duration = if cfg!(test) {
     Duration::from_secs(2)
 };
 
+/// The user property that names a dataset's owning iolab process.
+pub const OWNER_PROPERTY: &str = "iolab:owner";
+
+/// This process as [`OWNER_PROPERTY`] records it: `PID@START@BOOT`, the
+/// start time in clock ticks since boot (`/proc/PID/stat`'s 22nd field) and
+/// the kernel's boot id, so a pid reused later, or after a reboot, is not
+/// taken for the owner.
+pub fn owner_of_self() -> String {
+    owner_of(std::process::id()).unwrap_or_else(|| format!("{}@?@?", std::process::id()))
+}
+
+fn owner_of(pid: u32) -> Option<String> {
+    Some(format!("{pid}@{}@{}", start_ticks(pid)?, boot_id()?))
+}
+
+fn start_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which may hold spaces and parentheses.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+fn boot_id() -> Option<String> {
+    Some(std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?.trim().to_string())
+}
+
+/// Whether the process an [`OWNER_PROPERTY`] value names still runs; a
+/// value that cannot be read counts as alive (never destroy on a doubt).
+pub fn owner_alive(owner: &str, alive: &dyn Fn(u32) -> Option<String>) -> bool {
+    let mut parts = owner.splitn(3, '@');
+    let (Some(pid), Some(start), Some(boot)) = (parts.next(), parts.next(), parts.next()) else {
+        return true;
+    };
+    let Ok(pid) = pid.parse::<u32>() else { return true };
+    if start == "?" || boot == "?" {
+        return true;
+    }
+    match alive(pid) {
+        None => false,
+        Some(now) => now == owner,
+    }
+}
+
+/// Destroy the datasets `PARENT/<prefix>-<pid>` of runs that are gone (see
+/// the module's docs), with their snapshots and their mount point
+/// directories; returns their names. `alive(pid)`: that process's owner
+/// value if it runs (the live one reads `/proc`). A dataset that cannot be
+/// destroyed is left and named in the error.
+pub fn sweep(zfs: &dyn Zpool, parent: &str, prefix: &str, alive: &dyn Fn(u32) -> Option<String>) -> Result<Vec<String>> {
+    let list = zfs
+        .run(&[
+            "list",
+            "-H",
+            "-r",
+            "-t",
+            "filesystem",
+            "-o",
+            &format!("name,mountpoint,{OWNER_PROPERTY}"),
+            parent,
+        ])
+        .map_err(|e| failed(format!("cannot list the datasets under {parent}: {e}")))?;
+    let mut swept = Vec::new();
+    for line in list.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        let [name, mountpoint, owner] = f[..] else { continue };
+        let Some(leaf) = name.strip_prefix(parent).and_then(|l| l.strip_prefix('/')) else {
+            continue;
+        };
+        let ours = leaf
+            .strip_prefix(prefix)
+            .and_then(|l| l.strip_prefix('-'))
+            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        if !ours || owner == "-" || owner.is_empty() || owner_alive(owner, alive) {
+            continue;
+        }
+        destroy_r(zfs, name).map_err(|e| {
+            failed(format!(
+                "cannot destroy {name}, left by an iolab run that is gone ({e}): destroy it with `zfs destroy -r {name}`"
+            ))
+        })?;
+        if mountpoint.starts_with('/') {
+            let _ = std::fs::remove_dir(mountpoint);
+        }
+        swept.push(name.to_string());
+    }
+    Ok(swept)
+}
+
+/// `zfs destroy -r NAME`, tried again while it is refused (zfs-fuse calls
+/// a dataset busy for a moment after it is mounted or its pool imported);
+/// the last refusal.
+fn destroy_r(zfs: &dyn Zpool, name: &str) -> std::result::Result<(), String> {
+    let mut last = String::new();
+    for i in 0..DESTROY_TRIES {
+        if i > 0 {
+            std::thread::sleep(DESTROY_PAUSE);
+        }
+        match zfs.run(&["destroy", "-r", name]) {
+            Ok(_) => return Ok(()),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
+
+/// The live `alive` of [`sweep`]: the owner value of a running process.
+pub fn live_owner(pid: u32) -> Option<String> {
+    owner_of(pid)
+}
+
 pub struct ChildDataset<'z> {
     zfs: &'z dyn Zpool,
     name: String,
@@ -41,7 +159,8 @@ impl<'z> ChildDataset<'z> {
         let leaf = format!("{prefix}-{}", std::process::id());
         let name = format!("{parent}/{leaf}");
         let mountpoint = dir.join(&leaf);
-        zfs.run(&["create", "-o", &format!("mountpoint={}", mountpoint.display()), &name])
+        let owner = format!("{OWNER_PROPERTY}={}", owner_of_self());
+        zfs.run(&["create", "-o", &format!("mountpoint={}", mountpoint.display()), "-o", &owner, &name])
             .map_err(|e| failed(format!("cannot create the dataset {name} for the git suite's tree: {e}")))?;
         let ds = ChildDataset {
             zfs,
@@ -108,25 +227,16 @@ impl<'z> ChildDataset<'z> {
         if self.destroyed {
             return Ok(());
         }
-        let mut last = String::new();
-        for i in 0..DESTROY_TRIES {
-            if i > 0 {
-                std::thread::sleep(DESTROY_PAUSE);
-            }
-            match self.zfs.run(&["destroy", "-r", &self.name]) {
-                Ok(_) => {
-                    self.destroyed = true;
-                    // Its mount point was a directory made for it.
-                    let _ = std::fs::remove_dir(&self.mountpoint);
-                    return Ok(());
-                }
-                Err(e) => last = e,
-            }
-        }
-        Err(failed(format!(
-            "cannot destroy iolab's dataset {} ({last}): destroy it with `zfs destroy -r {}`",
-            self.name, self.name
-        )))
+        destroy_r(self.zfs, &self.name).map_err(|e| {
+            failed(format!(
+                "cannot destroy iolab's dataset {} ({e}): destroy it with `zfs destroy -r {}`",
+                self.name, self.name
+            ))
+        })?;
+        self.destroyed = true;
+        // Its mount point was a directory made for it.
+        let _ = std::fs::remove_dir(&self.mountpoint);
+        Ok(())
     }
 }
 
@@ -146,11 +256,15 @@ mod tests {
     struct Fake {
         calls: RefCell<Vec<String>>,
         busy: RefCell<u32>,
+        list: String,
     }
 
     impl Zpool for Fake {
         fn run(&self, args: &[&str]) -> std::result::Result<String, String> {
             self.calls.borrow_mut().push(args.join(" "));
+            if args[0] == "list" {
+                return Ok(self.list.clone());
+            }
             if args[0] == "destroy" && *self.busy.borrow() > 0 {
                 *self.busy.borrow_mut() -= 1;
                 return Err("dataset is busy".into());
@@ -163,7 +277,63 @@ mod tests {
         Fake {
             calls: RefCell::new(Vec::new()),
             busy: RefCell::new(busy),
+            list: String::new(),
         }
+    }
+
+    /// pid 7 runs, started at tick 100 of boot b1; nothing else runs.
+    fn alive(pid: u32) -> Option<String> {
+        (pid == 7).then(|| "7@100@b1".to_string())
+    }
+
+    #[test]
+    fn an_owner_is_alive_only_while_its_process_runs() {
+        assert!(owner_alive("7@100@b1", &alive));
+        assert!(!owner_alive("7@99@b1", &alive), "the pid was reused");
+        assert!(!owner_alive("7@100@b0", &alive), "another boot");
+        assert!(!owner_alive("8@100@b1", &alive), "gone");
+        for doubt in ["", "garbage", "x@1@b1", "8@?@?", "8@100"] {
+            assert!(owner_alive(doubt, &alive), "{doubt:?}: a doubt keeps the dataset");
+        }
+        let me = owner_of_self();
+        assert!(owner_alive(&me, &live_owner), "{me}");
+    }
+
+    #[test]
+    fn the_sweep_destroys_only_datasets_of_runs_that_are_gone() {
+        let rows = [
+            "tpool\t/tpool\t-",
+            "tpool/iolab-git-8\t/tpool/d/iolab-git-8\t8@100@b1",
+            "tpool/iolab-git-8/sub\t/tpool/d/iolab-git-8/sub\t8@100@b1",
+            "tpool/iolab-git-7\t/tpool/iolab-git-7\t7@100@b1",
+            "tpool/iolab-git-9\t/tpool/iolab-git-9\t-",
+            "tpool/iolab-git-x\t/tpool/iolab-git-x\t8@100@b1",
+            "tpool/mine-8\t/tpool/mine-8\t8@100@b1",
+            "tpool/data/iolab-git-8\t/tpool/data/iolab-git-8\t8@100@b1",
+            "tpool/iolab-git-10\t/tpool/iolab-git-10\t10@5@b0",
+        ];
+        let z = Fake {
+            list: rows.join("\n"),
+            ..fake(0)
+        };
+        let swept = sweep(&z, "tpool", "iolab-git", &alive).unwrap();
+        assert_eq!(swept, ["tpool/iolab-git-8", "tpool/iolab-git-10"]);
+        let calls = z.calls.borrow();
+        assert_eq!(calls[0], "list -H -r -t filesystem -o name,mountpoint,iolab:owner tpool");
+        assert_eq!(calls[1..], ["destroy -r tpool/iolab-git-8", "destroy -r tpool/iolab-git-10"]);
+        // Busy for a moment: tried again.
+        let z2 = Fake {
+            list: rows[1].to_string(),
+            ..fake(DESTROY_TRIES - 1)
+        };
+        assert_eq!(sweep(&z2, "tpool", "iolab-git", &alive).unwrap(), ["tpool/iolab-git-8"]);
+        // A destroy refused is named, with the command that does it.
+        let z = Fake {
+            list: rows[1].to_string(),
+            ..fake(DESTROY_TRIES)
+        };
+        let e = sweep(&z, "tpool", "iolab-git", &alive).unwrap_err().to_string();
+        assert!(e.contains("zfs destroy -r tpool/iolab-git-8"), "{e}");
     }
 
     #[test]
@@ -177,7 +347,10 @@ mod tests {
         ds.rollback().unwrap();
         ds.destroy().unwrap();
         let want = [
-            format!("create -o mountpoint=/tpool/data/sub/iolab-git-{pid} tpool/data/iolab-git-{pid}"),
+            format!(
+                "create -o mountpoint=/tpool/data/sub/iolab-git-{pid} -o iolab:owner={} tpool/data/iolab-git-{pid}",
+                owner_of_self()
+            ),
             format!("snapshot tpool/data/iolab-git-{pid}@origin"),
             format!("rollback tpool/data/iolab-git-{pid}@origin"),
             format!("destroy -r tpool/data/iolab-git-{pid}"),

@@ -232,7 +232,19 @@ fn git_dataset<'z>(
         return None;
     }
     let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    match crate::target::dataset::ChildDataset::create(zfs, &fs.source, &dir, "iolab-git", Some(sys)) {
+    use crate::target::dataset::{ChildDataset, live_owner, sweep};
+    match sweep(zfs, &fs.source, "iolab-git", &live_owner) {
+        Ok(swept) if !swept.is_empty() => observer.event(Event::Notice {
+            level: Level::Note,
+            text: &format!("destroyed {}: left by a git suite run that was killed", swept.join(", ")),
+        }),
+        Ok(_) => {}
+        Err(e) => observer.event(Event::Notice {
+            level: Level::Warning,
+            text: &e.to_string(),
+        }),
+    }
+    match ChildDataset::create(zfs, &fs.source, &dir, "iolab-git", Some(sys)) {
         Ok(ds) => {
             observer.event(Event::Notice {
                 level: Level::Note,

@@ -195,7 +195,9 @@ fn files_suite_on_zfs_is_cold_by_export_and_import() {
 /// The git suite on a pool, two runs with `--allow-export`: the tree is generated once
 /// in a dataset of the suite's own and rolled back to its snapshot before the second run
 /// (seed 004's `zfs snapshot`/`rollback`); every measured phase is cold by export and
-/// import; the dataset is gone afterwards.
+/// import; the dataset is gone afterwards. A dataset a killed run left (its owner, in
+/// `iolab:owner`, a process that is gone) is destroyed first, and one of the same kind of
+/// name without that property (the user's) is left alone.
 #[test]
 fn git_suite_on_zfs_rolls_back_its_own_dataset_between_runs() {
     need_root!();
@@ -206,6 +208,20 @@ fn git_suite_on_zfs_rolls_back_its_own_dataset_between_runs() {
     let lab = ZfsLab::start();
     let pool = lab.pool(Layout::Single, Disk::new(512 * MIB).read_bps(4 * LIMIT)).create();
     let dir = pool.mountpoint().to_path_buf();
+    let zfs = |args: &[&str]| {
+        let out = std::process::Command::new("zfs").args(args).output().unwrap();
+        assert!(out.status.success(), "zfs {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // A process that is gone, as a killed run's owner.
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
+    let stale = format!("{}/iolab-git-{dead}", pool.name());
+    let users = format!("{}/iolab-git-1", pool.name());
+    zfs(&["create", "-o", &format!("iolab:owner={dead}@12345@{}", boot.trim()), &stale]);
+    zfs(&["create", &users]);
     let mut cmd = iolab();
     cmd.arg("run")
         .arg(&dir)
@@ -231,7 +247,22 @@ fn git_suite_on_zfs_rolls_back_its_own_dataset_between_runs() {
         .output()
         .unwrap();
     let list = String::from_utf8_lossy(&out.stdout);
-    assert!(!list.contains("iolab-git"), "the suite's dataset is left: {list}");
+    let ours: Vec<&str> = list.lines().filter(|l| l.contains("iolab-git") && *l != users).collect();
+    assert!(ours.is_empty(), "the suite's dataset, or the killed run's, is left: {list}");
+    assert!(list.lines().any(|l| l == users), "the user's dataset was destroyed: {list}");
+    // zfs-fuse may call it busy for a moment after the pool's last import.
+    let destroyed = (0..5).any(|_| {
+        let ok = std::process::Command::new("zfs")
+            .args(["destroy", &users])
+            .status()
+            .unwrap()
+            .success();
+        if !ok {
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        ok
+    });
+    assert!(destroyed, "cannot destroy {users}");
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect();
     assert!(left.is_empty(), "left on the pool: {left:?}");
 }
