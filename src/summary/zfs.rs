@@ -1,25 +1,27 @@
-//! A job's figures on a ZFS pool: the members' writes per data byte
-//! against the layout's model ([`ZfsWrites`]) and each data member with
-//! what it moved ([`ZfsMember`]), from `iolab info`'s pool ([`ZfsInfo`]).
+//! Figures on a ZFS pool: a job's members' writes per data byte against
+//! the layout's model ([`ZfsWrites`]), and each data member with what it
+//! moved ([`ZfsMember`], grouped once by [`group_members`] for jobs,
+//! `time` and the app suites), from `iolab info`'s pool ([`ZfsInfo`]).
 
 use super::job::DeviceReport;
 use crate::device::ZfsInfo;
 use serde::{Deserialize, Serialize};
 
-/// One data member of a ZFS pool over a job's measured runs.
+/// One data member of a ZFS pool over a job's or a timed command's
+/// measured runs, or in an app suite's phase (the median over its runs).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ZfsMember {
-    /// Its kernel device name (as in `lower`).
+    /// Its kernel device name (as in a job's `lower`, a run's `devices`).
     pub name: String,
     /// Its top-level vdev as `zpool status` names it (`mirror-0`, `raidz1-0`, or the member itself).
     pub vdev: String,
     /// Its state in `zpool status` when it was found (`ONLINE`, `OFFLINE`...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
-    /// Bytes it read over the measured runs.
+    /// Bytes it read over the measured runs (a phase: the median).
     #[schemars(extend("x-unit" = "bytes"))]
     pub read_bytes: u64,
-    /// Bytes it wrote over the measured runs.
+    /// Bytes it wrote over the measured runs (a phase: the median).
     #[schemars(extend("x-unit" = "bytes"))]
     pub write_bytes: u64,
     /// Its share of all the members' reads (absent when they read nothing).
@@ -135,13 +137,30 @@ pub(crate) fn zfs_writes(d: &DeviceReport, z: &ZfsInfo, spec: &crate::plan::JobS
     })
 }
 
+/// What one device moved, as [`group_members`] reads it: its kernel name
+/// and the bytes it read and wrote (a job's `lower`, a timed run's or an
+/// app phase's `devices`).
+pub type Moved<'a> = (&'a str, u64, u64);
+
+/// What a list of devices says of a pool member missing from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Listing {
+    /// The list is the pool's devices as the target's chain found them
+    /// (a job's `lower`): a member missing from it is not known, and left out.
+    Served,
+    /// The list is every device that moved (a timed run's, a phase's): a
+    /// member missing from it moved nothing, and is listed with zeros.
+    Moved,
+}
+
 /// The pool's data members by top-level vdev, with what each moved (from
-/// `d.lower`, whose names are the members' whole disks: a leaf on a
-/// partition is matched to its disk, each disk once), and the same per
-/// member in `d.zfs_members` with its shares.
-pub(crate) fn zfs_members(d: &mut DeviceReport, z: &ZfsInfo) -> Vec<crate::judge::zfs::VdevMoved> {
+/// `moved`, whose names are whole disks: a leaf on a partition is matched
+/// to its disk, each device once), and the same per member with its
+/// shares of the members' bytes. Defined once for jobs, `time` and the app
+/// suites.
+pub fn group_members(z: &ZfsInfo, moved: &[Moved], listing: Listing) -> (Vec<crate::judge::zfs::VdevMoved>, Vec<ZfsMember>) {
     use crate::judge::zfs::{MemberMoved, VdevMoved};
-    let mut taken = vec![false; d.lower.len()];
+    let mut taken = vec![false; moved.len()];
     let mut out = Vec::new();
     for top in z.vdevs.iter().filter(|v| v.class == "data") {
         let mut leaves = Vec::new();
@@ -153,17 +172,22 @@ pub(crate) fn zfs_members(d: &mut DeviceReport, z: &ZfsInfo) -> Vec<crate::judge
         };
         for leaf in leaves {
             let Some(dev) = leaf.device.as_deref() else { continue };
-            let found = (0..d.lower.len())
-                .find(|&i| !taken[i] && d.lower[i].name == dev)
-                .or_else(|| (0..d.lower.len()).find(|&i| !taken[i] && dev.starts_with(d.lower[i].name.as_str())));
-            let Some(i) = found else { continue };
-            taken[i] = true;
-            let l = &d.lower[i];
+            let found = (0..moved.len())
+                .find(|&i| !taken[i] && moved[i].0 == dev)
+                .or_else(|| (0..moved.len()).find(|&i| !taken[i] && partition_of(dev, moved[i].0)));
+            let (name, read_bytes, write_bytes) = match (found, listing) {
+                (Some(i), _) => {
+                    taken[i] = true;
+                    moved[i]
+                }
+                (None, Listing::Moved) => (dev, 0, 0),
+                (None, Listing::Served) => continue,
+            };
             v.members.push(MemberMoved {
-                name: l.name.clone(),
+                name: name.to_string(),
                 state: Some(leaf.state.clone()).filter(|s| !s.is_empty()),
-                read_bytes: l.read_bytes,
-                write_bytes: l.write_bytes,
+                read_bytes,
+                write_bytes,
             });
         }
         if !v.members.is_empty() {
@@ -175,7 +199,7 @@ pub(crate) fn zfs_members(d: &mut DeviceReport, z: &ZfsInfo) -> Vec<crate::judge
         .flat_map(|v| &v.members)
         .fold((0u64, 0u64), |(r, w), m| (r + m.read_bytes, w + m.write_bytes));
     let share = |b: u64, of: u64| (of > 0).then(|| b as f64 / of as f64);
-    d.zfs_members = out
+    let members = out
         .iter()
         .flat_map(|v| {
             v.members.iter().map(|m| ZfsMember {
@@ -189,11 +213,76 @@ pub(crate) fn zfs_members(d: &mut DeviceReport, z: &ZfsInfo) -> Vec<crate::judge
             })
         })
         .collect();
-    out
+    (out, members)
+}
+
+/// `part` is a partition of the whole disk `disk` by the kernel's naming:
+/// `sda1` of `sda`, `nvme0n1p1` of `nvme0n1`, `loop0p1` of `loop0` (so a
+/// `loop1` that moved is not taken for a `loop10` that did not).
+fn partition_of(part: &str, disk: &str) -> bool {
+    let Some(rest) = part.strip_prefix(disk) else { return false };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    match disk.bytes().last() {
+        Some(b) if b.is_ascii_digit() => rest.strip_prefix('p').is_some_and(digits),
+        Some(_) => digits(rest),
+        None => false,
+    }
+}
+
+/// The pool's data members in `d.lower` (the job's devices) into
+/// `d.zfs_members`; the members by vdev for [`crate::judge::zfs::uneven_members`].
+pub(crate) fn zfs_members(d: &mut DeviceReport, z: &ZfsInfo) -> Vec<crate::judge::zfs::VdevMoved> {
+    let moved: Vec<Moved> = d.lower.iter().map(|l| (l.name.as_str(), l.read_bytes, l.write_bytes)).collect();
+    let (vdevs, members) = group_members(z, &moved, Listing::Served);
+    d.zfs_members = members;
+    vdevs
+}
+
+/// In-flight I/O of a timed command or an app suite's phase, for
+/// [`crate::judge::zfs::uneven_members`]: unknown (iolab does not issue
+/// their I/O), so taken as 1, the depth at which a mirror's reads may come
+/// from one child at a time. A mirror's uneven reads are then explained
+/// (`zfs_members_unjudged`), never flagged; RAID-Z's and every write are judged.
+pub const APP_IN_FLIGHT: u32 = 1;
+
+/// A pool's members over a timed command's runs or an app phase, judged.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AppMembers {
+    /// Each data member with what it moved and its shares.
+    pub members: Vec<ZfsMember>,
+    /// Why an uneven split was not judged (the reads of runs the ARC may
+    /// have answered; a layout's read policy).
+    pub unjudged: Option<String>,
+    /// `zfs_member_uneven`, when a member did far less than its peers.
+    pub finding: Option<crate::judge::Diagnostic>,
+}
+
+/// The members of `z` in `moved` (every device that moved over the runs),
+/// judged with [`APP_IN_FLIGHT`]. Reads are judged only when `arc_emptied`:
+/// every run was cold by an export and import of the pool
+/// ([`crate::samples::ColdMethod::ExportImport`]); otherwise the ARC may
+/// have answered them (`drop_caches` leaves it), and `unjudged` says so
+/// when the members read anything.
+pub fn app_members(z: &ZfsInfo, moved: &[Moved], arc_emptied: bool) -> AppMembers {
+    let (vdevs, members) = group_members(z, moved, Listing::Moved);
+    if members.is_empty() {
+        return AppMembers::default();
+    }
+    let verdict = crate::judge::zfs::uneven_members(&z.pool, &vdevs, APP_IN_FLIGHT, arc_emptied);
+    let read = members.iter().any(|m| m.read_bytes > 0);
+    let warm = (!arc_emptied && read).then_some(
+        "the reads are judged only on runs an export and import of the pool made cold (--cold --allow-export), and these were not: the ARC may have answered them",
+    );
+    let unjudged: Vec<&str> = warm.into_iter().chain(verdict.explained.as_deref()).collect();
+    AppMembers {
+        members,
+        unjudged: (!unjudged.is_empty()).then(|| unjudged.join("; ")),
+        finding: verdict.finding,
+    }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     //! The members listed by vdev, and the write model.
 
     use super::*;
@@ -248,7 +337,7 @@ mod tests {
     }
 
     /// A pool of `tops` (each `(kind, members)`), as `iolab info` finds it.
-    fn pool_info(tops: &[(&str, usize)]) -> crate::device::ZfsInfo {
+    pub(in crate::summary) fn pool_info(tops: &[(&str, usize)]) -> crate::device::ZfsInfo {
         let vdevs: Vec<serde_json::Value> = tops
             .iter()
             .enumerate()
@@ -348,5 +437,102 @@ mod tests {
         let reads = device_report(&[pool_run(100 * M, 0, [(100 * M, 0); 4])], Some("tpool")).unwrap();
         assert_eq!(zfs_writes(&reads, &z, &spec(crate::plan::Rw::Read, 128 << 10)), None);
         assert!(serde_json::to_value(&reads).unwrap().get("zfs_writes").is_none());
+    }
+
+    /// A pool of `tops` whose leaves are the kernel devices `devs`, in order.
+    pub(in crate::summary) fn pool_on(tops: &[(&str, usize)], devs: &[&str]) -> crate::device::ZfsInfo {
+        let mut z = pool_info(tops);
+        for (leaf, dev) in z.vdevs.iter_mut().flat_map(|v| v.children.iter_mut()).zip(devs) {
+            leaf.device = Some(dev.to_string());
+        }
+        z
+    }
+
+    #[test]
+    fn partitions_are_matched_to_their_disk_by_the_kernels_naming() {
+        assert!(partition_of("sda1", "sda") && partition_of("vdg12", "vdg"));
+        assert!(partition_of("nvme0n1p2", "nvme0n1") && partition_of("loop0p1", "loop0"));
+        assert!(!partition_of("loop10", "loop1"), "another loop device");
+        assert!(!partition_of("sdab", "sda") && !partition_of("sda", "sda") && !partition_of("nvme0n1", "nvme0"));
+    }
+
+    /// A timed command on a 3-way mirror over loop devices: the list is
+    /// every device that moved, so a member missing from it moved nothing
+    /// (and a `loop1` that moved is not the idle `loop10`); a job's list
+    /// leaves an unknown member out.
+    #[test]
+    fn members_are_grouped_from_what_moved() {
+        const M: u64 = 1 << 20;
+        let z = pool_on(&[("mirror", 3)], &["loop10", "loop11", "loop12"]);
+        let moved: Vec<Moved> = vec![
+            ("vda", 5 * M, 9 * M),
+            ("loop1", 64 * M, 0),
+            ("loop11", 60 * M, 0),
+            ("loop12", 40 * M, 0),
+        ];
+        let (vdevs, members) = group_members(&z, &moved, Listing::Moved);
+        let got: Vec<(&str, &str, u64, Option<f64>)> = members
+            .iter()
+            .map(|m| (m.name.as_str(), m.vdev.as_str(), m.read_bytes, m.read_share))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("loop10", "mirror-0", 0, Some(0.0)),
+                ("loop11", "mirror-0", 60 * M, Some(0.6)),
+                ("loop12", "mirror-0", 40 * M, Some(0.4))
+            ]
+        );
+        assert!(members.iter().all(|m| m.write_share.is_none()), "no member wrote");
+        assert_eq!((vdevs.len(), vdevs[0].kind.as_str(), vdevs[0].members.len()), (1, "mirror", 3));
+        let (_, served) = group_members(&z, &moved, Listing::Served);
+        assert_eq!(served.len(), 2, "{served:?}");
+    }
+
+    /// `time` and the app suites: one I/O in flight assumed, so a mirror's
+    /// uneven reads are explained, never flagged; warm reads are not judged
+    /// (and the text says why); writes and RAID-Z reads are judged.
+    #[test]
+    fn app_runs_members_are_judged_with_one_in_flight_and_cold_reads_only() {
+        const M: u64 = 1 << 20;
+        let mirror = pool_on(&[("mirror", 3)], &["loop10", "loop11", "loop12"]);
+        let reads: Vec<Moved> = vec![("loop10", 96 * M, 0), ("loop11", 0, 0), ("loop12", 0, 0)];
+        let cold = app_members(&mirror, &reads, true);
+        assert_eq!(cold.members.len(), 3);
+        assert_eq!(cold.finding, None);
+        assert!(
+            cold.unjudged
+                .as_deref()
+                .unwrap()
+                .starts_with("a mirror read with one I/O in flight"),
+            "{:?}",
+            cold.unjudged
+        );
+        let warm = app_members(&mirror, &reads, false);
+        assert_eq!(warm.finding, None);
+        let why = warm.unjudged.unwrap();
+        assert!(
+            why.starts_with("the reads are judged only on runs an export and import of the pool made cold")
+                && why.contains("the ARC may have answered them"),
+            "{why}"
+        );
+        // A mirror member that wrote nothing is a finding, warm or cold.
+        let writes: Vec<Moved> = vec![("loop10", 0, 50 * M), ("loop11", 0, 50 * M)];
+        let w = app_members(&mirror, &writes, false);
+        assert_eq!(w.unjudged, None, "nothing read");
+        let f = w.finding.expect("loop12 wrote nothing");
+        assert!(
+            f.message.contains("in mirror-0 of zpool tpool, loop12 wrote 0 B (0%)"),
+            "{}",
+            f.message
+        );
+        // RAID-Z spreads reads: a cold run's idle member is a finding.
+        let raidz = pool_on(&[("raidz1", 3)], &["sdb", "sdc", "sdd"]);
+        let r = app_members(&raidz, &[("sdb", 40 * M, 0), ("sdc", 40 * M, 0)], true);
+        assert!(r.finding.is_some() && r.unjudged.is_none(), "{r:?}");
+        // Members that moved nothing are listed; a pool without data vdevs lists none.
+        assert_eq!(app_members(&raidz, &[], true).members.len(), 3);
+        let none = pool_on(&[], &[]);
+        assert_eq!(app_members(&none, &reads, true), AppMembers::default());
     }
 }
