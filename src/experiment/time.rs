@@ -68,9 +68,13 @@ pub(super) fn run(r: &TimeRequest, ctx: &Context) -> Result<Measured> {
     let mut runs = Vec::new();
     let interrupted = until_stopped(|| measure(r, &place, sys, ctx, &mut runs))?;
     let devs = if r.device.is_some() { named } else { cwd_chain };
+    // `iolab info`'s facts of the directory, its pool's layout among them.
+    let target = TargetInfo::directory(sys, &cwd, devs);
+    let zfs = target.info.as_ref().and_then(|i| i.zfs.as_ref());
+    let body = Body::Time(summary::apps::time_report(r, &place, &runs, zfs));
     Ok(Measured {
         command: "time",
-        target: TargetInfo::directory(sys, &cwd, devs),
+        target,
         settings: Settings {
             runs: r.runs,
             warmup_s: 0.0,
@@ -79,7 +83,7 @@ pub(super) fn run(r: &TimeRequest, ctx: &Context) -> Result<Measured> {
             steady_state: None,
             ..Settings::default()
         },
-        body: Body::Time(summary::apps::time_report(r, &place, &runs)),
+        body,
         interrupted,
         failed: None,
     })

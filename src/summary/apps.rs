@@ -164,6 +164,17 @@ pub struct TimeReport {
     pub user_s: Stats,
     /// The statistics of the runs' system CPU seconds.
     pub sys_s: Stats,
+    /// On a ZFS pool whose layout `iolab info` found: each data member with
+    /// its top-level vdev, what it moved over the measured runs and its
+    /// share of the members' bytes (did every member work, and evenly?
+    /// judged by `zfs_member_uneven` with one I/O in flight assumed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zfs_members: Vec<crate::summary::zfs::ZfsMember>,
+    /// Why an uneven split of the members' bytes was not judged: reads of
+    /// runs not cold by an export and import (the ARC may have answered
+    /// them), or the layout's read policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zfs_members_unjudged: Option<String>,
     /// Why a figure may not be trusted.
     pub warnings: Vec<Diagnostic>,
 }
@@ -246,7 +257,27 @@ fn reads<'a>(
     .collect()
 }
 
-pub fn time_report(opts: &TimeOpts, place: &Place, runs: &[CommandRun]) -> TimeReport {
+/// The members of the pool `zfs` (the target's, when it is on ZFS) in
+/// `devices`, judged: reads only when `arc_emptied` (see
+/// [`super::zfs::app_members`]).
+fn members_of(zfs: Option<&crate::device::ZfsInfo>, devices: &[DeviceActivity], arc_emptied: bool) -> super::zfs::AppMembers {
+    let Some(z) = zfs else { return Default::default() };
+    let moved: Vec<super::zfs::Moved> = devices.iter().map(|d| (d.name.as_str(), d.read_bytes, d.write_bytes)).collect();
+    super::zfs::app_members(z, &moved, arc_emptied)
+}
+
+/// Whether every run was cold by an export and import of the pool, the
+/// one method that empties its ARC.
+fn arc_emptied(colds: &[Option<&ColdRecord>]) -> bool {
+    !colds.is_empty()
+        && colds
+            .iter()
+            .all(|c| c.is_some_and(|c| c.method == crate::samples::ColdMethod::ExportImport))
+}
+
+/// `time`'s figures; `zfs`: the pool the working directory is on, as
+/// `iolab info` found it (for the members' view).
+pub fn time_report(opts: &TimeOpts, place: &Place, runs: &[CommandRun], zfs: Option<&crate::device::ZfsInfo>) -> TimeReport {
     let timed: Vec<TimeRun> = runs.iter().map(|r| time_run(r, place)).collect();
     let col = |f: fn(&TimeRun) -> f64| timed.iter().map(f).collect::<Vec<f64>>();
     let walls = col(|r| r.wall_s);
@@ -276,6 +307,9 @@ pub fn time_report(opts: &TimeOpts, place: &Place, runs: &[CommandRun]) -> TimeR
     warnings.extend(rules::command_failed(timed.iter().map(|r| r.exit_code)));
     let colds: Vec<Option<&ColdRecord>> = timed.iter().map(|r| r.cold_by.as_ref()).collect();
     warnings.extend(crate::judge::cold::not_cold("runs", &colds));
+    let all = device::sum_activity(timed.iter().map(|r| r.devices.as_slice()));
+    let members = members_of(zfs, &all, arc_emptied(&colds));
+    warnings.extend(members.finding);
     TimeReport {
         command: quote(&opts.command),
         cwd: place.cwd.display().to_string(),
@@ -290,6 +324,8 @@ pub fn time_report(opts: &TimeOpts, place: &Place, runs: &[CommandRun]) -> TimeR
         user_s: Stats::of(&col(|r| r.user_s)),
         sys_s: Stats::of(&col(|r| r.sys_s)),
         runs: timed,
+        zfs_members: members.members,
+        zfs_members_unjudged: members.unjudged,
         warnings,
     }
 }
@@ -342,6 +378,18 @@ pub struct PhaseReport {
     /// absent when none did, and in documents before 0.2.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<DeviceActivity>,
+    /// On a ZFS pool whose layout `iolab info` found: each data member with
+    /// its top-level vdev, what it moved in the phase (the median over
+    /// runs) and its share of the members' bytes (did every member work,
+    /// and evenly? judged by `zfs_member_uneven` with one I/O in flight
+    /// assumed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zfs_members: Vec<crate::summary::zfs::ZfsMember>,
+    /// Why an uneven split of the members' bytes was not judged: reads of
+    /// runs not cold by an export and import (the ARC may have answered
+    /// them), or the layout's read policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zfs_members_unjudged: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
@@ -375,13 +423,26 @@ fn same_phase<'a>(runs: &'a [Vec<PhaseSamples>], name: &str) -> Vec<&'a PhaseSam
 /// Phases of several runs of a workload (each run: the same phases in
 /// order, but for phases some runs leave out, such as the git suite's
 /// `generate` on ZFS).
-pub fn app_report(workload: &str, cold: bool, params: Vec<(String, u64)>, runs: &[Vec<PhaseSamples>]) -> AppReport {
+///
+/// `zfs`: the pool the directory is on, as `iolab info` found it (for the
+/// members' view of each phase).
+pub fn app_report(
+    workload: &str,
+    cold: bool,
+    params: Vec<(String, u64)>,
+    runs: &[Vec<PhaseSamples>],
+    zfs: Option<&crate::device::ZfsInfo>,
+) -> AppReport {
     let mut phases = Vec::new();
+    let mut findings: Vec<Option<Diagnostic>> = Vec::new();
     if let Some(first) = runs.first() {
         for p in first.iter() {
             let all = same_phase(runs, &p.name);
             let walls: Vec<f64> = all.iter().map(|p| p.wall_ns as f64 / 1e9).collect();
             let med = |f: &dyn Fn(&PhaseSamples) -> f64| super::median(&all.iter().map(|p| f(p)).collect::<Vec<_>>());
+            let colds: Vec<Option<&ColdRecord>> = all.iter().map(|p| p.cold_by.as_ref()).collect();
+            let devices = median_activity(&all.iter().map(|p| p.moved.as_slice()).collect::<Vec<_>>());
+            let members = members_of(zfs, &devices, arc_emptied(&colds));
             let dev = |f: fn(&crate::samples::DiskDelta) -> u64| -> Option<u64> {
                 all.iter()
                     .map(|p| p.devices.first().map(f))
@@ -391,7 +452,7 @@ pub fn app_report(workload: &str, cold: bool, params: Vec<(String, u64)>, runs: 
             phases.push(PhaseReport {
                 name: p.name.clone(),
                 cold: p.cold,
-                cold_by: crate::judge::cold::summarize(&all.iter().map(|p| p.cold_by.as_ref()).collect::<Vec<_>>()),
+                cold_by: crate::judge::cold::summarize(&colds),
                 files: p.files,
                 bytes: p.bytes,
                 wall_s: Stats::of(&walls),
@@ -402,13 +463,16 @@ pub fn app_report(workload: &str, cold: bool, params: Vec<(String, u64)>, runs: 
                 device_read_bytes: dev(|d| d.read_bytes),
                 device_write_bytes: dev(|d| d.write_bytes),
                 device_busy_s: dev(|d| d.busy_ns).map(|ns| ns as f64 / 1e9),
-                devices: median_activity(&all.iter().map(|p| p.moved.as_slice()).collect::<Vec<_>>()),
+                devices,
+                zfs_members: members.members,
+                zfs_members_unjudged: members.unjudged,
                 wall_s_runs: walls,
             });
+            findings.push(members.finding);
         }
     }
     let mut warnings = Vec::new();
-    for p in phases.iter() {
+    for (p, finding) in phases.iter().zip(findings) {
         let mut ws = timing_warnings(&p.wall_s_runs, p.cold);
         let all = same_phase(runs, &p.name);
         ws.extend(crate::judge::cold::not_cold(
@@ -427,6 +491,7 @@ pub fn app_report(workload: &str, cold: bool, params: Vec<(String, u64)>, runs: 
             );
             ws.extend(rules::named_device_elsewhere(top, "the phase", &per_run));
         }
+        ws.extend(finding);
         for mut w in ws {
             w.message = format!("{}: {}", p.name, w.message);
             warnings.push(w);
@@ -558,7 +623,7 @@ mod tests {
             devices: vec![],
             named_by: None,
         };
-        let t = time_report(&opts(), &place, &[issue_run()]);
+        let t = time_report(&opts(), &place, &[issue_run()], None);
         let r = &t.runs[0];
         // loop3 is the top of its stack (vda is under it): its figures, not vda's again.
         assert_eq!((r.device.as_deref(), r.device_read_bytes), (Some("loop3"), Some(46 * MB)));
@@ -569,7 +634,7 @@ mod tests {
         assert_eq!(t.named(), None);
         assert!(t.warnings.is_empty(), "{:?}", t.warnings);
         // Nothing moved (warm): zeros from no device, not a device's figures.
-        let warm = time_report(&opts(), &place, &[CommandRun::default()]);
+        let warm = time_report(&opts(), &place, &[CommandRun::default()], None);
         assert_eq!((warm.runs[0].device.as_deref(), warm.runs[0].device_read_bytes), (None, Some(0)));
     }
 
@@ -591,7 +656,7 @@ mod tests {
             own_read_bytes: 47 * MB,
             ..Default::default()
         };
-        let t = time_report(&opts(), &place, &[run]);
+        let t = time_report(&opts(), &place, &[run], None);
         assert_eq!(
             (t.runs[0].device.as_deref(), t.runs[0].device_read_bytes),
             (Some("vda"), Some(2 * MB))
@@ -618,5 +683,106 @@ mod tests {
         assert!(t.runs[0].devices.is_empty() && t.runs[0].device.is_none());
         assert_eq!(t.named().as_deref(), Some("the working directory"));
         assert_eq!(t.run_device(0), Some("loop3"));
+    }
+
+    /// `cat` of a 96 MiB file on a 3-way mirror over loop devices, twice,
+    /// cold by export and import: the members over both runs, each with its
+    /// share; a mirror's reads at one I/O in flight are explained, not
+    /// flagged. Drop_caches only: the reads are not judged, and it says why.
+    #[test]
+    fn a_timed_command_on_a_pool_lists_its_members_over_the_runs() {
+        let z = crate::summary::zfs::tests::pool_on(&[("mirror", 3)], &["loop10", "loop11", "loop12"]);
+        let place = Place {
+            cwd: "/tank".into(),
+            devices: vec![],
+            named_by: None,
+        };
+        let run = |method: crate::samples::ColdMethod, split: [u64; 3]| CommandRun {
+            wall_ns: 1_000_000_000,
+            moved: ["loop10", "loop11", "loop12"]
+                .iter()
+                .zip(split)
+                .filter(|(_, b)| *b > 0)
+                .map(|(n, b)| act(n, b, &["vda"]))
+                .collect(),
+            own_read_bytes: 96 * MB,
+            cold_by: Some(ColdRecord { method, reason: None }),
+            ..Default::default()
+        };
+        let cold = crate::samples::ColdMethod::ExportImport;
+        let t = time_report(
+            &opts(),
+            &place,
+            &[run(cold, [64 * MB, 32 * MB, 0]), run(cold, [0, 32 * MB, 64 * MB])],
+            Some(&z),
+        );
+        let got: Vec<(&str, u64, Option<f64>)> = t
+            .zfs_members
+            .iter()
+            .map(|m| (m.name.as_str(), m.read_bytes, m.read_share))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("loop10", 64 * MB, Some(1.0 / 3.0)),
+                ("loop11", 64 * MB, Some(1.0 / 3.0)),
+                ("loop12", 64 * MB, Some(1.0 / 3.0))
+            ]
+        );
+        assert_eq!(t.zfs_members_unjudged, None, "even");
+        assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+        // One member read it all: a mirror at one I/O in flight may do that.
+        let one = time_report(&opts(), &place, &[run(cold, [96 * MB, 0, 0])], Some(&z));
+        assert_eq!(one.zfs_members.len(), 3);
+        assert!(one.warnings.is_empty(), "{:?}", one.warnings);
+        assert!(
+            one.zfs_members_unjudged
+                .unwrap()
+                .starts_with("a mirror read with one I/O in flight")
+        );
+        // Cold by drop_caches only: the ARC may have answered.
+        let dropped = time_report(
+            &opts(),
+            &place,
+            &[run(crate::samples::ColdMethod::DropCaches, [96 * MB, 0, 0])],
+            Some(&z),
+        );
+        assert!(dropped.zfs_members_unjudged.unwrap().contains("the ARC may have answered them"));
+        // Off ZFS: no members, and the JSON leaves them out.
+        let off = time_report(&opts(), &place, &[run(cold, [96 * MB, 0, 0])], None);
+        let v = serde_json::to_value(&off).unwrap();
+        assert!(v.get("zfs_members").is_none() && v.get("zfs_members_unjudged").is_none(), "{v}");
+    }
+
+    /// The git suite's phases on a 3-way mirror: each phase's members from
+    /// its median devices; a member that wrote nothing is the phase's finding.
+    #[test]
+    fn an_app_phase_on_a_pool_lists_its_members_and_flags_an_idle_one() {
+        let z = crate::summary::zfs::tests::pool_on(&[("mirror", 3)], &["loop10", "loop11", "loop12"]);
+        let write = |n: &str| DeviceActivity {
+            name: n.into(),
+            write_bytes: 20 * MB,
+            write_ios: 5,
+            ..Default::default()
+        };
+        let phase = PhaseSamples {
+            name: "clone".into(),
+            wall_ns: 1_000_000_000,
+            moved: vec![write("loop10"), write("loop11")],
+            ..Default::default()
+        };
+        let a = app_report("git", false, vec![], &[vec![phase]], Some(&z));
+        let p = &a.phases[0];
+        let got: Vec<(&str, u64)> = p.zfs_members.iter().map(|m| (m.name.as_str(), m.write_bytes)).collect();
+        assert_eq!(got, [("loop10", 20 * MB), ("loop11", 20 * MB), ("loop12", 0)]);
+        let w: Vec<&str> = a.warnings.iter().map(|w| w.code.as_str()).collect();
+        assert_eq!(w, ["zfs_member_uneven"]);
+        assert!(
+            a.warnings[0]
+                .message
+                .starts_with("clone: UNEVEN MEMBERS: in mirror-0 of zpool tpool, loop12 wrote 0 B"),
+            "{}",
+            a.warnings[0].message
+        );
     }
 }

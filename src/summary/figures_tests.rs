@@ -238,6 +238,8 @@ fn a_phase_has_a_spread_from_two_runs_on() {
         device_write_bytes: None,
         device_busy_s: None,
         devices: Vec::new(),
+        zfs_members: Vec::new(),
+        zfs_members_unjudged: None,
     };
     assert_eq!(p.wall_s_spread(), Some((0.25, 0.5)));
     p.wall_s_runs.pop();

@@ -4,6 +4,8 @@
 //! the job did, a cache answered, buffered I/O, CPU-bound, high run-to-run
 //! spread); and [`job_report`], which makes it from the samples.
 
+pub use super::zfs::{ZfsMember, ZfsWrites};
+use super::zfs::{ZfsTarget, zfs_members, zfs_writes};
 use super::{EngineName, Named, Pattern};
 use crate::judge::Diagnostic;
 use crate::judge::job as rules;
@@ -240,67 +242,6 @@ pub struct DeviceReport {
     /// flight may come from one child at a time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zfs_members_unjudged: Option<String>,
-}
-
-/// One data member of a ZFS pool over a job's measured runs.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
-pub struct ZfsMember {
-    /// Its kernel device name (as in `lower`).
-    pub name: String,
-    /// Its top-level vdev as `zpool status` names it (`mirror-0`, `raidz1-0`, or the member itself).
-    pub vdev: String,
-    /// Its state in `zpool status` when it was found (`ONLINE`, `OFFLINE`...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub state: Option<String>,
-    /// Bytes it read over the measured runs.
-    #[schemars(extend("x-unit" = "bytes"))]
-    pub read_bytes: u64,
-    /// Bytes it wrote over the measured runs.
-    #[schemars(extend("x-unit" = "bytes"))]
-    pub write_bytes: u64,
-    /// Its share of all the members' reads (absent when they read nothing).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-unit" = "ratio"))]
-    pub read_share: Option<f64>,
-    /// Its share of all the members' writes (absent when they wrote nothing).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-unit" = "ratio"))]
-    pub write_share: Option<f64>,
-}
-
-/// A ZFS pool's member disks' writes against its layout's model
-/// ([`crate::judge::zfs::write_ratio`]: a stripe writes each byte once, an
-/// n-way mirror n times, RAID-Z its data sectors plus parity, rounded up to
-/// whole groups).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
-pub struct ZfsWrites {
-    /// The model in words: the layout, record size and ashift, and what it
-    /// assumed where ZFS did not say ("raidz1 of 3 disks, 128K records, ashift 12").
-    pub model: String,
-    /// The record size the model used.
-    #[schemars(extend("x-unit" = "bytes"))]
-    pub record_bytes: u64,
-    /// The sector size the model used (2^ashift).
-    #[schemars(extend("x-unit" = "bytes"))]
-    pub sector_bytes: u64,
-    /// The record size or the ashift was unknown, and assumed (128K, 12).
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub assumed: bool,
-    /// Bytes the members should write per byte of data: for whole records.
-    #[schemars(extend("x-unit" = "ratio"))]
-    pub expected_ratio: f64,
-    /// The most they should write per byte when random writes smaller than
-    /// a record each rewrite their whole record (absent: `expected_ratio`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-unit" = "ratio"))]
-    pub expected_max_ratio: Option<f64>,
-    /// What they wrote per byte the job wrote (`write_bytes` / `job_write_bytes`).
-    #[schemars(extend("x-unit" = "ratio"))]
-    pub measured_ratio: f64,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
@@ -771,131 +712,6 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
     }
 }
 
-/// What a job's figures need to know of the ZFS under its target.
-struct ZfsTarget<'a> {
-    /// `iolab info`'s pool, when it found one.
-    info: Option<&'a crate::device::ZfsInfo>,
-    /// The caches a shortfall of the members' reads names.
-    caches: &'static str,
-    implementation: crate::judge::zfs::Implementation,
-}
-
-impl<'a> ZfsTarget<'a> {
-    fn of(t: &'a crate::target::TargetInfo) -> ZfsTarget<'a> {
-        use crate::judge::zfs::{Implementation, read_caches};
-        let info = t.info.as_ref().and_then(|r| r.zfs.as_ref());
-        let implementation = t
-            .filesystem
-            .as_ref()
-            .and_then(|f| Implementation::of_fstype(&f.fstype))
-            .unwrap_or(Implementation::OpenZfs);
-        ZfsTarget {
-            info,
-            caches: read_caches(implementation, info.and_then(|z| z.members_through_page_cache())),
-            implementation,
-        }
-    }
-}
-
-/// How a pool's data vdevs keep data, for the write model: `None` unless
-/// they are all alike (plain disks, mirrors of one width, RAID-Z of one
-/// parity and width; not dRAID).
-pub(crate) fn redundancy(z: &crate::device::ZfsInfo) -> Option<crate::judge::zfs::Redundancy> {
-    use crate::judge::zfs::Redundancy;
-    let width = |v: &crate::device::Vdev| u32::try_from(v.children.len()).unwrap_or(u32::MAX);
-    let mut each = z.vdevs.iter().filter(|v| v.class == "data").map(|v| match v.kind.as_str() {
-        "disk" | "file" => Some(Redundancy::Stripe),
-        "mirror" => Some(Redundancy::Mirror { copies: width(v).max(1) }),
-        k => k
-            .strip_prefix("raidz")
-            .and_then(|p| p.parse().ok())
-            .filter(|&p| width(v) > p)
-            .map(|parity| Redundancy::RaidZ { parity, disks: width(v) }),
-    });
-    let first = each.next()??;
-    each.all(|r| r == Some(first)).then_some(first)
-}
-
-/// The members' writes per data byte against the layout's model, for a
-/// job that wrote on a pool whose layout iolab knows.
-fn zfs_writes(d: &DeviceReport, z: &crate::device::ZfsInfo, spec: &crate::plan::JobSpec) -> Option<ZfsWrites> {
-    use crate::judge::zfs::{ASSUMED_ASHIFT, ASSUMED_RECORD, expected_writes, model_words};
-    if d.job_write_bytes == 0 {
-        return None;
-    }
-    let layout = redundancy(z)?;
-    let recordsize = z.dataset_properties.as_ref().and_then(|p| p.recordsize_bytes);
-    let record = recordsize.unwrap_or(ASSUMED_RECORD);
-    let ashift = z.ashift.unwrap_or(ASSUMED_ASHIFT);
-    let e = expected_writes(layout, record, ashift, spec.bs, spec.rw.is_random());
-    Some(ZfsWrites {
-        model: model_words(layout, record, ashift, recordsize.is_some(), z.ashift.is_some()),
-        record_bytes: record,
-        sector_bytes: 1 << ashift,
-        assumed: recordsize.is_none() || z.ashift.is_none(),
-        expected_ratio: e.low,
-        expected_max_ratio: (e.high > e.low).then_some(e.high),
-        measured_ratio: d.write_bytes as f64 / d.job_write_bytes as f64,
-    })
-}
-
-/// The pool's data members by top-level vdev, with what each moved (from
-/// `d.lower`, whose names are the members' whole disks: a leaf on a
-/// partition is matched to its disk, each disk once), and the same per
-/// member in `d.zfs_members` with its shares.
-fn zfs_members(d: &mut DeviceReport, z: &crate::device::ZfsInfo) -> Vec<crate::judge::zfs::VdevMoved> {
-    use crate::judge::zfs::{MemberMoved, VdevMoved};
-    let mut taken = vec![false; d.lower.len()];
-    let mut out = Vec::new();
-    for top in z.vdevs.iter().filter(|v| v.class == "data") {
-        let mut leaves = Vec::new();
-        top.leaves(&mut leaves);
-        let mut v = VdevMoved {
-            name: top.name.clone(),
-            kind: top.kind.clone(),
-            members: Vec::new(),
-        };
-        for leaf in leaves {
-            let Some(dev) = leaf.device.as_deref() else { continue };
-            let found = (0..d.lower.len())
-                .find(|&i| !taken[i] && d.lower[i].name == dev)
-                .or_else(|| (0..d.lower.len()).find(|&i| !taken[i] && dev.starts_with(d.lower[i].name.as_str())));
-            let Some(i) = found else { continue };
-            taken[i] = true;
-            let l = &d.lower[i];
-            v.members.push(MemberMoved {
-                name: l.name.clone(),
-                state: Some(leaf.state.clone()).filter(|s| !s.is_empty()),
-                read_bytes: l.read_bytes,
-                write_bytes: l.write_bytes,
-            });
-        }
-        if !v.members.is_empty() {
-            out.push(v);
-        }
-    }
-    let (reads, writes) = out
-        .iter()
-        .flat_map(|v| &v.members)
-        .fold((0u64, 0u64), |(r, w), m| (r + m.read_bytes, w + m.write_bytes));
-    let share = |b: u64, of: u64| (of > 0).then(|| b as f64 / of as f64);
-    d.zfs_members = out
-        .iter()
-        .flat_map(|v| {
-            v.members.iter().map(|m| ZfsMember {
-                name: m.name.clone(),
-                vdev: v.name.clone(),
-                state: m.state.clone(),
-                read_bytes: m.read_bytes,
-                write_bytes: m.write_bytes,
-                read_share: share(m.read_bytes, reads),
-                write_share: share(m.write_bytes, writes),
-            })
-        })
-        .collect();
-    out
-}
-
 /// The member disks of a ZFS pool summed into one delta, named
 /// `vdf+vdg+...`; `None` when there are none.
 fn members_sum(devices: &[crate::samples::DiskDelta]) -> Option<crate::samples::DiskDelta> {
@@ -1016,7 +832,7 @@ pub fn cross_check_with(d: &DeviceReport, caches: &str) -> Vec<Diagnostic> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     //! Tests of the figures, spread and warnings.
 
     use super::*;
@@ -1126,7 +942,7 @@ mod tests {
 
     /// A run on the ZFS pool `fast` (two mirrors over vdf..vdi): the job moved
     /// `job_r`/`job_w` bytes, each member disk `per_member` (read, written).
-    fn pool_run(job_r: u64, job_w: u64, per_member: [(u64, u64); 4]) -> RunSamples {
+    pub(in crate::summary) fn pool_run(job_r: u64, job_w: u64, per_member: [(u64, u64); 4]) -> RunSamples {
         let mut r = RunSamples::default();
         r.read.all_bytes = job_r;
         r.write.all_bytes = job_w;
@@ -1185,154 +1001,5 @@ mod tests {
         assert!(w[0].message.contains("20%"), "{}", w[0].message);
         // A run's own device is the sum too.
         assert_eq!(members_sum(&pool_run(0, 0, fine).devices).unwrap().read_bytes, 400 * M);
-    }
-
-    /// Two 2-way mirrors over vdf..vdi (one leaf on a partition, one
-    /// offline): each member under its vdev with its shares, for the
-    /// member lines and `uneven_members`.
-    #[test]
-    fn a_pools_members_are_listed_by_vdev_with_their_shares() {
-        const M: u64 = 1 << 20;
-        let mut z = pool_info(&[("mirror", 2), ("mirror", 2)]);
-        for (leaf, dev) in z
-            .vdevs
-            .iter_mut()
-            .flat_map(|v| v.children.iter_mut())
-            .zip(["vdf", "vdg1", "vdh", "vdi"])
-        {
-            leaf.device = Some(dev.into());
-        }
-        z.vdevs[1].children[1].state = "OFFLINE".into();
-        let run = pool_run(0, 200 * M, [(0, 200 * M), (0, 200 * M), (0, 200 * M), (0, 0)]);
-        let mut d = device_report(&[run], Some("tpool")).unwrap();
-        let vdevs = zfs_members(&mut d, &z);
-        let names: Vec<(&str, &str, u64)> = d
-            .zfs_members
-            .iter()
-            .map(|m| (m.vdev.as_str(), m.name.as_str(), m.write_bytes))
-            .collect();
-        assert_eq!(
-            names,
-            [
-                ("mirror-0", "vdf", 200 * M),
-                ("mirror-0", "vdg", 200 * M),
-                ("mirror-1", "vdh", 200 * M),
-                ("mirror-1", "vdi", 0)
-            ]
-        );
-        let shares: Vec<Option<f64>> = d.zfs_members.iter().map(|m| m.write_share).collect();
-        assert_eq!(shares, [Some(1.0 / 3.0), Some(1.0 / 3.0), Some(1.0 / 3.0), Some(0.0)]);
-        assert!(d.zfs_members.iter().all(|m| m.read_share.is_none()), "nothing read");
-        assert_eq!(d.zfs_members[3].state.as_deref(), Some("OFFLINE"));
-        let v = crate::judge::zfs::uneven_members("tpool", &vdevs, 1, true);
-        let f = v.finding.expect("vdi wrote nothing in its mirror");
-        assert!(
-            f.message.contains("in mirror-1 of zpool tpool, vdi (OFFLINE) wrote 0 B (0%)"),
-            "{}",
-            f.message
-        );
-    }
-
-    /// A pool of `tops` (each `(kind, members)`), as `iolab info` finds it.
-    fn pool_info(tops: &[(&str, usize)]) -> crate::device::ZfsInfo {
-        let vdevs: Vec<serde_json::Value> = tops
-            .iter()
-            .enumerate()
-            .map(|(i, (kind, n))| {
-                let children: Vec<serde_json::Value> = (0..*n)
-                    .map(|k| serde_json::json!({"name": format!("/dev/vd{i}{k}"), "kind": "disk", "class": "data", "state": "ONLINE"}))
-                    .collect();
-                serde_json::json!({"name": format!("{kind}-{i}"), "kind": kind, "class": "data", "state": "ONLINE", "children": children})
-            })
-            .collect();
-        serde_json::from_value(serde_json::json!({
-            "pool": "tpool", "dataset": "tpool", "state": "ONLINE", "source": "zpool status", "vdevs": vdevs,
-            "layout": null, "compression": null, "arc_size_bytes": null, "arc_max_bytes": null, "version": null,
-            "direct_io_ignored": null
-        }))
-        .unwrap()
-    }
-
-    #[test]
-    fn the_write_model_reads_the_pools_layout() {
-        use crate::judge::zfs::Redundancy;
-        assert_eq!(redundancy(&pool_info(&[("mirror", 3)])), Some(Redundancy::Mirror { copies: 3 }));
-        assert_eq!(
-            redundancy(&pool_info(&[("raidz1", 3), ("raidz1", 3)])),
-            Some(Redundancy::RaidZ { parity: 1, disks: 3 })
-        );
-        assert_eq!(
-            redundancy(&pool_info(&[("mirror", 2), ("mirror", 3)])),
-            None,
-            "mirrors of two widths"
-        );
-        assert_eq!(redundancy(&pool_info(&[("draid1", 5)])), None, "dRAID is not modelled");
-        assert_eq!(redundancy(&pool_info(&[])), None);
-        let mut stripe = pool_info(&[]);
-        stripe.vdevs = serde_json::from_value(serde_json::json!([
-            {"name": "/var/tmp/a", "kind": "file", "class": "data", "state": "ONLINE"},
-            {"name": "/var/tmp/b", "kind": "file", "class": "data", "state": "ONLINE"},
-            {"name": "/var/tmp/c", "kind": "file", "class": "logs", "state": "ONLINE"}
-        ]))
-        .unwrap();
-        assert_eq!(redundancy(&stripe), Some(Redundancy::Stripe));
-    }
-
-    #[test]
-    fn a_pools_writes_are_judged_against_its_layout() {
-        const M: u64 = 1 << 20;
-        let spec = |rw: crate::plan::Rw, bs: u64| {
-            crate::plan::JobSpec::custom(rw, bs, 4, 1, 70, Limit::Span, true, crate::io::engine::EngineKind::IoUring)
-        };
-        // RAID-Z1 of 3 (the recordsize and ashift unknown: 128K and 12 assumed): 1.5×.
-        let z = pool_info(&[("raidz1", 3)]);
-        let run = |written: u64| {
-            let mut r = pool_run(0, 100 * M, [(0, written / 3), (0, written / 3), (0, written / 3), (0, 0)]);
-            r.devices.truncate(3);
-            r
-        };
-        let mut d = device_report(&[run(150 * M)], Some("tpool")).unwrap();
-        d.zfs_writes = zfs_writes(&d, &z, &spec(crate::plan::Rw::Write, 128 << 10));
-        let w = d.zfs_writes.clone().unwrap();
-        assert_eq!((w.expected_ratio, w.expected_max_ratio, w.measured_ratio), (1.5, None, 1.5));
-        assert_eq!((w.record_bytes, w.sector_bytes, w.assumed), (128 << 10, 4096, true));
-        assert_eq!(
-            w.model,
-            "raidz1 of 3 disks, 128K records, ashift 12; the record size and ashift were unknown, so the model assumed 128K records and ashift 12"
-        );
-        assert!(cross_check(&d).is_empty(), "{:?}", cross_check(&d));
-        // Written once only: not the layout.
-        let mut d = device_report(&[run(100 * M)], Some("tpool")).unwrap();
-        d.zfs_writes = zfs_writes(&d, &z, &spec(crate::plan::Rw::Write, 128 << 10));
-        let w = cross_check(&d);
-        assert_eq!(w.len(), 1);
-        assert_eq!(w[0].code, "zfs_write_amplification");
-        assert!(
-            w[0].message.starts_with(
-                "zpool tpool (vdf+vdg+vdh) wrote 1.00× the bytes the job wrote, where the layout predicts 1.50× (raidz1 of 3 disks"
-            ),
-            "{}",
-            w[0].message
-        );
-        // Known recordsize and ashift: 8K records on RAID-Z1 of 3 write 2×.
-        let mut small = z.clone();
-        small.dataset_properties = Some(crate::device::ZfsProperties {
-            recordsize_bytes: Some(8 << 10),
-            ..Default::default()
-        });
-        small.ashift = Some(12);
-        let mut d = device_report(&[run(200 * M)], Some("tpool")).unwrap();
-        d.zfs_writes = zfs_writes(&d, &small, &spec(crate::plan::Rw::Randwrite, 8 << 10));
-        let w = d.zfs_writes.clone().unwrap();
-        assert_eq!((w.expected_ratio, w.assumed), (2.0, false));
-        assert_eq!(w.model, "raidz1 of 3 disks, 8K records, ashift 12");
-        assert!(cross_check(&d).is_empty());
-        // Random 4K writes into 8K records: up to a whole record each.
-        let w = zfs_writes(&d, &small, &spec(crate::plan::Rw::Randwrite, 4 << 10)).unwrap();
-        assert_eq!((w.expected_ratio, w.expected_max_ratio), (2.0, Some(4.0)));
-        // A job that did not write has no write model; the JSON leaves it out.
-        let reads = device_report(&[pool_run(100 * M, 0, [(100 * M, 0); 4])], Some("tpool")).unwrap();
-        assert_eq!(zfs_writes(&reads, &z, &spec(crate::plan::Rw::Read, 128 << 10)), None);
-        assert!(serde_json::to_value(&reads).unwrap().get("zfs_writes").is_none());
     }
 }

@@ -4,7 +4,8 @@
 //! medians with their spread, CPU cost, the device cross-check and the
 //! warnings, shared by every kind that runs jobs), [`scan`], [`scale`],
 //! [`apps`] (`time` and the application suites), [`verify`], [`capacity`]
-//! and [`hosts`] (one plan on many hosts); [`fio`] reads fio's sections
+//! and [`hosts`] (one plan on many hosts), with [`zfs`] a job's figures on a
+//! ZFS pool (its members, the write model); [`fio`] reads fio's sections
 //! back into tests, and [`figures`] derives what the views quote.
 //!
 //! These types are the JSON document; renderers only format them.
@@ -24,6 +25,7 @@ mod named;
 pub mod scale;
 pub mod scan;
 pub mod verify;
+pub mod zfs;
 
 /// The statistics of figures live with the rules that use them too.
 pub use crate::judge::stats::{cv, median};

@@ -200,9 +200,13 @@ pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
     }
     let suite = r.workload.suite();
     let devices = device::chain_of_path(&ctx.sys, &r.dir);
+    // `iolab info`'s facts of the directory, its pool's layout among them.
+    let target = TargetInfo::directory(&ctx.sys, &r.dir, devices);
+    let zfs = target.info.as_ref().and_then(|i| i.zfs.as_ref());
+    let body = Body::App(summary::apps::app_report(suite.as_str(), cold, r.workload.params(), &runs, zfs));
     Ok(Measured {
         command: "run",
-        target: TargetInfo::directory(&ctx.sys, &r.dir, devices),
+        target,
         settings: Settings {
             runs: r.runs,
             warmup_s: 0.0,
@@ -211,7 +215,7 @@ pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
             steady_state: None,
             ..Settings::default()
         },
-        body: Body::App(summary::apps::app_report(suite.as_str(), cold, r.workload.params(), &runs)),
+        body,
         interrupted,
         failed: None,
     })

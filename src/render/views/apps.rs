@@ -5,6 +5,7 @@
 //! wall times (the mean and one standard deviation as lines or whiskers)
 //! and of what the device moved. Then the devices that moved, as a list.
 
+use super::members::Members;
 use crate::render::view::{
     Axis, BarSeries, Block, Cell, Chart, Column, Detail, HLine, Heading, Item, Line, List, Note, NoteTone, Quantity, Scale, Section, Span,
     Table, Tone, Warning,
@@ -53,7 +54,9 @@ fn device_figures(r: &Report) -> Line {
 fn footer(r: &Report) -> Section {
     let mut s = Section::new("footer", "footer", Heading::None).only(Detail::Lines);
     let units = Line::new().span(Span::BwDefinition).text(". ").and(device_figures(r));
-    s.push(Block::Notes(vec![Note::plain(super::jobs::target(r)), Note::plain(units)]));
+    let mut notes = vec![Note::plain(super::jobs::target(r)), Note::plain(units)];
+    notes.extend(members(r).iter().flat_map(Members::lines).map(Note::plain));
+    s.push(Block::Notes(notes));
     s.push(Block::Warnings(r.run_warnings().map(Warning::from).collect()));
     let mut stops = Vec::new();
     if r.interrupted {
@@ -65,6 +68,40 @@ fn footer(r: &Report) -> Section {
     }
     s.push(Block::Notes(stops));
     s
+}
+
+/// On ZFS, the pool's data members a timed command's runs moved, or each
+/// phase's (named by the phase), in the directions they moved.
+fn members(r: &Report) -> Vec<Members<'_>> {
+    let time = r
+        .time()
+        .map(|t| Members::moved(None, &t.zfs_members, t.zfs_members_unjudged.as_deref()));
+    let phases = r
+        .app()
+        .into_iter()
+        .flat_map(|a| &a.phases)
+        .map(|p| Members::moved(Some(p.name.as_str()), &p.zfs_members, p.zfs_members_unjudged.as_deref()));
+    time.into_iter()
+        .chain(phases)
+        .filter(|m| !m.list.is_empty() || m.unjudged.is_some())
+        .collect()
+}
+
+/// On a page: the members' tables, each under a line saying whose.
+fn page_members(r: &Report) -> Vec<Block> {
+    members(r)
+        .iter()
+        .flat_map(|m| {
+            let whose = match m.who {
+                Some(phase) => format!(
+                    "ZFS members in phase {phase} (median over runs; zpool iostat -v's question: did every member work, and evenly?)"
+                ),
+                None => "ZFS members over the measured runs (zpool iostat -v's question: did every member work, and evenly?)".to_string(),
+            };
+            std::iter::once(Block::paragraph(Tone::Plain, whose)).chain(m.blocks())
+        })
+        .map(|b| Block::only(Detail::Page, b))
+        .collect()
 }
 
 /// The run's warnings, on a page (the formats of lines have them in the footer).
@@ -120,6 +157,9 @@ pub fn time_sections(r: &Report, t: &TimeReport) -> Vec<Section> {
     }
     s.push(Block::List(time_moved(t)));
     s.push(Block::paragraph(Tone::Plain, time_line(t)));
+    for b in page_members(r) {
+        s.push(b);
+    }
     s.push(page_warnings(r));
     s.push(Block::only(Detail::Page, Block::Notes(vec![Note::plain(device_figures(r))])));
     vec![s, footer(r)]
@@ -277,6 +317,9 @@ pub fn app_sections(r: &Report, a: &AppReport) -> Vec<Section> {
         s.push(Block::only(Detail::Page, Block::Chart(Box::new(c))));
     }
     s.push(Block::List(app_moved(a)));
+    for b in page_members(r) {
+        s.push(b);
+    }
     s.push(page_warnings(r));
     vec![s, footer(r)]
 }
@@ -498,5 +541,49 @@ mod tests {
         let html = export(&one, Format::Html);
         assert!(html.contains("data-series=\"mean ± σ\"") && !html.contains("class=\"whisker\""));
         assert!(html.contains("<th scope=\"col\">Run 1 s</th>") && !html.contains("Run 2 s"));
+    }
+
+    /// Three members of a mirror, one idle.
+    fn members() -> Value {
+        json!([
+            {"name": "loop10", "vdev": "mirror-0", "state": "ONLINE", "read_bytes": 100663296, "write_bytes": 0, "read_share": 1.0},
+            {"name": "loop11", "vdev": "mirror-0", "state": "ONLINE", "read_bytes": 0, "write_bytes": 0, "read_share": 0.0},
+            {"name": "loop12", "vdev": "mirror-0", "state": "OFFLINE", "read_bytes": 0, "write_bytes": 0, "read_share": 0.0}
+        ])
+    }
+
+    #[test]
+    fn a_timed_command_on_zfs_lists_its_members_in_the_footer_and_on_a_page() {
+        let mut v = fixture("time");
+        v["time"]["zfs_members"] = members();
+        v["time"]["zfs_members_unjudged"] = json!("a mirror read with one I/O in flight may come from one child at a time");
+        let text = export(&v, Format::Table);
+        let lines = "Member loop10 (mirror-0): read 96.00 MiB (100% of the members').\n\
+                     Member loop11 (mirror-0): read 0 B (0% of the members').\n\
+                     Member loop12 (mirror-0, OFFLINE): read 0 B (0% of the members').\n\
+                     Members not judged for evenness: a mirror read with one I/O in flight may come from one child at a time.\n";
+        assert!(text.contains(lines), "{text}");
+        let html = export(&v, Format::Html);
+        assert!(html.contains("ZFS members over the measured runs"), "{html}");
+        assert!(
+            html.contains("<th scope=\"col\">Share of reads</th>") && !html.contains("Share of writes"),
+            "{html}"
+        );
+        assert!(html.contains("Members not judged for evenness: a mirror read"), "{html}");
+        // Off ZFS the view is as it was.
+        assert!(!export(&fixture("time"), Format::Table).contains("Member"));
+    }
+
+    #[test]
+    fn a_workloads_phases_on_zfs_list_their_members() {
+        let mut v = fixture("files");
+        v["app"]["phases"][2]["zfs_members"] = members();
+        let text = export(&v, Format::Table);
+        assert!(
+            text.contains("read: member loop10 (mirror-0): read 96.00 MiB (100% of the members').\n"),
+            "{text}"
+        );
+        let html = export(&v, Format::Html);
+        assert!(html.contains("ZFS members in phase read (median over runs"), "{html}");
     }
 }

@@ -160,7 +160,7 @@ fn marked_name(j: &JobReport) -> String {
 /// On ZFS, how a test's reads were kept from the caches (or that they
 /// could not be), and its members' writes per data byte against the
 /// layout's model: one line each, for the footer and the test's section
-/// (the footer then has [`member_lines`], the section [`member_table`]).
+/// (the footer then has the members' lines, the section their table: [`members_of`]).
 pub fn zfs_lines(j: &JobReport) -> Vec<Line> {
     use crate::judge::zfs::ReadMethod;
     let mut out = Vec::new();
@@ -195,80 +195,17 @@ pub fn zfs_lines(j: &JobReport) -> Vec<Line> {
     out
 }
 
-/// On ZFS, one line per data member: what it read and wrote over the
-/// measured runs and its share of the members' bytes (`zpool iostat -v`'s
-/// question: did every member work, and evenly?), in the directions the
-/// test moved; then why an uneven split was not judged, if it was not.
-fn member_lines(j: &JobReport) -> Vec<Line> {
-    let Some(d) = j.device.as_ref() else { return Vec::new() };
-    let mut out: Vec<Line> = d
-        .zfs_members
-        .iter()
-        .map(|m| {
-            let state = m
-                .state
-                .as_deref()
-                .filter(|s| *s != "ONLINE")
-                .map(|s| format!(", {s}"))
-                .unwrap_or_default();
-            let mut l = Line::new().text(format!("{}: member {} ({}{state}):", j.name, m.name, m.vdev));
-            let dirs = [
-                (j.read.is_some(), "read", m.read_bytes, m.read_share),
-                (j.write.is_some(), "wrote", m.write_bytes, m.write_share),
-            ];
-            for (i, (_, verb, bytes, share)) in dirs.into_iter().filter(|d| d.0).enumerate() {
-                l = l
-                    .text(format!("{} {verb} ", if i == 0 { "" } else { "," }))
-                    .figure(Cell::Bytes(bytes));
-                if let Some(s) = share {
-                    l = l.text(" (").figure(Cell::percent(s * 100.0, 0)).text(" of the members')");
-                }
-            }
-            l.text(".")
-        })
-        .collect();
-    if let Some(why) = &d.zfs_members_unjudged {
-        out.push(Line::new().text(format!("{}: members not judged for evenness: {why}.", j.name)));
-    }
-    out
-}
-
-/// On ZFS, the test's members as a table for its section: each data member,
-/// its vdev and state, what it read and wrote and its share of the members'
-/// bytes, in the directions the test moved (`zpool iostat -v`'s columns).
-fn member_table(j: &JobReport) -> Option<Table> {
-    let d = j.device.as_ref().filter(|d| !d.zfs_members.is_empty())?;
-    let (read, write) = (j.read.is_some(), j.write.is_some());
-    let mut cols = vec![
-        Column::text("Member", "member"),
-        Column::text("Vdev", "vdev"),
-        Column::text("State", "state"),
-    ];
-    if read {
-        cols.push(Column::figure("Read", "read_bytes"));
-        cols.push(Column::figure("Share of reads", "read_share_pct"));
-    }
-    if write {
-        cols.push(Column::figure("Written", "write_bytes"));
-        cols.push(Column::figure("Share of writes", "write_share_pct"));
-    }
-    let mut t = Table::new(cols);
-    for m in &d.zfs_members {
-        let mut row = vec![
-            Cell::text(&m.name),
-            Cell::text(&m.vdev),
-            Cell::text(m.state.as_deref().unwrap_or("")),
-        ];
-        let share = |s: Option<f64>| Cell::or_empty(s, |s| Cell::percent(s * 100.0, 0));
-        if read {
-            row.extend([Cell::Bytes(m.read_bytes), share(m.read_share)]);
-        }
-        if write {
-            row.extend([Cell::Bytes(m.write_bytes), share(m.write_share)]);
-        }
-        t.row(row);
-    }
-    Some(t)
+/// On ZFS, the test's data members over its measured runs, in the
+/// directions the test moved (lines for the footer, a table for its section).
+fn members_of(j: &JobReport) -> Option<super::members::Members<'_>> {
+    let d = j.device.as_ref()?;
+    Some(super::members::Members {
+        who: Some(&j.name),
+        list: &d.zfs_members,
+        unjudged: d.zfs_members_unjudged.as_deref(),
+        read: j.read.is_some(),
+        write: j.write.is_some(),
+    })
 }
 
 /// One row per test and direction, with the raw spread for spreadsheets.
@@ -414,7 +351,7 @@ pub fn footer(r: &Report) -> Section {
     notes.extend(
         r.jobs()
             .iter()
-            .flat_map(|j| zfs_lines(j).into_iter().chain(member_lines(j)))
+            .flat_map(|j| zfs_lines(j).into_iter().chain(members_of(j).map(|m| m.lines()).unwrap_or_default()))
             .map(Note::plain),
     );
     s.push(Block::Notes(notes));
@@ -448,11 +385,8 @@ pub fn per_test_sections(r: &Report) -> Option<Section> {
         for l in zfs_lines(j) {
             js.push(Block::paragraph(Tone::Plain, l));
         }
-        if let Some(t) = member_table(j) {
-            js.push(Block::Table(t));
-        }
-        if let Some(why) = j.device.as_ref().and_then(|d| d.zfs_members_unjudged.as_ref()) {
-            js.push(Block::paragraph(Tone::Muted, format!("Members not judged for evenness: {why}.")));
+        for b in members_of(j).map(|m| m.blocks()).unwrap_or_default() {
+            js.push(b);
         }
         js.push(Block::Warnings(j.warnings.iter().map(Warning::from).collect()));
         if r.scan_zones_job().is_some_and(|z| std::ptr::eq(z, j)) {

@@ -7,6 +7,7 @@
 //! | kind | builder |
 //! |---|---|
 //! | run, job, import | `jobs.rs` |
+//! | a ZFS pool's members (jobs, time, app suites) | `members.rs` |
 //! | scan | `scan.rs` (+ `jobs.rs`) |
 //! | capacity | `capacity.rs` |
 //! | scale | `scale.rs` (+ `jobs.rs`) |
@@ -51,6 +52,7 @@ pub mod header;
 pub mod hosts;
 pub mod info;
 pub mod jobs;
+pub mod members;
 pub mod runs;
 pub mod scale;
 pub mod scan;

@@ -17,8 +17,10 @@
 //!   with its figures (`zfs_write_job_window_is_the_members`).
 //! * The members of a 3-way mirror: an even QD4 read raises no `zfs_member_uneven`; with
 //!   one member offlined, a write job has it write nothing and the finding names it.
+//! * `iolab time --cold --allow-export -- cat FILE` on a 3-way mirror lists all three
+//!   members in `time.zfs_members`, their reads adding up to the file, each with a share.
 //!
-//! All of them take about 31 s here (`CI=true cargo test --test integration truth::zfs --
+//! All of them take about 37 s here (`CI=true cargo test --test integration truth::zfs --
 //! --test-threads=1`); figures and commands are in docs/zfs.md.
 //!
 //! Root, zfs-fuse, `zpool` and `zfs`: under `CI=true` they run, never skip. The ZFS lab's
@@ -515,5 +517,79 @@ fn zfs_member_that_does_nothing_is_named() {
             .unwrap()["severity"],
         Value::Null,
         "a warning, at the code's own severity"
+    );
+}
+
+/// The members of `iolab time` (issue 25, item 5): a cold `cat` of a 48 MiB file of
+/// pseudo-random data on a 3-way mirror of members at 20 MiB/s, cold by export and
+/// import (`--allow-export`). The report's `zfs_members` names all three members, their
+/// reads add up to at least the file (the ARC was emptied), and each read a share of it
+/// (zfs-fuse picks a mirror's child by the read's offset, so a sequential read at one
+/// I/O in flight visits every child). A mirror read at one I/O in flight is not judged
+/// for evenness: no `zfs_member_uneven` either way.
+#[test]
+fn zfs_time_cold_cat_lists_every_member_of_a_mirror() {
+    need_zfs!();
+    const LIMIT: u64 = 20 * MIB;
+    const SIZE: u64 = 48 * MIB;
+    let lab = ZfsLab::start();
+    let pool = lab.pool(Layout::Mirror(3), Disk::new(256 * MIB).read_bps(LIMIT)).create();
+    let dir = pool.mountpoint().to_path_buf();
+    let mut f = std::fs::File::create(dir.join("file")).unwrap();
+    crate::common::emu::fill_pseudo_random(&mut f, SIZE).unwrap();
+    f.sync_all().unwrap();
+    drop(f);
+    let names: Vec<String> = pool.members().iter().map(|m| m.kernel_name()).collect();
+    let what = "iolab time --cold --allow-export --json - -- cat file";
+    let v = json_of(
+        iolab().current_dir(&dir).args([
+            "time",
+            "--cold",
+            "--allow-export",
+            "--runs",
+            "1",
+            "--json",
+            "-",
+            "--",
+            "cat",
+            "file",
+        ]),
+        what,
+    );
+    let t = &v["time"];
+    assert_eq!(t["cold_by"]["method"], "export_import", "{}", t["cold_by"]);
+    let members = t["zfs_members"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{what}: no time.zfs_members: {t}"));
+    let got: Vec<(String, u64, f64)> = members
+        .iter()
+        .map(|m| {
+            (
+                m["name"].as_str().unwrap().to_string(),
+                m["read_bytes"].as_u64().unwrap(),
+                m["read_share"].as_f64().unwrap_or(0.0),
+            )
+        })
+        .collect();
+    note!(
+        "{what} on a 3-way mirror: members (name, read bytes, share) {got:?}; unjudged: {}",
+        t["zfs_members_unjudged"]
+    );
+    let mut listed: Vec<&str> = got.iter().map(|m| m.0.as_str()).collect();
+    listed.sort_unstable();
+    let mut want: Vec<&str> = names.iter().map(String::as_str).collect();
+    want.sort_unstable();
+    assert_eq!(listed, want, "every member of the mirror: {}", t["zfs_members"]);
+    assert!(members.iter().all(|m| m["vdev"] == "mirror-0"), "{}", t["zfs_members"]);
+    let read: u64 = got.iter().map(|m| m.1).sum();
+    assert!(
+        read >= SIZE,
+        "the members read {read} B for a {SIZE} B file (the ARC answered?): {got:?}"
+    );
+    assert!(got.iter().all(|m| m.2 > 0.0), "every member read a share: {got:?}");
+    assert!(
+        !warning_codes(t).contains(&"zfs_member_uneven".to_string()),
+        "a mirror's reads at one I/O in flight are not judged: {}",
+        t["warnings"]
     );
 }

@@ -26,7 +26,7 @@ impl Drop for ShmFile {
 }
 
 /// Fill `f` with `size` bytes of cheap pseudo-random data (not zeros: real pages, no holes).
-pub(super) fn fill_pseudo_random(f: &mut File, size: u64) -> io::Result<()> {
+pub fn fill_pseudo_random(f: &mut File, size: u64) -> io::Result<()> {
     let mut buf = vec![0u8; MIB as usize];
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15 ^ u64::from(std::process::id());
     for chunk in buf.chunks_exact_mut(8) {

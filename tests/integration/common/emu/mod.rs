@@ -66,7 +66,7 @@ mod zram;
 pub use self::{
     blockdev::BlockDev,
     cgroup::{Cgroup, IoCount, Limit},
-    loopdev::LoopDev,
+    loopdev::{LoopDev, fill_pseudo_random},
     mounts::{Ext4Mount, Mount, Tmpfs, list_dir},
     names::{current_test_name, unique_name},
     proc::{output_with_timeout, run_checked},
