@@ -721,9 +721,11 @@ pub fn record_amplification(record: u64, bs: u64) -> f64 {
 /// one block of about its own size):
 ///
 /// - ZFS checksums, reads and writes whole records. A read of `bs` <
-///   `record` that the ARC does not hold reads its whole record from the
-///   disks. Random reads over a span the ARC does not hold (iolab measures
-///   read jobs past the caches: [`choose`]) miss every time: record/bs
+///   `record` that ZFS's caches do not answer reads its whole record from
+///   the disks (measured on zfs-fuse, `tests/integration/truth/zfs_hints.rs`:
+///   exactly 131072 bytes per ARC miss at 128K records, 4096 at 4K). Random
+///   reads over a span the caches do not hold (iolab measures read jobs
+///   past the caches: [`choose`]) miss nearly every time: up to record/bs
 ///   times the job's bytes. A sequential read misses once per record and
 ///   finds the rest of it in the ARC, unless `primarycache` is `metadata`
 ///   or `none`: then no read finds its record there, and every read,
