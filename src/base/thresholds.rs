@@ -104,6 +104,23 @@ pub const ZFS_MEMBER_MIN_SHARE: f64 = 0.5;
 /// uneven by chance.
 pub const ZFS_MEMBER_MIN_BYTES: u64 = 8 << 20;
 
+/// `zfs_recordsize_mismatch`: a job on a ZFS dataset is flagged when the
+/// dataset's recordsize is at least this many times the job's block size
+/// and its I/O lands on whole records it does not fill (random reads and
+/// writes; reads of any kind when `primarycache` keeps no data: the model
+/// is `judge::zfs::record_amplification`'s). The disks then move up to
+/// recordsize/bs times the job's bytes. Recordsizes and block sizes are
+/// powers of two, so the nearest mismatch is 2×: a record one step above
+/// the application's I/O is a common deliberate choice (fewer block
+/// pointers, a better compression ratio), and at 2× a disk bound by its
+/// seeks (8 ms against 1 ms to move 128 KiB) hides most of it. From 4× a
+/// disk bound by bandwidth (an SSD, a USB bridge, a throttle) delivers at
+/// most a quarter of the job's bytes it would with matching records, far
+/// outside any noise, and the 4 KiB and 8 KiB I/O of databases and virtual
+/// disks on the default 128 KiB records (32×, 16×) are well past it.
+/// Inclusive: a record of exactly 4 × bs is flagged.
+pub const ZFS_RECORD_MISMATCH: u64 = 4;
+
 // ------------------------------------------------------------ steady state
 
 /// The number of rounds the steady-state rules are applied to (the SNIA

@@ -198,10 +198,10 @@ fn zfs_primarycache(z: &ZfsInfo) -> Option<Diagnostic> {
     let bytes = crate::base::units::fmt_bytes;
     let record = match p.recordsize_bytes {
         Some(r) if r > 4096 => format!(
-            " (recordsize {}: a 4 KiB random read moves {} from the disks, {}x)",
+            " (recordsize {}: a 4 KiB random read moves {} from the disks, {:.0}x)",
             bytes(r),
             bytes(r),
-            r / 4096
+            crate::judge::zfs::record_amplification(r, 4096)
         ),
         Some(r) => format!(" (recordsize {})", bytes(r)),
         None => String::new(),

@@ -173,6 +173,10 @@ codes! {
     /// ZFS: a member of a vdev moved nothing, or far less than its peers,
     /// where the layout spreads the job over them (`judge::zfs::uneven_members`).
     ZfsMemberUneven = "zfs_member_uneven", Warning;
+    /// ZFS: the dataset's recordsize is far above the job's block size for
+    /// I/O that moves whole records, so the disks move up to recordsize/bs
+    /// times the job's bytes (`judge::zfs::recordsize_mismatch`).
+    ZfsRecordsizeMismatch = "zfs_recordsize_mismatch", Warning;
     /// A scan's rate changes across the target.
     ScanCurve = "scan_curve", Info;
     // ---- timed commands and app suites (`summary::apps`)

@@ -43,7 +43,7 @@
 
 use super::diagnostic::{Code, Diagnostic};
 use crate::base::thresholds::{
-    DEVICE_TOLERANCE, ZFS_MEMBER_MIN_BYTES, ZFS_MEMBER_MIN_SHARE, ZFS_SPAN_PAST_CACHE, ZFS_WRITE_MODEL_TOLERANCE,
+    DEVICE_TOLERANCE, ZFS_MEMBER_MIN_BYTES, ZFS_MEMBER_MIN_SHARE, ZFS_RECORD_MISMATCH, ZFS_SPAN_PAST_CACHE, ZFS_WRITE_MODEL_TOLERANCE,
 };
 use crate::base::units::{fmt_bs, fmt_bytes};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -703,6 +703,113 @@ pub fn uneven_members(pool: &str, vdevs: &[VdevMoved], in_flight: u32, judge_rea
         }),
         explained: (!explained.is_empty()).then(|| explained.join("; ")),
     }
+}
+
+// ------------------------------------------------------------------ records
+
+/// Bytes the disks move per byte of a job's I/O of `bs` bytes that lands on
+/// records of `record` bytes it does not fill: record/bs. Where that
+/// applies is [`record_bound`]'s.
+pub fn record_amplification(record: u64, bs: u64) -> f64 {
+    record as f64 / bs.max(1) as f64
+}
+
+/// Which directions of a job move whole records it does not fill, as
+/// (reads, writes). The model (OpenZFS and zfs-fuse alike), for a file
+/// larger than one record (its blocks are then all `record` bytes, the
+/// recordsize when the file was written; a file of one record or less is
+/// one block of about its own size):
+///
+/// - ZFS checksums, reads and writes whole records. A read of `bs` <
+///   `record` that ZFS's caches do not answer reads its whole record from
+///   the disks (measured on zfs-fuse, `tests/integration/truth/zfs_hints.rs`:
+///   exactly 131072 bytes per ARC miss at 128K records, 4096 at 4K). Random
+///   reads over a span the caches do not hold (iolab measures read jobs
+///   past the caches: [`choose`]) miss nearly every time: up to record/bs
+///   times the job's bytes. A sequential read misses once per record and
+///   finds the rest of it in the ARC, unless `primarycache` is `metadata`
+///   or `none`: then no read finds its record there, and every read,
+///   sequential or random, reads it again. The `zfs-primarycache` hint of
+///   `iolab info` says the dataset keeps no data in the ARC; this rule says
+///   what that (or a random pattern) costs a job of a given block size.
+/// - A write of `bs` < `record` changes part of a record: ZFS reads the
+///   record first when the ARC does not hold it (random writes over a big
+///   span: nearly always), and the transaction group writes it whole: up
+///   to record/bs times the job's bytes read and as many written (times
+///   the layout's [`write_ratio`]; fewer when several writes land in one
+///   record within a transaction group: [`expected_writes`]). Sequential
+///   writes fill each record in memory and the transaction group writes it
+///   once; an overwrite reads each record at most once, the job's bytes
+///   once. Not amplified by the record.
+/// - `bs` > `record`: each I/O is split into whole records and no byte
+///   moves twice; it costs per-record work (checksums, block pointers, on
+///   RAID-Z more parity and padding per byte for small records, which
+///   [`write_ratio`] models) and more, smaller I/Os, which ZFS's I/O
+///   scheduler merges when they are adjacent. Not flagged: the disks move
+///   the job's bytes. Seed 002's "8K records improved the small writes" is
+///   the other direction and a smaller effect: its writes were sequential,
+///   and 8K writes on 128K records ran 16% slower than 128K writes (10.94
+///   against 13.03 MB/s), not the 16× a rewrite of each record would cost.
+pub fn record_bound(rw: crate::plan::Rw, primarycache: Option<&str>) -> (bool, bool) {
+    let no_data = matches!(primarycache, Some("metadata" | "none"));
+    (rw.reads() && (rw.is_random() || no_data), rw.writes() && rw.is_random())
+}
+
+/// `zfs_recordsize_mismatch`: a job of `rw` and `bs` on `dataset`, whose
+/// recordsize is `record` (at least [`ZFS_RECORD_MISMATCH`] times `bs`),
+/// moves whole records it does not fill ([`record_bound`]) over a `span`
+/// larger than one record. `primarycache` as the dataset has it (`None`:
+/// unknown, ZFS's default `all`).
+pub fn recordsize_mismatch(
+    dataset: &str,
+    record: u64,
+    primarycache: Option<&str>,
+    rw: crate::plan::Rw,
+    bs: u64,
+    span: u64,
+) -> Option<Diagnostic> {
+    let (reads, writes) = record_bound(rw, primarycache);
+    if !(reads || writes) || bs == 0 || record < bs.saturating_mul(ZFS_RECORD_MISMATCH) || span <= record {
+        return None;
+    }
+    let (rec, b) = (fmt_bs(record), fmt_bs(bs));
+    let factor = record_amplification(record, bs);
+    let factor = if factor.fract() == 0.0 {
+        format!("{factor:.0}")
+    } else {
+        format!("{factor:.1}")
+    };
+    let pc = primarycache.filter(|_| reads && !rw.is_random());
+    let what = match (reads, writes, rw.is_random()) {
+        (true, true, _) => "random reads and writes",
+        (true, false, true) => "random reads",
+        (true, false, false) => "reads",
+        _ => "random writes",
+    };
+    let mut costs = Vec::new();
+    if reads {
+        costs.push(match pc {
+            Some(pc) => format!("each {b} read reads its {rec} record from the disks again (primarycache={pc} keeps no data in the ARC)"),
+            None => format!("each {b} read that ZFS's caches do not answer reads its {rec} record from the disks"),
+        });
+    }
+    if writes {
+        costs.push(format!(
+            "each {b} write reads its {rec} record first when ZFS's caches do not hold it, and the record is written whole"
+        ));
+    }
+    let fit = bs.next_power_of_two().max(512);
+    Some(Diagnostic::new(
+        Code::ZfsRecordsizeMismatch,
+        format!(
+            "RECORDSIZE: {dataset} has recordsize={rec} and this job's {what} are {b}: {}, so the disks move up to {factor}× the job's bytes, and where they are bound by bandwidth the figure is up to {factor}× lower than with {} records. To measure {b} I/O, use a scratch dataset with records to match (`zfs create -o recordsize={} {dataset}/scratch`, or `zfs set recordsize={} DATASET` on one you may change: it applies to files written after it, as iolab's test file is), or match the records: --bs {rec}{}",
+            costs.join("; "),
+            fmt_bs(fit),
+            fmt_bs(fit),
+            fmt_bs(fit),
+            if pc.is_some() { ", or set primarycache=all" } else { "" }
+        ),
+    ))
 }
 
 #[cfg(test)]

@@ -468,3 +468,86 @@ fn raidz_spreads_both_ways_and_stripes_are_not_judged() {
         MemberVerdict::default()
     );
 }
+
+/// `zfs_recordsize_mismatch` at its edges: from a record 4× the block size
+/// (inclusive), for the directions that move whole records they do not fill.
+#[test]
+fn a_recordsize_far_above_the_block_size_is_flagged_for_random_io() {
+    use crate::plan::Rw;
+    const K: u64 = 1 << 10;
+    let fires = |record: u64, pc: Option<&str>, rw: Rw, bs: u64, span: u64| recordsize_mismatch("tank/data", record, pc, rw, bs, span);
+    // 4K random reads on 128K records: 32×, with the numbers and the fix.
+    let d = fires(128 * K, None, Rw::Randread, 4 * K, 64 * MIB).expect("fires");
+    assert_eq!(d.code, Code::ZfsRecordsizeMismatch);
+    assert_eq!(d.severity, Severity::Warning);
+    for want in [
+        "tank/data has recordsize=128K",
+        "random reads are 4K",
+        "up to 32×",
+        "zfs create -o recordsize=4K tank/data/scratch",
+        "zfs set recordsize=4K DATASET",
+        "--bs 128K",
+    ] {
+        assert!(d.message.contains(want), "{want:?} not in {}", d.message);
+    }
+    assert!(!d.message.contains("primarycache"), "{}", d.message);
+    // The edge: exactly 4× fires, 2× does not; nor equal or larger blocks.
+    assert!(fires(128 * K, None, Rw::Randwrite, 32 * K, 64 * MIB).is_some_and(|d| d.message.contains("up to 4×")));
+    assert!(fires(128 * K, None, Rw::Randwrite, 64 * K, 64 * MIB).is_none());
+    assert!(fires(128 * K, None, Rw::Randread, 128 * K, 64 * MIB).is_none());
+    assert!(
+        fires(8 * K, None, Rw::Randwrite, 128 * K, 64 * MIB).is_none(),
+        "bs > recordsize is not flagged"
+    );
+    // A block size that is no power of two: the factor and the record to match.
+    let d = fires(128 * K, None, Rw::Randwrite, 12 * K, 64 * MIB).unwrap();
+    assert!(
+        d.message.contains("up to 10.7×") && d.message.contains("recordsize=16K"),
+        "{}",
+        d.message
+    );
+    // Random writes: read first, written whole.
+    let w = fires(128 * K, None, Rw::Randwrite, 8 * K, 64 * MIB).unwrap();
+    assert!(
+        w.message.contains("random writes are 8K") && w.message.contains("up to 16×"),
+        "{}",
+        w.message
+    );
+    assert!(w.message.contains("reads its 128K record first"), "{}", w.message);
+    let rw = fires(128 * K, None, Rw::Randrw, 4 * K, 64 * MIB).unwrap();
+    assert!(rw.message.contains("random reads and writes are 4K"), "{}", rw.message);
+    // Sequential I/O fills whole records: not flagged while the ARC keeps data.
+    for pc in [None, Some("all")] {
+        for rw in [Rw::Read, Rw::Write, Rw::Rw] {
+            assert!(fires(128 * K, pc, rw, 4 * K, 64 * MIB).is_none(), "{rw:?} {pc:?}");
+        }
+    }
+    // primarycache=metadata or none: every read reads its record again, sequential too; writes still not.
+    for pc in ["metadata", "none"] {
+        let d = fires(128 * K, Some(pc), Rw::Read, 4 * K, 64 * MIB).unwrap();
+        assert!(d.message.contains(&format!("primarycache={pc} keeps no data")), "{}", d.message);
+        assert!(
+            d.message.contains("reads are 4K") && d.message.ends_with("or set primarycache=all"),
+            "{}",
+            d.message
+        );
+        let mixed = fires(128 * K, Some(pc), Rw::Rw, 4 * K, 64 * MIB).unwrap();
+        assert!(
+            mixed.message.contains("this job's reads are 4K") && !mixed.message.contains("write"),
+            "{}",
+            mixed.message
+        );
+        assert!(fires(128 * K, Some(pc), Rw::Write, 4 * K, 64 * MIB).is_none());
+    }
+    // A span of one record or less: the file is one block of about its own size.
+    assert!(fires(128 * K, None, Rw::Randread, 4 * K, 128 * K).is_none());
+    assert!(fires(128 * K, None, Rw::Randread, 4 * K, 128 * K + 4 * K).is_some());
+    assert!(fires(128 * K, None, Rw::Randread, 0, 64 * MIB).is_none());
+}
+
+#[test]
+fn record_amplification_is_record_over_block() {
+    assert_eq!(record_amplification(128 << 10, 4 << 10), 32.0);
+    assert_eq!(record_amplification(1 << 20, 4 << 10), 256.0);
+    assert_eq!(record_amplification(8 << 10, 0), 8192.0);
+}

@@ -633,6 +633,10 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
         ),
         tinfo.devices.first().and_then(|d| rules::memory_device(&d.name, d.memory)),
         job.zfs_read.as_ref().and_then(|r| crate::judge::zfs::arc_cached(r, zfs.caches)),
+        zfs.info.and_then(|z| {
+            let p = z.dataset_properties.as_ref()?;
+            crate::judge::zfs::recordsize_mismatch(&z.dataset, p.recordsize_bytes?, p.primarycache.as_deref(), spec.rw, spec.bs, span)
+        }),
     ]
     .into_iter()
     .flatten()

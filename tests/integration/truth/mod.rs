@@ -10,7 +10,8 @@
 //! (`fio_engine`), many hosts (`hosts`), a job's memory (`memory`), the
 //! process CPU figure (`cpu_accounting`), `iolab info` on the real
 //! stacks of this machine (`info`), and live zfs-fuse pools: info, reads
-//! that are the disks' or labelled cached, the write model (`zfs`).
+//! that are the disks' or labelled cached, the write model (`zfs`), and a
+//! recordsize far above a job's block size (`zfs_hints`).
 
 pub(crate) mod accuracy;
 mod apps;
@@ -30,3 +31,4 @@ mod sustained;
 mod verify;
 mod zfs;
 mod zfs_cold;
+mod zfs_hints;
