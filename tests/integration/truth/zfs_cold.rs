@@ -17,7 +17,9 @@
 //! iolab runs with its working directory on the pool: it leaves it for `/` around each
 //! export (a process's working directory would hold the pool busy) and `cat` runs there.
 //! The run without consent is started from `/` and names the file on the pool: the
-//! pool is found from the command's arguments.
+//! pool is found from the command's arguments. With consent but a file of the pool held
+//! open by another process, `zpool export` refuses: the pool stays imported and the run
+//! is labelled not cold.
 //!
 //! Root and zfs-fuse; under `CI=true` it runs, never skips.
 
@@ -133,6 +135,29 @@ fn time_cold_on_zfs_exports_the_pool_and_the_member_reads_the_file_every_run() {
         "without --allow-export: {:.3} s, the devices that moved: {}",
         t["runs"][0]["wall_s"].as_f64().unwrap(),
         t["runs"][0]["devices"]
+    );
+    assert!(pool.is_imported());
+
+    // Consent, but another process holds the file open: `zpool export` refuses, the pool
+    // stays imported, and the run says it is not cold (never silently warm).
+    let mut holder = std::process::Command::new("sleep")
+        .arg("60")
+        .stdin(std::fs::File::open(dir.join("file")).unwrap())
+        .spawn()
+        .unwrap();
+    let v = time_cat(Path::new("/"), &dir.join("file"), &["--allow-export", "--runs", "1"]);
+    let _ = holder.kill();
+    let _ = holder.wait();
+    let t = &v["time"];
+    note!("a file held open: {}", t["cold_by"]);
+    assert_eq!(t["cold_by"]["method"], "none", "{}", t["cold_by"]);
+    assert_eq!(t["runs"][0]["cold_by"]["method"], "none");
+    let why = t["cold_by"]["reason"].as_str().unwrap();
+    assert!(why.contains("zpool export"), "{why}");
+    assert!(
+        t["warnings"].as_array().unwrap().iter().any(|w| w["code"] == "not_cold"),
+        "{}",
+        t["warnings"]
     );
     assert!(pool.is_imported());
 }
