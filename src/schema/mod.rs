@@ -105,7 +105,46 @@ pub fn schema(kind: Kind) -> Value {
     prune_definitions(&mut v);
     strict(&mut v);
     describe_tags(&mut v);
+    plain_links(&mut v);
     v
+}
+
+/// Doc comments become descriptions, and their rustdoc links
+/// (``[`crate::judge::zfs::write_ratio`]``) mean nothing to a reader of the
+/// schema: each becomes plain code naming the item, from its type on
+/// (`` `Vdev::ashift` ``) or its last segment (`` `write_ratio` ``).
+fn plain_links(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            if let Some(Value::String(d)) = o.get_mut("description") {
+                *d = unlink(d);
+            }
+            o.values_mut().for_each(plain_links);
+        }
+        Value::Array(a) => a.iter_mut().for_each(plain_links),
+        _ => {}
+    }
+}
+
+fn unlink(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("[`") {
+        let Some(len) = rest[at + 2..].find("`]") else { break };
+        let path = &rest[at + 2..at + 2 + len];
+        let segments: Vec<&str> = path.split("::").collect();
+        let from = segments
+            .iter()
+            .position(|s| s.starts_with(|c: char| c.is_ascii_uppercase()))
+            .unwrap_or(segments.len() - 1);
+        out.push_str(&rest[..at]);
+        out.push('`');
+        out.push_str(&segments[from..].join("::"));
+        out.push('`');
+        rest = &rest[at + 2 + len + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The tag of an internally tagged enum (`"kind": "fake"`) is a property

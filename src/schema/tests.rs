@@ -272,3 +272,16 @@ fn a_list_entry_is_the_object_it_always_was() {
 ]"#
     );
 }
+
+#[test]
+fn rustdoc_links_become_plain_code() {
+    assert_eq!(
+        super::unlink("see [`crate::judge::zfs::write_ratio`] and [`super::Vdev::page_cache`], [`MIN_GAIN`]."),
+        "see `write_ratio` and `Vdev::page_cache`, `MIN_GAIN`."
+    );
+    assert_eq!(super::unlink("a [`broken link"), "a [`broken link");
+    for kind in Kind::ALL {
+        let text = super::text(kind);
+        assert!(!text.contains("[`"), "{}: a rustdoc link in a description", kind.name());
+    }
+}
