@@ -10,8 +10,7 @@
 //! [`super::zfs::Zpool`] (the live `zfs`: [`super::zfs::LiveZfs`]).
 //!
 //! A run killed with SIGKILL cannot destroy its dataset, so each one
-//! carries its owner in the user property [`OWNER_PROPERTY`] (pid, the
-//! process's start time and the boot it ran in), and the next run sweeps
+//! carries its owner ([`super::owner`]) in the user property [`OWNER_PROPERTY`], and the next run sweeps
 //! ([`sweep`]) the datasets of its kind under the same parent whose owner
 //! is gone. Only those: a dataset without the property, or with another
 //! name, is never touched, so nothing of the user's can be taken for a
@@ -35,46 +34,6 @@ const DESTROY_PAUSE: Duration = if cfg!(test) {
 
 /// The user property that names a dataset's owning iolab process.
 pub const OWNER_PROPERTY: &str = "iolab:owner";
-
-/// This process as [`OWNER_PROPERTY`] records it: `PID@START@BOOT`, the
-/// start time in clock ticks since boot (`/proc/PID/stat`'s 22nd field) and
-/// the kernel's boot id, so a pid reused later, or after a reboot, is not
-/// taken for the owner.
-pub fn owner_of_self() -> String {
-    owner_of(std::process::id()).unwrap_or_else(|| format!("{}@?@?", std::process::id()))
-}
-
-fn owner_of(pid: u32) -> Option<String> {
-    Some(format!("{pid}@{}@{}", start_ticks(pid)?, boot_id()?))
-}
-
-fn start_ticks(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the command name, which may hold spaces and parentheses.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19)?.parse().ok()
-}
-
-fn boot_id() -> Option<String> {
-    Some(std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?.trim().to_string())
-}
-
-/// Whether the process an [`OWNER_PROPERTY`] value names still runs; a
-/// value that cannot be read counts as alive (never destroy on a doubt).
-pub fn owner_alive(owner: &str, alive: &dyn Fn(u32) -> Option<String>) -> bool {
-    let mut parts = owner.splitn(3, '@');
-    let (Some(pid), Some(start), Some(boot)) = (parts.next(), parts.next(), parts.next()) else {
-        return true;
-    };
-    let Ok(pid) = pid.parse::<u32>() else { return true };
-    if start == "?" || boot == "?" {
-        return true;
-    }
-    match alive(pid) {
-        None => false,
-        Some(now) => now == owner,
-    }
-}
 
 /// Destroy the datasets `PARENT/<prefix>-<pid>` of runs that are gone (see
 /// the module's docs), with their snapshots and their mount point
@@ -105,7 +64,7 @@ pub fn sweep(zfs: &dyn Zpool, parent: &str, prefix: &str, alive: &dyn Fn(u32) ->
             .strip_prefix(prefix)
             .and_then(|l| l.strip_prefix('-'))
             .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
-        if !ours || owner == "-" || owner.is_empty() || owner_alive(owner, alive) {
+        if !ours || owner == "-" || owner.is_empty() || super::owner::alive(owner, alive) {
             continue;
         }
         destroy_r(zfs, name).map_err(|e| {
@@ -138,11 +97,6 @@ fn destroy_r(zfs: &dyn Zpool, name: &str) -> std::result::Result<(), String> {
     Err(last)
 }
 
-/// The live `alive` of [`sweep`]: the owner value of a running process.
-pub fn live_owner(pid: u32) -> Option<String> {
-    owner_of(pid)
-}
-
 pub struct ChildDataset<'z> {
     zfs: &'z dyn Zpool,
     name: String,
@@ -159,7 +113,7 @@ impl<'z> ChildDataset<'z> {
         let leaf = format!("{prefix}-{}", std::process::id());
         let name = format!("{parent}/{leaf}");
         let mountpoint = dir.join(&leaf);
-        let owner = format!("{OWNER_PROPERTY}={}", owner_of_self());
+        let owner = format!("{OWNER_PROPERTY}={}", super::owner::of_self());
         zfs.run(&["create", "-o", &format!("mountpoint={}", mountpoint.display()), "-o", &owner, &name])
             .map_err(|e| failed(format!("cannot create the dataset {name} for the git suite's tree: {e}")))?;
         let ds = ChildDataset {
@@ -287,19 +241,6 @@ mod tests {
     }
 
     #[test]
-    fn an_owner_is_alive_only_while_its_process_runs() {
-        assert!(owner_alive("7@100@b1", &alive));
-        assert!(!owner_alive("7@99@b1", &alive), "the pid was reused");
-        assert!(!owner_alive("7@100@b0", &alive), "another boot");
-        assert!(!owner_alive("8@100@b1", &alive), "gone");
-        for doubt in ["", "garbage", "x@1@b1", "8@?@?", "8@100"] {
-            assert!(owner_alive(doubt, &alive), "{doubt:?}: a doubt keeps the dataset");
-        }
-        let me = owner_of_self();
-        assert!(owner_alive(&me, &live_owner), "{me}");
-    }
-
-    #[test]
     fn the_sweep_destroys_only_datasets_of_runs_that_are_gone() {
         let rows = [
             "tpool\t/tpool\t-",
@@ -349,7 +290,7 @@ mod tests {
         let want = [
             format!(
                 "create -o mountpoint=/tpool/data/sub/iolab-git-{pid} -o iolab:owner={} tpool/data/iolab-git-{pid}",
-                owner_of_self()
+                super::super::owner::of_self()
             ),
             format!("snapshot tpool/data/iolab-git-{pid}@origin"),
             format!("rollback tpool/data/iolab-git-{pid}@origin"),

@@ -19,15 +19,7 @@ pub const MARKER: &str = ".iolab-owner";
 /// The prefixes of the directories iolab makes in a user's directory.
 pub const PREFIXES: [&str; 4] = ["iolab-files", "iolab-git", "iolab-verify", "iolab-test"];
 
-/// This process's start time in clock ticks since boot (`/proc/PID/stat`
-/// field 22), `None` when /proc cannot say.
-fn start_time(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) is in parentheses and may hold spaces and
-    // parentheses itself: count fields after the last ')'.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19)?.parse().ok()
-}
+use super::owner::start_time;
 
 /// Write the owner marker into `dir` (a directory this process just made).
 pub fn mark(dir: &Path) -> std::io::Result<()> {

@@ -17,6 +17,7 @@ pub mod dataset;
 mod faults;
 pub mod files;
 pub mod leftovers;
+pub mod owner;
 pub mod safety;
 pub mod space;
 mod testfile;

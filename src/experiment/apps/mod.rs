@@ -236,8 +236,8 @@ fn git_dataset<'z>(
         return None;
     }
     let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    use crate::target::dataset::{ChildDataset, live_owner, sweep};
-    match sweep(zfs, &fs.source, "iolab-git", &live_owner) {
+    use crate::target::dataset::{ChildDataset, sweep};
+    match sweep(zfs, &fs.source, "iolab-git", &crate::target::owner::of) {
         Ok(swept) if !swept.is_empty() => observer.event(Event::Notice {
             level: Level::Note,
             text: &format!("destroyed {}: left by a git suite run that was killed", swept.join(", ")),
