@@ -16,6 +16,7 @@
 pub mod dataset;
 mod faults;
 pub mod files;
+pub mod journal;
 pub mod leftovers;
 pub mod owner;
 pub mod safety;
