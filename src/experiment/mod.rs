@@ -22,6 +22,7 @@ pub mod capacity;
 pub mod cold;
 pub mod fio;
 pub mod jobs;
+pub mod layouts;
 pub mod scale;
 pub mod scan;
 pub mod time;

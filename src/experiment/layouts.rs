@@ -1,0 +1,231 @@
+//! `iolab layouts`: build each configuration on the devices given, measure
+//! it, tear it down, one after the other.
+//!
+//! For every configuration: each build step's undo is written to a
+//! [`Journal`] of its own BEFORE the step runs, so a kill at any moment
+//! leaves a record the next run unwinds ([`crate::target::journal::sweep`]);
+//! then the measurement runs in the built directory; then the journal is
+//! unwound, newest first: always, also when a build step or the
+//! measurement failed and when a signal stopped the run. A configuration
+//! that cannot be built is reported with the tool's own message, and the
+//! others go on; a signal stops the run after the current configuration's
+//! teardown.
+
+use crate::base::error::{Error, Result, failed};
+use crate::base::signals::Stop;
+use crate::target::journal::{Journal, Outcome as UndoOutcome, System, Undo};
+use std::path::{Path, PathBuf};
+
+/// One command that builds part of a configuration, and how to undo it
+/// (written down before the command runs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub argv: Vec<String>,
+    pub undo: Vec<Undo>,
+}
+
+/// One configuration, ready to build: its name, the steps that build it,
+/// and the directory the measurement runs in once it is built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buildable {
+    pub name: String,
+    pub steps: Vec<Step>,
+    pub dir: PathBuf,
+}
+
+/// What became of one configuration.
+#[derive(Debug)]
+pub struct ConfigOutcome<M> {
+    pub name: String,
+    /// The measurement, when the configuration was built.
+    pub measured: Option<M>,
+    /// Why it was not built (`cannot build: the tool's message`), or the
+    /// measurement's error.
+    pub failed: Option<Error>,
+    /// The teardown, step by step.
+    pub teardown: Vec<(Undo, UndoOutcome)>,
+}
+
+impl<M> ConfigOutcome<M> {
+    /// Whether every teardown step was done or had nothing left to undo.
+    pub fn torn_down(&self) -> bool {
+        self.teardown.iter().all(|(_, o)| !matches!(o, UndoOutcome::Failed(_)))
+    }
+}
+
+/// Build, measure and tear down each configuration in order. `journals`:
+/// the directory of the journals, `run`: this run's id (in each journal's
+/// name); `measure(config, dir)` runs what is measured on one. Stops after
+/// the configuration a signal interrupted (its teardown done).
+pub fn run_each<M>(
+    configs: &[Buildable],
+    journals: &Path,
+    run: &str,
+    sys: &dyn System,
+    stop: &Stop,
+    measure: &mut dyn FnMut(&Buildable) -> Result<M>,
+) -> Result<Vec<ConfigOutcome<M>>> {
+    let mut out = Vec::new();
+    for c in configs {
+        if stop.requested() {
+            break;
+        }
+        let mut journal = Journal::create(journals, &format!("{run}-{}", c.name))?;
+        let built = build(c, &mut journal, sys, stop);
+        let (measured, failed) = match built {
+            Ok(()) => match measure(c) {
+                Ok(m) => (Some(m), None),
+                Err(e) => (None, Some(e)),
+            },
+            Err(e) => (None, Some(e)),
+        };
+        let teardown = journal.unwind(sys);
+        out.push(ConfigOutcome {
+            name: c.name.clone(),
+            measured,
+            failed,
+            teardown,
+        });
+    }
+    Ok(out)
+}
+
+/// Run a configuration's steps, each after its undo is written down.
+fn build(c: &Buildable, journal: &mut Journal, sys: &dyn System, stop: &Stop) -> Result<()> {
+    for step in &c.steps {
+        stop.check()?;
+        for u in &step.undo {
+            journal.push(u.clone())?;
+        }
+        sys.run(&step.argv)
+            .map_err(|why| failed(format!("{}: cannot build: `{}` failed: {why}", c.name, step.argv.join(" "))))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::journal::Guard;
+    use std::cell::RefCell;
+
+    /// Commands succeed unless their first word is `fail`; pools exist once created.
+    #[derive(Default)]
+    struct Fake {
+        ran: RefCell<Vec<String>>,
+        pools: RefCell<Vec<String>>,
+    }
+
+    impl System for Fake {
+        fn pool_imported(&self, name: &str) -> bool {
+            self.pools.borrow().iter().any(|p| p == name)
+        }
+        fn mount_source(&self, _at: &str) -> Option<String> {
+            None
+        }
+        fn label(&self, _device: &str) -> Option<String> {
+            None
+        }
+        fn run(&self, argv: &[String]) -> std::result::Result<(), String> {
+            self.ran.borrow_mut().push(argv.join(" "));
+            match (argv[0].as_str(), argv.get(1).map(String::as_str)) {
+                ("fail", _) => Err("no such device".into()),
+                ("zpool", Some("create")) => {
+                    self.pools.borrow_mut().push(argv.last().unwrap().clone());
+                    Ok(())
+                }
+                ("zpool", Some("destroy")) => {
+                    self.pools.borrow_mut().retain(|p| p != argv.last().unwrap());
+                    Ok(())
+                }
+                _ => Ok(()),
+            }
+        }
+    }
+
+    fn words(s: &str) -> Vec<String> {
+        s.split(' ').map(String::from).collect()
+    }
+
+    fn pool(name: &str, create: &str) -> Buildable {
+        Buildable {
+            name: name.into(),
+            steps: vec![
+                Step {
+                    argv: words("mkdir /run/iolab-x"),
+                    undo: vec![Undo {
+                        what: "dir".into(),
+                        argv: words("rmdir /run/iolab-x"),
+                        guard: Guard::Always,
+                    }],
+                },
+                Step {
+                    argv: words(create),
+                    undo: vec![Undo {
+                        what: format!("pool {name}"),
+                        argv: words(&format!("zpool destroy {name}")),
+                        guard: Guard::Pool { name: name.into() },
+                    }],
+                },
+            ],
+            dir: PathBuf::from("/run/iolab-x"),
+        }
+    }
+
+    #[test]
+    fn each_is_built_measured_and_torn_down_and_a_failed_build_does_not_stop_the_others() {
+        let d = tempfile::tempdir().unwrap();
+        let sys = Fake::default();
+        let configs = [
+            pool("p1", "zpool create p1"),
+            pool("p2", "fail zpool create p2"),
+            pool("p3", "zpool create p3"),
+        ];
+        let stop = Stop::default();
+        let measured = RefCell::new(Vec::new());
+        let mut measure = |c: &Buildable| -> Result<String> {
+            // The configuration is built when it is measured.
+            assert!(sys.pool_imported(&c.name), "{} measured unbuilt", c.name);
+            measured.borrow_mut().push(c.name.clone());
+            Ok(format!("{} measured", c.name))
+        };
+        let out = run_each(&configs, d.path(), "r1", &sys, &stop, &mut measure).unwrap();
+        assert_eq!(*measured.borrow(), ["p1", "p3"]);
+        assert_eq!(out.len(), 3);
+        assert_eq!(out[0].measured.as_deref(), Some("p1 measured"));
+        let why = out[1].failed.as_ref().unwrap().to_string();
+        assert!(
+            why.contains("p2: cannot build: `fail zpool create p2` failed: no such device"),
+            "{why}"
+        );
+        assert!(out.iter().all(|o| o.torn_down()));
+        // p2's pool never existed: its destroy is skipped, its directory removed.
+        assert!(matches!(out[1].teardown[0].1, UndoOutcome::Skipped(_)), "{:?}", out[1].teardown);
+        assert_eq!(out[1].teardown[1].1, UndoOutcome::Done);
+        assert!(sys.pools.borrow().is_empty());
+        let ran = sys.ran.borrow();
+        assert_eq!(
+            ran[..4],
+            ["mkdir /run/iolab-x", "zpool create p1", "zpool destroy p1", "rmdir /run/iolab-x"]
+        );
+        // No journal is left.
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_failed_measurement_is_reported_and_torn_down_and_a_signal_stops_after_the_teardown() {
+        let d = tempfile::tempdir().unwrap();
+        let sys = Fake::default();
+        let configs = [pool("p1", "zpool create p1"), pool("p2", "zpool create p2")];
+        let stop = Stop::default();
+        let mut measure = |c: &Buildable| -> Result<()> {
+            stop.request();
+            Err(crate::base::error::failed(format!("{}: the target went away", c.name)))
+        };
+        let out = run_each(&configs, d.path(), "r1", &sys, &stop, &mut measure).unwrap();
+        assert_eq!(out.len(), 1, "stopped after p1");
+        assert!(out[0].failed.as_ref().unwrap().to_string().contains("went away"));
+        assert!(out[0].torn_down());
+        assert!(sys.pools.borrow().is_empty());
+    }
+}
