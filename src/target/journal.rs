@@ -145,7 +145,8 @@ impl Journal {
 
     /// Undo everything, newest first, each step only where its guard holds;
     /// what each came to. The journal's file is removed when no step failed,
-    /// and kept (with the failed steps) otherwise, for the next run.
+    /// and kept otherwise, with the failed step and the older ones, for the
+    /// next run.
     pub fn unwind(mut self, sys: &dyn System) -> Vec<(Undo, Outcome)> {
         let (done, left) = unwind_steps(std::mem::take(&mut self.record.undo), sys);
         self.record.undo = left;
@@ -162,25 +163,50 @@ impl Journal {
     }
 }
 
-/// Run `steps` newest first; the outcomes, and the failed steps (oldest first).
+/// How often a refused undo step is tried, and the pause between tries:
+/// zfs-fuse calls a pool busy for a moment after it is created or
+/// imported, and an unmount may meet a process just leaving the directory.
+const UNDO_TRIES: u32 = 3;
+const UNDO_PAUSE: std::time::Duration = if cfg!(test) {
+    std::time::Duration::from_millis(5)
+} else {
+    std::time::Duration::from_secs(2)
+};
+
+/// Run `steps` newest first (a stack: what was built on something is
+/// undone before it); the outcomes, and the steps left (oldest first). A
+/// step that still fails after [`UNDO_TRIES`] stops the unwinding: it and
+/// every older step are left for the next run, since they may depend on
+/// it (the members of a pool that could not be destroyed are not wiped).
 fn unwind_steps(steps: Vec<Undo>, sys: &dyn System) -> (Vec<(Undo, Outcome)>, Vec<Undo>) {
     let mut out = Vec::new();
-    let mut left = Vec::new();
-    for u in steps.into_iter().rev() {
+    let mut steps = steps;
+    while let Some(u) = steps.pop() {
         let outcome = match u.guard.holds(sys) {
             Err(why) => Outcome::Skipped(why),
-            Ok(()) => match sys.run(&u.argv) {
-                Ok(()) => Outcome::Done,
-                Err(e) => Outcome::Failed(e),
-            },
+            Ok(()) => {
+                let mut result = sys.run(&u.argv);
+                for _ in 1..UNDO_TRIES {
+                    if result.is_ok() {
+                        break;
+                    }
+                    std::thread::sleep(UNDO_PAUSE);
+                    result = sys.run(&u.argv);
+                }
+                match result {
+                    Ok(()) => Outcome::Done,
+                    Err(e) => Outcome::Failed(e),
+                }
+            }
         };
-        if matches!(outcome, Outcome::Failed(_)) {
-            left.push(u.clone());
+        let failed = matches!(outcome, Outcome::Failed(_));
+        out.push((u.clone(), outcome));
+        if failed {
+            steps.push(u);
+            return (out, steps);
         }
-        out.push((u, outcome));
     }
-    left.reverse();
-    (out, left)
+    (out, Vec::new())
 }
 
 fn write_atomic(path: &Path, record: &Record) -> Result<()> {
@@ -415,17 +441,55 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_step_keeps_the_journal_for_the_next_run() {
+    fn a_failed_step_is_tried_again_then_stops_the_unwinding_and_keeps_the_journal() {
         let d = dir();
         let mut j = Journal::create(d.path(), "abc").unwrap();
-        j.push(undo("dir", "rmdir /run/x", Guard::Always)).unwrap();
+        j.push(undo("members", "wipefs -a /dev/loop3", Guard::Always)).unwrap();
         j.push(undo("pool", "fail destroy", Guard::Always)).unwrap();
+        j.push(undo("mount", "umount /run/x", Guard::Always)).unwrap();
         let path = j.path().to_path_buf();
-        let out = j.unwind(&Fake::default());
-        assert_eq!(out[0].1, Outcome::Failed("it failed".into()));
+        let sys = Fake::default();
+        let out = j.unwind(&sys);
+        assert_eq!(
+            *sys.ran.borrow(),
+            ["umount /run/x", "fail destroy", "fail destroy", "fail destroy"],
+            "tried {UNDO_TRIES} times, and the members of a pool still there are not wiped"
+        );
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[1].1, Outcome::Failed("it failed".into()));
         let left: Record = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        assert_eq!(left.undo, [undo("pool", "fail destroy", Guard::Always)]);
+        assert_eq!(
+            left.undo,
+            [
+                undo("members", "wipefs -a /dev/loop3", Guard::Always),
+                undo("pool", "fail destroy", Guard::Always)
+            ]
+        );
         assert!(Journal::create(d.path(), "abc").is_err(), "one journal per run id");
+    }
+
+    #[test]
+    fn a_step_refused_for_a_moment_is_done_on_a_later_try() {
+        struct Busy(RefCell<u32>);
+        impl System for Busy {
+            fn pool_imported(&self, _: &str) -> bool {
+                true
+            }
+            fn mount_source(&self, _: &str) -> Option<String> {
+                None
+            }
+            fn label(&self, _: &str) -> Option<String> {
+                None
+            }
+            fn run(&self, _: &[String]) -> std::result::Result<(), String> {
+                let mut n = self.0.borrow_mut();
+                *n += 1;
+                if *n < UNDO_TRIES { Err("pool is busy".into()) } else { Ok(()) }
+            }
+        }
+        let (out, left) = unwind_steps(vec![undo("pool", "zpool destroy p", Guard::Always)], &Busy(RefCell::new(0)));
+        assert_eq!(out[0].1, Outcome::Done);
+        assert!(left.is_empty());
     }
 
     #[test]

@@ -7,5 +7,6 @@
 
 mod faults;
 mod hostile;
+mod journal;
 mod refusals;
 mod signals;
