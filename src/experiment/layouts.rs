@@ -53,6 +53,32 @@ impl<M> ConfigOutcome<M> {
     }
 }
 
+/// What runs on one configuration: `exp` (jobs, a suite or an app suite)
+/// aimed at the configuration's directory. A pool iolab built is its own
+/// to export and import, so on ZFS the caches are emptied that way
+/// (`--allow-export` is implied); every other setting is the user's.
+pub fn on_dir(exp: &super::Experiment, dir: &Path) -> Result<super::Experiment> {
+    use super::Experiment;
+    match exp {
+        Experiment::Jobs(r) => {
+            let mut r = r.clone();
+            r.target.path = dir.to_path_buf();
+            r.target.allow_export = true;
+            r.target.allow_destroy = false;
+            Ok(Experiment::Jobs(r))
+        }
+        Experiment::App(r) => {
+            let mut r = r.clone();
+            r.dir = dir.to_path_buf();
+            r.allow_export = true;
+            Ok(Experiment::App(r))
+        }
+        _ => Err(crate::base::error::usage(
+            "layouts measures jobs, a suite or an application suite on each configuration",
+        )),
+    }
+}
+
 /// Build, measure and tear down each configuration in order. `journals`:
 /// the directory of the journals, `run`: this run's id (in each journal's
 /// name); `measure(config, dir)` runs what is measured on one. Stops after
@@ -210,6 +236,33 @@ mod tests {
         );
         // No journal is left.
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn the_measurement_is_aimed_at_the_configurations_directory() {
+        use crate::experiment::{Experiment, jobs::JobsRequest};
+        use crate::target::Choice;
+        let jobs = Experiment::Jobs(JobsRequest {
+            suite: Some("default".into()),
+            target: Choice {
+                path: PathBuf::from("/dev/sdb"),
+                size: Some(1 << 30),
+                buffered: false,
+                allow_destroy: true,
+                force: true,
+                continue_on_error: false,
+                allow_export: false,
+            },
+            jobs: Vec::new(),
+            repeat: crate::plan::Repeat::fixed(1, std::time::Duration::ZERO, std::time::Duration::ZERO),
+            via_fio: false,
+        });
+        let Experiment::Jobs(r) = on_dir(&jobs, Path::new("/run/iolab-layouts-x/zfs-mirror3")).unwrap() else {
+            panic!("not jobs")
+        };
+        assert_eq!(r.target.path, Path::new("/run/iolab-layouts-x/zfs-mirror3"));
+        assert!(r.target.allow_export && !r.target.allow_destroy);
+        assert_eq!(r.target.size, Some(1 << 30), "the user's settings are kept");
     }
 
     #[test]
