@@ -50,7 +50,7 @@ impl Request {
 
     /// The result document as `--json`, `--format` and `-o` ask, and the
     /// run's warnings on stderr when stdout does not carry its table.
-    fn results(&self, d: &mut Delivery, doc: Document, warnings: Option<&Report>) -> Result<()> {
+    pub(super) fn results(&self, d: &mut Delivery, doc: Document, warnings: Option<&Report>) -> Result<()> {
         let table = Export {
             format: Format::Table,
             output: None,

@@ -9,9 +9,11 @@
 //! front end ([`crate::cli`]) only writes them, so a test sees what a
 //! command would write, and how it would end, without a process.
 
+mod layouts;
 mod measured;
 pub mod stored;
 
+pub use layouts::{Measured, layouts};
 pub use measured::{Request, hosts, restored, run, selftest};
 
 use crate::base::error::{Error, Result, failed, usage};

@@ -448,3 +448,82 @@ fn a_restore_says_what_it_wrote_back() {
         "restored 2 block(s) (8.00 KiB) from /st/iolab-capacity-x.bak to /dev/sdz in 0.50 s; every one read back as saved; /st/iolab-capacity-x.bak removed\n"
     );
 }
+
+fn layout(name: &str, report: Option<Report>, why: Option<Error>, teardown_failed: bool) -> Measured {
+    use crate::target::journal::{Guard, Outcome as U, Undo};
+    let undo = Undo {
+        what: format!("pool iolab-x-{name}"),
+        argv: vec!["zpool".into(), "destroy".into(), format!("iolab-x-{name}")],
+        guard: Guard::Pool {
+            name: format!("iolab-x-{name}"),
+        },
+    };
+    Measured {
+        name: name.into(),
+        tags: vec![("recordsize".into(), "128K".into())],
+        outcome: crate::experiment::layouts::ConfigOutcome {
+            name: name.into(),
+            measured: report.map(|r| outcome(r, None, None)),
+            failed: why,
+            teardown: vec![(
+                undo,
+                if teardown_failed {
+                    U::Failed("pool is busy".into())
+                } else {
+                    U::Done
+                },
+            )],
+        },
+    }
+}
+
+/// Layouts: each configuration measured is kept with its tags and label, the
+/// comparison is printed with the first as the baseline, and a configuration that
+/// could not be built, or not torn down, is named and makes the exit status 1.
+#[test]
+fn layouts_keep_each_configuration_and_print_their_comparison() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let fast = fixtures::report("h", None, &[J::read("SEQ1M Q8T1", &[200.0 * MB, 201.0 * MB])]);
+    let configs = vec![
+        layout("zfs", Some(measured()), None, false),
+        layout(
+            "zfs-raidz1-3",
+            None,
+            Some(failed("zfs-raidz1-3: cannot build: `zpool create` failed: no such device")),
+            false,
+        ),
+        layout("zfs-mirror2", Some(fast), None, true),
+    ];
+    let d = layouts(configs, &request(&db));
+    let lines = said(&d);
+    assert!(
+        lines.iter().any(|l| l.contains("stored 2 run(s)") && l.contains("group=layouts-")),
+        "{lines:?}"
+    );
+    assert!(lines.iter().any(|l| l.contains("zfs-raidz1-3: cannot build")), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("zfs-mirror2: pool iolab-x-zfs-mirror2 was not undone (pool is busy): the next run tries again")),
+        "{lines:?}"
+    );
+    assert_eq!(exit(&d), Some(1));
+    assert_eq!(
+        d.exit.as_ref().unwrap().to_string(),
+        "2 of 3 configuration(s) measured; 2 problem(s) above"
+    );
+    let st = crate::store::Store::open(&db).unwrap();
+    let runs = st.list(&Default::default()).unwrap();
+    assert_eq!(runs.len(), 2);
+    let tag = |r: &crate::store::RunSummary, k: &str| r.tags.iter().find(|t| t.0 == k).map(|t| t.1.clone());
+    assert_eq!(tag(&runs[0], "layout").as_deref(), Some("zfs"));
+    assert_eq!(tag(&runs[1], "layout").as_deref(), Some("zfs-mirror2"));
+    assert_eq!(tag(&runs[0], "recordsize").as_deref(), Some("128K"));
+    assert_eq!(tag(&runs[0], "bus").as_deref(), Some("usb"));
+    assert_eq!(tag(&runs[0], "group"), tag(&runs[1], "group"));
+    assert_eq!(runs[1].label.as_deref(), Some("zfs-mirror2"));
+    let w = written(&d);
+    assert_eq!(w.len(), 1);
+    assert!(w[0].1.contains("zfs (baseline)") && w[0].1.contains("+100%"), "{}", w[0].1);
+}

@@ -1,0 +1,132 @@
+//! `iolab layouts`: each configuration's run kept (labelled with the
+//! configuration's name, tagged `layout=NAME`, `group=layouts-TIME` and the
+//! configuration's own tags), then the runs side by side, the first
+//! configuration the baseline. A configuration that could not be built or
+//! measured, and a teardown that left something behind (its journal kept
+//! for the next run), are named on stderr, and the exit status says so.
+
+use super::measured::Request;
+use super::{Delivery, ending};
+use crate::base::error::{Error, failed};
+use crate::compare::RunRef;
+use crate::experiment::Outcome;
+use crate::experiment::layouts::ConfigOutcome;
+use crate::render::{Document, Format, Page};
+use crate::store::{self, Store};
+
+/// One configuration's outcome, with the tags its run is kept with.
+pub struct Measured {
+    pub name: String,
+    pub tags: Vec<(String, String)>,
+    pub outcome: ConfigOutcome<Outcome>,
+}
+
+/// Keep each configuration's run, then print their comparison (one run:
+/// that run). Exit: a signal first; then a configuration not measured or
+/// not torn down (status 1); then a store that could not keep a run (4).
+pub fn layouts(configs: Vec<Measured>, r: &Request) -> Delivery {
+    let group = format!("layouts-{}", crate::base::units::now_rfc3339());
+    Delivery::collect(|d| {
+        let mut runs: Vec<RunRef> = Vec::new();
+        let mut problems: Vec<String> = Vec::new();
+        let mut not_saved: Option<Error> = None;
+        let mut interrupted = None;
+        let total = configs.len();
+        for (k, m) in configs.into_iter().enumerate() {
+            let ConfigOutcome {
+                name,
+                measured,
+                failed: why,
+                teardown,
+            } = m.outcome;
+            for (u, o) in &teardown {
+                match o {
+                    crate::target::journal::Outcome::Failed(e) => {
+                        problems.push(format!("{name}: {} was not undone ({e}): the next run tries again", u.what));
+                    }
+                    crate::target::journal::Outcome::Skipped(w) => d.say(format!("{name}: {} left alone: {w}", u.what)),
+                    crate::target::journal::Outcome::Done => {}
+                }
+            }
+            match why {
+                Some(Error::Interrupted(sig)) => interrupted = Some(sig),
+                Some(e) => problems.push(e.to_string()),
+                None => {}
+            }
+            let Some(outcome) = measured else { continue };
+            if let Some(sig) = outcome.interrupted {
+                interrupted = Some(sig);
+            }
+            if let Some(e) = &outcome.failed {
+                problems.push(format!("{name}: {e}"));
+            }
+            let mut report = outcome.report;
+            if !report.has_results() {
+                continue;
+            }
+            report.argv = r.argv.clone();
+            let mut tags = r.tags.clone();
+            tags.retain(|(k, _)| k != "layout" && k != "group" && !m.tags.iter().any(|(t, _)| t == k));
+            tags.push(("layout".into(), name.clone()));
+            tags.push(("group".into(), group.clone()));
+            tags.extend(m.tags.iter().cloned());
+            // Without a store, the runs are numbered here only.
+            let mut id = (k + 1) as i64;
+            if !r.no_store {
+                let complete = outcome.interrupted.is_none() && outcome.failed.is_none();
+                match Store::open(&r.db).and_then(|mut s| s.save(&report, Some(&name), &tags, complete)) {
+                    Ok(n) => {
+                        id = n;
+                        report.run_id = Some(n);
+                    }
+                    Err(e) => not_saved = Some(store::not_saved(&r.db, &e)),
+                }
+            }
+            runs.push(RunRef {
+                id,
+                label: Some(name),
+                price: None,
+                capacity_bytes: None,
+                report,
+            });
+        }
+        if !r.quiet && !r.no_store && not_saved.is_none() && !runs.is_empty() {
+            d.say(format!("stored {} run(s) in {}, tagged group={group}", runs.len(), r.db.display()));
+        }
+        match runs.len() {
+            0 => {}
+            1 => r.results(d, Document::Run(&runs[0].report, None), Some(&runs[0].report))?,
+            _ => {
+                let cmp = crate::compare::compare(&runs, runs[0].id).map_err(failed)?;
+                if r.export.format == Format::Html && r.json.is_none() {
+                    let page = Page {
+                        runs: runs.iter().map(|r| (&r.report, None)).collect(),
+                        comparison: Some(&cmp),
+                    };
+                    r.results(d, Document::Page(&page), None)?;
+                } else {
+                    r.results(d, Document::Comparison(&cmp), None)?;
+                }
+            }
+        }
+        for p in &problems {
+            d.say(p);
+        }
+        let failed_configs = (!problems.is_empty() || runs.len() < total).then(|| {
+            failed(format!(
+                "{} of {total} configuration(s) measured{}",
+                runs.len(),
+                if problems.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {} problem(s) above", problems.len())
+                }
+            ))
+        });
+        let (exit, also) = ending(interrupted, failed_configs, None, not_saved);
+        for e in also {
+            d.say(e);
+        }
+        exit.map_or(Ok(()), Err)
+    })
+}
