@@ -450,13 +450,14 @@ fn a_restore_says_what_it_wrote_back() {
 }
 
 fn layout(name: &str, report: Option<Report>, why: Option<Error>, teardown_failed: bool) -> Measured {
-    use crate::target::journal::{Guard, Outcome as U, Undo};
+    use crate::target::journal::{Action, Guard, Outcome as U, Undo};
     let undo = Undo {
         what: format!("pool iolab-x-{name}"),
-        argv: vec!["zpool".into(), "destroy".into(), format!("iolab-x-{name}")],
+        action: Action::run(["zpool", "destroy", &format!("iolab-x-{name}")]),
         guard: Guard::Pool {
             name: format!("iolab-x-{name}"),
         },
+        best_effort: false,
     };
     Measured {
         name: name.into(),

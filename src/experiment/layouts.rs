@@ -1,9 +1,11 @@
 //! `iolab layouts`: build each configuration on the devices given, measure
 //! it, tear it down, one after the other.
 //!
-//! For every configuration: each build step's undo is written to a
-//! [`Journal`] of its own BEFORE the step runs, so a kill at any moment
-//! leaves a record the next run unwinds ([`crate::target::journal::sweep`]);
+//! For every configuration: its whole teardown, each step with the guard
+//! that keeps it to what this run built, is written to a [`Journal`] of its
+//! own BEFORE the first build step runs, so a kill at any moment leaves a
+//! record the next run unwinds ([`crate::target::journal::sweep`]), and
+//! each step finds what it undoes, or is skipped;
 //! then the measurement runs in the built directory; then the journal is
 //! unwound, newest first: always, also when a build step or the
 //! measurement failed and when a signal stopped the run. A configuration
@@ -13,23 +15,17 @@
 
 use crate::base::error::{Error, Result, failed};
 use crate::base::signals::Stop;
-use crate::target::journal::{Journal, Outcome as UndoOutcome, System, Undo};
+use crate::target::journal::{Action, Journal, Outcome as UndoOutcome, System, Undo};
 use std::path::{Path, PathBuf};
 
-/// One command that builds part of a configuration, and how to undo it
-/// (written down before the command runs).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Step {
-    pub argv: Vec<String>,
-    pub undo: Vec<Undo>,
-}
-
 /// One configuration, ready to build: its name, the steps that build it,
-/// and the directory the measurement runs in once it is built.
+/// its teardown (in the order it runs, each step guarded), and the
+/// directory the measurement runs in once it is built.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Buildable {
     pub name: String,
-    pub steps: Vec<Step>,
+    pub build: Vec<Action>,
+    pub teardown: Vec<Undo>,
     pub dir: PathBuf,
 }
 
@@ -116,15 +112,16 @@ pub fn run_each<M>(
     Ok(out)
 }
 
-/// Run a configuration's steps, each after its undo is written down.
+/// Write down the configuration's teardown (last step first: the journal
+/// unwinds newest first), then run its build steps.
 fn build(c: &Buildable, journal: &mut Journal, sys: &dyn System, stop: &Stop) -> Result<()> {
-    for step in &c.steps {
+    for u in c.teardown.iter().rev() {
+        journal.push(u.clone())?;
+    }
+    for step in &c.build {
         stop.check()?;
-        for u in &step.undo {
-            journal.push(u.clone())?;
-        }
-        sys.run(&step.argv)
-            .map_err(|why| failed(format!("{}: cannot build: `{}` failed: {why}", c.name, step.argv.join(" "))))?;
+        sys.act(step)
+            .map_err(|why| failed(format!("{}: cannot build: `{}` failed: {why}", c.name, step.line())))?;
     }
     Ok(())
 }
@@ -152,16 +149,18 @@ mod tests {
         fn label(&self, _device: &str) -> Option<String> {
             None
         }
-        fn run(&self, argv: &[String]) -> std::result::Result<(), String> {
-            self.ran.borrow_mut().push(argv.join(" "));
-            match (argv[0].as_str(), argv.get(1).map(String::as_str)) {
+        fn act(&self, action: &Action) -> std::result::Result<(), String> {
+            let line = action.line();
+            self.ran.borrow_mut().push(line.clone());
+            let w: Vec<&str> = line.split(' ').collect();
+            match (w[0], w.get(1).copied()) {
                 ("fail", _) => Err("no such device".into()),
                 ("zpool", Some("create")) => {
-                    self.pools.borrow_mut().push(argv.last().unwrap().clone());
+                    self.pools.borrow_mut().push(w.last().unwrap().to_string());
                     Ok(())
                 }
                 ("zpool", Some("destroy")) => {
-                    self.pools.borrow_mut().retain(|p| p != argv.last().unwrap());
+                    self.pools.borrow_mut().retain(|p| p != w.last().unwrap());
                     Ok(())
                 }
                 _ => Ok(()),
@@ -176,22 +175,21 @@ mod tests {
     fn pool(name: &str, create: &str) -> Buildable {
         Buildable {
             name: name.into(),
-            steps: vec![
-                Step {
-                    argv: words("mkdir /run/iolab-x"),
-                    undo: vec![Undo {
-                        what: "dir".into(),
-                        argv: words("rmdir /run/iolab-x"),
-                        guard: Guard::Always,
-                    }],
+            build: vec![Action::run(words("mkdir /run/iolab-x")), Action::run(words(create))],
+            teardown: vec![
+                Undo {
+                    what: format!("pool {name}"),
+                    action: Action::run(words(&format!("zpool destroy {name}"))),
+                    guard: Guard::Pool { name: name.into() },
+                    best_effort: false,
                 },
-                Step {
-                    argv: words(create),
-                    undo: vec![Undo {
-                        what: format!("pool {name}"),
-                        argv: words(&format!("zpool destroy {name}")),
-                        guard: Guard::Pool { name: name.into() },
-                    }],
+                Undo {
+                    what: "dir".into(),
+                    action: Action::RemoveDir {
+                        path: PathBuf::from("/run/iolab-x"),
+                    },
+                    guard: Guard::Always,
+                    best_effort: false,
                 },
             ],
             dir: PathBuf::from("/run/iolab-x"),

@@ -36,14 +36,53 @@ pub enum Guard {
     Label { device: String, label: String },
 }
 
+/// What an undo step does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "snake_case")]
+pub enum Action {
+    /// A command.
+    Run { argv: Vec<String> },
+    /// Remove an empty directory the run made (gone already: done).
+    RemoveDir { path: PathBuf },
+    /// Erase the signatures on a device the run wrote on (`wipefs -a`),
+    /// and with `zfs_labels` also zeros over the two ZFS labels at each end
+    /// (`wipefs` erases only the magic it finds, which can leave labels a
+    /// `zpool import` still reads).
+    Wipe { device: String, zfs_labels: bool },
+}
+
+impl Action {
+    /// `argv` as a command.
+    pub fn run<S: AsRef<str>>(argv: impl IntoIterator<Item = S>) -> Action {
+        Action::Run {
+            argv: argv.into_iter().map(|a| a.as_ref().to_string()).collect(),
+        }
+    }
+
+    /// In words, as a shell line where it is one.
+    pub fn line(&self) -> String {
+        match self {
+            Action::Run { argv } => argv.join(" "),
+            Action::RemoveDir { path } => format!("rmdir {}", path.display()),
+            Action::Wipe { device, zfs_labels: false } => format!("wipefs -a {device}"),
+            Action::Wipe { device, zfs_labels: true } => {
+                format!("wipefs -a {device}, then zeros over its ZFS labels at both ends")
+            }
+        }
+    }
+}
+
 /// One step that undoes something the run built.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Undo {
     /// What it undoes, for messages (`pool iolab-3fa2c1-mirror3`).
     pub what: String,
-    /// The command that undoes it.
-    pub argv: Vec<String>,
+    pub action: Action,
     pub guard: Guard,
+    /// A failure does not stop the unwinding (`btrfs device scan --forget`
+    /// of a device the kernel never registered).
+    #[serde(default)]
+    pub best_effort: bool,
 }
 
 /// What the system says to a guard, and runs the commands; the live one
@@ -55,8 +94,8 @@ pub trait System {
     fn mount_source(&self, at: &str) -> Option<String>;
     /// The label of the signature on `device` (`None`: none, or unreadable).
     fn label(&self, device: &str) -> Option<String>;
-    /// Run a command: `Err` holds its message.
-    fn run(&self, argv: &[String]) -> std::result::Result<(), String>;
+    /// Do an action: `Err` holds why it failed (a command's message).
+    fn act(&self, action: &Action) -> std::result::Result<(), String>;
 }
 
 impl Guard {
@@ -185,13 +224,13 @@ fn unwind_steps(steps: Vec<Undo>, sys: &dyn System) -> (Vec<(Undo, Outcome)>, Ve
         let outcome = match u.guard.holds(sys) {
             Err(why) => Outcome::Skipped(why),
             Ok(()) => {
-                let mut result = sys.run(&u.argv);
+                let mut result = sys.act(&u.action);
                 for _ in 1..UNDO_TRIES {
-                    if result.is_ok() {
+                    if result.is_ok() || u.best_effort {
                         break;
                     }
                     std::thread::sleep(UNDO_PAUSE);
-                    result = sys.run(&u.argv);
+                    result = sys.act(&u.action);
                 }
                 match result {
                     Ok(()) => Outcome::Done,
@@ -199,7 +238,7 @@ fn unwind_steps(steps: Vec<Undo>, sys: &dyn System) -> (Vec<(Undo, Outcome)>, Ve
                 }
             }
         };
-        let failed = matches!(outcome, Outcome::Failed(_));
+        let failed = matches!(outcome, Outcome::Failed(_)) && !u.best_effort;
         out.push((u.clone(), outcome));
         if failed {
             steps.push(u);
@@ -254,8 +293,9 @@ pub fn sweep(dir: &Path, now: &dyn Fn(u32) -> Option<String>, sys: &dyn System) 
         let Some(record) = record else {
             let step = Undo {
                 what: format!("the journal {}", path.display()),
-                argv: Vec::new(),
+                action: Action::run(Vec::<String>::new()),
                 guard: Guard::Always,
+                best_effort: false,
             };
             out.push(Swept {
                 journal: path,
@@ -312,26 +352,68 @@ impl System for Live {
         (o.status.success() && !l.is_empty()).then_some(l)
     }
 
-    fn run(&self, argv: &[String]) -> std::result::Result<(), String> {
-        let Some((cmd, args)) = argv.split_first() else {
-            return Ok(());
-        };
-        let o = std::process::Command::new(cmd)
-            .args(args)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run {cmd}: {e}"))?;
-        if o.status.success() {
-            Ok(())
-        } else {
-            let msg = String::from_utf8_lossy(&o.stderr).trim().to_string();
-            Err(if msg.is_empty() {
-                format!("{cmd} failed ({})", o.status)
-            } else {
-                msg
-            })
+    fn act(&self, action: &Action) -> std::result::Result<(), String> {
+        match action {
+            Action::Run { argv } => run_command(argv),
+            Action::RemoveDir { path } => match std::fs::remove_dir(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!("rmdir {}: {e}", path.display())),
+                _ => Ok(()),
+            },
+            Action::Wipe { device, zfs_labels } => {
+                run_command(&["wipefs".into(), "-a".into(), device.clone()])?;
+                if *zfs_labels {
+                    zero_zfs_labels(Path::new(device)).map_err(|e| format!("zeroing the ZFS labels of {device}: {e}"))?;
+                }
+                Ok(())
+            }
         }
     }
+}
+
+fn run_command(argv: &[String]) -> std::result::Result<(), String> {
+    let Some((cmd, args)) = argv.split_first() else {
+        return Ok(());
+    };
+    let o = std::process::Command::new(cmd)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {cmd}: {e}"))?;
+    if o.status.success() {
+        Ok(())
+    } else {
+        let msg = String::from_utf8_lossy(&o.stderr).trim().to_string();
+        Err(if msg.is_empty() {
+            format!("{cmd} failed ({})", o.status)
+        } else {
+            msg
+        })
+    }
+}
+
+/// Bytes of ZFS labels at each end of a device (two labels of 256 KiB),
+/// and a label's size: the end labels sit below the size rounded down to it.
+const ZFS_LABELS_AT_EACH_END: u64 = 512 << 10;
+const ZFS_LABEL_SIZE: u64 = 256 << 10;
+
+/// The byte ranges holding a ZFS device's four labels: the first 512 KiB,
+/// and the 512 KiB below its size rounded down to 256 KiB, to the end.
+pub fn zfs_label_ranges(size: u64) -> [(u64, u64); 2] {
+    let end = size - size % ZFS_LABEL_SIZE;
+    let tail = end.saturating_sub(ZFS_LABELS_AT_EACH_END);
+    [(0, ZFS_LABELS_AT_EACH_END.min(size)), (tail, size - tail)]
+}
+
+/// Write zeros over [`zfs_label_ranges`], then flush them to the device.
+fn zero_zfs_labels(device: &Path) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    use std::os::unix::fs::FileExt;
+    let mut f = std::fs::OpenOptions::new().write(true).open(device)?;
+    let size = f.seek(SeekFrom::End(0))?;
+    for (at, len) in zfs_label_ranges(size) {
+        f.write_all_at(&vec![0u8; len as usize], at)?;
+    }
+    f.sync_all()
 }
 
 #[cfg(test)]
@@ -359,17 +441,23 @@ mod tests {
         fn label(&self, device: &str) -> Option<String> {
             self.labels.iter().find(|(d, _)| d == device).map(|(_, l)| l.clone())
         }
-        fn run(&self, argv: &[String]) -> std::result::Result<(), String> {
-            self.ran.borrow_mut().push(argv.join(" "));
-            if argv[0] == "fail" { Err("it failed".into()) } else { Ok(()) }
+        fn act(&self, action: &Action) -> std::result::Result<(), String> {
+            let line = action.line();
+            self.ran.borrow_mut().push(line.clone());
+            if line.starts_with("fail") {
+                Err("it failed".into())
+            } else {
+                Ok(())
+            }
         }
     }
 
     fn undo(what: &str, argv: &str, guard: Guard) -> Undo {
         Undo {
             what: what.into(),
-            argv: argv.split(' ').map(String::from).collect(),
+            action: Action::run(argv.split(' ')),
             guard,
+            best_effort: false,
         }
     }
 
@@ -469,6 +557,28 @@ mod tests {
     }
 
     #[test]
+    fn a_best_effort_step_that_fails_does_not_stop_the_unwinding() {
+        let mut forget = undo("registration", "fail btrfs device scan --forget /dev/loop3", Guard::Always);
+        forget.best_effort = true;
+        let steps = vec![undo("members", "wipefs -a /dev/loop3", Guard::Always), forget];
+        let sys = Fake::default();
+        let (out, left) = unwind_steps(steps, &sys);
+        assert_eq!(sys.ran.borrow().len(), 2, "tried once, then the wipe");
+        assert!(matches!(out[0].1, Outcome::Failed(_)));
+        assert_eq!(out[1].1, Outcome::Done);
+        assert!(left.is_empty());
+    }
+
+    #[test]
+    fn the_zfs_labels_are_at_both_ends() {
+        const K: u64 = 1024;
+        // 100 MiB + 100 KiB: the end labels sit below 100 MiB + 0 KiB rounded to 256 KiB.
+        let size = 100 * K * K + 100 * K;
+        assert_eq!(zfs_label_ranges(size), [(0, 512 * K), (100 * K * K - 512 * K, 612 * K)]);
+        assert_eq!(zfs_label_ranges(1024 * K), [(0, 512 * K), (512 * K, 512 * K)]);
+    }
+
+    #[test]
     fn a_step_refused_for_a_moment_is_done_on_a_later_try() {
         struct Busy(RefCell<u32>);
         impl System for Busy {
@@ -481,7 +591,7 @@ mod tests {
             fn label(&self, _: &str) -> Option<String> {
                 None
             }
-            fn run(&self, _: &[String]) -> std::result::Result<(), String> {
+            fn act(&self, _: &Action) -> std::result::Result<(), String> {
                 let mut n = self.0.borrow_mut();
                 *n += 1;
                 if *n < UNDO_TRIES { Err("pool is busy".into()) } else { Ok(()) }

@@ -8,12 +8,9 @@
 //! Root, zfs-fuse and blkid; under `CI=true` it runs, never skips.
 
 use crate::common::emu::{Disk, Layout, LoopDev, MIB, ZfsLab, unique_name};
-use iolab::target::journal::{Guard, Live, Outcome, System, Undo, sweep};
+use iolab::target::journal::{Action, Guard, Live, Outcome, System, Undo, sweep, zfs_label_ranges};
+use std::os::unix::fs::FileExt;
 use std::process::Command;
-
-fn words(s: &str) -> Vec<String> {
-    s.split(' ').map(String::from).collect()
-}
 
 fn digest(dev: &std::path::Path) -> String {
     let out = Command::new("md5sum").arg(dev).output().unwrap();
@@ -67,19 +64,28 @@ fn a_killed_runs_journal_is_unwound_only_where_its_guards_hold() {
         .iter()
         .map(|m| Undo {
             what: format!("the labels on {m}"),
-            argv: words(&format!("wipefs -a -q {m}")),
+            action: Action::Wipe {
+                device: m.clone(),
+                zfs_labels: true,
+            },
             guard: label(m, &name),
+            best_effort: false,
         })
         .collect();
     undo.push(Undo {
         what: format!("the labels on {other_path}"),
-        argv: words(&format!("wipefs -a -q {other_path}")),
+        action: Action::Wipe {
+            device: other_path.clone(),
+            zfs_labels: true,
+        },
         guard: label(&other_path, &name),
+        best_effort: false,
     });
     undo.push(Undo {
         what: format!("pool {name}"),
-        argv: words(&format!("zpool destroy {name}")),
+        action: Action::run(["zpool", "destroy", &name]),
         guard: Guard::Pool { name: name.clone() },
+        best_effort: false,
     });
     write_journal(&dir, "killed.json", &format!("{dead}@1@{}", boot.trim()), &undo);
     // A live run's journal (this process) would destroy the pool too: never run.
@@ -101,6 +107,14 @@ fn a_killed_runs_journal_is_unwound_only_where_its_guards_hold() {
     assert!(!Live.pool_imported(&name));
     for m in &members {
         assert_eq!(Live.label(m), None, "{m} still carries a label");
+        // All four ZFS labels are zeros, the two at the end too.
+        let f = std::fs::File::open(m).unwrap();
+        let size = f.metadata().unwrap().len().max(128 * MIB);
+        for (at, len) in zfs_label_ranges(size) {
+            let mut buf = vec![1u8; len as usize];
+            f.read_exact_at(&mut buf, at).unwrap();
+            assert!(buf.iter().all(|&b| b == 0), "{m}: bytes {at}+{len} are not zeros");
+        }
     }
     assert_eq!(digest(other.path()), before, "the other filesystem's device was written");
     assert_eq!(Live.label(&other_path).as_deref(), Some("home"));
