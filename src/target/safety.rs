@@ -26,7 +26,14 @@
 //! only registered (`btrfs device scan`, udev) but not mounted is not held
 //! by anyone (the scan keeps no device open, and the list of scanned
 //! devices is not in sysfs): its superblock is a signature, forceable like
-//! any unmounted filesystem's.
+//! any unmounted filesystem's. (Checked on Linux 6.18: after `btrfs device
+//! scan` of a new btrfs no `/sys/fs/btrfs/<fsid>` exists; mounted, its
+//! `devices/` lists the loop device; unmounted, the directory is gone.)
+//!
+//! An LVM physical volume is in use while a logical volume on it is active:
+//! the LV's dm device is then its holder. A PV of a volume group with no
+//! active LV is held by nobody, and its `LABELONE`/`LVM2` label is a
+//! signature (forceable).
 //!
 //! [`check_all`] checks a list of devices at once (the layouts runner, before
 //! it builds anything): every refusal of every device, and the same device
@@ -106,7 +113,20 @@ pub enum Refusal {
 impl Refusal {
     /// Can `--force` override it?
     pub fn forceable(&self) -> bool {
-        matches!(self, Refusal::Signature { .. })
+        // Exhaustive, so that a new reason has to say whether it is.
+        match self {
+            Refusal::Signature { .. } => true,
+            Refusal::Mounted { .. }
+            | Refusal::Swap { .. }
+            | Refusal::Held { .. }
+            | Refusal::BtrfsMember { .. }
+            | Refusal::ZfsMember { .. }
+            | Refusal::ZfsFuseOpen { .. }
+            | Refusal::MdMember { .. }
+            | Refusal::SameDevice { .. }
+            | Refusal::PartitionOfGiven { .. }
+            | Refusal::NotBlockDevice { .. } => false,
+        }
     }
 
     pub fn message(&self) -> String {
@@ -795,6 +815,16 @@ mod tests {
             }]
         );
         assert_eq!(r[0].message(), "loop5 is a member of the md array md9");
+        // Held through `holders/` too: said once, as a holder.
+        fx.link("sys/devices/virtual/block/loop5/holders/md9", "sys/devices/virtual/block/md9");
+        let r = check_with(&root, &none, 7, 5);
+        assert_eq!(
+            r,
+            [Refusal::Held {
+                dev: "loop5".into(),
+                by: vec!["md9".into()]
+            }]
+        );
         let r = check_with(&root, &none, 7, 6);
         assert_eq!(
             r,
