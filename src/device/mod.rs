@@ -10,6 +10,7 @@ mod cgroup;
 mod diskstats;
 mod facts;
 mod hints;
+mod members;
 mod model;
 mod report;
 mod sysfs;
@@ -20,6 +21,7 @@ pub use activity::{activity, bottom_total, busiest, elsewhere, pick, sum_activit
 pub use diskstats::{DiskCounters, delta, diskstats, parse_diskstats};
 pub use facts::{DeviceFacts, Transport};
 pub use hints::hints;
+pub use members::{LiveUse, block_device_by_path, live_members};
 pub use model::{ChainNode, DeviceReport, FsFacts, IoWeight, LayoutInfo, LoopInfo, MdInfo, MdMember, NodeKind, TargetKind, Throttle};
 pub use report::{describe, describe_with};
 pub use zfs::{Commands, LiveCommands, NoCommands, Vdev, ZfsInfo, ZfsProperties, is_zfs, major_minor};
@@ -299,4 +301,4 @@ pub fn device_of_path(root: &SysRoot, path: &Path) -> Option<(u32, u32)> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

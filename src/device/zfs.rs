@@ -269,7 +269,7 @@ pub fn major_minor(v: &str) -> Option<(u32, u32)> {
 }
 
 /// What `TYPE-ID` names a top-level or interior vdev's type; `None` for a leaf.
-fn interior_kind(name: &str) -> Option<String> {
+pub(crate) fn interior_kind(name: &str) -> Option<String> {
     let (kind, id) = name.rsplit_once('-')?;
     if name.starts_with('/') || id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
         return None;

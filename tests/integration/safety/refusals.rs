@@ -328,3 +328,59 @@ fn force_without_allow_destroy_is_a_usage_error() {
         "{err}"
     );
 }
+
+/// zfs-fuse, `zpool` and `zfs` on PATH (`scripts/test` installs them), and root.
+macro_rules! need_zfs {
+    () => {
+        need_root!();
+        need_tool!("zfs-fuse");
+        need_tool!("zpool");
+        need_tool!("zfs");
+    };
+}
+
+#[test]
+fn member_of_a_live_zfs_pool_is_refused_even_with_force() {
+    use crate::common::emu::{Disk, Layout, ZfsLab};
+    need_zfs!();
+    let lab = ZfsLab::start();
+    let pool = lab.pool(Layout::Mirror(2), Disk::new(64 * MIB)).create();
+    let member = pool.members()[1].dev().path().to_path_buf();
+    // zfs-fuse opens its members without O_EXCL and registers no holder:
+    // only the pool's own word (and the daemon's descriptors) tell.
+    assert_refused(
+        &member,
+        &["--force"],
+        &format!("is a member of the imported ZFS pool {}", pool.name()),
+    );
+    let status = pool.status();
+    assert!(status.contains("state: ONLINE"), "{status}");
+    assert!(pool.is_imported());
+}
+
+#[test]
+fn exported_pool_label_at_the_end_is_a_signature() {
+    use crate::common::emu::{Disk, Layout, ZfsLab};
+    use std::io::{Seek, SeekFrom, Write};
+    need_zfs!();
+    let lab = ZfsLab::start();
+    let pool = lab.pool(Layout::Single, Disk::new(64 * MIB)).create();
+    pool.export();
+    let dev = pool.members()[0].dev().path().to_path_buf();
+    // The first two labels wiped: the pool still imports from the last two.
+    let mut f = std::fs::OpenOptions::new().write(true).open(&dev).unwrap();
+    f.seek(SeekFrom::Start(0)).unwrap();
+    f.write_all(&vec![0u8; 512 << 10]).unwrap();
+    f.sync_all().unwrap();
+    drop(f);
+    // ZFS itself still finds the pool in the labels at the end.
+    let zdb = Command::new("zdb").arg("-l").arg(&dev).output().unwrap();
+    let labels = String::from_utf8_lossy(&zdb.stdout);
+    assert!(
+        labels.contains(&format!("name: '{}'", pool.name())),
+        "zdb -l finds no label of {} after the wipe: {labels}",
+        pool.name()
+    );
+    assert_refused(&dev, &[], "a ZFS pool label");
+    assert_writes(&dev, &["--force"]);
+}

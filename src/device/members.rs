@@ -1,0 +1,220 @@
+//! Which block devices are members of something live: an imported ZFS pool
+//! (either implementation) or an md array. These hold a device without
+//! necessarily showing in its sysfs `holders/` (which lists only stacked
+//! block devices: dm, md, bcache), so [`crate::target::safety`] asks here.
+//!
+//! Where each fact comes from:
+//! - imported ZFS pools: `zpool list -H -o name` names them, then each
+//!   pool's `zpool status -P POOL` (OpenZFS: leaves as full paths) or,
+//!   where `-P` fails, `zpool status POOL` (zfs-fuse: leaves without their
+//!   `/dev/`, see [`super::zfs`]); every leaf, spares and cache included,
+//!   resolved to its block device under the root. OpenZFS opens its
+//!   members exclusively but registers no holder; zfs-fuse opens them
+//!   without `O_EXCL`, so nothing in the kernel says they are taken;
+//! - zfs-fuse's open members: the daemon ([`super::zfs_fuse::find`]) holds
+//!   each member open for as long as its pool is imported, so a `/dev/…`
+//!   link under `/proc/PID/fd` is a member even when `zpool` cannot be run
+//!   or answers too slowly (cheap, and exact: an exported pool's devices
+//!   are closed);
+//! - md arrays: `/sys/block/mdN/md/dev-*/block` (each member's device,
+//!   spares and failed members included) and `/proc/mdstat` (`md0 : active
+//!   raid1 sdb1[1] sda1[0]`: the words with `[`), which also lists arrays
+//!   that are assembled but inactive, whose members show no holder.
+
+use super::zfs::{self, Commands};
+use super::{SysRoot, sysfs, zfs_fuse};
+use std::fs;
+
+/// What a device is a live member of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LiveUse {
+    /// A leaf (data, log, cache or spare) of the imported ZFS pool named.
+    ZfsPool(String),
+    /// Held open by the zfs-fuse daemon (pid): a member of one of its pools.
+    ZfsFuse(u32),
+    /// A member (active, spare or failed) of the md array named (`md0`).
+    Md(String),
+}
+
+/// Every live membership on the system: `(major, minor)` of the member
+/// and what it belongs to. A device may appear more than once.
+pub fn live_members(root: &SysRoot, cmds: &dyn Commands) -> Vec<((u32, u32), LiveUse)> {
+    let mut out = zfs_pool_members(root, cmds);
+    out.extend(zfs_fuse_open(root));
+    out.extend(md_members(root));
+    out
+}
+
+/// The device number a `/dev/...` path names in the root's sysfs (through
+/// its symlinks, or by the kernel name), for a root without device nodes.
+pub fn block_device_by_path(root: &SysRoot, path: &str) -> Option<(u32, u32)> {
+    sysfs::by_source(root, path).map(|b| b.dev)
+}
+
+/// The leaves of every imported pool `zpool` reports.
+fn zfs_pool_members(root: &SysRoot, cmds: &dyn Commands) -> Vec<((u32, u32), LiveUse)> {
+    let Some(list) = cmds.run("zpool", &["list", "-H", "-o", "name"]) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for pool in list.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let status = cmds
+            .run("zpool", &["status", "-P", pool])
+            .or_else(|| cmds.run("zpool", &["status", pool]));
+        let Some((_, tops)) = status.as_deref().and_then(zfs::parse_status) else {
+            continue;
+        };
+        let mut leaves = Vec::new();
+        for t in &tops {
+            t.leaves(&mut leaves);
+        }
+        for leaf in leaves.iter().filter(|l| zfs::interior_kind(&l.name).is_none()) {
+            if let Some(b) = sysfs::by_source(root, &zfs::leaf_path(&leaf.name)) {
+                out.push((b.dev, LiveUse::ZfsPool(pool.to_string())));
+            }
+        }
+    }
+    out
+}
+
+/// The block devices the zfs-fuse daemon has open.
+fn zfs_fuse_open(root: &SysRoot) -> Vec<((u32, u32), LiveUse)> {
+    let Some(pid) = zfs_fuse::find(root) else { return Vec::new() };
+    let Ok(rd) = fs::read_dir(root.path(&format!("proc/{pid}/fd"))) else {
+        return Vec::new();
+    };
+    let mut out: Vec<((u32, u32), LiveUse)> = rd
+        .flatten()
+        .filter_map(|e| fs::read_link(e.path()).ok())
+        .filter_map(|t| {
+            let t = t.to_string_lossy().into_owned();
+            t.starts_with("/dev/").then_some(t)
+        })
+        .filter_map(|t| sysfs::by_source(root, &t))
+        .map(|b| (b.dev, LiveUse::ZfsFuse(pid)))
+        .collect();
+    out.sort_by_key(|(d, _)| *d);
+    out.dedup();
+    out
+}
+
+/// The members of every md array, from sysfs and `/proc/mdstat`.
+fn md_members(root: &SysRoot) -> Vec<((u32, u32), LiveUse)> {
+    let mut out = Vec::new();
+    if let Ok(rd) = fs::read_dir(root.path("sys/block")) {
+        for e in rd.flatten() {
+            let array = e.file_name().to_string_lossy().into_owned();
+            let Ok(members) = fs::read_dir(e.path().join("md")) else { continue };
+            for m in members.flatten() {
+                if m.file_name().to_string_lossy().starts_with("dev-")
+                    && let Some(b) = sysfs::from_dir(&m.path().join("block"))
+                {
+                    out.push((b.dev, LiveUse::Md(array.clone())));
+                }
+            }
+        }
+    }
+    for (array, member) in parse_mdstat(&root.read("proc/mdstat").unwrap_or_default()) {
+        if let Some(b) = sysfs::by_name(root, &member) {
+            out.push((b.dev, LiveUse::Md(array)));
+        }
+    }
+    out.sort_by(|a, b| (a.0, format!("{:?}", a.1)).cmp(&(b.0, format!("{:?}", b.1))));
+    out.dedup();
+    out
+}
+
+/// `(array, member)` pairs of `/proc/mdstat`: each array's line is
+/// `mdN : STATE [LEVEL] MEMBER[N][(F|S|W|R)] ...` (drivers/md/md.c, `md_seq_show`).
+fn parse_mdstat(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for l in text.lines() {
+        let Some((array, rest)) = l.split_once(" : ") else { continue };
+        let array = array.trim();
+        if !array.starts_with("md") {
+            continue;
+        }
+        for w in rest.split_whitespace() {
+            if let Some((name, _)) = w.split_once('[')
+                && !name.is_empty()
+            {
+                out.push((array.to_string(), name.to_string()));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::tests::fixtures::{self, Captured, Fx};
+
+    #[test]
+    fn mdstat_members() {
+        let text = "Personalities : [raid1] [raid6]\n\
+                    md127 : inactive sdd[0](S)\n      1048576 blocks super 1.2\n\n\
+                    md0 : active raid1 sdb1[1] sda1[0](F)\n      1047552 blocks super 1.2 [2/1] [_U]\n\n\
+                    unused devices: <none>\n";
+        assert_eq!(
+            parse_mdstat(text),
+            [
+                ("md127".to_string(), "sdd".to_string()),
+                ("md0".into(), "sdb1".into()),
+                ("md0".into(), "sda1".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn md_member_from_sysfs_without_holders() {
+        let fx = Fx::new();
+        fx.disk("sys/devices/virtual/block/loop5", (7, 5), 1 << 17, &[]);
+        fx.disk("sys/devices/virtual/block/md9", (9, 9), 1 << 17, &[]);
+        fx.link(
+            "sys/devices/virtual/block/md9/md/dev-loop5/block",
+            "sys/devices/virtual/block/loop5",
+        );
+        assert_eq!(md_members(&fx.root()), [((7, 5), LiveUse::Md("md9".into()))]);
+        // From /proc/mdstat alone (an inactive array shows no `md/dev-*`).
+        let fx = Fx::new();
+        fx.disk("sys/devices/virtual/block/loop6", (7, 6), 1 << 17, &[]);
+        fx.file(
+            "proc/mdstat",
+            "Personalities :\nmd127 : inactive loop6[0](S)\n      65536 blocks super 1.2\n",
+        );
+        assert_eq!(md_members(&fx.root()), [((7, 6), LiveUse::Md("md127".into()))]);
+    }
+
+    #[test]
+    fn zfs_fuse_pools_and_open_members() {
+        let fx = fixtures::zfs_fuse_machine();
+        let cmds = fixtures::zfs_fuse_commands().file("zpool list -H -o name", "zpool-list-zfs-fuse.txt");
+        let found = live_members(&fx.root(), &cmds);
+        // loop0 and loop1: the mirror of zfsinfo-mc; loop3 its log; loop2 its cache.
+        for (n, pool) in [(0, "zfsinfo-mc"), (1, "zfsinfo-mc"), (2, "zfsinfo-mc"), (3, "zfsinfo-mc")] {
+            assert!(found.contains(&((7, n), LiveUse::ZfsPool(pool.into()))), "loop{n}: {found:?}");
+        }
+        // Every member the daemon has open, pool or not; not its /dev/fuse nor a file vdev.
+        for n in [0, 1, 2, 3, 4, 8, 9, 10, 11, 12, 13] {
+            assert!(found.contains(&((7, n), LiveUse::ZfsFuse(4242))), "loop{n}: {found:?}");
+        }
+        assert_eq!(found.iter().filter(|(_, u)| matches!(u, LiveUse::ZfsFuse(_))).count(), 11);
+        // Without `zpool` the daemon's descriptors still tell.
+        assert_eq!(live_members(&fx.root(), &Captured::new()).len(), 11);
+    }
+
+    #[test]
+    fn openzfs_pool_leaves_by_full_path() {
+        let fx = fixtures::stacks();
+        let cmds = fixtures::stack_commands().file("zpool list -H -o name", "zpool-list-openzfs.txt");
+        let found = live_members(&fx.root(), &cmds);
+        let fast: Vec<String> = found
+            .iter()
+            .filter(|(_, u)| *u == LiveUse::ZfsPool("fast".into()))
+            .filter_map(|(d, _)| sysfs::by_dev(&fx.root(), *d).map(|b| b.name))
+            .collect();
+        assert_eq!(fast, ["vdf1", "vdg1", "vdh1", "vdi1"]);
+        assert!(found.iter().any(|(_, u)| *u == LiveUse::ZfsPool("tank".into())), "{found:?}");
+    }
+}
