@@ -13,6 +13,7 @@ mod hints;
 mod model;
 mod report;
 mod sysfs;
+pub mod tools;
 mod zfs;
 mod zfs_fuse;
 

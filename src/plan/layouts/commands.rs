@@ -78,7 +78,17 @@ pub struct RunNames {
     pub root: PathBuf,
 }
 
+/// Where a run's mount points go: `RUN_DIR/layouts-ID/`.
+pub const RUN_DIR: &str = "/run/iolab";
+
 impl RunNames {
+    /// The names of run `id` (letters and digits), mounted under [`RUN_DIR`].
+    pub fn under_run(id: &str) -> RunNames {
+        RunNames {
+            id: id.to_string(),
+            root: Path::new(RUN_DIR).join(format!("layouts-{id}")),
+        }
+    }
     /// The pool, array or volume group of configuration `index` (from 1):
     /// `iolab-ID-N`.
     pub fn object(&self, index: usize) -> String {
