@@ -33,7 +33,7 @@ fn machine(caps: &Capabilities) -> String {
 pub fn dry_run(plan: &LayoutPlan, caps: &Capabilities, w: Workload, names: &RunNames) -> String {
     let mut o = String::new();
     let n = plan.configs.len();
-    let _ = writeln!(o, "iolab layouts: dry run; nothing is built, written or destroyed");
+    let _ = writeln!(o, "dry run of iolab layouts: nothing is built, written or destroyed");
     let _ = writeln!(o, "{}", machine(caps));
     let _ = writeln!(o, "run id {}; mounts under {}", names.id, names.root.display());
     let _ = writeln!(o);

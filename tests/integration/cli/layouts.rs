@@ -26,7 +26,7 @@ fn a_dry_run_prints_the_plan_and_its_commands_for_paths_that_need_not_exist() {
     let devs = ["/nonexistent/iolab-loopX", "/nonexistent/iolab-loopY"];
     let out = dry_run(&devs, &["--try", "ext4,btrfs-raid1,md-raid1+ext4", "--mount-options", "noatime"]);
     assert!(
-        out.starts_with("iolab layouts: dry run; nothing is built, written or destroyed\n"),
+        out.starts_with("dry run of iolab layouts: nothing is built, written or destroyed\n"),
         "{out}"
     );
     assert!(out.contains("1. ext4/mount-options=noatime") && out.contains("(baseline)"), "{out}");
