@@ -55,7 +55,7 @@ impl Cli {
                 }
                 None
             }
-            Cmd::Info(_) | Cmd::Completions(_) | Cmd::Man(_) | Cmd::Selftest(_) | Cmd::Schema(_) => None,
+            Cmd::Info(_) | Cmd::Completions(_) | Cmd::Man(_) | Cmd::Selftest(_) | Cmd::Schema(_) | Cmd::Layouts(_) => None,
         };
         if let Some(f) = sub {
             if f.db.is_some() {
@@ -99,6 +99,18 @@ pub enum Cmd {
     Scan(ScanArgs),
     /// Concurrency: queue-depth and thread sweeps, several targets alone and together, a layout against a member; with verdicts
     Scale(Box<ScaleArgs>),
+    /// Which layout for these disks? Builds each configuration (ext4, xfs, btrfs, ZFS stripe, mirror,
+    /// RAID-Z, ...), measures it, tears it down; this version prints the plan (--dry-run)
+    ///
+    /// The plan: from the devices given, every configuration that they and this machine allow, or those
+    /// named with --try; single-device configurations on the first device (the baseline), or on each
+    /// with --each; ZFS stripe, mirror and RAID-Z1/2/3 by device count; btrfs raid0/1/10; md RAID 0/1/5/6
+    /// and LVM striping with ext4 or XFS where the kernel and the tools have them. A configuration this
+    /// machine cannot build is listed as refused, with why. Sweeps (--zfs, --mount-options) multiply
+    /// only the configurations they apply to. --dry-run prints the plan, its time estimate and the exact
+    /// commands of every build and teardown, and touches nothing; the runner that builds and measures
+    /// comes next (see docs/layouts.md).
+    Layouts(LayoutsArgs),
     /// Time a real command (hyperfine-style) with cold caches and the device's I/O
     Time(TimeArgs),
     /// Is a device's announced size real? A probe of a few thousand stamped 4 KiB blocks (f3probe's
@@ -764,6 +776,47 @@ pub struct ScaleArgs {
     pub copies: Option<u32>,
     #[command(flatten)]
     pub common: CommonArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct LayoutsArgs {
+    /// The devices (whole block devices; the first is the baseline's); every one is destroyed
+    #[arg(required = true, num_args = 1.., value_name = "DEV")]
+    pub devices: Vec<PathBuf>,
+    /// Allow building on the devices: every filesystem, pool or array on them is destroyed
+    #[arg(long)]
+    pub allow_destroy: bool,
+    /// With --allow-destroy: build even over a partition table or filesystem signature (never over a
+    /// mounted or in-use device, nor a member of a pool, array or volume group iolab did not build)
+    #[arg(long, requires = "allow_destroy")]
+    pub force: bool,
+    /// Only these configurations, in this order, the first the baseline, e.g. ext4,zfs,zfs-mirror,
+    /// zfs-raidz1-3 (zfs-stripeN, zfs-mirrorN, zfs-raidzL-N: the first N devices; without N every
+    /// device). Default: every configuration the devices and this machine allow
+    #[arg(long = "try", value_name = "NAME,...", value_delimiter = ',')]
+    pub names: Vec<String>,
+    /// Single-device configurations on each device given, not only the first (names get the device: ext4@sdb)
+    #[arg(long)]
+    pub each: bool,
+    /// Sweep a ZFS property over values, e.g. --zfs recordsize=8K,128K (repeatable: every combination);
+    /// only ZFS configurations are multiplied
+    #[arg(long, value_name = "KEY=V1,V2,...", value_parser = parse_sweep)]
+    pub zfs: Vec<(String, Vec<String>)>,
+    /// Sweep mount options of the other filesystems: each occurrence one set, as `mount -o` takes it,
+    /// e.g. --mount-options noatime --mount-options noatime,discard
+    #[arg(long, value_name = "OPTS")]
+    pub mount_options: Vec<String>,
+    /// Print the plan, its time estimate and the exact commands, and touch nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// `KEY=V1,V2,...` of `--zfs`.
+fn parse_sweep(s: &str) -> Result<(String, Vec<String>), String> {
+    let (key, values) = s
+        .split_once('=')
+        .ok_or_else(|| format!("\"{s}\" is not KEY=V1,V2,..., e.g. recordsize=8K,128K"))?;
+    Ok((key.trim().to_string(), values.split(',').map(|v| v.trim().to_string()).collect()))
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]

@@ -40,7 +40,7 @@ fn definition() -> Command {
 /// (its `help` too) is in exactly one group, and nothing else is: a test
 /// checks, so a new command cannot be left off the first screen.
 pub const GROUPS: &[(&str, &str)] = &[
-    ("Measure", "run job scan scale time verify capacity selftest"),
+    ("Measure", "run job scan scale layouts time verify capacity selftest"),
     ("Results", "list show compare report import label tag delete"),
     ("Describe", "info suites schema"),
     ("Setup", "completions man help"),

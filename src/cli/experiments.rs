@@ -221,3 +221,14 @@ fn choice(path: &Path, t: &TargetArgs, e: &ErrorArgs, z: &ZfsArgs) -> Choice {
         allow_export: z.allow_export,
     }
 }
+
+/// `iolab layouts`: the request its plan is made from.
+pub fn layouts(a: &LayoutsArgs) -> crate::plan::layouts::Request {
+    crate::plan::layouts::Request {
+        devices: a.devices.clone(),
+        names: a.names.clone(),
+        each: a.each,
+        zfs: a.zfs.clone(),
+        mount_options: a.mount_options.clone(),
+    }
+}

@@ -87,6 +87,7 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
         Cmd::Job(a) => measure(experiments::job(&a)?, a.hosts.list()?, &a.common.out, &db),
         Cmd::Scan(a) => measure(experiments::scan(&a)?, None, &a.out, &db),
         Cmd::Scale(a) => measure(experiments::scale(&a)?, None, &a.common.out, &db),
+        Cmd::Layouts(a) => write(layouts(&a)?),
         Cmd::Time(a) => measure(experiments::time(&a)?, None, &a.out, &db),
         Cmd::Capacity(a) => match &a.restore {
             Some(file) => {
@@ -146,6 +147,31 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
         Cmd::Completions(a) => write(docs::completions(a.shell)),
         Cmd::Man(a) => write(docs::man(a.dir.as_deref())?),
     }
+}
+
+/// `iolab layouts`: with `--dry-run` the plan, its estimate and its
+/// commands on stdout; without, a refusal, since the runner is not built yet.
+fn layouts(a: &LayoutsArgs) -> Result<Delivery> {
+    use crate::plan::layouts;
+    if !a.dry_run {
+        return Err(crate::base::error::usage(
+            "layouts: the runner that builds, measures and tears down the configurations is not built yet; \
+             --dry-run prints the plan and its commands",
+        ));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let caps = crate::device::tools::capabilities(&crate::device::SysRoot::default(), &path);
+    let plan = layouts::plan(&experiments::layouts(a), &caps).map_err(crate::base::error::usage)?;
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let names = layouts::RunNames::under_run(&format!("{secs:x}{:x}", std::process::id()));
+    Ok(Delivery::print(layouts::dry_run(
+        &plan,
+        &caps,
+        layouts::Workload::default_suite(),
+        &names,
+    )))
 }
 
 /// What happens to a measured result, as the command line says.

@@ -14,6 +14,7 @@ mod members;
 mod model;
 mod report;
 mod sysfs;
+pub mod tools;
 mod zfs;
 mod zfs_fuse;
 

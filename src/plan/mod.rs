@@ -9,6 +9,7 @@ use crate::io::engine::EngineKind;
 use serde::{Deserialize, Serialize};
 
 pub mod fio;
+pub mod layouts;
 pub mod limits;
 pub mod scale;
 pub mod scan;

@@ -535,6 +535,20 @@ fn exercise(argv: &[OsString]) {
             let _ = memory_store().set_tag(*id, &tag.0, &tag.1);
             None
         }
+        Cmd::Layouts(a) => {
+            // The plan and its dry run are pure: a machine with every tool, not this one.
+            use plan::layouts::{Capabilities, RunNames, TOOLS, Workload, ZfsImpl, dry_run, plan};
+            let caps = Capabilities {
+                tools: TOOLS.iter().map(|t| t.to_string()).collect(),
+                zfs: Some(ZfsImpl::ZfsFuse),
+                md: true,
+                dm: true,
+            };
+            if let Ok(p) = plan(&experiments::layouts(a), &caps) {
+                let _ = dry_run(&p, &caps, Workload::default_suite(), &RunNames::under_run("p1"));
+            }
+            None
+        }
         Cmd::Report(_) | Cmd::Info(_) | Cmd::Selftest(_) | Cmd::Schema(_) | Cmd::Completions(_) | Cmd::Man(_) => None,
     };
     if let Some(Ok(exp)) = built

@@ -5,6 +5,7 @@
 //! shell completions and man pages (`shell`).
 
 mod config;
+mod layouts;
 mod output;
 mod schema;
 mod shell;

@@ -1,0 +1,103 @@
+//! `iolab layouts` (issue 26, first slice): `--dry-run` prints the plan and
+//! the exact commands and touches nothing; without it the command refuses,
+//! since the runner is not built yet. The dry run does not open the devices,
+//! so it works on paths that do not exist; on real loop devices their bytes
+//! stay as they were.
+
+use crate::common::emu::{LoopDev, MIB};
+use assert_cmd::Command;
+use std::io::Read;
+use std::path::Path;
+
+fn iolab() -> Command {
+    Command::from_std(crate::common::iolab())
+}
+
+fn dry_run(devs: &[&str], extra: &[&str]) -> String {
+    let out = iolab().arg("layouts").args(devs).arg("--dry-run").args(extra).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    assert!(stderr.is_empty(), "nothing on stderr: {stderr}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_dry_run_prints_the_plan_and_its_commands_for_paths_that_need_not_exist() {
+    let devs = ["/nonexistent/iolab-loopX", "/nonexistent/iolab-loopY"];
+    let out = dry_run(&devs, &["--try", "ext4,btrfs-raid1,md-raid1+ext4", "--mount-options", "noatime"]);
+    assert!(
+        out.starts_with("dry run of iolab layouts: nothing is built, written or destroyed\n"),
+        "{out}"
+    );
+    assert!(out.contains("1. ext4/mount-options=noatime") && out.contains("(baseline)"), "{out}");
+    assert!(out.contains("tags layout=btrfs-raid1 mount-options=noatime"), "{out}");
+    assert!(
+        out.contains("mkfs.btrfs -f -q -d raid1 -m raid1 /nonexistent/iolab-loopX /nonexistent/iolab-loopY"),
+        "{out}"
+    );
+    assert!(out.contains("wipefs -a /nonexistent/iolab-loopY"), "{out}");
+    assert!(out.contains("estimate: about "), "{out}");
+    // md is named: built, or refused with why, never dropped.
+    assert!(out.contains("md-raid1+ext4"), "{out}");
+    for d in devs {
+        assert!(!Path::new(d).exists());
+    }
+}
+
+#[test]
+fn a_dry_run_leaves_real_devices_as_they_were() {
+    need_root!();
+    let (a, b) = (LoopDev::new(16 * MIB), LoopDev::new(16 * MIB));
+    let bytes = |p: &Path| {
+        let mut v = Vec::new();
+        std::fs::File::open(p).unwrap().read_to_end(&mut v).unwrap();
+        v
+    };
+    let before = (bytes(a.path()), bytes(b.path()));
+    let devs = [a.path().to_str().unwrap(), b.path().to_str().unwrap()];
+    let out = dry_run(&devs, &["--zfs", "recordsize=8K,128K"]);
+    assert!(
+        out.contains(&format!("mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0 {}", devs[0])),
+        "{out}"
+    );
+    assert_eq!((bytes(a.path()), bytes(b.path())), before, "the dry run wrote on a device");
+}
+
+#[test]
+fn without_dry_run_layouts_refuses_in_one_line() {
+    for args in [
+        &["layouts", "/nonexistent/iolab-a"][..],
+        &[
+            "layouts",
+            "/nonexistent/iolab-a",
+            "/nonexistent/iolab-b",
+            "--allow-destroy",
+            "--force",
+        ],
+    ] {
+        let out = iolab().args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("the runner that builds, measures and tears down the configurations is not built yet"),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn an_unknown_configuration_is_a_usage_error_listing_the_valid_ones() {
+    let out = iolab()
+        .args(["layouts", "/nonexistent/iolab-a", "--dry-run", "--try", "zfs,raid7"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--try raid7: no such configuration; these are: ext4, xfs, btrfs, zfs"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
