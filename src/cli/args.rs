@@ -39,6 +39,7 @@ impl Cli {
             Cmd::Run(a) => Some(&a.common.out.files),
             Cmd::Job(a) => Some(&a.common.out.files),
             Cmd::Scale(a) => Some(&a.common.out.files),
+            Cmd::Layouts(a) => Some(&a.common.out.files),
             Cmd::Scan(a) => Some(&a.out.files),
             Cmd::Time(a) => Some(&a.out.files),
             Cmd::Capacity(a) => Some(&a.out.files),
@@ -55,7 +56,7 @@ impl Cli {
                 }
                 None
             }
-            Cmd::Info(_) | Cmd::Completions(_) | Cmd::Man(_) | Cmd::Selftest(_) | Cmd::Schema(_) | Cmd::Layouts(_) => None,
+            Cmd::Info(_) | Cmd::Completions(_) | Cmd::Man(_) | Cmd::Selftest(_) | Cmd::Schema(_) => None,
         };
         if let Some(f) = sub {
             if f.db.is_some() {
@@ -783,13 +784,6 @@ pub struct LayoutsArgs {
     /// The devices (whole block devices; the first is the baseline's); every one is destroyed
     #[arg(required = true, num_args = 1.., value_name = "DEV")]
     pub devices: Vec<PathBuf>,
-    /// Allow building on the devices: every filesystem, pool or array on them is destroyed
-    #[arg(long)]
-    pub allow_destroy: bool,
-    /// With --allow-destroy: build even over a partition table or filesystem signature (never over a
-    /// mounted or in-use device, nor a member of a pool, array or volume group iolab did not build)
-    #[arg(long, requires = "allow_destroy")]
-    pub force: bool,
     /// Only these configurations, in this order, the first the baseline, e.g. ext4,zfs,zfs-mirror,
     /// zfs-raidz1-3 (zfs-stripeN, zfs-mirrorN, zfs-raidzL-N: the first N devices; without N every
     /// device). Default: every configuration the devices and this machine allow
@@ -809,6 +803,24 @@ pub struct LayoutsArgs {
     /// Print the plan, its time estimate and the exact commands, and touch nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// What runs on each configuration: a built-in battery, an application suite (files, git) or a
+    /// suite of the configuration file (see `iolab suites`)
+    #[arg(long, default_value = "default", value_parser = SuiteParser)]
+    pub suite: SuiteChoice,
+    /// Transfer sizes of the sustained or dd suite, comma-separated (as `iolab run --bs`)
+    #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = limit::bs)]
+    pub bs: Vec<u64>,
+    /// Files in the tree of the files suite
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub files: u64,
+    /// Commits in the history of the git suite
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(2..=1_000_000))]
+    pub commits: u32,
+    /// --allow-destroy lets iolab build on the DEVICES (every filesystem, pool or array on them is
+    /// destroyed); --force builds over a signature, never over a mounted or in-use device nor a member
+    /// of a live pool or array
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
 /// `KEY=V1,V2,...` of `--zfs`.

@@ -23,7 +23,32 @@ use std::path::{Path, PathBuf};
 
 /// `iolab run`: a built-in suite, or a user suite of `config`.
 pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
-    let c = &a.common;
+    let what = SuiteRequest {
+        suite: &a.suite,
+        bs: &a.bs,
+        files: a.files,
+        commits: a.commits,
+    };
+    suite_experiment(&what, &a.target, &a.common, &a.errors, &a.zfs, config)
+}
+
+/// What `run` and `layouts` are asked to run.
+struct SuiteRequest<'a> {
+    suite: &'a SuiteChoice,
+    bs: &'a [u64],
+    files: u64,
+    commits: u32,
+}
+
+/// A suite on `target`: jobs, or an application workload.
+fn suite_experiment(
+    a: &SuiteRequest,
+    target: &Path,
+    c: &CommonArgs,
+    errors: &ErrorArgs,
+    zfs: &ZfsArgs,
+    config: Option<&Config>,
+) -> Result<Experiment> {
     let common = Common {
         limit: Limit::Time(c.duration()),
         span: 0,
@@ -31,35 +56,46 @@ pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
         engine: c.target.engine.kind(),
         mix_read: c.mix_read,
         timing: c.latency,
-        transfers: a.bs.clone(),
+        transfers: a.bs.to_vec(),
     };
-    let suite = match &a.suite {
+    let suite = match a.suite {
         SuiteChoice::BuiltIn(s) => *s,
         SuiteChoice::User(name) => {
             let user = config
                 .and_then(|cfg| cfg.suite(name))
                 .ok_or_else(|| usage(crate::config::unknown_suite_message(name, config)))?;
-            let mut req = JobsRequest::user_suite(user, &common, choice(&a.target, &c.target, &a.errors, &a.zfs), c.repeat())?;
+            let mut req = JobsRequest::user_suite(user, &common, choice(target, &c.target, errors, zfs), c.repeat())?;
             req.via_fio = c.target.engine.via_fio();
             return Ok(Experiment::Jobs(req));
         }
     };
     if suite.is_app() {
         iolab_engine(c.target.engine, &format!("run --suite {}", suite.as_str()))?;
-        let (dir, errors) = (a.target.clone(), a.errors.continue_on_error);
         return Ok(Experiment::App(AppRequest::suite(
             suite,
-            dir,
+            target.to_path_buf(),
             a.files,
             a.commits,
             &c.repeat(),
-            errors,
-            a.zfs.allow_export,
+            errors.continue_on_error,
+            zfs.allow_export,
         )?));
     }
-    let mut req = JobsRequest::suite(suite, &common, choice(&a.target, &c.target, &a.errors, &a.zfs), c.repeat())?;
+    let mut req = JobsRequest::suite(suite, &common, choice(target, &c.target, errors, zfs), c.repeat())?;
     req.via_fio = c.target.engine.via_fio();
     Ok(Experiment::Jobs(req))
+}
+
+/// `iolab layouts`: what runs on each configuration (aimed at each one's
+/// directory by the runner).
+pub(super) fn layouts_workload(a: &LayoutsArgs, config: Option<&Config>) -> Result<Experiment> {
+    let what = SuiteRequest {
+        suite: &a.suite,
+        bs: &a.bs,
+        files: a.files,
+        commits: a.commits,
+    };
+    suite_experiment(&what, Path::new("/"), &a.common, &NO_CONTINUE, &NO_EXPORT, config)
 }
 
 /// `iolab job`.

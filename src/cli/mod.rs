@@ -87,7 +87,7 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
         Cmd::Job(a) => measure(experiments::job(&a)?, a.hosts.list()?, &a.common.out, &db),
         Cmd::Scan(a) => measure(experiments::scan(&a)?, None, &a.out, &db),
         Cmd::Scale(a) => measure(experiments::scale(&a)?, None, &a.common.out, &db),
-        Cmd::Layouts(a) => write(layouts(&a)?),
+        Cmd::Layouts(a) => layouts(&a, config, &db),
         Cmd::Time(a) => measure(experiments::time(&a)?, None, &a.out, &db),
         Cmd::Capacity(a) => match &a.restore {
             Some(file) => {
@@ -151,14 +151,8 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
 
 /// `iolab layouts`: with `--dry-run` the plan, its estimate and its
 /// commands on stdout; without, a refusal, since the runner is not built yet.
-fn layouts(a: &LayoutsArgs) -> Result<Delivery> {
+fn layouts(a: &LayoutsArgs, config: Option<&crate::config::Config>, db: &Path) -> Result<()> {
     use crate::plan::layouts;
-    if !a.dry_run {
-        return Err(crate::base::error::usage(
-            "layouts: the runner that builds, measures and tears down the configurations is not built yet; \
-             --dry-run prints the plan and its commands",
-        ));
-    }
     let path = std::env::var_os("PATH").unwrap_or_default();
     let caps = crate::device::tools::capabilities(&crate::device::SysRoot::default(), &path);
     let plan = layouts::plan(&experiments::layouts(a), &caps).map_err(crate::base::error::usage)?;
@@ -166,12 +160,31 @@ fn layouts(a: &LayoutsArgs) -> Result<Delivery> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let names = layouts::RunNames::under_run(&format!("{secs:x}{:x}", std::process::id()));
-    Ok(Delivery::print(layouts::dry_run(
-        &plan,
-        &caps,
-        layouts::Workload::default_suite(),
-        &names,
-    )))
+    if a.dry_run {
+        return write(Delivery::print(layouts::dry_run(
+            &plan,
+            &caps,
+            layouts::Workload::default_suite(),
+            &names,
+        )));
+    }
+    if !a.common.target.allow_destroy {
+        return Err(crate::base::error::usage(
+            "layouts builds pools, arrays and filesystems on the DEVICES and destroys what is on them: give --allow-destroy (or --dry-run to see the plan)",
+        ));
+    }
+    let req = request(&a.common.out, db);
+    req.check()?;
+    let run = crate::experiment::layouts::LayoutsRequest {
+        plan,
+        names,
+        workload: experiments::layouts_workload(a, config)?,
+        force: a.common.target.force,
+        journals: std::path::PathBuf::from(crate::experiment::layouts::JOURNALS),
+    };
+    let out = &a.common.out;
+    let outcome = deliver::live(out.quiet, out.export.units, |ctx| crate::experiment::layouts::run(&run, ctx))?;
+    write(deliver::layouts(outcome, &req))
 }
 
 /// What happens to a measured result, as the command line says.

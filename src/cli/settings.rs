@@ -62,6 +62,7 @@ pub(super) fn apply(cli: &mut Cli, m: &ArgMatches, cfg: &Config) {
         Cmd::Run(a) => common(&mut a.common),
         Cmd::Job(a) => common(&mut a.common),
         Cmd::Scale(a) => common(&mut a.common),
+        Cmd::Layouts(a) => common(&mut a.common),
         Cmd::Scan(a) => target(&mut a.target_args),
         _ => {}
     }

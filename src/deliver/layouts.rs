@@ -9,24 +9,20 @@ use super::measured::Request;
 use super::{Delivery, ending};
 use crate::base::error::{Error, failed};
 use crate::compare::RunRef;
-use crate::experiment::Outcome;
-use crate::experiment::layouts::ConfigOutcome;
+use crate::experiment::layouts::{ConfigOutcome, LayoutsOutcome};
 use crate::render::{Document, Format, Page};
 use crate::store::{self, Store};
-
-/// One configuration's outcome, with the tags its run is kept with.
-pub struct Measured {
-    pub name: String,
-    pub tags: Vec<(String, String)>,
-    pub outcome: ConfigOutcome<Outcome>,
-}
 
 /// Keep each configuration's run, then print their comparison (one run:
 /// that run). Exit: a signal first; then a configuration not measured or
 /// not torn down (status 1); then a store that could not keep a run (4).
-pub fn layouts(configs: Vec<Measured>, r: &Request) -> Delivery {
+pub fn layouts(outcome: LayoutsOutcome, r: &Request) -> Delivery {
     let group = format!("layouts-{}", crate::base::units::now_rfc3339());
+    let LayoutsOutcome { said, configs } = outcome;
     Delivery::collect(|d| {
+        for line in &said {
+            d.say(line);
+        }
         let mut runs: Vec<RunRef> = Vec::new();
         let mut problems: Vec<String> = Vec::new();
         let mut not_saved: Option<Error> = None;
@@ -44,8 +40,8 @@ pub fn layouts(configs: Vec<Measured>, r: &Request) -> Delivery {
                     crate::target::journal::Outcome::Failed(e) => {
                         problems.push(format!("{name}: {} was not undone ({e}): the next run tries again", u.what));
                     }
-                    crate::target::journal::Outcome::Skipped(w) => d.say(format!("{name}: {} left alone: {w}", u.what)),
-                    crate::target::journal::Outcome::Done => {}
+                    // Nothing to undo there (a build that stopped early).
+                    crate::target::journal::Outcome::Skipped(_) | crate::target::journal::Outcome::Done => {}
                 }
             }
             match why {

@@ -13,7 +13,7 @@ mod layouts;
 mod measured;
 pub mod stored;
 
-pub use layouts::{Measured, layouts};
+pub use layouts::layouts;
 pub use measured::{Request, hosts, restored, run, selftest};
 
 use crate::base::error::{Error, Result, failed, usage};

@@ -449,7 +449,7 @@ fn a_restore_says_what_it_wrote_back() {
     );
 }
 
-fn layout(name: &str, report: Option<Report>, why: Option<Error>, teardown_failed: bool) -> Measured {
+fn layout(name: &str, report: Option<Report>, why: Option<Error>, teardown_failed: bool) -> crate::experiment::layouts::Measured {
     use crate::target::journal::{Action, Guard, Outcome as U, Undo};
     let undo = Undo {
         what: format!("pool iolab-x-{name}"),
@@ -459,7 +459,7 @@ fn layout(name: &str, report: Option<Report>, why: Option<Error>, teardown_faile
         },
         best_effort: false,
     };
-    Measured {
+    crate::experiment::layouts::Measured {
         name: name.into(),
         tags: vec![("recordsize".into(), "128K".into())],
         outcome: crate::experiment::layouts::ConfigOutcome {
@@ -496,7 +496,13 @@ fn layouts_keep_each_configuration_and_print_their_comparison() {
         ),
         layout("zfs-mirror2", Some(fast), None, true),
     ];
-    let d = layouts(configs, &request(&db));
+    let d = layouts(
+        crate::experiment::layouts::LayoutsOutcome {
+            said: vec!["md-raid5+ext4 is not built: md is not in this kernel".into()],
+            configs,
+        },
+        &request(&db),
+    );
     let lines = said(&d);
     assert!(
         lines.iter().any(|l| l.contains("stored 2 run(s)") && l.contains("group=layouts-")),

@@ -49,6 +49,221 @@ impl<M> ConfigOutcome<M> {
     }
 }
 
+/// Where the journals of `iolab layouts` live (root only; kept across a
+/// reboot, since the labels iolab wrote stay on the devices).
+pub const JOURNALS: &str = "/var/lib/iolab/layouts";
+
+/// What `iolab layouts` runs: its plan, the run's names, and what is
+/// measured on each configuration.
+pub struct LayoutsRequest {
+    pub plan: crate::plan::layouts::LayoutPlan,
+    pub names: crate::plan::layouts::RunNames,
+    pub workload: super::Experiment,
+    /// `--force`: build over a signature (never over a device in use).
+    pub force: bool,
+    pub journals: PathBuf,
+}
+
+/// One configuration's outcome, with the tags its run is kept with.
+pub struct Measured {
+    pub name: String,
+    pub tags: Vec<(String, String)>,
+    pub outcome: ConfigOutcome<super::Outcome>,
+}
+
+/// What a layouts run came to: lines for the user (refusals, what was
+/// swept), and each configuration's outcome.
+pub struct LayoutsOutcome {
+    pub said: Vec<String>,
+    pub configs: Vec<Measured>,
+}
+
+/// `iolab layouts`: every device checked before anything is built (a
+/// device mounted, in use, a member of a live pool or array, or signed
+/// without `--force`, stops the whole plan); the journals of killed runs
+/// unwound; then each configuration built, measured and torn down.
+pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
+    use crate::target::journal::{Live, Outcome as U, sweep};
+    let devices: Vec<PathBuf> = {
+        let mut all: Vec<PathBuf> = Vec::new();
+        for c in &r.plan.configs {
+            for d in &c.devices {
+                if !all.contains(d) {
+                    all.push(d.clone());
+                }
+            }
+        }
+        all
+    };
+    if r.plan.configs.is_empty() {
+        return Err(crate::base::error::usage(
+            "layouts: no configuration can be built on these devices here (see --dry-run)",
+        ));
+    }
+    crate::target::safety::check_all(&ctx.sys, &devices, r.force).map_err(|refused| {
+        let lines: Vec<String> = refused.iter().map(|x| x.message()).collect();
+        crate::base::error::usage(format!("layouts builds nothing: {}", lines.join("; ")))
+    })?;
+    let mut said: Vec<String> = r
+        .plan
+        .refusals
+        .iter()
+        .map(|x| format!("{} is not built: {}", x.name, x.reason))
+        .collect();
+    for s in sweep(&r.journals, &crate::target::owner::of, &Live) {
+        for (u, o) in &s.steps {
+            said.push(match o {
+                U::Done => format!("undone, left by a killed run: {}", u.what),
+                U::Skipped(w) => format!("left alone ({w}): {}, in {}", u.what, s.journal.display()),
+                U::Failed(e) => format!("could not undo {} ({e}), left by a killed run: see {}", u.what, s.journal.display()),
+            });
+        }
+    }
+    let built: Vec<Buildable> = r
+        .plan
+        .configs
+        .iter()
+        .enumerate()
+        .map(|(i, c)| buildable(c, i + 1, &r.names))
+        .collect();
+    let mut measure = |b: &Buildable| super::run(&on_dir(&r.workload, &b.dir)?, ctx);
+    let outcomes = run_each(&built, &r.journals, &r.names.id, &Live, ctx.stop, &mut measure);
+    // The run's own directory, empty once every configuration is torn down.
+    let _ = std::fs::remove_dir(&r.names.root);
+    let configs = outcomes?
+        .into_iter()
+        .zip(&r.plan.configs)
+        .map(|(outcome, c)| Measured {
+            name: c.name.clone(),
+            tags: c.tags.iter().filter(|(k, _)| k != "layout").cloned().collect(),
+            outcome,
+        })
+        .collect();
+    Ok(LayoutsOutcome { said, configs })
+}
+
+/// The label iolab writes on the filesystems a run makes (`iolab-` and 6
+/// hex digits of the run's id: 12 characters, XFS's limit), which the
+/// teardown's wipes check before they touch a device.
+pub fn fs_label(run: &str) -> String {
+    let h = run
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    format!("iolab-{:06x}", h & 0xff_ffff)
+}
+
+/// Configuration `index` (from 1) of a plan, ready to build: the plan's
+/// commands, with iolab's label on every filesystem it makes, and its
+/// teardown as guarded undo steps (see [`crate::target::journal`]): a
+/// pool's destroy only while a pool of the run's name is imported, an
+/// unmount only of the run's own mount point while it is mounted, a wipe
+/// only of a device that carries the run's label (a filesystem's, a pool's
+/// name, an md array's name), with the ZFS labels at both ends zeroed on a
+/// pool's members; unregistering a btrfs device is best effort.
+pub fn buildable(c: &crate::plan::layouts::Config, index: usize, names: &crate::plan::layouts::RunNames) -> Buildable {
+    use crate::plan::layouts::{Layout, Step as P, commands};
+    use crate::target::journal::Guard;
+    let cmds = commands(c, index, names);
+    let label = fs_label(&names.id);
+    let object = names.object(index);
+    let dir = names.mount_dir(index, c);
+    let build = cmds
+        .build
+        .iter()
+        .map(|step| match step {
+            P::Run(argv) if argv[0].starts_with("mkfs.") => {
+                let mut a = vec![argv[0].clone(), "-L".into(), label.clone()];
+                a.extend(argv[1..].iter().cloned());
+                Action::Run { argv: a }
+            }
+            P::Run(argv) => Action::Run { argv: argv.clone() },
+            P::MakeDir(d) => Action::run(["mkdir", "-p", &d.display().to_string()]),
+            P::RemoveDir(d) => Action::RemoveDir { path: d.clone() },
+            P::Zero { device, .. } => Action::Wipe {
+                device: device.display().to_string(),
+                zfs_labels: true,
+            },
+        })
+        .collect();
+    // What a member device carries once built: the pool's or array's name, or iolab's label.
+    let member_label = match c.layout {
+        Layout::Zfs(_) | Layout::Md(..) => object.clone(),
+        _ => label.clone(),
+    };
+    let zeroed: Vec<String> = cmds
+        .teardown
+        .iter()
+        .filter_map(|s| match s {
+            P::Zero { device, .. } => Some(device.display().to_string()),
+            _ => None,
+        })
+        .collect();
+    let undo = |what: String, action: Action, guard: Guard, best_effort: bool| Undo {
+        what,
+        action,
+        guard,
+        best_effort,
+    };
+    let mut teardown = Vec::new();
+    for step in &cmds.teardown {
+        let u = match step {
+            P::Zero { .. } => continue,
+            P::RemoveDir(d) => undo(
+                format!("the directory {}", d.display()),
+                Action::RemoveDir { path: d.clone() },
+                Guard::Always,
+                false,
+            ),
+            P::MakeDir(_) => continue,
+            P::Run(argv) => {
+                let words: Vec<&str> = argv.iter().map(String::as_str).collect();
+                match words.as_slice() {
+                    ["umount", at] => undo(
+                        format!("the mount at {at}"),
+                        Action::Run { argv: argv.clone() },
+                        Guard::MountPoint { at: at.to_string() },
+                        false,
+                    ),
+                    ["zpool", "destroy", .., pool] => undo(
+                        format!("pool {pool}"),
+                        Action::Run { argv: argv.clone() },
+                        Guard::Pool { name: pool.to_string() },
+                        false,
+                    ),
+                    ["btrfs", "device", "scan", "--forget", dev] => undo(
+                        format!("btrfs's registration of {dev}"),
+                        Action::Run { argv: argv.clone() },
+                        Guard::Always,
+                        true,
+                    ),
+                    ["wipefs", "-a", dev] if c.devices.iter().any(|d| d.as_os_str() == *dev) => undo(
+                        format!("the signatures on {dev}"),
+                        Action::Wipe {
+                            device: dev.to_string(),
+                            zfs_labels: zeroed.iter().any(|z| z == dev),
+                        },
+                        Guard::Label {
+                            device: dev.to_string(),
+                            label: member_label.clone(),
+                        },
+                        false,
+                    ),
+                    // The array's or volume's own device, the array, the volume group: by
+                    // names unique to the run.
+                    _ => undo(argv.join(" "), Action::Run { argv: argv.clone() }, Guard::Always, false),
+                }
+            }
+        };
+        teardown.push(u);
+    }
+    Buildable {
+        name: c.name.clone(),
+        build,
+        teardown,
+        dir,
+    }
+}
+
 /// What runs on one configuration: `exp` (jobs, a suite or an app suite)
 /// aimed at the configuration's directory. A pool iolab built is its own
 /// to export and import, so on ZFS the caches are emptied that way
@@ -120,8 +335,11 @@ fn build(c: &Buildable, journal: &mut Journal, sys: &dyn System, stop: &Stop) ->
     }
     for step in &c.build {
         stop.check()?;
-        sys.act(step)
-            .map_err(|why| failed(format!("{}: cannot build: `{}` failed: {why}", c.name, step.line())))?;
+        sys.act(step).map_err(|why| {
+            // The tool's own message, its first line (a usage text may follow).
+            let why = why.lines().next().unwrap_or_default();
+            failed(format!("{}: cannot build: `{}` failed: {why}", c.name, step.line()))
+        })?;
     }
     Ok(())
 }

@@ -30,6 +30,8 @@ pub enum Guard {
     Pool { name: String },
     /// `at` is mounted from `source`.
     Mount { at: String, source: String },
+    /// `at` (a directory of the run's own) is a mount point.
+    MountPoint { at: String },
     /// The device carries a signature whose label is `label` (the run's
     /// own: a filesystem's LABEL, a pool's name in its ZFS label). A device
     /// that carries another label, or none, is not touched.
@@ -112,8 +114,13 @@ impl Guard {
                 Some(s) => Err(format!("{at} is mounted from {s}, not {source}")),
                 None => Err(format!("{at} is not mounted")),
             },
+            Guard::MountPoint { at } => match sys.mount_source(at) {
+                Some(_) => Ok(()),
+                None => Err(format!("{at} is not mounted")),
+            },
+            // An md member's label is the array's name as `HOST:NAME`.
             Guard::Label { device, label } => match sys.label(device) {
-                Some(l) if l == *label => Ok(()),
+                Some(l) if l == *label || l.strip_suffix(label.as_str()).is_some_and(|h| h.ends_with(':')) => Ok(()),
                 Some(l) => Err(format!("{device} carries the label {l}, not {label}")),
                 None => Err(format!("{device} carries no label")),
             },

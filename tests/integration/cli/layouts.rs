@@ -64,25 +64,25 @@ fn a_dry_run_leaves_real_devices_as_they_were() {
 }
 
 #[test]
-fn without_dry_run_layouts_refuses_in_one_line() {
-    for args in [
-        &["layouts", "/nonexistent/iolab-a"][..],
-        &[
-            "layouts",
-            "/nonexistent/iolab-a",
-            "/nonexistent/iolab-b",
-            "--allow-destroy",
-            "--force",
-        ],
+fn without_consent_or_with_devices_that_do_not_exist_layouts_refuses_in_one_line() {
+    for (args, says) in [
+        (&["layouts", "/nonexistent/iolab-a"][..], "give --allow-destroy"),
+        (
+            &[
+                "layouts",
+                "/nonexistent/iolab-a",
+                "/nonexistent/iolab-b",
+                "--allow-destroy",
+                "--force",
+            ][..],
+            "layouts builds nothing",
+        ),
     ] {
         let out = iolab().args(args).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-        assert!(
-            stderr.contains("the runner that builds, measures and tears down the configurations is not built yet"),
-            "{stderr}"
-        );
+        assert!(stderr.contains(says), "{stderr}");
         assert!(out.stdout.is_empty());
     }
 }

@@ -8,5 +8,6 @@
 mod faults;
 mod hostile;
 mod journal;
+mod layouts;
 mod refusals;
 mod signals;
