@@ -78,10 +78,10 @@ pub struct LayoutsOutcome {
     pub configs: Vec<Measured>,
 }
 
-/// `iolab layouts`: every device checked before anything is built (a
-/// device mounted, in use, a member of a live pool or array, or signed
-/// without `--force`, stops the whole plan); the journals of killed runs
-/// unwound; then each configuration built, measured and torn down.
+/// `iolab layouts`: the journals of killed runs unwound; every device
+/// checked before anything is built (a device mounted, in use, a member of
+/// a live pool or array, or signed without `--force`, stops the whole
+/// plan); then each configuration built, measured and torn down.
 pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
     use crate::target::journal::{Live, Outcome as U, sweep};
     let devices: Vec<PathBuf> = {
@@ -100,25 +100,32 @@ pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
             "layouts: no configuration can be built on these devices here (see --dry-run)",
         ));
     }
-    crate::target::safety::check_all(&ctx.sys, &devices, r.force).map_err(|refused| {
-        let lines: Vec<String> = refused.iter().map(|x| x.message()).collect();
-        crate::base::error::usage(format!("layouts builds nothing: {}", lines.join("; ")))
-    })?;
     let mut said: Vec<String> = r
         .plan
         .refusals
         .iter()
         .map(|x| format!("{} is not built: {}", x.name, x.reason))
         .collect();
+    // First, what killed runs left: only what their guards prove theirs is
+    // touched, and it may be what holds these devices now.
     for s in sweep(&r.journals, &crate::target::owner::of, &Live) {
         for (u, o) in &s.steps {
-            said.push(match o {
-                U::Done => format!("undone, left by a killed run: {}", u.what),
-                U::Skipped(w) => format!("left alone ({w}): {}, in {}", u.what, s.journal.display()),
-                U::Failed(e) => format!("could not undo {} ({e}), left by a killed run: see {}", u.what, s.journal.display()),
-            });
+            match o {
+                U::Done => said.push(format!("undone, left by a killed run: {}", u.what)),
+                // Never built, or no longer the run's: nothing to do.
+                U::Skipped(_) => {}
+                U::Failed(e) => said.push(format!(
+                    "could not undo {} ({e}), left by a killed run: see {}",
+                    u.what,
+                    s.journal.display()
+                )),
+            }
         }
     }
+    crate::target::safety::check_all(&ctx.sys, &devices, r.force).map_err(|refused| {
+        let lines: Vec<String> = refused.iter().map(|x| x.message()).collect();
+        crate::base::error::usage(format!("layouts builds nothing: {}", lines.join("; ")))
+    })?;
     let built: Vec<Buildable> = r
         .plan
         .configs
@@ -256,6 +263,13 @@ pub fn buildable(c: &crate::plan::layouts::Config, index: usize, names: &crate::
         };
         teardown.push(u);
     }
+    // The run's own directory, once empty (only one configuration is built at a time).
+    teardown.push(undo(
+        format!("the directory {}", names.root.display()),
+        Action::RemoveDir { path: names.root.clone() },
+        Guard::Always,
+        true,
+    ));
     Buildable {
         name: c.name.clone(),
         build,
@@ -452,6 +466,77 @@ mod tests {
         );
         // No journal is left.
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_plans_configuration_becomes_guarded_steps() {
+        use crate::plan::layouts::{Config, Fs, Layout, RunNames, ZfsVdev};
+        use crate::target::journal::Guard;
+        let names = RunNames::under_run("abc123");
+        let config = |name: &str, layout| Config {
+            name: name.into(),
+            layout,
+            devices: vec![PathBuf::from("/dev/loop3"), PathBuf::from("/dev/loop4")],
+            properties: Vec::new(),
+            tags: Vec::new(),
+        };
+        let label = fs_label("abc123");
+        assert_eq!(label.len(), 12, "XFS takes 12 characters");
+        // ext4: iolab's label on the filesystem; the wipe checks it.
+        let b = buildable(&config("ext4", Layout::Single(Fs::Ext4)), 1, &names);
+        let mkfs = b.build.iter().find(|a| a.line().starts_with("mkfs.ext4")).unwrap();
+        assert!(mkfs.line().starts_with(&format!("mkfs.ext4 -L {label} ")), "{}", mkfs.line());
+        let guards: Vec<&Guard> = b.teardown.iter().map(|u| &u.guard).collect();
+        assert!(
+            matches!(guards[0], Guard::MountPoint { at } if at.ends_with("01-ext4")),
+            "{guards:?}"
+        );
+        assert!(
+            b.teardown.iter().any(|u| u.guard
+                == Guard::Label {
+                    device: "/dev/loop3".into(),
+                    label: label.clone()
+                }),
+            "{:?}",
+            b.teardown
+        );
+        // A mirror: destroyed while imported, its members wiped with their ZFS labels
+        // zeroed where they carry the pool's name; the run's directories last.
+        let b = buildable(&config("zfs-mirror2", Layout::Zfs(ZfsVdev::Mirror)), 2, &names);
+        let pool = names.object(2);
+        assert_eq!(b.teardown[0].guard, Guard::Pool { name: pool.clone() });
+        for dev in ["/dev/loop3", "/dev/loop4"] {
+            let w = b
+                .teardown
+                .iter()
+                .find(|u| matches!(&u.action, Action::Wipe { device, .. } if device == dev))
+                .unwrap();
+            assert_eq!(
+                w.action,
+                Action::Wipe {
+                    device: dev.into(),
+                    zfs_labels: true
+                }
+            );
+            assert_eq!(
+                w.guard,
+                Guard::Label {
+                    device: dev.into(),
+                    label: pool.clone()
+                }
+            );
+        }
+        let last: Vec<&Action> = b.teardown.iter().rev().take(2).map(|u| &u.action).collect();
+        assert_eq!(
+            last,
+            [
+                &Action::RemoveDir { path: names.root.clone() },
+                &Action::RemoveDir {
+                    path: names.mount_dir(2, &config("zfs-mirror2", Layout::Zfs(ZfsVdev::Mirror)))
+                }
+            ]
+        );
+        assert!(b.teardown.last().unwrap().best_effort);
     }
 
     #[test]

@@ -36,6 +36,14 @@ fn signature(dev: &Path) -> String {
 fn nothing_left(devs: &[&LoopDev]) {
     let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
     assert!(!mounts.contains("/run/iolab/layouts-"), "a mount is left: {mounts}");
+    if let Ok(entries) = std::fs::read_dir("/run/iolab") {
+        let dirs: Vec<_> = entries
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("layouts-"))
+            .collect();
+        assert!(dirs.is_empty(), "directories left: {dirs:?}");
+    }
     for d in devs {
         assert_eq!(signature(d.path()), "", "{} still carries a signature", d.path().display());
     }
@@ -134,4 +142,120 @@ fn a_device_in_use_stops_the_whole_plan_before_anything_is_built() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("layouts builds nothing") && err.contains("mounted"), "{err}");
     assert_eq!(digest(a.path()), before, "the free device was written");
+}
+
+/// SIGTERM at moments spread over a run (while the first configuration is built or
+/// measured, while the second is): the run stops after the current configuration's
+/// teardown and nothing is left.
+#[test]
+fn sigterm_at_any_moment_leaves_nothing() {
+    need_root!();
+    need_tool!("mkfs.ext4");
+    need_tool!("mkfs.btrfs");
+    need_tool!("blkid");
+    for delay_ms in [150u64, 900, 2500, 4500] {
+        let (a, b) = (LoopDev::new_sparse(256 * MIB), LoopDev::new_sparse(256 * MIB));
+        let mut child = iolab()
+            .arg("layouts")
+            .arg(a.path())
+            .arg(b.path())
+            .args(["--allow-destroy", "--try", "ext4,btrfs-raid1"])
+            .args([
+                "--suite",
+                "dd",
+                "--bs",
+                "128K",
+                "--runs",
+                "2",
+                "--duration",
+                "1s",
+                "--size",
+                "32MiB",
+            ])
+            .args(["--no-store", "--quiet"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+        let out = child.wait_with_output().unwrap();
+        note!("SIGTERM after {delay_ms} ms: exit {:?}", out.status.code());
+        assert!(
+            matches!(out.status.code(), Some(0) | Some(143)),
+            "after {delay_ms} ms: {:?} {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        nothing_left(&[&a, &b]);
+    }
+}
+
+/// SIGKILL in the middle of a ZFS configuration leaves its pool imported and mounted;
+/// the next run unwinds the killed run's journal first (pool destroyed, members wiped),
+/// then runs, and nothing is left.
+#[test]
+fn after_sigkill_the_next_run_finishes_the_teardown() {
+    need_root!();
+    need_tool!("zfs-fuse");
+    need_tool!("zpool");
+    need_tool!("blkid");
+    let lab = ZfsLab::start();
+    let _keep = lab.pool(Layout::Single, Disk::new(64 * MIB)).create();
+    let (a, b) = (LoopDev::new_sparse(256 * MIB), LoopDev::new_sparse(256 * MIB));
+    let mut child = iolab()
+        .arg("layouts")
+        .arg(a.path())
+        .arg(b.path())
+        .args(["--allow-destroy", "--try", "zfs-mirror2"])
+        .args([
+            "--suite",
+            "dd",
+            "--bs",
+            "128K",
+            "--runs",
+            "3",
+            "--duration",
+            "2s",
+            "--size",
+            "32MiB",
+        ])
+        .args(["--no-store", "--quiet"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the pool, then a little more: the suite is running on it.
+    let start = std::time::Instant::now();
+    let pool = loop {
+        let out = Command::new("zpool").args(["list", "-H", "-o", "name"]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        if let Some(p) = text.lines().find(|l| l.starts_with("iolab-") && !l.starts_with("iolab-test-")) {
+            break p.to_string();
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "no pool was built");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    std::thread::sleep(Duration::from_millis(1500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let listed = Command::new("zpool").args(["list", "-H", "-o", "name", &pool]).output().unwrap();
+    assert!(
+        listed.status.success(),
+        "the killed run's pool {pool} is gone already: the test proves nothing"
+    );
+    let out = iolab()
+        .arg("layouts")
+        .arg(a.path())
+        .arg(b.path())
+        .args(["--allow-destroy", "--try", "zfs"])
+        .args(SHORT)
+        .args(["--no-store"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    note!("{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains(&format!("undone, left by a killed run: pool {pool}")), "{err}");
+    nothing_left(&[&a, &b]);
 }
