@@ -155,7 +155,7 @@ fn sigterm_at_any_moment_leaves_nothing() {
     need_tool!("blkid");
     for delay_ms in [150u64, 900, 2500, 4500] {
         let (a, b) = (LoopDev::new_sparse(256 * MIB), LoopDev::new_sparse(256 * MIB));
-        let mut child = iolab()
+        let child = iolab()
             .arg("layouts")
             .arg(a.path())
             .arg(b.path())
