@@ -22,6 +22,7 @@ mod cpu_accounting;
 mod fio_engine;
 mod hosts;
 mod info;
+mod layouts;
 mod memory;
 mod scale;
 mod scan;
