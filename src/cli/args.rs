@@ -804,9 +804,10 @@ pub struct LayoutsArgs {
     #[arg(long)]
     pub dry_run: bool,
     /// What runs on each configuration: a built-in battery, an application suite (files, git) or a
-    /// suite of the configuration file (see `iolab suites`)
-    #[arg(long, default_value = "default", value_parser = SuiteParser)]
-    pub suite: SuiteChoice,
+    /// suite of the configuration file (see `iolab suites`). Default: seed 002's fsync-terminated
+    /// sequential writes (the sustained suite: 8K, 64K, 128K) and then the default battery
+    #[arg(long, value_parser = SuiteParser)]
+    pub suite: Option<SuiteChoice>,
     /// Transfer sizes of the sustained or dd suite, comma-separated (as `iolab run --bs`)
     #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = limit::bs)]
     pub bs: Vec<u64>,

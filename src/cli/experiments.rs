@@ -87,15 +87,45 @@ fn suite_experiment(
 }
 
 /// `iolab layouts`: what runs on each configuration (aimed at each one's
-/// directory by the runner).
+/// directory by the runner): `--suite`, or by default the sustained suite's
+/// writes and then the default battery, as one list of jobs.
 pub(super) fn layouts_workload(a: &LayoutsArgs, config: Option<&Config>) -> Result<Experiment> {
-    let what = SuiteRequest {
-        suite: &a.suite,
-        bs: &a.bs,
-        files: a.files,
-        commits: a.commits,
+    let one = |suite: &SuiteChoice| {
+        let what = SuiteRequest {
+            suite,
+            bs: &a.bs,
+            files: a.files,
+            commits: a.commits,
+        };
+        suite_experiment(&what, Path::new("/"), &a.common, &NO_CONTINUE, &NO_EXPORT, config)
     };
-    suite_experiment(&what, Path::new("/"), &a.common, &NO_CONTINUE, &NO_EXPORT, config)
+    if let Some(s) = &a.suite {
+        return one(s);
+    }
+    let (Experiment::Jobs(mut all), Experiment::Jobs(battery)) = (
+        one(&SuiteChoice::BuiltIn(crate::plan::SuiteName::Sustained))?,
+        one(&SuiteChoice::BuiltIn(crate::plan::SuiteName::Default))?,
+    ) else {
+        unreachable!("both are suites of jobs")
+    };
+    all.jobs.extend(battery.jobs);
+    all.suite = Some("sustained+default".into());
+    Ok(Experiment::Jobs(all))
+}
+
+/// The time estimate's view of a layouts workload: its tests and the
+/// longest one takes (warm-up, the most runs, the rest after a write).
+pub(super) fn layouts_estimate(exp: &Experiment, c: &CommonArgs) -> crate::plan::layouts::Workload {
+    let tests = match exp {
+        Experiment::Jobs(r) => r.jobs.len() as u32,
+        // The app suites' phases, each run as often as --runs says.
+        _ => 4,
+    };
+    let repeat = c.repeat();
+    crate::plan::layouts::Workload {
+        tests,
+        per_test: repeat.warmup + c.duration() * repeat.runs.max() + crate::plan::AUTO_REST,
+    }
 }
 
 /// `iolab job`.

@@ -160,11 +160,12 @@ fn layouts(a: &LayoutsArgs, config: Option<&crate::config::Config>, db: &Path) -
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let names = layouts::RunNames::under_run(&format!("{secs:x}{:x}", std::process::id()));
+    let workload = experiments::layouts_workload(a, config)?;
     if a.dry_run {
         return write(Delivery::print(layouts::dry_run(
             &plan,
             &caps,
-            layouts::Workload::default_suite(),
+            experiments::layouts_estimate(&workload, &a.common),
             &names,
         )));
     }
@@ -178,7 +179,7 @@ fn layouts(a: &LayoutsArgs, config: Option<&crate::config::Config>, db: &Path) -
     let run = crate::experiment::layouts::LayoutsRequest {
         plan,
         names,
-        workload: experiments::layouts_workload(a, config)?,
+        workload,
         force: a.common.target.force,
         journals: std::path::PathBuf::from(crate::experiment::layouts::JOURNALS),
     };

@@ -149,19 +149,8 @@ pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
     Ok(LayoutsOutcome { said, configs })
 }
 
-/// The label iolab writes on the filesystems a run makes (`iolab-` and 6
-/// hex digits of the run's id: 12 characters, XFS's limit), which the
-/// teardown's wipes check before they touch a device.
-pub fn fs_label(run: &str) -> String {
-    let h = run
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-    format!("iolab-{:06x}", h & 0xff_ffff)
-}
-
 /// Configuration `index` (from 1) of a plan, ready to build: the plan's
-/// commands, with iolab's label on every filesystem it makes, and its
-/// teardown as guarded undo steps (see [`crate::target::journal`]): a
+/// build steps, and its teardown as guarded undo steps (see [`crate::target::journal`]): a
 /// pool's destroy only while a pool of the run's name is imported, an
 /// unmount only of the run's own mount point while it is mounted, a wipe
 /// only of a device that carries the run's label (a filesystem's, a pool's
@@ -171,18 +160,13 @@ pub fn buildable(c: &crate::plan::layouts::Config, index: usize, names: &crate::
     use crate::plan::layouts::{Layout, Step as P, commands};
     use crate::target::journal::Guard;
     let cmds = commands(c, index, names);
-    let label = fs_label(&names.id);
+    let label = names.label();
     let object = names.object(index);
     let dir = names.mount_dir(index, c);
     let build = cmds
         .build
         .iter()
         .map(|step| match step {
-            P::Run(argv) if argv[0].starts_with("mkfs.") => {
-                let mut a = vec![argv[0].clone(), "-L".into(), label.clone()];
-                a.extend(argv[1..].iter().cloned());
-                Action::Run { argv: a }
-            }
             P::Run(argv) => Action::Run { argv: argv.clone() },
             P::MakeDir(d) => Action::run(["mkdir", "-p", &d.display().to_string()]),
             P::RemoveDir(d) => Action::RemoveDir { path: d.clone() },
@@ -480,7 +464,7 @@ mod tests {
             properties: Vec::new(),
             tags: Vec::new(),
         };
-        let label = fs_label("abc123");
+        let label = names.label();
         assert_eq!(label.len(), 12, "XFS takes 12 characters");
         // ext4: iolab's label on the filesystem; the wipe checks it.
         let b = buildable(&config("ext4", Layout::Single(Fs::Ext4)), 1, &names);

@@ -89,6 +89,17 @@ impl RunNames {
             root: Path::new(RUN_DIR).join(format!("layouts-{id}")),
         }
     }
+    /// The label iolab writes on every filesystem the run makes: `iolab-`
+    /// and 6 hex digits of a hash of the run's id (12 characters, XFS's
+    /// limit). The teardown wipes a device only while it carries it.
+    pub fn label(&self) -> String {
+        let h = self
+            .id
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        format!("iolab-{:06x}", h & 0xff_ffff)
+    }
+
     /// The pool, array or volume group of configuration `index` (from 1):
     /// `iolab-ID-N`.
     pub fn object(&self, index: usize) -> String {
@@ -131,8 +142,8 @@ fn path(p: &Path) -> String {
 /// `mkfs` of `fs` on `dev`, forced (the device was checked) and quiet. ext4
 /// initialises its inode tables and journal now, not in the background
 /// after mounting, where they would write during the tests.
-fn mkfs(fs: Fs, devs: &[String], extra: &[&str]) -> Step {
-    let mut a: Vec<String> = vec![fs.mkfs().into()];
+fn mkfs(fs: Fs, label: &str, devs: &[String], extra: &[&str]) -> Step {
+    let mut a: Vec<String> = vec![fs.mkfs().into(), "-L".into(), label.into()];
     match fs {
         Fs::Ext4 => a.extend(["-F", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0"].map(String::from)),
         Fs::Xfs => a.extend(["-f", "-q"].map(String::from)),
@@ -164,11 +175,12 @@ pub fn commands(c: &Config, index: usize, names: &RunNames) -> Commands {
     let devs: Vec<String> = c.devices.iter().map(|d| path(d)).collect();
     let dir = names.mount_dir(index, c);
     let object = names.object(index);
+    let label = names.label();
     let mut build = vec![Step::MakeDir(dir.clone())];
     let mut teardown = Vec::new();
     match c.layout {
         Layout::Single(fs) => {
-            build.push(mkfs(fs, &devs, &[]));
+            build.push(mkfs(fs, &label, &devs, &[]));
             build.push(mount(c, &devs[0], &dir, &[]));
             teardown.push(run(["umount", &path(&dir)]));
             if fs == Fs::Btrfs {
@@ -177,7 +189,7 @@ pub fn commands(c: &Config, index: usize, names: &RunNames) -> Commands {
             teardown.extend(wipe(&devs));
         }
         Layout::BtrfsRaid(p) => {
-            build.push(mkfs(Fs::Btrfs, &devs, &["-d", p.name(), "-m", p.name()]));
+            build.push(mkfs(Fs::Btrfs, &label, &devs, &["-d", p.name(), "-m", p.name()]));
             let members: Vec<String> = devs.iter().map(|d| format!("device={d}")).collect();
             build.push(mount(c, &devs[0], &dir, &members));
             teardown.push(run(["umount", &path(&dir)]));
@@ -228,7 +240,7 @@ pub fn commands(c: &Config, index: usize, names: &RunNames) -> Commands {
             }
             a.extend(devs.iter().cloned());
             build.push(Step::Run(a));
-            build.push(mkfs(fs, std::slice::from_ref(&md), &[]));
+            build.push(mkfs(fs, &label, std::slice::from_ref(&md), &[]));
             build.push(mount(c, &md, &dir, &[]));
             teardown.push(run(["umount", &path(&dir)]));
             teardown.push(run(["wipefs", "-a", &md]));
@@ -250,7 +262,7 @@ pub fn commands(c: &Config, index: usize, names: &RunNames) -> Commands {
             build.push(run([
                 "lvm", "lvcreate", "-y", "-n", "lv", "-i", &stripes, "-I", "64k", "-l", "100%FREE", &object,
             ]));
-            build.push(mkfs(fs, std::slice::from_ref(&lv), &[]));
+            build.push(mkfs(fs, &label, std::slice::from_ref(&lv), &[]));
             build.push(mount(c, &lv, &dir, &[]));
             teardown.push(run(["umount", &path(&dir)]));
             teardown.push(run(["wipefs", "-a", &lv]));

@@ -33,7 +33,7 @@ fn each_kind_has_its_exact_build_and_teardown() {
             config(Layout::Single(Fs::Ext4), 1, &[]),
             vec![
                 format!("mkdir -p {}", dir("ext4")),
-                "mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0 /dev/loop10".into(),
+                "mkfs.ext4 -L iolab-6a5e16 -F -q -E lazy_itable_init=0,lazy_journal_init=0 /dev/loop10".into(),
                 format!("mount /dev/loop10 {}", dir("ext4")),
             ],
             vec![format!("umount {}", dir("ext4")), "wipefs -a /dev/loop10".into(), format!("rmdir {}", dir("ext4"))],
@@ -42,7 +42,7 @@ fn each_kind_has_its_exact_build_and_teardown() {
             config(Layout::Single(Fs::Xfs), 1, &[("mount-options", "noatime,discard")]),
             vec![
                 format!("mkdir -p {}", dir("xfs")),
-                "mkfs.xfs -f -q /dev/loop10".into(),
+                "mkfs.xfs -L iolab-6a5e16 -f -q /dev/loop10".into(),
                 format!("mount -o noatime,discard /dev/loop10 {}", dir("xfs")),
             ],
             vec![format!("umount {}", dir("xfs")), "wipefs -a /dev/loop10".into(), format!("rmdir {}", dir("xfs"))],
@@ -51,7 +51,7 @@ fn each_kind_has_its_exact_build_and_teardown() {
             config(Layout::Single(Fs::Btrfs), 1, &[]),
             vec![
                 format!("mkdir -p {}", dir("btrfs")),
-                "mkfs.btrfs -f -q /dev/loop10".into(),
+                "mkfs.btrfs -L iolab-6a5e16 -f -q /dev/loop10".into(),
                 format!("mount /dev/loop10 {}", dir("btrfs")),
             ],
             vec![
@@ -65,7 +65,7 @@ fn each_kind_has_its_exact_build_and_teardown() {
             config(Layout::BtrfsRaid(BtrfsProfile::Raid1), 2, &[]),
             vec![
                 format!("mkdir -p {}", dir("btrfs-raid1")),
-                "mkfs.btrfs -f -q -d raid1 -m raid1 /dev/loop10 /dev/loop11".into(),
+                "mkfs.btrfs -L iolab-6a5e16 -f -q -d raid1 -m raid1 /dev/loop10 /dev/loop11".into(),
                 format!("mount -o device=/dev/loop10,device=/dev/loop11 /dev/loop10 {}", dir("btrfs-raid1")),
             ],
             vec![
@@ -123,7 +123,7 @@ fn each_kind_has_its_exact_build_and_teardown() {
             vec![
                 format!("mkdir -p {}", dir("md-raid5_ext4")),
                 "mdadm --create /dev/md/iolab-t1-2 --run --level=5 --raid-devices=3 --metadata=1.2 --assume-clean /dev/loop10 /dev/loop11 /dev/loop12".into(),
-                "mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0 /dev/md/iolab-t1-2".into(),
+                "mkfs.ext4 -L iolab-6a5e16 -F -q -E lazy_itable_init=0,lazy_journal_init=0 /dev/md/iolab-t1-2".into(),
                 format!("mount /dev/md/iolab-t1-2 {}", dir("md-raid5_ext4")),
             ],
             vec![
@@ -142,7 +142,7 @@ fn each_kind_has_its_exact_build_and_teardown() {
             vec![
                 format!("mkdir -p {}", dir("md-raid0_xfs")),
                 "mdadm --create /dev/md/iolab-t1-2 --run --level=0 --raid-devices=2 --metadata=1.2 /dev/loop10 /dev/loop11".into(),
-                "mkfs.xfs -f -q /dev/md/iolab-t1-2".into(),
+                "mkfs.xfs -L iolab-6a5e16 -f -q /dev/md/iolab-t1-2".into(),
                 format!("mount /dev/md/iolab-t1-2 {}", dir("md-raid0_xfs")),
             ],
             Vec::new(),
@@ -154,7 +154,7 @@ fn each_kind_has_its_exact_build_and_teardown() {
                 "lvm pvcreate -ff -y /dev/loop10 /dev/loop11".into(),
                 "lvm vgcreate iolab-t1-2 /dev/loop10 /dev/loop11".into(),
                 "lvm lvcreate -y -n lv -i 2 -I 64k -l 100%FREE iolab-t1-2".into(),
-                "mkfs.xfs -f -q /dev/iolab-t1-2/lv".into(),
+                "mkfs.xfs -L iolab-6a5e16 -f -q /dev/iolab-t1-2/lv".into(),
                 format!("mount -o noatime /dev/iolab-t1-2/lv {}", dir("lvm-stripe_xfs")),
             ],
             vec![

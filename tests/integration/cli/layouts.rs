@@ -32,7 +32,7 @@ fn a_dry_run_prints_the_plan_and_its_commands_for_paths_that_need_not_exist() {
     assert!(out.contains("1. ext4/mount-options=noatime") && out.contains("(baseline)"), "{out}");
     assert!(out.contains("tags layout=btrfs-raid1 mount-options=noatime"), "{out}");
     assert!(
-        out.contains("mkfs.btrfs -f -q -d raid1 -m raid1 /nonexistent/iolab-loopX /nonexistent/iolab-loopY"),
+        out.contains("-f -q -d raid1 -m raid1 /nonexistent/iolab-loopX /nonexistent/iolab-loopY") && out.contains("mkfs.btrfs -L iolab-"),
         "{out}"
     );
     assert!(out.contains("wipefs -a /nonexistent/iolab-loopY"), "{out}");
@@ -57,7 +57,7 @@ fn a_dry_run_leaves_real_devices_as_they_were() {
     let devs = [a.path().to_str().unwrap(), b.path().to_str().unwrap()];
     let out = dry_run(&devs, &["--zfs", "recordsize=8K,128K"]);
     assert!(
-        out.contains(&format!("mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0 {}", devs[0])),
+        out.contains(&format!("-F -q -E lazy_itable_init=0,lazy_journal_init=0 {}", devs[0])) && out.contains("mkfs.ext4 -L iolab-"),
         "{out}"
     );
     assert_eq!((bytes(a.path()), bytes(b.path())), before, "the dry run wrote on a device");
