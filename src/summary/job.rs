@@ -4,8 +4,8 @@
 //! the job did, a cache answered, buffered I/O, CPU-bound, high run-to-run
 //! spread); and [`job_report`], which makes it from the samples.
 
+use super::zfs::{Listing, Moved, ZfsTarget, group_members, zfs_writes};
 pub use super::zfs::{ZfsMember, ZfsWrites};
-use super::zfs::{ZfsTarget, zfs_members, zfs_writes};
 use super::{EngineName, Named, Pattern};
 use crate::judge::Diagnostic;
 use crate::judge::job as rules;
@@ -611,7 +611,7 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
     let mut device = device_report(&job.runs, pool);
     let mut uneven = None;
     if let (Some(d), Some(z)) = (device.as_mut().filter(|d| d.zfs_pool.is_some()), zfs.info) {
-        d.zfs_writes = zfs_writes(d, z, spec);
+        d.zfs_writes = zfs_writes(d.write_bytes, d.job_write_bytes, z, spec);
         let vdevs = zfs_members(d, z);
         // Reads a cache may have answered say nothing of how the layout spreads them.
         let cached = job
@@ -738,6 +738,15 @@ fn members_sum(devices: &[crate::samples::DiskDelta]) -> Option<crate::samples::
 /// the one the filesystem is on and the rest lie under it (`lower`); on a
 /// ZFS pool (`zfs_pool`) the devices are the pool's data member disks side
 /// by side, and the figures are their sum (each member also in `lower`).
+/// The pool's data members in `d.lower` (the job's devices) into
+/// `d.zfs_members`; the members by vdev for [`crate::judge::zfs::uneven_members`].
+pub(crate) fn zfs_members(d: &mut DeviceReport, z: &crate::device::ZfsInfo) -> Vec<crate::judge::zfs::VdevMoved> {
+    let moved: Vec<Moved> = d.lower.iter().map(|l| (l.name.as_str(), l.read_bytes, l.write_bytes)).collect();
+    let (vdevs, members) = group_members(z, &moved, Listing::Served);
+    d.zfs_members = members;
+    vdevs
+}
+
 pub(crate) fn device_report(runs: &[RunSamples], zfs_pool: Option<&str>) -> Option<DeviceReport> {
     let first = runs.first()?.devices.first()?;
     let mut d = DeviceReport {

@@ -3,7 +3,6 @@
 //! moved ([`ZfsMember`], grouped once by [`group_members`] for jobs,
 //! `time` and the app suites), from `iolab info`'s pool ([`ZfsInfo`]).
 
-use super::job::DeviceReport;
 use crate::device::ZfsInfo;
 use serde::{Deserialize, Serialize};
 
@@ -115,10 +114,11 @@ pub(crate) fn redundancy(z: &ZfsInfo) -> Option<crate::judge::zfs::Redundancy> {
 }
 
 /// The members' writes per data byte against the layout's model, for a
-/// job that wrote on a pool whose layout iolab knows.
-pub(crate) fn zfs_writes(d: &DeviceReport, z: &ZfsInfo, spec: &crate::plan::JobSpec) -> Option<ZfsWrites> {
+/// job that wrote `job_written` bytes (the members `written`) on a pool
+/// whose layout iolab knows.
+pub(crate) fn zfs_writes(written: u64, job_written: u64, z: &ZfsInfo, spec: &crate::plan::JobSpec) -> Option<ZfsWrites> {
     use crate::judge::zfs::{ASSUMED_ASHIFT, ASSUMED_RECORD, expected_writes, model_words};
-    if d.job_write_bytes == 0 {
+    if job_written == 0 {
         return None;
     }
     let layout = redundancy(z)?;
@@ -133,7 +133,7 @@ pub(crate) fn zfs_writes(d: &DeviceReport, z: &ZfsInfo, spec: &crate::plan::JobS
         assumed: recordsize.is_none() || z.ashift.is_none(),
         expected_ratio: e.low,
         expected_max_ratio: (e.high > e.low).then_some(e.high),
-        measured_ratio: d.write_bytes as f64 / d.job_write_bytes as f64,
+        measured_ratio: written as f64 / job_written as f64,
     })
 }
 
@@ -229,15 +229,6 @@ fn partition_of(part: &str, disk: &str) -> bool {
     }
 }
 
-/// The pool's data members in `d.lower` (the job's devices) into
-/// `d.zfs_members`; the members by vdev for [`crate::judge::zfs::uneven_members`].
-pub(crate) fn zfs_members(d: &mut DeviceReport, z: &ZfsInfo) -> Vec<crate::judge::zfs::VdevMoved> {
-    let moved: Vec<Moved> = d.lower.iter().map(|l| (l.name.as_str(), l.read_bytes, l.write_bytes)).collect();
-    let (vdevs, members) = group_members(z, &moved, Listing::Served);
-    d.zfs_members = members;
-    vdevs
-}
-
 /// In-flight I/O of a timed command or an app suite's phase, for
 /// [`crate::judge::zfs::uneven_members`]: unknown (iolab does not issue
 /// their I/O), so taken as 1, the depth at which a mirror's reads may come
@@ -288,7 +279,7 @@ pub(super) mod tests {
     use super::*;
     use crate::plan::Limit;
     use crate::summary::job::tests::pool_run;
-    use crate::summary::job::{cross_check, device_report};
+    use crate::summary::job::{cross_check, device_report, zfs_members};
 
     /// Two 2-way mirrors over vdf..vdi (one leaf on a partition, one
     /// offline): each member under its vdev with its shares, for the
@@ -395,7 +386,7 @@ pub(super) mod tests {
             r
         };
         let mut d = device_report(&[run(150 * M)], Some("tpool")).unwrap();
-        d.zfs_writes = zfs_writes(&d, &z, &spec(crate::plan::Rw::Write, 128 << 10));
+        d.zfs_writes = zfs_writes(d.write_bytes, d.job_write_bytes, &z, &spec(crate::plan::Rw::Write, 128 << 10));
         let w = d.zfs_writes.clone().unwrap();
         assert_eq!((w.expected_ratio, w.expected_max_ratio, w.measured_ratio), (1.5, None, 1.5));
         assert_eq!((w.record_bytes, w.sector_bytes, w.assumed), (128 << 10, 4096, true));
@@ -406,7 +397,7 @@ pub(super) mod tests {
         assert!(cross_check(&d).is_empty(), "{:?}", cross_check(&d));
         // Written once only: not the layout.
         let mut d = device_report(&[run(100 * M)], Some("tpool")).unwrap();
-        d.zfs_writes = zfs_writes(&d, &z, &spec(crate::plan::Rw::Write, 128 << 10));
+        d.zfs_writes = zfs_writes(d.write_bytes, d.job_write_bytes, &z, &spec(crate::plan::Rw::Write, 128 << 10));
         let w = cross_check(&d);
         assert_eq!(w.len(), 1);
         assert_eq!(w[0].code, "zfs_write_amplification");
@@ -425,17 +416,25 @@ pub(super) mod tests {
         });
         small.ashift = Some(12);
         let mut d = device_report(&[run(200 * M)], Some("tpool")).unwrap();
-        d.zfs_writes = zfs_writes(&d, &small, &spec(crate::plan::Rw::Randwrite, 8 << 10));
+        d.zfs_writes = zfs_writes(d.write_bytes, d.job_write_bytes, &small, &spec(crate::plan::Rw::Randwrite, 8 << 10));
         let w = d.zfs_writes.clone().unwrap();
         assert_eq!((w.expected_ratio, w.assumed), (2.0, false));
         assert_eq!(w.model, "raidz1 of 3 disks, 8K records, ashift 12");
         assert!(cross_check(&d).is_empty());
         // Random 4K writes into 8K records: up to a whole record each.
-        let w = zfs_writes(&d, &small, &spec(crate::plan::Rw::Randwrite, 4 << 10)).unwrap();
+        let w = zfs_writes(d.write_bytes, d.job_write_bytes, &small, &spec(crate::plan::Rw::Randwrite, 4 << 10)).unwrap();
         assert_eq!((w.expected_ratio, w.expected_max_ratio), (2.0, Some(4.0)));
         // A job that did not write has no write model; the JSON leaves it out.
         let reads = device_report(&[pool_run(100 * M, 0, [(100 * M, 0); 4])], Some("tpool")).unwrap();
-        assert_eq!(zfs_writes(&reads, &z, &spec(crate::plan::Rw::Read, 128 << 10)), None);
+        assert_eq!(
+            zfs_writes(
+                reads.write_bytes,
+                reads.job_write_bytes,
+                &z,
+                &spec(crate::plan::Rw::Read, 128 << 10)
+            ),
+            None
+        );
         assert!(serde_json::to_value(&reads).unwrap().get("zfs_writes").is_none());
     }
 
