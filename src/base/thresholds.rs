@@ -282,6 +282,19 @@ pub const KEPT_MIN: f64 = 0.85;
 /// raid0 of two members must reach 1.7×).
 pub const LAYOUT_TOLERANCE: f64 = 0.15;
 
+/// `layout_host_limit` against `layout_shared_path`: a layout that falls
+/// short of its multiple while its members had I/O in flight less than
+/// this fraction of the time was not held back by their path (a shared
+/// bus keeps every member waiting, so busy close to all the time): the
+/// host gave them too little to do. Below 0.7 a member is idle for more
+/// than a quarter of the run beyond the few percent of gaps between
+/// requests that even a saturated device shows; seed `002`-like shared
+/// bridges read 0.95 and more. Exclusive. On emulated disks whose
+/// throttle sits at the member itself, the time a request waits in the
+/// throttle does not count as busy, so only a path below the members
+/// (their backing) shows as busy there.
+pub const MEMBERS_BUSY: f64 = 0.70;
+
 // ------------------------------------------------------------------ hosts
 
 /// `outlier_host`: a host is off the group on a test when its figure

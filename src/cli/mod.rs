@@ -185,7 +185,7 @@ fn layouts(a: &LayoutsArgs, config: Option<&crate::config::Config>, db: &Path) -
     };
     let out = &a.common.out;
     let outcome = deliver::live(out.quiet, out.export.units, |ctx| crate::experiment::layouts::run(&run, ctx))?;
-    write(deliver::layouts(outcome, &req))
+    write(deliver::layouts(outcome, &req, config.map_or(&[][..], |c| c.prices.as_slice())))
 }
 
 /// What happens to a measured result, as the command line says.

@@ -20,6 +20,8 @@
 
 pub mod findings;
 
+pub mod layouts;
+
 pub mod stats;
 
 #[cfg(test)]
@@ -39,6 +41,8 @@ pub struct RunRef {
     /// The device's capacity, when known better than the report says.
     pub capacity_bytes: Option<u64>,
     pub report: Report,
+    /// What `iolab layouts` built the run on (then the layout verdicts).
+    pub built: Option<layouts::Built>,
 }
 
 /// One line of the configuration file's price list: what a device cost
@@ -56,22 +60,45 @@ pub struct ListedPrice {
 /// label, else one of its physical devices' serial, else their model (with
 /// or without the vendor). Case and surrounding blanks do not matter.
 pub fn listed_price<'a>(list: &'a [ListedPrice], label: Option<&str>, report: &Report) -> Option<&'a ListedPrice> {
-    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
     let devices = report.target.info.as_ref().map(|i| i.devices.as_slice()).unwrap_or_default();
-    let serials = devices.iter().filter_map(|d| d.serial.as_deref());
-    let models = devices.iter().flat_map(|d| {
-        let model = d.model.clone();
-        let full = d.vendor.as_ref().zip(d.model.as_ref()).map(|(v, m)| format!("{v} {m}"));
-        [model, full].into_iter().flatten()
-    });
-    let candidates: Vec<Vec<String>> = vec![
-        label.map(norm).into_iter().collect(),
-        serials.map(norm).collect(),
-        models.map(|m| norm(&m)).collect(),
-    ];
-    candidates
+    let serials = devices.iter().filter_map(|d| d.serial.clone());
+    let candidates: Vec<Vec<String>> = vec![label.map(str::to_string).into_iter().collect(), serials.collect(), models(devices)];
+    first_listed(list, &candidates)
+}
+
+/// A device's models as a price list may name them: the model, and the
+/// vendor with the model.
+fn models(devices: &[crate::device::DeviceFacts]) -> Vec<String> {
+    devices
         .iter()
-        .find_map(|keys| list.iter().find(|e| keys.contains(&norm(&e.key))))
+        .flat_map(|d| {
+            let full = d.vendor.as_ref().zip(d.model.as_ref()).map(|(v, m)| format!("{v} {m}"));
+            [d.model.clone(), full].into_iter().flatten()
+        })
+        .collect()
+}
+
+/// The first entry of `list` whose key is one of the first group of
+/// `candidates` that has a match (case and blanks aside).
+fn first_listed<'a>(list: &'a [ListedPrice], candidates: &[Vec<String>]) -> Option<&'a ListedPrice> {
+    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    candidates.iter().find_map(|keys| {
+        let keys: Vec<String> = keys.iter().map(|k| norm(k)).collect();
+        list.iter().find(|e| keys.contains(&norm(&e.key)))
+    })
+}
+
+/// The price-list entry for one member device of a configuration `iolab
+/// layouts` built: its name (`sdb`, `/dev/sdb`), else its serial, else its
+/// model, as `facts` (what `iolab info` found on it, when it did) give them.
+pub fn device_price<'a>(list: &'a [ListedPrice], device: &str, facts: Option<&crate::device::DeviceFacts>) -> Option<&'a ListedPrice> {
+    let short = device.rsplit('/').next().unwrap_or(device).to_string();
+    let candidates: Vec<Vec<String>> = vec![
+        vec![device.to_string(), short],
+        facts.and_then(|f| f.serial.clone()).into_iter().collect(),
+        facts.map(|f| models(std::slice::from_ref(f))).unwrap_or_default(),
+    ];
+    first_listed(list, &candidates)
 }
 
 /// The comparison, and the `iolab compare --format json` document.
@@ -120,6 +147,10 @@ pub struct RunInfo {
     /// Price per 10^9 bytes of capacity.
     #[schemars(extend("x-unit" = "price/GB"))]
     pub price_per_gb: Option<f64>,
+    /// The configuration `iolab layouts` built the run on (its
+    /// `capacity_bytes` then is the usable capacity, its price the members').
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<layouts::BuiltLayout>,
 }
 
 impl RunInfo {
@@ -253,7 +284,8 @@ fn per_run(job: &JobReport, d: Direction, unit: Unit) -> Vec<f64> {
 }
 
 fn capacity(r: &RunRef) -> Option<u64> {
-    r.capacity_bytes.filter(|c| *c > 0).or_else(|| {
+    let usable = r.built.as_ref().and_then(|b| b.usable_bytes);
+    r.capacity_bytes.or(usable).filter(|c| *c > 0).or_else(|| {
         r.report
             .target
             .info
@@ -273,6 +305,7 @@ fn run_info(r: &RunRef) -> RunInfo {
         price,
         capacity_bytes,
         price_per_gb: price.zip(capacity_bytes).map(|(p, c)| p / (c as f64 / 1e9)),
+        layout: r.built.as_ref().map(layouts::Built::info),
     }
 }
 
@@ -326,7 +359,10 @@ pub fn compare(runs: &[RunRef], baseline_id: i64) -> Result<Comparison, String> 
         tests,
         findings: Vec::new(),
     };
-    c.findings = findings::all(&c);
+    // The layout verdicts answer the question a layouts run asks: first.
+    let mut f = layouts::findings(runs, &c.tests, b);
+    f.extend(findings::all(&c));
+    c.findings = f;
     Ok(c)
 }
 

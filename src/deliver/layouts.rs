@@ -16,7 +16,7 @@ use crate::store::{self, Store};
 /// Keep each configuration's run, then print their comparison (one run:
 /// that run). Exit: a signal first; then a configuration not measured or
 /// not torn down (status 1); then a store that could not keep a run (4).
-pub fn layouts(outcome: LayoutsOutcome, r: &Request) -> Delivery {
+pub fn layouts(outcome: LayoutsOutcome, r: &Request, prices: &[crate::compare::ListedPrice]) -> Delivery {
     let group = format!("layouts-{}", crate::base::units::now_rfc3339());
     let LayoutsOutcome { said, configs } = outcome;
     Delivery::collect(|d| {
@@ -78,12 +78,24 @@ pub fn layouts(outcome: LayoutsOutcome, r: &Request) -> Delivery {
                     Err(e) => not_saved = Some(store::not_saved(&r.db, &e)),
                 }
             }
+            let built = crate::compare::layouts::Built {
+                layout: m.config.layout,
+                members: m.config.devices.len() as u32,
+                devices: m.config.devices.iter().map(|p| crate::plan::layouts::device_name(p)).collect(),
+                properties: m.config.properties.clone(),
+                usable_bytes: m.usable_bytes,
+            };
+            let price = members_price(prices, &m.config.devices, &report);
+            if let Some((p, keys)) = &price {
+                d.say(format!("{name}: price {p} from the price list ({})", keys.join(" + ")));
+            }
             runs.push(RunRef {
                 id,
                 label: Some(name),
-                price: None,
+                price: price.map(|(p, _)| p),
                 capacity_bytes: None,
                 report,
+                built: Some(built),
             });
         }
         if !r.quiet && !r.no_store && not_saved.is_none() && !runs.is_empty() {
@@ -125,4 +137,29 @@ pub fn layouts(outcome: LayoutsOutcome, r: &Request) -> Delivery {
         }
         exit.map_or(Ok(()), Err)
     })
+}
+
+/// What a configuration's members cost together, from the configuration
+/// file's price list, with the keys that priced them; `None` unless every
+/// member is listed (by name, serial or model: see
+/// [`crate::compare::device_price`]).
+fn members_price(
+    prices: &[crate::compare::ListedPrice],
+    devices: &[std::path::PathBuf],
+    report: &crate::summary::Report,
+) -> Option<(f64, Vec<String>)> {
+    if prices.is_empty() || devices.is_empty() {
+        return None;
+    }
+    let facts = report.target.info.as_ref().map(|i| i.devices.as_slice()).unwrap_or_default();
+    let mut total = 0.0;
+    let mut keys = Vec::new();
+    for d in devices {
+        let name = crate::plan::layouts::device_name(d);
+        let f = facts.iter().find(|f| f.name == name);
+        let p = crate::compare::device_price(prices, &d.display().to_string(), f)?;
+        total += p.price;
+        keys.push(p.key.clone());
+    }
+    Some((total, keys))
 }

@@ -135,12 +135,14 @@ pub(crate) fn comparison(
             price = Some(p.price);
             capacity_bytes = capacity_bytes.or(p.capacity_bytes);
         }
+        let built = crate::compare::layouts::from_tags(&r.summary.tags, &r.report);
         runs.push(RunRef {
             id,
             label: r.summary.label,
             price,
             capacity_bytes,
             report: r.report,
+            built,
         });
     }
     let c = crate::compare::compare(&runs, baseline.unwrap_or(ids[0])).map_err(usage)?;

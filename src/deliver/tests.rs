@@ -459,9 +459,19 @@ fn layout(name: &str, report: Option<Report>, why: Option<Error>, teardown_faile
         },
         best_effort: false,
     };
+    let (layout, count) = crate::plan::layouts::parse_name(name).unwrap();
+    let devices: Vec<std::path::PathBuf> = (0..count.unwrap_or(1)).map(|k| format!("/dev/loop{k}").into()).collect();
     crate::experiment::layouts::Measured {
         name: name.into(),
         tags: vec![("recordsize".into(), "128K".into())],
+        config: crate::plan::layouts::Config {
+            name: name.into(),
+            layout,
+            devices,
+            properties: vec![("recordsize".into(), "128K".into())],
+            tags: vec![("layout".into(), name.into()), ("recordsize".into(), "128K".into())],
+        },
+        usable_bytes: Some(1_000_000_000),
         outcome: crate::experiment::layouts::ConfigOutcome {
             name: name.into(),
             measured: report.map(|r| outcome(r, None, None)),
@@ -502,6 +512,7 @@ fn layouts_keep_each_configuration_and_print_their_comparison() {
             configs,
         },
         &request(&db),
+        &[],
     );
     let lines = said(&d);
     assert!(

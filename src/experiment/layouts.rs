@@ -68,7 +68,20 @@ pub struct LayoutsRequest {
 pub struct Measured {
     pub name: String,
     pub tags: Vec<(String, String)>,
+    /// The configuration as planned.
+    pub config: crate::plan::layouts::Config,
+    /// The capacity it offered once built (statvfs of its mount point:
+    /// blocks × fragment size), when it was built.
+    pub usable_bytes: Option<u64>,
     pub outcome: ConfigOutcome<super::Outcome>,
+}
+
+/// What a built filesystem or pool offers: its total blocks × their size,
+/// as `statvfs` reports them at its mount point (ZFS: the pool's usable
+/// space after parity and copies; btrfs: what its data profile leaves).
+fn usable_bytes(dir: &Path) -> Option<u64> {
+    let s = rustix::fs::statvfs(dir).ok()?;
+    Some(s.f_blocks.saturating_mul(s.f_frsize)).filter(|b| *b > 0)
 }
 
 /// What a layouts run came to: lines for the user (refusals, what was
@@ -133,7 +146,11 @@ pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
         .enumerate()
         .map(|(i, c)| buildable(c, i + 1, &r.names))
         .collect();
-    let mut measure = |b: &Buildable| super::run(&on_dir(&r.workload, &b.dir)?, ctx);
+    let mut usable: Vec<(String, Option<u64>)> = Vec::new();
+    let mut measure = |b: &Buildable| {
+        usable.push((b.name.clone(), usable_bytes(&b.dir)));
+        super::run(&on_dir(&r.workload, &b.dir)?, ctx)
+    };
     let outcomes = run_each(&built, &r.journals, &r.names.id, &Live, ctx.stop, &mut measure);
     // The run's own directory, empty once every configuration is torn down.
     let _ = std::fs::remove_dir(&r.names.root);
@@ -143,6 +160,8 @@ pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
         .map(|(outcome, c)| Measured {
             name: c.name.clone(),
             tags: c.tags.iter().filter(|(k, _)| k != "layout").cloned().collect(),
+            config: c.clone(),
+            usable_bytes: usable.iter().find(|(n, _)| *n == c.name).and_then(|(_, u)| *u),
             outcome,
         })
         .collect();

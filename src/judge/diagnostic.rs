@@ -267,6 +267,22 @@ codes! {
     LatencyModesDiffer = "latency_modes_differ", Info;
     /// Per run and code: tests carrying a code that makes them untrustworthy.
     Untrustworthy = "untrustworthy", Untrustworthy;
+    // ---- layouts (`compare::layouts`, rules in `judge::layouts`)
+    /// A multi-device configuration gives what its layout should over one disk of its kind.
+    LayoutDelivers = "layout_delivers", Info;
+    /// A layout gives less than it should while its members were busy: they share a path.
+    LayoutSharedPath = "layout_shared_path", Info;
+    /// A layout gives less than it should while its members were idle part
+    /// of the time, or the CPU was saturated: the host set the pace.
+    LayoutHostLimit = "layout_host_limit", Info;
+    /// A layout gives more than it should: a cache answered, or the one disk's figure is low.
+    LayoutAbove = "layout_above", Warning;
+    /// A parity layout (RAID-Z, raid5/6) writes less than one disk.
+    LayoutParity = "layout_parity", Info;
+    /// What one setting of a property sweep changed against another.
+    LayoutProperty = "layout_property", Info;
+    /// The best configuration for the suite, and those within noise of it.
+    LayoutBest = "layout_best", Info;
     // ---- one plan on many hosts (`summary::hosts`, rules in `judge::hosts`)
     /// A host's figure on a test stands out of the other hosts' figures and noise.
     OutlierHost = "outlier_host", Warning;

@@ -11,6 +11,7 @@
 //! - [`steady`] and [`cliff`]: steady state across rounds, the write cliff in a run.
 //! - [`settle`]: when a test's windows have settled (`--runs auto`).
 //! - [`scale`]: depth, thread, together and layout verdicts.
+//! - [`layouts`]: `iolab layouts`' verdicts: a layout against one disk, a property sweep, the best configuration.
 //! - [`hosts`]: one plan on many hosts: outliers, agreement, failed hosts.
 //! - [`cold`]: what makes a timed run cold (`drop_caches`, a ZFS export and import) or not.
 //! - [`stats`]: median and coefficient of variation, shared with `summary`.
@@ -23,6 +24,7 @@ pub mod cold;
 pub mod diagnostic;
 pub mod hosts;
 pub mod job;
+pub mod layouts;
 pub mod scale;
 pub mod scan;
 pub mod settle;

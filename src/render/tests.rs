@@ -355,6 +355,7 @@ fn run_ref(name: &str, id: i64, label: Option<&str>, price: Option<f64>, capacit
         price,
         capacity_bytes: capacity,
         report: report(name),
+        built: None,
     }
 }
 

@@ -150,5 +150,6 @@ pub fn run(id: i64, label: &str, jobs: Vec<J>) -> RunRef {
         price: None,
         capacity_bytes: None,
         report: report(&jobs, None),
+        built: None,
     }
 }

@@ -1,6 +1,7 @@
 //! End-to-end tests of the engine and its renderers on synthetic reports.
 
 pub(crate) mod fixtures;
+mod layouts;
 
 use super::*;
 use crate::base::units::BwUnit;
@@ -307,6 +308,7 @@ fn the_baseline_is_found_and_prices_are_noticed() {
         price,
         capacity_bytes: None,
         price_per_gb: None,
+        layout: None,
     };
     let mut c = Comparison {
         baseline: 7,

@@ -515,6 +515,7 @@ pub(crate) fn exercise(r: &crate::summary::Report) {
         price: Some(10.0),
         capacity_bytes: None,
         report: r.clone(),
+        built: None,
     });
     if let Ok(c) = crate::compare::compare(&refs, 1) {
         for f in Format::ALL {

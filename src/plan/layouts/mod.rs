@@ -376,7 +376,7 @@ pub struct Request {
 }
 
 /// A name of `--try`, understood: the layout and how many devices (`None`: every one).
-fn parse_name(name: &str) -> Option<(Layout, Option<usize>)> {
+pub fn parse_name(name: &str) -> Option<(Layout, Option<usize>)> {
     for layout in every_layout() {
         let base = layout.base_name();
         if name == base {

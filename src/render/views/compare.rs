@@ -18,6 +18,9 @@ use crate::render::view::{
 pub fn view(c: &Comparison) -> View {
     let mut s = Section::new("comparison", "comparison", Heading::Outline("Comparison".into()));
     s.push(Block::only(Detail::Page, Block::Table(runs(c))));
+    if let Some(t) = configurations(c) {
+        s.push(Block::Table(t));
+    }
     s.push(Block::Table(side_by_side(c)));
     s.push(Block::only(Detail::Raw, Block::Table(records(c))));
     s.push(Block::Notes(legend(c)));
@@ -81,6 +84,46 @@ fn runs(c: &Comparison) -> Table {
         t.row(vec![Cell::text(r.name()), Cell::Count(r.id.unsigned_abs()), Cell::text(role)]);
     }
     t
+}
+
+/// The configurations `iolab layouts` built, one row each: the layout, its
+/// members, its settings, the capacity it offered, and with prices what a
+/// usable GB of it costs. `None` when no run was built by `layouts`.
+fn configurations(c: &Comparison) -> Option<Table> {
+    if c.runs.iter().all(|r| r.layout.is_none()) {
+        return None;
+    }
+    let prices = c.has_prices();
+    let mut cols = vec![
+        Column::text("Configuration", "configuration"),
+        Column::text("Layout", "layout"),
+        Column::figure("Members", "members"),
+        Column::text("Devices", "devices"),
+        Column::text("Settings", "settings"),
+        Column::figure("Usable", "usable_bytes"),
+    ];
+    if prices {
+        cols.push(Column::figure("Price", "price"));
+        cols.push(Column::figure("Price per usable GB", "price_per_gb"));
+    }
+    let mut t = Table::new(cols);
+    for r in &c.runs {
+        let l = r.layout.as_ref();
+        let mut row = vec![
+            Cell::text(r.name()),
+            Cell::text(l.map(|l| l.kind.clone()).unwrap_or_default()),
+            Cell::or_empty(l.map(|l| u64::from(l.members)), Cell::Count),
+            Cell::text(l.map(|l| l.devices.join(" ")).unwrap_or_default()),
+            Cell::text(l.map(|l| l.settings.join(" ")).unwrap_or_default()),
+            Cell::or_empty(l.and_then(|l| l.usable_bytes), Cell::Bytes),
+        ];
+        if prices {
+            row.push(number(r.price, 2));
+            row.push(number(l.and(r.price_per_gb), 3));
+        }
+        t.row(row);
+    }
+    Some(t)
 }
 
 /// A row per test, each run's figures side by side; with prices, a row of
@@ -227,7 +270,12 @@ fn legend(c: &Comparison) -> Vec<Note> {
                 (None, _) => l.text(format!("{}: no price", r.name())),
             };
         }
-        v.push(Note::plain(l.text(". GB = 10^9 bytes of device capacity.")));
+        let of = if c.runs.iter().any(|r| r.layout.is_some()) {
+            "usable capacity (what the built filesystem or pool offered)"
+        } else {
+            "device capacity"
+        };
+        v.push(Note::plain(l.text(format!(". GB = 10^9 bytes of {of}."))));
     }
     v
 }
