@@ -307,3 +307,60 @@ fn issue_13_format_html_on_run_and_compare() {
     assert_eq!(list.status.code(), Some(2), "list has no HTML view");
     assert!(String::from_utf8_lossy(&list.stderr).contains("table|json|markdown|csv"));
 }
+
+/// Issue 26: the page of a layouts sweep (`layouts --format html`) loads like
+/// the other reports, with its configurations table (usable capacity, and the
+/// price per usable GB from the price list), the comparison's bars, each
+/// configuration's own charts, and the layout verdicts among the findings.
+#[test]
+fn issue_26_report_of_a_layouts_sweep() {
+    use crate::common::emu::{LoopDev, MIB};
+    need_root!();
+    need_tool!("mkfs.btrfs");
+    let e = Env::new();
+    let (a, b) = (LoopDev::new_sparse(300 * MIB), LoopDev::new_sparse(300 * MIB));
+    let name = |d: &LoopDev| d.path().file_name().unwrap().to_string_lossy().into_owned();
+    let config = e.dir.path().join("iolab.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[suites.two]\njobs = [{{ rw = \"read\", bs = \"128k\", qd = 4, name = \"SEQ128K Q4\" }}, {{ rw = \"write\", bs = \"128k\", qd = 4, name = \"SEQ128K Q4 write\" }}]\n\n[prices]\n\"{}\" = 30\n\"{}\" = 35\n",
+            name(&a),
+            name(&b)
+        ),
+    )
+    .unwrap();
+    let page = e.dir.path().join("layouts.html");
+    let out = e
+        .cmd()
+        .arg("--config")
+        .arg(&config)
+        .arg("layouts")
+        .arg(a.path())
+        .arg(b.path())
+        .args(["--allow-destroy", "--try", "btrfs,btrfs-raid0", "--suite", "two", "--runs", "2"])
+        .args(["--size", "32MiB", "--duration", "500ms", "--warmup", "0", "--no-store"])
+        .args(["--format", "html", "-o"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        text.contains("Price per usable GB") && text.contains("btrfs-raid0"),
+        "no configurations table"
+    );
+    assert!(text.contains("[layout_best]") || text.contains("layout_best"), "no layout verdict");
+    let c = check(&page, "layouts");
+    if c.is_empty() {
+        return;
+    }
+    let bars = of(&c, "compare-bars");
+    let tests: usize = bars.iter().map(|b| b.table_rows).sum();
+    assert_eq!(
+        bars.iter().map(|b| b.points).sum::<usize>(),
+        2 * tests,
+        "a bar per configuration and test"
+    );
+    assert_eq!(of(&c, "timeline").len(), 2 * 2, "each configuration's two tests");
+}
