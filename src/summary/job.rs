@@ -802,6 +802,9 @@ pub(crate) fn device_report(runs: &[RunSamples], zfs_pool: Option<&str>) -> Opti
             l.write_bytes += low.write_bytes;
             l.read_ios += low.read_ios;
             l.write_ios += low.write_ios;
+            // How long each member had I/O in flight: a shared path keeps
+            // them busy, a host that sets the pace leaves them idle.
+            l.busy_ns += low.busy_ns;
         }
     }
     Some(d)
@@ -968,7 +971,8 @@ pub(super) mod tests {
                 write_bytes: wr,
                 read_ios: rd / 4096,
                 write_ios: wr / 4096,
-                busy_ns: 0,
+                // Busy a millisecond per MiB moved.
+                busy_ns: (rd + wr) / (1 << 20) * 1_000_000,
             })
             .collect();
         r
@@ -1001,6 +1005,9 @@ pub(super) mod tests {
         // Every member listed, summed over the runs.
         let lower: Vec<(&str, u64)> = d.lower.iter().map(|l| (l.name.as_str(), l.read_bytes)).collect();
         assert_eq!(lower, [("vdf", 400 * M), ("vdg", 0), ("vdh", 300 * M), ("vdi", 100 * M)]);
+        // And their busy time: what tells a shared path from the host's limit.
+        let busy: Vec<u64> = d.lower.iter().map(|l| l.busy_ns / 1_000_000).collect();
+        assert_eq!(busy, [600, 200, 500, 300]);
         assert!(cross_check(&d).is_empty(), "{:?}", cross_check(&d));
         // Not the first member alone: vdf by itself read only half of it.
         let single = device_report(&[pool_run(400 * M, 200 * M, fine)], None).unwrap();
