@@ -139,7 +139,17 @@ pub fn filesystem_of(root: &SysRoot, path: &Path) -> Option<FsInfo> {
     let md = fs::metadata(path).ok()?;
     let dev = (rustix::fs::major(md.dev()), rustix::fs::minor(md.dev()));
     let canon = fs::canonicalize(path).ok()?;
-    mount_for(&mounts(root), &canon, Some(dev))
+    let all = mounts(root);
+    mount_for(&all, &canon, Some(dev)).or_else(|| btrfs_mount_for(&all, &canon))
+}
+
+/// The btrfs mount holding `path` whatever its device number: btrfs gives
+/// every subvolume an anonymous device number of its own (`stat` of a
+/// mount point says 0:40 where mountinfo says 0:39), so the number alone
+/// finds no mount for it. Only the longest mount point over `path` is
+/// taken, and only when it is btrfs.
+fn btrfs_mount_for(mounts: &[FsInfo], path: &Path) -> Option<FsInfo> {
+    mount_for(mounts, path, None).filter(|m| m.fstype == "btrfs")
 }
 
 /// Every mount in `/proc/self/mountinfo` under `root`, in the kernel's order.
@@ -258,6 +268,9 @@ pub struct Served {
     pub devices: Vec<BlockDev>,
     /// The ZFS pool whose member disks `devices` are (their counters are summed).
     pub zfs_pool: Option<String>,
+    /// Another filesystem over several devices whose members `devices` are
+    /// (`btrfs on /dev/loop5`; their counters are summed, as a pool's are).
+    pub members_of: Option<String>,
 }
 
 /// What serves a target: its block device chain (`chain`, from
@@ -270,11 +283,36 @@ pub fn served(root: &SysRoot, chain: Vec<BlockDev>, report: Option<&DeviceReport
     {
         let devices = zfs_member_disks(root, z);
         let zfs_pool = (!devices.is_empty()).then(|| z.pool.clone());
-        return Served { devices, zfs_pool };
+        return Served {
+            devices,
+            zfs_pool,
+            members_of: None,
+        };
+    }
+    if let Some(r) = report.filter(|r| r.layout.as_ref().is_some_and(|l| l.by == "btrfs" && l.members >= 2)) {
+        // btrfs over several devices: the mount source is one member of
+        // them; `info`'s chain starts at each.
+        let mut devices: Vec<BlockDev> = Vec::new();
+        for node in &r.chain {
+            let Some(b) = sysfs::by_name(root, &node.name) else { continue };
+            if devices.iter().any(|d| (d.major, d.minor) == b.dev) {
+                continue;
+            }
+            devices.extend(block_dev(root, b.dev.0, b.dev.1));
+        }
+        if devices.len() >= 2 {
+            let source = r.filesystem.as_ref().map_or_else(String::new, |f| format!(" on {}", f.source));
+            return Served {
+                devices,
+                zfs_pool: None,
+                members_of: Some(format!("btrfs{source}")),
+            };
+        }
     }
     Served {
         devices: chain,
         zfs_pool: None,
+        members_of: None,
     }
 }
 

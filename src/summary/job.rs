@@ -222,6 +222,12 @@ pub struct DeviceReport {
     /// ([`crate::judge::job::pool_cross_check`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zfs_pool: Option<String>,
+    /// A filesystem over several devices other than ZFS (btrfs raid): the
+    /// copies of each written byte its members write (raid1 and raid10: 2,
+    /// raid1c3: 3), which the written cross-check expects; absent: 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-unit" = "count"))]
+    pub copies: Option<u32>,
     /// Devices outside the target's chain that moved more than 1 MiB
     /// (`base::thresholds::OTHER_DEVICE_MIN_BYTES`) over the same runs
     /// (summed): where the job's I/O went if the target's device did not see it.
@@ -563,9 +569,10 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
     let spec = &job.spec;
     let (_, span) = spec.extent(target.info.span_bytes);
     let pool = target.info.zfs_pool.as_deref();
+    let members_of = target.info.members_of.as_deref().filter(|_| pool.is_none());
     let mut runs: Vec<RunReport> = job.runs.iter().map(run_report).collect();
-    if pool.is_some() {
-        // The pool's member disks side by side: a run's device is their sum.
+    if pool.is_some() || members_of.is_some() {
+        // The pool's (or btrfs's) member disks side by side: a run's device is their sum.
         for (r, s) in runs.iter_mut().zip(&job.runs) {
             r.device = members_sum(&s.devices);
         }
@@ -608,7 +615,14 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
     let cpu = cpu_median(figured);
     let tinfo = target.info;
     let zfs = ZfsTarget::of(tinfo);
-    let mut device = device_report(&job.runs, pool);
+    let mut device = match members_of {
+        Some(what) => members_report(
+            &job.runs,
+            what,
+            tinfo.info.as_ref().and_then(|i| i.layout.as_ref()).and_then(btrfs_copies),
+        ),
+        None => device_report(&job.runs, pool),
+    };
     let mut uneven = None;
     if let (Some(d), Some(z)) = (device.as_mut().filter(|d| d.zfs_pool.is_some()), zfs.info) {
         d.zfs_writes = zfs_writes(d.write_bytes, d.job_write_bytes, z, spec);
@@ -747,6 +761,34 @@ pub(crate) fn zfs_members(d: &mut DeviceReport, z: &crate::device::ZfsInfo) -> V
     vdevs
 }
 
+/// What the member devices of a filesystem over several devices other than
+/// ZFS (btrfs raid: `what` is `btrfs on /dev/loop5`) did over a job's runs:
+/// side by side and summed, as a pool's members, named `what (a+b)`, and
+/// cross-checked as one device.
+pub(crate) fn members_report(runs: &[RunSamples], what: &str, copies: Option<u32>) -> Option<DeviceReport> {
+    let mut d = device_report(runs, Some(what))?;
+    d.zfs_pool = None;
+    d.copies = copies.filter(|c| *c > 1);
+    d.name = format!("{what} ({})", d.lower.iter().map(|l| l.name.as_str()).collect::<Vec<_>>().join("+"));
+    Some(d)
+}
+
+/// Copies of each byte a btrfs data profile writes: `raid1`, `raid10` and
+/// `dup` 2, `raid1c3` 3, `raid1c4` 4, `single` and `raid0` 1; `None` for
+/// parity profiles (raid5/6: a share, not whole copies) and unknown ones.
+fn btrfs_copies(l: &crate::device::LayoutInfo) -> Option<u32> {
+    if l.by != "btrfs" {
+        return None;
+    }
+    match l.profile.as_str() {
+        "single" | "raid0" => Some(1),
+        "raid1" | "raid10" | "dup" => Some(2),
+        "raid1c3" => Some(3),
+        "raid1c4" => Some(4),
+        _ => None,
+    }
+}
+
 pub(crate) fn device_report(runs: &[RunSamples], zfs_pool: Option<&str>) -> Option<DeviceReport> {
     let first = runs.first()?.devices.first()?;
     let mut d = DeviceReport {
@@ -765,6 +807,7 @@ pub(crate) fn device_report(runs: &[RunSamples], zfs_pool: Option<&str>) -> Opti
         job_write_bytes: 0,
         lower: Vec::new(),
         zfs_pool: zfs_pool.map(str::to_string),
+        copies: None,
         zfs_writes: None,
         zfs_members: Vec::new(),
         zfs_members_unjudged: None,
@@ -826,7 +869,16 @@ pub fn cross_check_with(d: &DeviceReport, caches: &str) -> Vec<Diagnostic> {
     let other = |f: fn(&crate::samples::DeviceActivity) -> u64| tops.iter().map(|o| (o.name.as_str(), f(o))).max_by_key(|x| x.1);
     let check = |dir: &str, job: u64, dev: u64| match d.zfs_pool {
         Some(_) => rules::pool_cross_check(&d.name, dir, job, dev, caches),
-        None => rules::cross_check(&d.name, dir, job, dev),
+        // Every byte written lands on `copies` members.
+        None => match d.copies.filter(|_| dir == "written") {
+            Some(c) => rules::cross_check(
+                &format!("{} (each byte written {c}×)", d.name),
+                dir,
+                job.saturating_mul(u64::from(c)),
+                dev,
+            ),
+            None => rules::cross_check(&d.name, dir, job, dev),
+        },
     };
     let model = d.zfs_writes.as_ref().and_then(|w| {
         let expected = crate::judge::zfs::WriteExpectation {
@@ -864,6 +916,7 @@ pub(super) mod tests {
             job_write_bytes: job_w,
             lower: vec![],
             zfs_pool: None,
+            copies: None,
             others: vec![],
             zfs_writes: None,
             zfs_members: Vec::new(),
@@ -1010,6 +1063,15 @@ pub(super) mod tests {
         assert_eq!(busy, [600, 200, 500, 300]);
         assert!(cross_check(&d).is_empty(), "{:?}", cross_check(&d));
         // Not the first member alone: vdf by itself read only half of it.
+        // btrfs over the same four: summed and cross-checked alike, not a pool.
+        let b = members_report(&[pool_run(400 * M, 200 * M, fine)], "btrfs on /dev/vdf", Some(2)).unwrap();
+        assert_eq!(b.name, "btrfs on /dev/vdf (vdf+vdg+vdh+vdi)");
+        assert_eq!((b.read_bytes, b.zfs_pool.as_deref()), (400 * M, None));
+        assert!(cross_check(&b).is_empty(), "raid1 writes two copies: {:?}", cross_check(&b));
+        // raid0 writes each byte once: twice that is extra.
+        let b = members_report(&[pool_run(400 * M, 200 * M, fine)], "btrfs on /dev/vdf", Some(1)).unwrap();
+        assert_eq!(b.copies, None);
+        assert_eq!(cross_check(&b)[0].code, "device_extra");
         let single = device_report(&[pool_run(400 * M, 200 * M, fine)], None).unwrap();
         assert_eq!(single.name, "vdf");
         assert_eq!(cross_check(&single)[0].code, "cache_answered");

@@ -169,6 +169,7 @@ mod tests {
             filesystem: None,
             devices,
             zfs_pool: None,
+            members_of: None,
             info: None,
         }
     }

@@ -131,6 +131,10 @@ pub struct TargetInfo {
     /// cross-check sums their counters ([`device::served`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zfs_pool: Option<String>,
+    /// A filesystem over several devices (btrfs raid) whose members `devices`
+    /// are: the device cross-check sums their counters, as a pool's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub members_of: Option<String>,
     /// What `iolab info` says about the target: the full chain, each physical
     /// device's facts, the throttles that apply, and the hints.
     pub info: Option<device::DeviceReport>,
@@ -149,6 +153,7 @@ impl TargetInfo {
             filesystem: device::filesystem_of(sys, dir),
             devices,
             zfs_pool: None,
+            members_of: None,
             info: device::describe(sys, dir).ok(),
         }
     }
@@ -533,7 +538,11 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
     }
     // What `iolab info` says, first: on ZFS its pool's member disks are the devices to watch.
     let report = device::describe(root, &real).ok();
-    let device::Served { devices, zfs_pool } = device::served(root, device::chain_of_path(root, &real), report.as_ref());
+    let device::Served {
+        devices,
+        zfs_pool,
+        members_of,
+    } = device::served(root, device::chain_of_path(root, &real), report.as_ref());
     let device_names: Vec<String> = devices.iter().map(|d| d.name.clone()).collect();
     let file = if test_file {
         let progress = || {
@@ -565,6 +574,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
         filesystem,
         devices,
         zfs_pool,
+        members_of,
         info: report,
     };
     let watch = watch::Identity::of(Path::new(&info.path), &file).map(|id| watch::Watch::start(Path::new(&info.path), id));

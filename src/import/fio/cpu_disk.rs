@@ -87,6 +87,7 @@ pub(super) fn device_report(
                 job_write_bytes: write.as_ref().map_or(0, |d| d.bytes),
                 lower: ds,
                 zfs_pool: None,
+                copies: None,
                 others: Vec::new(),
                 zfs_writes: None,
                 zfs_members: Vec::new(),

@@ -47,6 +47,7 @@ pub(super) fn target_info(first: &Opts) -> TargetInfo {
         filesystem: None,
         devices: Vec::new(),
         zfs_pool: None,
+        members_of: None,
         info: None,
     }
 }
