@@ -88,6 +88,27 @@ fn samples(runs: &[RunRef], t: &TestComparison) -> Vec<Vec<f64>> {
         .collect()
 }
 
+/// A verdict on figures a warning calls untrustworthy (a cache answered,
+/// the ARC, no block device...) says so: " Caveat: zfs-stripe2 carries
+/// zfs_arc_cached." The verdict stands on the figures as measured.
+fn caveat(mut d: Diagnostic, t: &TestComparison, runs: &[(usize, &String)]) -> Diagnostic {
+    let parts: Vec<String> = runs
+        .iter()
+        .filter_map(|&(k, name)| {
+            let codes: Vec<&str> = t.warnings[k]
+                .iter()
+                .filter(|c| crate::judge::Code::parse(c).untrustworthy().is_some())
+                .map(String::as_str)
+                .collect();
+            (!codes.is_empty()).then(|| format!("{name} carries {}", codes.join(", ")))
+        })
+        .collect();
+    if !parts.is_empty() {
+        d.message = format!("{}. Caveat: {}: these figures may not be the disks'", d.message, parts.join("; "));
+    }
+    d
+}
+
 /// Run `i` against run `j` on a test: ratio (above 1: better) and interval.
 fn pair(t: &TestComparison, s: &[Vec<f64>], i: usize, j: usize) -> Option<Ratio> {
     let r = ratios(&t.values, s, j, t.unit);
@@ -180,7 +201,7 @@ pub fn findings(runs: &[RunRef], tests: &[TestComparison], baseline: usize) -> V
                 members_busy: members_busy(job),
                 cpu_busy: Some(job.cpu.system_busy_pct / 100.0).filter(|c| c.is_finite() && *c > 0.0),
             };
-            out.extend(vs_one_disk(&v).map(|d| d.on_run(Some(runs[i].id))));
+            out.extend(vs_one_disk(&v).map(|d| caveat(d, t, &[(i, &names[i]), (j, &names[j])]).on_run(Some(runs[i].id))));
         }
     }
 
@@ -212,7 +233,11 @@ pub fn findings(runs: &[RunRef], tests: &[TestComparison], baseline: usize) -> V
                     .filter_map(|(k, t)| Some((t.test.as_str(), pair(t, &all[k], i, j)?)))
                     .collect(),
             };
-            out.extend(property_effect(&effect).map(|d| d.on_run(Some(runs[i].id))));
+            let shown = |d: Diagnostic| match tests.iter().find(|t| d.subject.as_deref() == Some(t.test.as_str())) {
+                Some(t) => caveat(d, t, &[(i, &names[i]), (j, &names[j])]),
+                None => d,
+            };
+            out.extend(property_effect(&effect).map(|d| shown(d).on_run(Some(runs[i].id))));
         }
     }
 

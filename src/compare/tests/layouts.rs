@@ -134,3 +134,28 @@ fn a_stored_runs_layout_comes_from_its_tags() {
     assert!(from_tags(&t(&[("layout", "nonsense")]), &r).is_none());
     assert!(from_tags(&t(&[("group", "g")]), &r).is_none());
 }
+
+#[test]
+fn a_verdict_on_figures_a_cache_may_have_answered_says_so() {
+    let one = built(
+        run(1, "zfs", vec![seq("SEQ128K", &[20.0, 20.1, 19.9]).warn("zfs_arc_cached")]),
+        Layout::Zfs(ZfsVdev::Single),
+        1,
+        &[],
+    );
+    let two = built(
+        run(2, "zfs-stripe2", vec![seq("SEQ128K", &[20.2, 20.0, 20.3]).warn("zfs_arc_cached")]),
+        Layout::Zfs(ZfsVdev::Stripe),
+        2,
+        &[],
+    );
+    let c = compare(&[one, two], 1).unwrap();
+    let f = &c.findings[0];
+    assert_eq!(f.code, "layout_shared_path");
+    assert!(
+        f.message
+            .ends_with("Caveat: zfs-stripe2 carries zfs_arc_cached; zfs carries zfs_arc_cached: these figures may not be the disks'"),
+        "{}",
+        f.message
+    );
+}
