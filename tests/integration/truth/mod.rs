@@ -11,7 +11,9 @@
 //! process CPU figure (`cpu_accounting`), `iolab info` on the real
 //! stacks of this machine (`info`), and live zfs-fuse pools: info, reads
 //! that are the disks' or labelled cached, the write model (`zfs`), and a
-//! recordsize far above a job's block size (`zfs_hints`).
+//! recordsize far above a job's block size (`zfs_hints`); `iolab layouts`' ratios
+//! and verdicts (`layouts`), and a host's limit told from a shared path
+//! (`layouts_host`).
 
 pub(crate) mod accuracy;
 mod apps;
@@ -23,6 +25,7 @@ mod fio_engine;
 mod hosts;
 mod info;
 mod layouts;
+mod layouts_host;
 mod memory;
 mod scale;
 mod scan;
