@@ -11,7 +11,8 @@
 //! process CPU figure (`cpu_accounting`), `iolab info` on the real
 //! stacks of this machine (`info`), and live zfs-fuse pools: info, reads
 //! that are the disks' or labelled cached, the write model (`zfs`), and a
-//! recordsize far above a job's block size (`zfs_hints`).
+//! recordsize far above a job's block size (`zfs_hints`), and seed 002's table
+//! reproduced by `bench/seed002 --quick` (`seed002`).
 
 pub(crate) mod accuracy;
 mod apps;
@@ -26,6 +27,7 @@ mod layouts;
 mod memory;
 mod scale;
 mod scan;
+mod seed002;
 mod selftest;
 mod steady;
 mod sustained;
