@@ -23,7 +23,8 @@ use std::time::{Duration, Instant};
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/seed002");
 const CONFIGS: [&str; 5] = ["ext4", "zfs", "zfs-stripe2", "zfs-raidz1-3", "zfs-raidz1-4"];
-const TIMEOUT: Duration = Duration::from_secs(300);
+/// Generous: the script may first wait for a ZFS test of another process to finish.
+const TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Runs the script; on a timeout it gets SIGTERM (its trap tears everything down) and a
 /// minute to finish before SIGKILL. Its stdout and stderr go to files, read at the end.
