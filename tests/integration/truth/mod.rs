@@ -12,8 +12,9 @@
 //! stacks of this machine (`info`), and live zfs-fuse pools: info, reads
 //! that are the disks' or labelled cached, the write model (`zfs`), and a
 //! recordsize far above a job's block size (`zfs_hints`); `iolab layouts`' ratios
-//! and verdicts (`layouts`), and a host's limit told from a shared path
-//! (`layouts_host`).
+//! and verdicts (`layouts`), a host's limit told from a shared path
+//! (`layouts_host`), and seed 002's table reproduced by `bench/seed002 --quick`
+//! (`seed002`).
 
 pub(crate) mod accuracy;
 mod apps;
@@ -29,6 +30,7 @@ mod layouts_host;
 mod memory;
 mod scale;
 mod scan;
+mod seed002;
 mod selftest;
 mod steady;
 mod sustained;
