@@ -134,12 +134,24 @@ fn unescape(s: &str) -> String {
 }
 
 /// The filesystem holding `path` (the mount with the device number of `path`
-/// whose mount point is the longest prefix of the canonical path).
+/// whose mount point is the longest prefix of the canonical path; see
+/// [`mount_holding`]).
 pub fn filesystem_of(root: &SysRoot, path: &Path) -> Option<FsInfo> {
     let md = fs::metadata(path).ok()?;
     let dev = (rustix::fs::major(md.dev()), rustix::fs::minor(md.dev()));
     let canon = fs::canonicalize(path).ok()?;
-    mount_for(&mounts(root), &canon, Some(dev))
+    mount_holding(&mounts(root), &canon, dev)
+}
+
+/// The mount holding `path`, whose files report device number `dev`: the
+/// longest mount point over it among the mounts of that number, else among
+/// all, as `iolab info` finds it. btrfs gives each subvolume an anonymous
+/// device number of its own, which is not the one mountinfo lists (files
+/// of a fresh btrfs say 0:42, its mount 0:41), so without the second look a
+/// target on btrfs had no filesystem, hence no block device to cross-check
+/// (`no_block_device`).
+fn mount_holding(mounts: &[FsInfo], path: &Path, dev: (u32, u32)) -> Option<FsInfo> {
+    mount_for(mounts, path, Some(dev)).or_else(|| mount_for(mounts, path, None))
 }
 
 /// Every mount in `/proc/self/mountinfo` under `root`, in the kernel's order.

@@ -6,6 +6,23 @@ mod zfs_fuse_scenarios;
 use super::*;
 
 #[test]
+fn a_btrfs_file_whose_device_number_is_not_its_mounts_is_on_that_mount() {
+    // A fresh btrfs on loop5: mountinfo says 0:41, its files' st_dev 0:42.
+    let mounts: Vec<FsInfo> = [
+        "26 1 259:2 / / rw,relatime - ext4 /dev/nvme0n1p2 rw",
+        "47 27 0:41 / /tmp/trbtrfs rw,relatime - btrfs /dev/loop5 rw,ssd,space_cache=v2,subvolid=5,subvol=/",
+    ]
+    .iter()
+    .filter_map(|l| parse_mountinfo_line(l))
+    .collect();
+    let m = mount_holding(&mounts, Path::new("/tmp/trbtrfs/iolab-test-1/f"), (0, 42)).unwrap();
+    assert_eq!((m.fstype.as_str(), m.source.as_str()), ("btrfs", "/dev/loop5"));
+    // The device number still decides where it names a mount: ext4's file is ext4's.
+    let m = mount_holding(&mounts, Path::new("/tmp/trbtrfs/x"), (259, 2)).unwrap();
+    assert_eq!(m.fstype, "ext4");
+}
+
+#[test]
 fn mountinfo_line() {
     let l = "36 25 7:3 / /mnt/my\\040disk rw,noatime shared:1 - ext4 /dev/loop3 rw,data=ordered";
     let m = parse_mountinfo_line(l).unwrap();
