@@ -23,6 +23,26 @@ fn a_btrfs_file_whose_device_number_is_not_its_mounts_is_on_that_mount() {
 }
 
 #[test]
+fn the_devices_of_a_btrfs_are_read_from_sysfs() {
+    let d = tempfile::tempdir().unwrap();
+    let dev = |fsid: &str, name: &str, number: &str| {
+        let p = d.path().join(format!("sys/fs/btrfs/{fsid}/devices/{name}"));
+        std::fs::create_dir_all(&p).unwrap();
+        std::fs::write(p.join("dev"), format!("{number}\n")).unwrap();
+    };
+    dev("11111111-aaaa", "loop7", "7:7");
+    dev("22222222-bbbb", "loop4", "7:4");
+    dev("22222222-bbbb", "loop3", "7:3");
+    dev("22222222-bbbb", "loop5", "7:5");
+    std::fs::create_dir_all(d.path().join("sys/fs/btrfs/features")).unwrap();
+    let root = SysRoot(d.path().to_path_buf());
+    assert_eq!(btrfs_devices(&root, (7, 4)), ["loop3", "loop4", "loop5"]);
+    assert_eq!(btrfs_devices(&root, (7, 7)), ["loop7"]);
+    assert!(btrfs_devices(&root, (8, 0)).is_empty());
+    assert!(btrfs_devices(&SysRoot(d.path().join("none")), (7, 4)).is_empty());
+}
+
+#[test]
 fn mountinfo_line() {
     let l = "36 25 7:3 / /mnt/my\\040disk rw,noatime shared:1 - ext4 /dev/loop3 rw,data=ordered";
     let m = parse_mountinfo_line(l).unwrap();
