@@ -37,7 +37,7 @@
 //!     child idle for two regions of three comes back with most of its next region
 //!     banked. The figures fit that model, not the 1× one: the rotation spreads the
 //!     reads evenly over the children, and the mirror of three read 2.48×, 2.47×, 2.53×,
-//!     2.60× and 2.50× one disk (five invocations, each two runs of 2 s), between the 1× of
+//!     2.60×, 2.50× and 2.37× one disk (six invocations, each two runs of 2 s), between the 1× of
 //!     one busy child and the 3× of full banking. [`MIRROR_OWN`] is that measured figure,
 //!     a property of the emulation rather than of ZFS; behind the shared path the bus
 //!     gives what it gives, 1×.
