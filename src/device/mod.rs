@@ -134,7 +134,8 @@ fn unescape(s: &str) -> String {
 }
 
 /// The filesystem holding `path` (the mount with the device number of `path`
-/// whose mount point is the longest prefix of the canonical path).
+/// whose mount point is the longest prefix of the canonical path; on
+/// btrfs, see [`btrfs_mount_for`]).
 pub fn filesystem_of(root: &SysRoot, path: &Path) -> Option<FsInfo> {
     let md = fs::metadata(path).ok()?;
     let dev = (rustix::fs::major(md.dev()), rustix::fs::minor(md.dev()));
@@ -333,10 +334,43 @@ pub fn device_of_path(root: &SysRoot, path: &Path) -> Option<(u32, u32)> {
     if fsinfo.source.starts_with("/dev/") {
         let smd = fs::metadata(&fsinfo.source).ok()?;
         if smd.file_type().is_block_device() {
-            return Some((rustix::fs::major(smd.rdev()), rustix::fs::minor(smd.rdev())));
+            let dev = (rustix::fs::major(smd.rdev()), rustix::fs::minor(smd.rdev()));
+            // A btrfs of several devices is mounted by one of them, which
+            // serves only part of its I/O: no one device to cross-check.
+            if fsinfo.fstype == "btrfs" && btrfs_devices(root, dev).len() > 1 {
+                return None;
+            }
+            return Some(dev);
         }
     }
     None
+}
+
+/// The kernel names of the devices of the btrfs filesystem that device
+/// `dev` belongs to (`/sys/fs/btrfs/UUID/devices/NAME`, each with its
+/// `dev`), in name order; empty when it belongs to none.
+pub fn btrfs_devices(root: &SysRoot, dev: (u32, u32)) -> Vec<String> {
+    let want = format!("{}:{}", dev.0, dev.1);
+    let Ok(filesystems) = fs::read_dir(root.path("sys/fs/btrfs")) else {
+        return Vec::new();
+    };
+    for f in filesystems.flatten() {
+        let Ok(devices) = fs::read_dir(f.path().join("devices")) else {
+            continue;
+        };
+        let mut names: Vec<(String, Option<String>)> = devices
+            .flatten()
+            .map(|d| {
+                let number = fs::read_to_string(d.path().join("dev")).ok().map(|v| v.trim().to_string());
+                (d.file_name().to_string_lossy().into_owned(), number)
+            })
+            .collect();
+        if names.iter().any(|(_, n)| n.as_deref() == Some(want.as_str())) {
+            names.sort();
+            return names.into_iter().map(|(n, _)| n).collect();
+        }
+    }
+    Vec::new()
 }
 
 #[cfg(test)]

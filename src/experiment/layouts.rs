@@ -324,7 +324,7 @@ pub fn run_each<M>(
         if stop.requested() {
             break;
         }
-        let mut journal = Journal::create(journals, &format!("{run}-{}", c.name))?;
+        let mut journal = Journal::create(journals, &journal_name(run, &c.name))?;
         let built = build(c, &mut journal, sys, stop);
         let (measured, failed) = match built {
             Ok(()) => match measure(c) {
@@ -342,6 +342,24 @@ pub fn run_each<M>(
         });
     }
     Ok(out)
+}
+
+/// The journal's file name (without `.json`) of configuration `name` of
+/// run `run`: a swept configuration's name carries `/` and `=`
+/// (`zfs/recordsize=8K`), which a file name cannot hold whole, so every
+/// character other than an ASCII letter, digit, `-` or `.` becomes `_`.
+fn journal_name(run: &str, name: &str) -> String {
+    let slug: String = name
+        .chars()
+        .map(|ch| {
+            if ch.is_ascii_alphanumeric() || ch == '-' || ch == '.' {
+                ch
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{run}-{slug}")
 }
 
 /// Write down the configuration's teardown (last step first: the journal
@@ -567,6 +585,29 @@ mod tests {
         assert_eq!(r.target.path, Path::new("/run/iolab-layouts-x/zfs-mirror3"));
         assert!(r.target.allow_export && !r.target.allow_destroy);
         assert_eq!(r.target.size, Some(1 << 30), "the user's settings are kept");
+    }
+
+    #[test]
+    fn a_swept_configurations_journal_is_a_file_of_the_journal_directory() {
+        assert_eq!(journal_name("r1", "zfs/recordsize=8K"), "r1-zfs_recordsize_8K");
+        assert_eq!(journal_name("r1", "ext4@sdb"), "r1-ext4_sdb");
+        assert_eq!(journal_name("r1", "zfs-mirror3"), "r1-zfs-mirror3");
+        let d = tempfile::tempdir().unwrap();
+        let sys = Fake::default();
+        let mut c = pool("p1", "zpool create p1");
+        c.name = "zfs/recordsize=8K".into();
+        let stop = Stop::default();
+        let mut measure = |_: &Buildable| -> Result<()> {
+            // While the configuration is measured its journal is there, in the directory.
+            let names: Vec<String> = std::fs::read_dir(d.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(names, ["r1-zfs_recordsize_8K.json"]);
+            Ok(())
+        };
+        let out = run_each(&[c], d.path(), "r1", &sys, &stop, &mut measure).unwrap();
+        assert!(out[0].failed.is_none() && out[0].torn_down());
     }
 
     #[test]
