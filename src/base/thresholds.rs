@@ -283,17 +283,21 @@ pub const KEPT_MIN: f64 = 0.85;
 pub const LAYOUT_TOLERANCE: f64 = 0.15;
 
 /// `layout_host_limit` against `layout_shared_path`: a layout that falls
-/// short of its multiple while its members had I/O in flight less than
-/// this fraction of the time was not held back by their path (a shared
-/// bus keeps every member waiting, so busy close to all the time): the
-/// host gave them too little to do. Below 0.7 a member is idle for more
-/// than a quarter of the run beyond the few percent of gaps between
-/// requests that even a saturated device shows; seed `002`-like shared
-/// bridges read 0.95 and more. Exclusive. On emulated disks whose
-/// throttle sits at the member itself, the time a request waits in the
-/// throttle does not count as busy, so only a path below the members
-/// (their backing) shows as busy there.
-pub const MEMBERS_BUSY: f64 = 0.70;
+/// short of its multiple is judged by its members' pace while busy, the
+/// layout's rate ÷ (members × their mean busy fraction), in units of one
+/// disk's rate. A member that works on its own serves at about one disk's
+/// pace while it has I/O in flight (1, less the noise of io_ticks' 1 ms
+/// grain); members that share a path wait on it with I/O in flight, so
+/// they are busy and slow (n members behind one path, each busy all the
+/// time: 1/n; measured 0.34 for three btrfs members and 0.65 for three
+/// zfs-fuse members, which keep fewer requests queued). At or above this
+/// pace the members served as fast as one disk whenever they had work,
+/// and were idle the rest of the time: the host (its CPU, the filesystem's
+/// own I/O path, too few requests in flight) set the pace. Inclusive.
+/// On emulated disks whose throttle sits at the member itself, a request
+/// waiting in the throttle does not count as busy; only a path below the
+/// members (their backing) shows as busy there, as a real shared bus does.
+pub const MEMBER_PACE: f64 = 0.75;
 
 // ------------------------------------------------------------------ hosts
 

@@ -10,11 +10,11 @@
 //! `scale`'s ([`crate::judge::scale::layout_verdict`]: the textbook multiple
 //! and its tolerance), not a second copy of it; what this module adds is
 //! the interval, the seeds' wording, and telling a shared path apart from
-//! a limit on the host's side by how busy the members were.
+//! a limit on the host's side by the members' pace while they were busy.
 
 use super::scale::{Layout as Kind, LayoutCheck, LayoutRun, layout_verdict};
 use super::{Code, Diagnostic};
-use crate::base::thresholds::{LAYOUT_TOLERANCE, MEMBERS_BUSY};
+use crate::base::thresholds::{LAYOUT_TOLERANCE, MEMBER_PACE};
 use crate::base::units::{fmt_pct, fmt_ratio};
 use crate::plan::Rw;
 use crate::plan::layouts::{BtrfsProfile, Layout, MdLevel, ZfsVdev};
@@ -160,12 +160,14 @@ fn expected_text(low: f64, high: f64) -> String {
 /// `None` when the interval does not support one (or there is none):
 ///
 /// - striped and mirrored layouts: `scale`'s expected multiple with its
-///   tolerance. Wholly below it: `layout_host_limit` when the members were
-///   idle for more than `1 − MEMBERS_BUSY` of the time or the CPU was
-///   saturated (the host set the pace: a filesystem's own write path, as
-///   zfs-fuse's limits a stripe's writes), else `layout_shared_path` (the
-///   members were busy and still gave one disk's share: a bus, a bridge, a
-///   controller they share, or one slower member). Wholly within it:
+///   tolerance. Wholly below it: `layout_host_limit` when the CPU was
+///   saturated, or when the members served at least `MEMBER_PACE` of one
+///   disk's rate while busy and were idle the rest of the time (the host
+///   set the pace: its CPU, a filesystem's own I/O path, too few requests
+///   in flight); else `layout_shared_path` (the members had I/O in flight
+///   and still moved less than one disk does: a bus, a bridge, a
+///   controller they share, or one slower member; also when their busy
+///   time is unknown). Wholly within it:
 ///   `layout_delivers`; wholly above: `layout_above`.
 /// - parity layouts (RAID-Z, md raid5/6): writes wholly below 1× are
 ///   `layout_parity`; a figure wholly above 1× is `layout_delivers` with
@@ -210,7 +212,9 @@ pub fn vs_one_disk(v: &VsOneDisk) -> Option<Diagnostic> {
     let (low, high) = (verdict.expected_low?, verdict.expected_high?);
     let expect = expected_text(low, high);
     let (floor, ceiling) = (low * (1.0 - LAYOUT_TOLERANCE), high * (1.0 + LAYOUT_TOLERANCE));
-    let idle = v.members_busy.filter(|b| b.is_finite() && *b >= 0.0 && *b < MEMBERS_BUSY);
+    // Each member's rate while it had I/O in flight, in one disk's rates.
+    let busy = v.members_busy.filter(|b| b.is_finite() && *b > 0.0);
+    let pace = busy.map(|b| v.ratio.value / (f64::from(v.shape.members) * b));
     match verdict.kind {
         LayoutCheck::BelowExpected | LayoutCheck::CpuBound if v.ratio.below(floor) => {
             if verdict.kind == LayoutCheck::CpuBound {
@@ -219,18 +223,23 @@ pub fn vs_one_disk(v: &VsOneDisk) -> Option<Diagnostic> {
                     Code::LayoutHostLimit,
                     format!("{head}, expected {expect}: the host's CPU{cpu} set the pace, not the members' path"),
                 )
-            } else if let Some(b) = idle {
+            } else if let (Some(b), Some(p)) = (busy, pace.filter(|p| *p >= MEMBER_PACE)) {
                 d(
                     Code::LayoutHostLimit,
                     format!(
-                        "{head}, expected {expect}: the members were idle {} of the time, so no shared path held them back: the host (the filesystem's own I/O path, the CPU) set the pace",
-                        fmt_pct(1.0 - b)
+                        "{head}, expected {expect}: the members were idle {} of the time and, while busy, moved {:.2}× one disk's rate each, so no shared path held them back: the host (its CPU, the filesystem's own I/O path, too few requests in flight) set the pace",
+                        fmt_pct(1.0 - b.min(1.0)),
+                        p
                     ),
                 )
             } else {
-                let busy = v
-                    .members_busy
-                    .map_or_else(String::new, |b| format!(" (busy {} of the time)", fmt_pct(b)));
+                let busy = match (busy, pace) {
+                    (Some(b), Some(p)) => format!(
+                        " (busy {} of the time, yet moving {p:.2}× one disk's rate each while busy)",
+                        fmt_pct(b.min(1.0))
+                    ),
+                    _ => String::new(),
+                };
                 d(
                     Code::LayoutSharedPath,
                     format!(

@@ -57,13 +57,26 @@ fn a_stripe_at_one_disk_with_busy_members_shares_a_path() {
 
 #[test]
 fn a_stripe_short_of_its_multiple_with_idle_members_is_the_hosts_limit() {
-    // zfs-fuse's write path: 29 against 40 MB/s, the members idle 45% of the time.
+    // A stripe of two at 1.38× one disk, its members busy 55% of the time:
+    // while busy each moved 1.38 / (2 × 0.55) = 1.25× one disk's rate.
     let d = vs_one_disk(&stripe(r(1.38, 1.30, 1.45), Rw::Write, Some(0.55))).unwrap();
     assert_eq!(d.code, Code::LayoutHostLimit);
-    assert!(d.message.contains("idle 45% of the time"), "{}", d.message);
-    // Exactly at the threshold the members count as busy.
-    let d = vs_one_disk(&stripe(r(1.38, 1.30, 1.45), Rw::Write, Some(MEMBERS_BUSY))).unwrap();
+    assert!(
+        d.message.contains("idle 45% of the time and, while busy, moved 1.25×"),
+        "{}",
+        d.message
+    );
+    // At the threshold pace the members kept pace: the host.
+    let at = 1.38 / (2.0 * MEMBER_PACE);
+    let d = vs_one_disk(&stripe(r(1.38, 1.30, 1.45), Rw::Write, Some(at))).unwrap();
+    assert_eq!(d.code, Code::LayoutHostLimit);
+    // Busy about half the time, yet each slower than one disk (zfs-fuse's
+    // three members behind one path: 0.99 / (3 × 0.51) = 0.65): the path.
+    let mut three = stripe(r(0.99, 0.90, 1.10), Rw::Read, Some(0.51));
+    three.shape = Shape::of(Layout::Zfs(ZfsVdev::Stripe), 3);
+    let d = vs_one_disk(&three).unwrap();
     assert_eq!(d.code, Code::LayoutSharedPath);
+    assert!(d.message.contains("busy 51% of the time, yet moving 0.65×"), "{}", d.message);
     // A saturated CPU is the host's limit whatever the members did.
     let mut v = stripe(r(1.0, 0.95, 1.05), Rw::Read, Some(0.99));
     v.cpu_busy = Some(0.97);

@@ -131,6 +131,40 @@ pub fn rules(v: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Whether the comparison holds a finding of `rule` about configuration `config`.
+fn verdict(v: &Value, rule: &str, config: &str) -> bool {
+    v["findings"].as_array().is_some_and(|f| {
+        f.iter()
+            .any(|x| x["rule"] == rule && x["text"].as_str().is_some_and(|t| t.contains(&format!(": {config} ("))))
+    })
+}
+
+/// The layout verdicts of the two setups on a stripe of three: on links of their own it
+/// delivers its multiple, behind one path its members share that path; and the shared
+/// path is said only in the second.
+fn check_verdicts(family: &str, stripe: &str, own: &Value, shared: &Value) {
+    let texts = |v: &Value| -> Vec<String> {
+        v["findings"]
+            .as_array()
+            .map(|f| f.iter().filter_map(|x| x["text"].as_str().map(String::from)).collect())
+            .unwrap_or_default()
+    };
+    note!("{family}, own links: {:?}", texts(own));
+    note!("{family}, shared path: {:?}", texts(shared));
+    assert!(verdict(own, "layout_delivers", stripe), "{family}: own links: {:?}", texts(own));
+    assert!(
+        !rules(own).iter().any(|r| r == "layout_shared_path"),
+        "{family}: own links: {:?}",
+        texts(own)
+    );
+    assert!(
+        verdict(shared, "layout_shared_path", stripe),
+        "{family}: shared: {:?}",
+        texts(shared)
+    );
+    assert!(rules(own).iter().any(|r| r == "layout_best") && rules(shared).iter().any(|r| r == "layout_best"));
+}
+
 /// Each configuration's figure as a ratio to the first's, checked against `model` (one
 /// per configuration after the first), ±10%; the one disk against the limit, ±10%.
 fn check(setup: &str, names: &[&str], v: &Value, model: &[f64]) {
@@ -193,6 +227,7 @@ fn zfs_stripes_and_mirrors_of_three_read_as_their_model_says_on_own_links_and_be
     };
     check("zfs, own links", &names, &own, &[3.0, MIRROR_OWN]);
     check("zfs, shared path", &names, &shared, &[1.0, 1.0]);
+    check_verdicts("zfs", "zfs-stripe3", &own, &shared);
 }
 
 #[test]
@@ -222,6 +257,7 @@ fn btrfs_raid0_and_raid1_of_three_read_as_their_model_says_on_own_links_and_behi
     };
     check("btrfs, own links", &names, &own, &[3.0, 1.0]);
     check("btrfs, shared path", &names, &shared, &[1.0, 1.0]);
+    check_verdicts("btrfs", "btrfs-raid0", &own, &shared);
 }
 
 /// The configuration file's suite: seed 002's 8K sequential write, one at a time; with
