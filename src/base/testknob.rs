@@ -2,7 +2,8 @@
 //! (like `IOLAB_SELFTEST_LIMIT_SCALE`; documented as test knobs, not
 //! options): hold a run at a named point so a test can send a signal
 //! exactly there (during the prefill, the flush that ends a write window,
-//! the store transaction), and keep a copy of every JSON document written
+//! the store transaction, each build, measurement and teardown step of
+//! `iolab layouts`), and keep a copy of every JSON document written
 //! ([`keep_document`]).
 //!
 //! `IOLAB_TEST_PAUSE_AT=POINT:FILE`: the first time the run reaches POINT,
@@ -17,7 +18,13 @@ use std::time::Duration;
 
 /// How long a run holds at the point.
 pub const PAUSE: Duration = Duration::from_secs(1);
-/// The points: `prefill`, `flush`, `store`.
+/// The points: `prefill`, `flush`, `store`; and those of `iolab layouts`
+/// (`INDEX`: the configuration, from 1; `N`: the step, from 1):
+/// `layouts-build-INDEX-N` (before build step N runs),
+/// `layouts-measure-INDEX` (built, before the measurement),
+/// `layouts-teardown-INDEX-N` (before the Nth teardown step runs) and
+/// `layouts-sweep-N` (a killed run's journal unwound).
+/// A point named by a pattern is made with `format!` at the call site.
 pub const VAR: &str = "IOLAB_TEST_PAUSE_AT";
 
 static DONE: AtomicBool = AtomicBool::new(false);

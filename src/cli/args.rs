@@ -31,6 +31,17 @@ pub struct Cli {
 }
 
 impl Cli {
+    /// What the parsed values cannot say, from the matches `m` they came
+    /// from: whether `layouts` was given a job's options (their defaults
+    /// look the same as typed values).
+    pub fn note_typed(&mut self, m: &clap::ArgMatches) {
+        if let Cmd::Layouts(a) = &mut self.cmd
+            && let Some(sub) = m.subcommand_matches("layouts")
+        {
+            a.job_typed = JobShape::typed(sub);
+        }
+    }
+
     /// The store and configuration file in effect: given after the command
     /// (where its help shows them) or before it (`iolab --db X list`).
     /// Commands that use neither (info, completions, man) do not take them.
@@ -377,22 +388,11 @@ pub struct JobArgs {
     /// on every host that names none (not needed when each names its own)
     #[arg(required_unless_present_any = ["hosts", "hosts_file"])]
     pub target: Option<PathBuf>,
-    /// Access pattern
-    #[arg(long, value_enum, default_value = "randread")]
-    pub rw: Rw,
     /// Block size per I/O (e.g. 4k, 128k, 1M; a multiple of 512; k/K/KiB = 1024, kB = 1000)
     #[arg(long, default_value = "4k", value_parser = limit::bs)]
     pub bs: u64,
-    /// I/Os in flight per thread
-    #[arg(long, default_value_t = 1, value_parser = limit::qd)]
-    pub qd: u32,
-    /// Threads, each with its own queue
-    #[arg(long, default_value_t = 1, value_parser = limit::threads)]
-    pub threads: u32,
-    /// Stop each run after this many bytes instead of after --duration (k/KiB, M/MiB, G/GiB = powers
-    /// of 1024; kB, MB, GB = powers of 1000)
-    #[arg(long, value_parser = limit::nonzero_size, conflicts_with = "duration")]
-    pub bytes: Option<u64>,
+    #[command(flatten)]
+    pub job: JobShape,
     #[command(flatten)]
     pub errors: ErrorArgs,
     #[command(flatten)]
@@ -404,6 +404,40 @@ pub struct JobArgs {
     #[command(flatten)]
     pub common: CommonArgs,
 }
+
+/// The shape of one job, besides its block size: shared by `job` and
+/// `layouts` (where they are the job measured on each configuration).
+#[derive(Args, Debug)]
+pub struct JobShape {
+    /// Access pattern
+    #[arg(long, value_enum, default_value = "randread")]
+    pub rw: Rw,
+    /// I/Os in flight per thread
+    #[arg(long, default_value_t = 1, value_parser = limit::qd)]
+    pub qd: u32,
+    /// Threads, each with its own queue
+    #[arg(long, default_value_t = 1, value_parser = limit::threads)]
+    pub threads: u32,
+    /// Stop each run after this many bytes instead of after --duration (k/KiB, M/MiB, G/GiB = powers
+    /// of 1024; kB, MB, GB = powers of 1000)
+    #[arg(long, value_parser = limit::nonzero_size, conflicts_with = "duration")]
+    pub bytes: Option<u64>,
+}
+
+impl JobShape {
+    /// The ids of its options, to tell whether any was typed.
+    pub const IDS: [&'static str; 4] = ["rw", "qd", "threads", "bytes"];
+
+    /// Whether the command line (`sub`: the subcommand's matches) gave any of them.
+    pub fn typed(sub: &clap::ArgMatches) -> bool {
+        Self::IDS
+            .iter()
+            .any(|id| sub.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+    }
+}
+
+/// The block size of `iolab job` when `--bs` is not given (as its default, "4k").
+pub const JOB_BS: u64 = 4 << 10;
 
 /// Options shared by `run` and `job`.
 #[derive(Args, Debug)]
@@ -805,12 +839,21 @@ pub struct LayoutsArgs {
     pub dry_run: bool,
     /// What runs on each configuration: a built-in battery, an application suite (files, git) or a
     /// suite of the configuration file (see `iolab suites`). Default: seed 002's fsync-terminated
-    /// sequential writes (the sustained suite: 8K, 64K, 128K) and then the default battery
+    /// sequential writes (the sustained suite: 8K, 64K, 128K) and then the default battery; with
+    /// --rw, --qd, --threads or --bytes (the options of `iolab job`), that one job instead
     #[arg(long, value_parser = SuiteParser)]
     pub suite: Option<SuiteChoice>,
-    /// Transfer sizes of the sustained or dd suite, comma-separated (as `iolab run --bs`)
+    /// Transfer sizes of the sustained or dd suite, comma-separated (as `iolab run --bs`); with the
+    /// job options, the job's block size (default 4k; several: one job each)
     #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = limit::bs)]
     pub bs: Vec<u64>,
+    /// The job measured on each configuration instead of a suite, as `iolab job` takes it
+    #[command(flatten)]
+    pub job: JobShape,
+    /// Whether any option of `job` was typed (set from the command line's matches, see
+    /// [`Cli::note_typed`]): the job replaces the default suite
+    #[arg(skip)]
+    pub job_typed: bool,
     /// Files in the tree of the files suite
     #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub files: u64,

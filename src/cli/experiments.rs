@@ -99,8 +99,25 @@ pub(super) fn layouts_workload(a: &LayoutsArgs, config: Option<&Config>) -> Resu
         };
         suite_experiment(&what, Path::new("/"), &a.common, &NO_CONTINUE, &NO_EXPORT, config)
     };
+    if a.suite.is_some() && a.job_typed {
+        return Err(usage(
+            "layouts: --suite and the job options (--rw, --qd, --threads, --bytes) each say what runs on every configuration: give one",
+        ));
+    }
     if let Some(s) = &a.suite {
         return one(s);
+    }
+    if a.job_typed {
+        // The job of `iolab job`, once per --bs (4k, as there, without it).
+        let c = &a.common;
+        let sizes = if a.bs.is_empty() { vec![JOB_BS] } else { a.bs.clone() };
+        return Ok(Experiment::Jobs(JobsRequest {
+            suite: None,
+            target: choice(Path::new("/"), &c.target, &NO_CONTINUE, &NO_EXPORT),
+            jobs: sizes.into_iter().map(|bs| job_spec(&a.job, bs, c)).collect(),
+            repeat: c.repeat(),
+            via_fio: c.target.engine.via_fio(),
+        }));
     }
     let (Experiment::Jobs(mut all), Experiment::Jobs(battery)) = (
         one(&SuiteChoice::BuiltIn(crate::plan::SuiteName::Sustained))?,
@@ -128,29 +145,55 @@ pub(super) fn layouts_estimate(exp: &Experiment, c: &CommonArgs) -> crate::plan:
     }
 }
 
+/// What runs on each configuration, in words, for the dry run: the suite
+/// and its tests, or the job(s) given with `iolab job`'s options.
+pub(super) fn layouts_runs(exp: &Experiment) -> String {
+    match exp {
+        Experiment::Jobs(r) => {
+            let names: Vec<&str> = r.jobs.iter().map(|j| j.name.as_str()).collect();
+            let n = names.len();
+            let what = match &r.suite {
+                Some(s) => format!("suite {s}, "),
+                None => String::new(),
+            };
+            format!("{what}{n} test{}: {}", if n == 1 { "" } else { "s" }, names.join(", "))
+        }
+        Experiment::App(r) => match r.workload {
+            crate::experiment::apps::Workload::Files { files } => format!("the files suite ({files} files)"),
+            crate::experiment::apps::Workload::Git { commits } => format!("the git suite ({commits} commits)"),
+        },
+        _ => "jobs".into(),
+    }
+}
+
 /// `iolab job`.
 pub(super) fn job(a: &JobArgs) -> Result<Experiment> {
     let c = &a.common;
-    let limit = a.bytes.map(Limit::Bytes).unwrap_or(Limit::Time(c.duration()));
+    Ok(Experiment::Jobs(JobsRequest {
+        suite: None,
+        // No TARGET (only with --hosts): an empty path, for the hosts that name their own.
+        target: choice(a.target.as_deref().unwrap_or(Path::new("")), &c.target, &a.errors, &a.zfs),
+        jobs: vec![job_spec(&a.job, a.bs, c)],
+        repeat: c.repeat(),
+        via_fio: c.target.engine.via_fio(),
+    }))
+}
+
+/// The job of `iolab job`'s options (`layouts` takes them too), at `bs`.
+fn job_spec(j: &JobShape, bs: u64, c: &CommonArgs) -> JobSpec {
+    let limit = j.bytes.map(Limit::Bytes).unwrap_or(Limit::Time(c.duration()));
     let mut spec = JobSpec::custom(
-        a.rw,
-        a.bs,
-        a.qd,
-        a.threads,
+        j.rw,
+        bs,
+        j.qd,
+        j.threads,
         c.mix_read,
         limit,
         !c.target.buffered,
         c.target.engine.kind(),
     );
     spec.timing = c.latency;
-    Ok(Experiment::Jobs(JobsRequest {
-        suite: None,
-        // No TARGET (only with --hosts): an empty path, for the hosts that name their own.
-        target: choice(a.target.as_deref().unwrap_or(Path::new("")), &c.target, &a.errors, &a.zfs),
-        jobs: vec![spec],
-        repeat: c.repeat(),
-        via_fio: c.target.engine.via_fio(),
-    }))
+    spec
 }
 
 /// `--engine fio` runs jobs (run, job) only.

@@ -42,6 +42,7 @@ fn main_unguarded() -> ExitCode {
         Err(e) => return clap_exit(&e),
     };
     cli.resolve_files();
+    cli.note_typed(&matches);
     let config = match settings::load(&cli) {
         Ok(c) => c,
         Err(e) => return exit(Err(e)),
@@ -166,6 +167,7 @@ fn layouts(a: &LayoutsArgs, config: Option<&crate::config::Config>, db: &Path) -
             &plan,
             &caps,
             experiments::layouts_estimate(&workload, &a.common),
+            &experiments::layouts_runs(&workload),
             &names,
         )));
     }

@@ -15,6 +15,7 @@
 
 use crate::base::error::{Error, Result, failed};
 use crate::base::signals::Stop;
+use crate::base::testknob::pause_at;
 use crate::target::journal::{Action, Journal, Outcome as UndoOutcome, System, Undo};
 use std::path::{Path, PathBuf};
 
@@ -310,7 +311,12 @@ pub fn on_dir(exp: &super::Experiment, dir: &Path) -> Result<super::Experiment> 
 /// Build, measure and tear down each configuration in order. `journals`:
 /// the directory of the journals, `run`: this run's id (in each journal's
 /// name); `measure(config, dir)` runs what is measured on one. Stops after
-/// the configuration a signal interrupted (its teardown done).
+/// the configuration a signal interrupted (its teardown done): one outcome
+/// per configuration, those not built then `Interrupted`. The test
+/// knob's points (configuration `INDEX` from 1): `layouts-build-INDEX-N`
+/// (see [`build`]), `layouts-measure-INDEX` (built, before the
+/// measurement), `layouts-teardown-INDEX-N` (before the Nth step of the
+/// unwinding runs, see [`Journal::unwind`]).
 pub fn run_each<M>(
     configs: &[Buildable],
     journals: &Path,
@@ -320,20 +326,34 @@ pub fn run_each<M>(
     measure: &mut dyn FnMut(&Buildable) -> Result<M>,
 ) -> Result<Vec<ConfigOutcome<M>>> {
     let mut out = Vec::new();
-    for c in configs {
-        if stop.requested() {
-            break;
+    for (i, c) in configs.iter().enumerate() {
+        // After a signal nothing more is built; the configurations left are
+        // reported as interrupted, never dropped (a signal during the last
+        // teardown would otherwise leave a run that looks complete).
+        if let Err(e) = stop.check() {
+            out.push(ConfigOutcome {
+                name: c.name.clone(),
+                measured: None,
+                failed: Some(e),
+                teardown: Vec::new(),
+            });
+            continue;
         }
+        let index = i + 1;
         let mut journal = Journal::create(journals, &journal_name(run, &c.name))?;
-        let built = build(c, &mut journal, sys, stop);
+        let built = build(c, index, &mut journal, sys, stop);
         let (measured, failed) = match built {
-            Ok(()) => match measure(c) {
-                Ok(m) => (Some(m), None),
-                Err(e) => (None, Some(e)),
-            },
+            Ok(()) => {
+                pause_at(&format!("layouts-measure-{index}"));
+                match measure(c) {
+                    Ok(m) => (Some(m), None),
+                    Err(e) => (None, Some(e)),
+                }
+            }
             Err(e) => (None, Some(e)),
         };
-        let teardown = journal.unwind(sys);
+        // A signal from here on changes nothing: the teardown runs whole.
+        let teardown = journal.unwind(sys, &format!("layouts-teardown-{index}"));
         out.push(ConfigOutcome {
             name: c.name.clone(),
             measured,
@@ -363,13 +383,17 @@ fn journal_name(run: &str, name: &str) -> String {
 }
 
 /// Write down the configuration's teardown (last step first: the journal
-/// unwinds newest first), then run its build steps.
-fn build(c: &Buildable, journal: &mut Journal, sys: &dyn System, stop: &Stop) -> Result<()> {
+/// unwinds newest first), then run its build steps (configuration `index`,
+/// from 1). A signal stops the build before its next step; the test knob's
+/// point `layouts-build-INDEX-N` holds right before step N (from 1) runs,
+/// so a signal sent there arrives while the step runs.
+fn build(c: &Buildable, index: usize, journal: &mut Journal, sys: &dyn System, stop: &Stop) -> Result<()> {
     for u in c.teardown.iter().rev() {
         journal.push(u.clone())?;
     }
-    for step in &c.build {
+    for (n, step) in c.build.iter().enumerate() {
         stop.check()?;
+        pause_at(&format!("layouts-build-{index}-{}", n + 1));
         sys.act(step).map_err(|why| {
             // The tool's own message, its first line (a usage text may follow).
             let why = why.lines().next().unwrap_or_default();
@@ -621,9 +645,47 @@ mod tests {
             Err(crate::base::error::failed(format!("{}: the target went away", c.name)))
         };
         let out = run_each(&configs, d.path(), "r1", &sys, &stop, &mut measure).unwrap();
-        assert_eq!(out.len(), 1, "stopped after p1");
+        assert_eq!(out.len(), 2, "p2 is reported, not dropped");
         assert!(out[0].failed.as_ref().unwrap().to_string().contains("went away"));
         assert!(out[0].torn_down());
+        assert!(matches!(out[1].failed, Some(Error::Interrupted(_))), "{:?}", out[1].failed);
+        assert!(out[1].measured.is_none() && out[1].teardown.is_empty());
+        assert!(
+            !sys.ran.borrow().iter().any(|l| l.contains("p2")),
+            "p2 was built: {:?}",
+            sys.ran.borrow()
+        );
         assert!(sys.pools.borrow().is_empty());
+    }
+
+    #[test]
+    fn a_signal_after_a_measurement_that_finished_marks_the_configurations_not_built_as_interrupted() {
+        // The signal came during p1's teardown (or as its measurement ended): p1 is whole,
+        // and p2, never built, must not be dropped in silence (the run would look complete).
+        let d = tempfile::tempdir().unwrap();
+        let sys = Fake::default();
+        let configs = [
+            pool("p1", "zpool create p1"),
+            pool("p2", "zpool create p2"),
+            pool("p3", "zpool create p3"),
+        ];
+        let stop = Stop::default();
+        let mut measure = |_: &Buildable| -> Result<u32> {
+            stop.request();
+            Ok(7)
+        };
+        let out = run_each(&configs, d.path(), "r1", &sys, &stop, &mut measure).unwrap();
+        let names: Vec<&str> = out.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(names, ["p1", "p2", "p3"]);
+        assert_eq!(out[0].measured, Some(7));
+        assert!(out[0].failed.is_none() && out[0].torn_down());
+        for o in &out[1..] {
+            assert!(matches!(o.failed, Some(Error::Interrupted(_))), "{}: {:?}", o.name, o.failed);
+            assert!(o.measured.is_none() && o.teardown.is_empty());
+        }
+        assert_eq!(
+            *sys.ran.borrow(),
+            ["mkdir /run/iolab-x", "zpool create p1", "zpool destroy p1", "rmdir /run/iolab-x"]
+        );
     }
 }

@@ -192,9 +192,12 @@ impl Journal {
     /// Undo everything, newest first, each step only where its guard holds;
     /// what each came to. The journal's file is removed when no step failed,
     /// and kept otherwise, with the failed step and the older ones, for the
-    /// next run.
-    pub fn unwind(mut self, sys: &dyn System) -> Vec<(Undo, Outcome)> {
-        let (done, left) = unwind_steps(std::mem::take(&mut self.record.undo), sys);
+    /// next run. Nothing here looks at the stop flag: a signal during the
+    /// unwinding does not cut it short. `point`: the test knob's name of its
+    /// steps, `POINT-N` holding right before the Nth step (from 1, in the
+    /// order they run) acts.
+    pub fn unwind(mut self, sys: &dyn System, point: &str) -> Vec<(Undo, Outcome)> {
+        let (done, left) = unwind_steps(std::mem::take(&mut self.record.undo), sys, point);
         self.record.undo = left;
         if self.record.undo.is_empty() {
             let _ = std::fs::remove_file(&self.path);
@@ -224,13 +227,14 @@ const UNDO_PAUSE: std::time::Duration = if cfg!(test) {
 /// step that still fails after [`UNDO_TRIES`] stops the unwinding: it and
 /// every older step are left for the next run, since they may depend on
 /// it (the members of a pool that could not be destroyed are not wiped).
-fn unwind_steps(steps: Vec<Undo>, sys: &dyn System) -> (Vec<(Undo, Outcome)>, Vec<Undo>) {
+fn unwind_steps(steps: Vec<Undo>, sys: &dyn System, point: &str) -> (Vec<(Undo, Outcome)>, Vec<Undo>) {
     let mut out = Vec::new();
     let mut steps = steps;
     while let Some(u) = steps.pop() {
         let outcome = match u.guard.holds(sys) {
             Err(why) => Outcome::Skipped(why),
             Ok(()) => {
+                crate::base::testknob::pause_at(&format!("{point}-{}", out.len() + 1));
                 let mut result = sys.act(&u.action);
                 for _ in 1..UNDO_TRIES {
                     if result.is_ok() || u.best_effort {
@@ -313,7 +317,7 @@ pub fn sweep(dir: &Path, now: &dyn Fn(u32) -> Option<String>, sys: &dyn System) 
         if super::owner::alive(&record.owner, now) {
             continue;
         }
-        let (steps, left) = unwind_steps(record.undo, sys);
+        let (steps, left) = unwind_steps(record.undo, sys, "layouts-sweep");
         if left.is_empty() {
             let _ = std::fs::remove_file(&path);
         } else {
@@ -526,7 +530,7 @@ mod tests {
             ..Fake::default()
         };
         let path = j.path().to_path_buf();
-        let out = j.unwind(&sys);
+        let out = j.unwind(&sys, "t");
         assert_eq!(*sys.ran.borrow(), ["zpool destroy iolab-abc", "wipefs -a /dev/loop3"]);
         let outcomes: Vec<&Outcome> = out.iter().map(|(_, o)| o).collect();
         assert_eq!(outcomes[1], &Outcome::Done);
@@ -544,7 +548,7 @@ mod tests {
         j.push(undo("mount", "umount /run/x", Guard::Always)).unwrap();
         let path = j.path().to_path_buf();
         let sys = Fake::default();
-        let out = j.unwind(&sys);
+        let out = j.unwind(&sys, "t");
         assert_eq!(
             *sys.ran.borrow(),
             ["umount /run/x", "fail destroy", "fail destroy", "fail destroy"],
@@ -569,7 +573,7 @@ mod tests {
         forget.best_effort = true;
         let steps = vec![undo("members", "wipefs -a /dev/loop3", Guard::Always), forget];
         let sys = Fake::default();
-        let (out, left) = unwind_steps(steps, &sys);
+        let (out, left) = unwind_steps(steps, &sys, "t");
         assert_eq!(sys.ran.borrow().len(), 2, "tried once, then the wipe");
         assert!(matches!(out[0].1, Outcome::Failed(_)));
         assert_eq!(out[1].1, Outcome::Done);
@@ -604,7 +608,7 @@ mod tests {
                 if *n < UNDO_TRIES { Err("pool is busy".into()) } else { Ok(()) }
             }
         }
-        let (out, left) = unwind_steps(vec![undo("pool", "zpool destroy p", Guard::Always)], &Busy(RefCell::new(0)));
+        let (out, left) = unwind_steps(vec![undo("pool", "zpool destroy p", Guard::Always)], &Busy(RefCell::new(0)), "t");
         assert_eq!(out[0].1, Outcome::Done);
         assert!(left.is_empty());
     }

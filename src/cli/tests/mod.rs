@@ -230,3 +230,37 @@ fn allow_export_is_consent_for_run_job_and_scan() {
 fn clap_definition_is_consistent() {
     command().debug_assert();
 }
+
+/// Issue 26: `layouts` takes `iolab job`'s options (one flattened struct),
+/// and a typed option, even one equal to its default, replaces the suite.
+#[test]
+fn layouts_measure_the_job_its_options_give() {
+    use clap::FromArgMatches;
+    let workload = |args: &[&str]| {
+        let m = command()
+            .try_get_matches_from([&["iolab", "layouts", "/dev/sdz"][..], args].concat())
+            .unwrap();
+        let mut cli = Cli::from_arg_matches(&m).unwrap();
+        cli.note_typed(&m);
+        let Cmd::Layouts(a) = cli.cmd else { panic!("not layouts") };
+        experiments::layouts_workload(&a, None)
+    };
+    let names = |args: &[&str]| match workload(args).unwrap() {
+        Experiment::Jobs(r) => (r.suite.clone(), r.jobs.iter().map(|j| j.name.clone()).collect::<Vec<_>>()),
+        _ => panic!("not jobs"),
+    };
+    assert_eq!(
+        names(&["--rw", "randwrite", "--bs", "8K", "--qd", "4"]),
+        (None, vec!["randwrite 8K Q4T1".to_string()])
+    );
+    assert_eq!(names(&["--rw", "randread"]), (None, vec!["randread 4K Q1T1".to_string()]));
+    let Experiment::Jobs(r) = workload(&["--bytes", "1MiB", "--threads", "2"]).unwrap() else {
+        panic!()
+    };
+    assert_eq!(r.jobs[0].limit, crate::plan::Limit::Bytes(1 << 20));
+    assert_eq!(r.jobs[0].threads, 2);
+    assert_eq!(names(&["--suite", "dd"]).0.as_deref(), Some("dd"));
+    assert_eq!(names(&[]).0.as_deref(), Some("sustained+default"));
+    let e = workload(&["--suite", "dd", "--qd", "1"]).unwrap_err();
+    assert_eq!(e.exit_code(), 2, "{e}");
+}

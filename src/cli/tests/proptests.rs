@@ -545,7 +545,13 @@ fn exercise(argv: &[OsString]) {
                 dm: true,
             };
             if let Ok(p) = plan(&experiments::layouts(a), &caps) {
-                let _ = dry_run(&p, &caps, Workload::default_suite(), &RunNames::under_run("p1"));
+                let _ = dry_run(
+                    &p,
+                    &caps,
+                    Workload::default_suite(),
+                    "sustained+default",
+                    &RunNames::under_run("p1"),
+                );
             }
             None
         }

@@ -29,8 +29,8 @@ fn machine(caps: &Capabilities) -> String {
     )
 }
 
-/// The whole dry run.
-pub fn dry_run(plan: &LayoutPlan, caps: &Capabilities, w: Workload, names: &RunNames) -> String {
+/// The whole dry run; `runs`: what runs on each configuration, in words.
+pub fn dry_run(plan: &LayoutPlan, caps: &Capabilities, w: Workload, runs: &str, names: &RunNames) -> String {
     let mut o = String::new();
     let n = plan.configs.len();
     let _ = writeln!(o, "dry run of iolab layouts: nothing is built, written or destroyed");
@@ -54,6 +54,7 @@ pub fn dry_run(plan: &LayoutPlan, caps: &Capabilities, w: Workload, names: &RunN
         }
     }
     let _ = writeln!(o);
+    let _ = writeln!(o, "on each configuration: {runs}");
     let _ = writeln!(
         o,
         "estimate: about {} in all; each configuration {} = {} tests × {} + {} to build, empty caches and tear down",

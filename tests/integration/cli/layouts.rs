@@ -101,3 +101,57 @@ fn an_unknown_configuration_is_a_usage_error_listing_the_valid_ones() {
     );
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn the_options_of_iolab_job_measure_that_job_on_each_configuration() {
+    let devs = ["/nonexistent/iolab-a", "/nonexistent/iolab-b"];
+    let job = ["--try", "ext4,btrfs-raid1", "--rw", "randwrite", "--bs", "8K", "--qd", "4"];
+    let out = dry_run(&devs, &job);
+    assert!(out.contains("\non each configuration: 1 test: randwrite 8K Q4T1\n"), "{out}");
+    // One test of --duration per run, times --runs, plus the rest after a write.
+    let out = dry_run(&devs, &[&job[..], &["--runs", "2", "--duration", "3s", "--warmup", "0"]].concat());
+    assert!(out.contains("each configuration 41s = 1 tests × 11s + 30s to build"), "{out}");
+    // Several sizes: one job each; the job's defaults are `iolab job`'s.
+    let out = dry_run(&devs, &["--try", "ext4", "--rw", "read", "--bs", "8K,128K", "--threads", "2"]);
+    assert!(
+        out.contains("on each configuration: 2 tests: read 8K Q1T2, read 128K Q1T2\n"),
+        "{out}"
+    );
+    let out = dry_run(&devs, &["--try", "ext4", "--qd", "8"]);
+    assert!(out.contains("on each configuration: 1 test: randread 4K Q8T1\n"), "{out}");
+    // Without them: the suite, by default the sustained writes and the default battery.
+    let out = dry_run(&devs, &["--try", "ext4", "--suite", "dd", "--bs", "128K"]);
+    assert!(
+        out.contains("on each configuration: suite dd, 2 tests: DD write 128K, DD read 128K\n"),
+        "{out}"
+    );
+    let out = dry_run(&devs, &["--try", "ext4"]);
+    assert!(
+        out.contains("on each configuration: suite sustained+default, 14 tests: SUSTAINED 8K buffered"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_suite_and_the_job_options_together_are_a_usage_error_in_one_line() {
+    for extra in [
+        &["--rw", "randwrite"][..],
+        &["--qd", "4"],
+        &["--bytes", "1MiB"],
+        &["--threads", "2", "--bs", "8K"],
+    ] {
+        let out = iolab()
+            .args(["layouts", "/nonexistent/iolab-a", "--dry-run", "--suite", "dd"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("--suite and the job options (--rw, --qd, --threads, --bytes)") && stderr.contains("give one"),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
