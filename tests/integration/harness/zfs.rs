@@ -303,7 +303,10 @@ fn loop_backing(kernel_name: &str) -> Option<String> {
 }
 
 fn kstat_state() -> (BTreeSet<String>, bool) {
-    (kstat_mount_ids(), Path::new(KSTAT_DIR).exists())
+    // A dead FUSE mount there (a daemon killed earlier) answers ENOTCONN, which
+    // `exists` takes for absent: the directory is there all the same.
+    let existed = Path::new(KSTAT_DIR).exists() || crate::common::emu::zfs::kstat_mount_is_dead();
+    (kstat_mount_ids(), existed)
 }
 
 /// A lab with a throttled mirror, a log and a cache device, and a dataset with a file

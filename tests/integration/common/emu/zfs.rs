@@ -310,7 +310,7 @@ fn holds_direct(pid: u32, dev: &Path) -> Result<(), String> {
 // ---------------------------------------------------------------------------
 
 /// A FUSE mount at /zfs-kstat whose daemon is gone answers ENOTCONN.
-fn kstat_mount_is_dead() -> bool {
+pub fn kstat_mount_is_dead() -> bool {
     matches!(fs::metadata(KSTAT_DIR), Err(e) if e.raw_os_error() == Some(libc::ENOTCONN))
 }
 
