@@ -365,21 +365,10 @@ pub fn run_each<M>(
 }
 
 /// The journal's file name (without `.json`) of configuration `name` of
-/// run `run`: a swept configuration's name carries `/` and `=`
-/// (`zfs/recordsize=8K`), which a file name cannot hold whole, so every
-/// character other than an ASCII letter, digit, `-` or `.` becomes `_`.
+/// run `run`, its name made a file name as the mount directory's is
+/// ([`crate::plan::layouts::file_slug`]).
 fn journal_name(run: &str, name: &str) -> String {
-    let slug: String = name
-        .chars()
-        .map(|ch| {
-            if ch.is_ascii_alphanumeric() || ch == '-' || ch == '.' {
-                ch
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("{run}-{slug}")
+    format!("{run}-{}", crate::plan::layouts::file_slug(name))
 }
 
 /// Write down the configuration's teardown (last step first: the journal

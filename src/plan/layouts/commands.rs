@@ -107,19 +107,24 @@ impl RunNames {
     }
     /// Where configuration `index` is mounted: `ROOT/N-LAYOUT`.
     pub fn mount_dir(&self, index: usize, c: &Config) -> PathBuf {
-        let slug: String = c
-            .name
-            .chars()
-            .map(|ch| {
-                if ch.is_ascii_alphanumeric() || ch == '-' || ch == '.' {
-                    ch
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        self.root.join(format!("{index:02}-{slug}"))
+        self.root.join(format!("{index:02}-{}", file_slug(&c.name)))
     }
+}
+
+/// A configuration's name as a file name holds it: a swept one carries `/`
+/// and `=` (`zfs/recordsize=8K`), so every character other than an ASCII
+/// letter, digit, `-` or `.` becomes `_` (`zfs_recordsize_8K`). Mount
+/// directories and journals are named with it.
+pub fn file_slug(name: &str) -> String {
+    name.chars()
+        .map(|ch| {
+            if ch.is_ascii_alphanumeric() || ch == '-' || ch == '.' {
+                ch
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// The build and the teardown of one configuration.

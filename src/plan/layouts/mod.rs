@@ -14,7 +14,7 @@
 mod commands;
 mod text;
 
-pub use commands::{Commands, Region, RunNames, Step, ZFS_LABEL_ALIGN, ZFS_LABELS_AT_EACH_END, commands};
+pub use commands::{Commands, Region, RunNames, Step, ZFS_LABEL_ALIGN, ZFS_LABELS_AT_EACH_END, commands, file_slug};
 pub use text::dry_run;
 
 use std::collections::BTreeSet;
