@@ -27,6 +27,7 @@ pub mod scale;
 pub mod scan;
 pub mod time;
 pub mod verify;
+pub mod virtual_run;
 pub mod zfs;
 
 use crate::base::error::{Error, Result};
@@ -114,7 +115,12 @@ pub fn run(exp: &Experiment, ctx: &Context) -> Result<Outcome> {
         Experiment::Capacity(r) => capacity::run(r, ctx)?,
         Experiment::Verify(r) => verify::run(r, ctx)?,
     };
-    Ok(Outcome {
+    Ok(outcome(started_at, m))
+}
+
+/// A kind's result as the document every kind shares.
+fn outcome(started_at: String, m: Measured) -> Outcome {
+    Outcome {
         report: Report {
             names_schema: true,
             run_id: None,
@@ -132,7 +138,7 @@ pub fn run(exp: &Experiment, ctx: &Context) -> Result<Outcome> {
         },
         interrupted: m.interrupted,
         failed: m.failed,
-    })
+    }
 }
 
 /// Run `measure`, which stores what it finishes as it goes; a stop request

@@ -10,10 +10,12 @@ pub mod placement;
 mod samples;
 mod seconds;
 pub mod snapshot;
+mod virtual_job;
 
 pub use samples::{JobSamples, Point, ScaleSamples, ScanSamples};
 use seconds::Seconds;
 pub use snapshot::{Delta, Snapshot};
+pub use virtual_job::{VirtualDevice, virtual_job};
 
 use crate::base::error::{Error, Result, failed};
 use crate::base::progress::{Event, Observer, Pass};
@@ -356,7 +358,7 @@ impl Runner<'_> {
         let mut snaps = vec![self.counters()];
         let mut flush_ns = vec![0u64; nwin];
         let base = Instant::now();
-        let mut seconds = Seconds::new(&snaps[0]);
+        let mut seconds = Seconds::new(&snaps[0], &self.target.device_names);
         for c in pool.cmds {
             c.send(Cmd::Go {
                 base,
@@ -391,7 +393,7 @@ impl Runner<'_> {
                 first_err = Some(failed(format!("the target went away in \"{job}\": {gone}")));
             }
             let beats = pool.beats.iter().map(|b| b.get()).fold(0u64, u64::wrapping_add);
-            if let Some(still) = dog.check(Instant::now(), beats.wrapping_add(seconds.progress(&self.target.device_names))) {
+            if let Some(still) = dog.check(Instant::now(), beats.wrapping_add(seconds.progress())) {
                 // The stuck workers are left behind with the target's descriptor.
                 self.target.abandon();
                 self.stop.request();
@@ -544,7 +546,7 @@ impl Runner<'_> {
             run.other_devices = self.others(snaps[k].moved(&snaps[to], &self.sys));
             // The last window ends when its I/O has completed and been flushed.
             let win_end = if k == last { u64::MAX } else { ends[k] };
-            run.device_seconds = seconds.series(win_start, win_end, &self.target.device_names);
+            run.device_seconds = seconds.series(win_start, win_end);
             runs.push(run);
         }
         Ok(runs)
