@@ -153,6 +153,15 @@ pub fn fmt_duration(d: Duration) -> String {
     }
 }
 
+/// An estimate for humans, to the second: `1m 28s`, `2h 5m`, `3s`.
+pub fn fmt_estimate(d: Duration) -> String {
+    let secs = d.as_secs_f64().round() as u64;
+    if secs == 0 {
+        return "under 1s".into();
+    }
+    humantime::format_duration(Duration::from_secs(secs)).to_string()
+}
+
 fn trim_float(v: f64) -> String {
     let s = format!("{v:.3}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()

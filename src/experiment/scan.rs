@@ -80,6 +80,10 @@ pub(super) fn run(r: &ScanRequest, ctx: &Context) -> Result<Measured> {
     target.check_alignment([r.bs, ACCESS_BS])?;
     let plan = r.plan(target.span());
     plan.validate()?;
+    ctx.observer.event(Event::Notice {
+        level: Level::Note,
+        text: &plan.outline(),
+    });
     if plan.access > 0 && !target.direct() {
         ctx.observer.event(Event::Notice {
             level: Level::Note,

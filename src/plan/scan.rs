@@ -196,7 +196,127 @@ impl ScanPlan {
     pub fn repeat(&self) -> Repeat {
         Repeat::fixed(1, self.zone_warmup, Duration::ZERO)
     }
+
+    /// What the scan will take, known before it starts: the parts whose
+    /// length is fixed and the bytes the zones read.
+    pub fn estimate(&self) -> ScanEstimate {
+        let zones = self.zone_list();
+        let n = zones.len() as u32;
+        let mut fixed = self.zone_warmup * n;
+        let mut bytes = 0u64;
+        for z in &zones {
+            match self.zone_spec(z).limit {
+                Limit::Bytes(b) => bytes += b,
+                Limit::Time(d) => fixed += d,
+                Limit::Span => bytes += z.len,
+            }
+        }
+        if self.burst_spec().is_some() {
+            fixed += BURST_TIME;
+        }
+        ScanEstimate {
+            zones: n,
+            zone_len: zones.first().map_or(0, |z| z.len),
+            fixed,
+            bytes,
+            access: self.access_spec().map_or(0, |_| self.access),
+        }
+    }
+
+    /// The plan in one line, printed before the scan starts (and by
+    /// `--dry-run`): the zones, what is read of each, and the time it takes
+    /// at [`ESTIMATE_RATES`] and [`ESTIMATE_ACCESS`].
+    pub fn outline(&self) -> String {
+        use crate::base::units::{fmt_bytes, fmt_duration, fmt_estimate};
+        let e = self.estimate();
+        let (_, what) = self.dir();
+        let per_zone = match self.amount {
+            ZoneAmount::Window(b) => format!("{} {what} at the start of each", fmt_bytes(b.min(e.zone_len).max(self.bs))),
+            ZoneAmount::Time(d) => format!("{what} for {} at the start of each", fmt_duration(d)),
+        };
+        let lead = if self.zone_warmup.is_zero() {
+            String::new()
+        } else {
+            format!(" after a {} lead-in", fmt_duration(self.zone_warmup))
+        };
+        let range = self.to - self.from;
+        let share = if e.bytes > 0 {
+            format!(
+                " ({} in all, {:.2}% of the range)",
+                fmt_bytes(e.bytes),
+                e.bytes as f64 * 100.0 / range as f64
+            )
+        } else {
+            String::new()
+        };
+        let mut then = Vec::new();
+        if e.access > 0 {
+            then.push(format!("{} random 4K reads", e.access));
+        }
+        if self.burst_spec().is_some() {
+            then.push(format!("{} of burst reads", fmt_duration(BURST_TIME)));
+        }
+        let then = if then.is_empty() {
+            String::new()
+        } else {
+            format!("; then {}", then.join(" and "))
+        };
+        let at = ESTIMATE_RATES
+            .iter()
+            .map(|&(rate, name)| format!("{} at {name}", fmt_estimate(e.at(rate))))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let access = if e.access > 0 {
+            format!(
+                ", and up to {} more for the random reads at {} each",
+                match ESTIMATE_ACCESS * e.access {
+                    d if d >= Duration::from_secs(1) => fmt_estimate(d),
+                    d => fmt_duration(d),
+                },
+                fmt_duration(ESTIMATE_ACCESS)
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "scan plan: {} zones of {} from {} to {}; {per_zone}{lead}{share}{then}. It takes about {at}{access}",
+            e.zones,
+            fmt_bytes(e.zone_len),
+            fmt_bytes(self.from),
+            fmt_bytes(self.to),
+        )
+    }
 }
+
+/// A scan's length before it starts ([`ScanPlan::estimate`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScanEstimate {
+    pub zones: u32,
+    /// Bytes of each zone.
+    pub zone_len: u64,
+    /// Lead-ins, time-limited zones and the burst: as long whatever the device.
+    pub fixed: Duration,
+    /// Bytes the zones read (or write): as long as the device takes.
+    pub bytes: u64,
+    /// Random reads of the access time: one seek each on a disk.
+    pub access: u32,
+}
+
+impl ScanEstimate {
+    /// The fixed parts plus the zones' bytes at `rate` bytes a second (the access reads aside).
+    pub fn at(&self, rate: f64) -> Duration {
+        self.fixed + Duration::from_secs_f64(self.bytes as f64 / rate)
+    }
+}
+
+/// The rates a scan's time is estimated at before it starts: a USB stick
+/// or a disk's inner tracks, and a SATA SSD. The device's own rate is not
+/// known until the first zone.
+pub const ESTIMATE_RATES: [(f64, &str); 2] = [(100e6, "100 MB/s"), (500e6, "500 MB/s")];
+
+/// One random read on a disk (seek and half a turn): the access reads'
+/// worst case in the estimate. Flash answers in a fraction of it.
+pub const ESTIMATE_ACCESS: Duration = Duration::from_millis(10);
 
 #[cfg(test)]
 mod tests {
@@ -231,6 +351,43 @@ mod tests {
         // The window is clamped to the zone.
         assert_eq!(p.zone_spec(&z[3]).limit, Limit::Bytes(10 << 20));
         assert_eq!(p.zone_spec(&z[3]).offset, 30 << 20);
+    }
+
+    #[test]
+    fn a_20_tb_disk_at_the_default_settings_is_planned_before_it_starts() {
+        let p = plan(0, 20_000_000_000_000 / (1 << 20) * (1 << 20), 100);
+        let e = p.estimate();
+        assert_eq!(e.zones, 100);
+        assert_eq!(e.bytes, 100 * (64 << 20));
+        // 100 lead-ins of 200 ms and the 500 ms burst.
+        assert_eq!(e.fixed, Duration::from_millis(20_500));
+        assert_eq!(e.at(100e6).as_secs(), 20 + 67);
+        let line = p.outline();
+        assert!(
+            line.starts_with("scan plan: 100 zones of 186.26 GiB from 0 B to 18.19 TiB;"),
+            "{line}"
+        );
+        assert!(
+            line.contains("64.00 MiB read at the start of each after a 200ms lead-in (6.25 GiB in all, 0.03% of the range)"),
+            "{line}"
+        );
+        assert!(line.contains("then 1000 random 4K reads and 500ms of burst reads"), "{line}");
+        assert!(
+            line.contains("It takes about 1m 28s at 100 MB/s, 34s at 500 MB/s, and up to 10s more for the random reads at 10ms each"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn ten_thousand_zones_by_time_are_fixed_time() {
+        let mut p = plan(0, 20_000_000_000_000 / (1 << 20) * (1 << 20), 10_000);
+        p.amount = ZoneAmount::Time(Duration::from_millis(100));
+        p.access = 0;
+        p.burst = false;
+        let e = p.estimate();
+        assert_eq!((e.zones, e.bytes), (10_000, 0));
+        assert_eq!(e.fixed, Duration::from_secs(10_000 * 3 / 10));
+        assert!(!p.outline().contains("random"), "{}", p.outline());
     }
 
     #[test]

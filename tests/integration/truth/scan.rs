@@ -187,3 +187,58 @@ fn scan_reproduces_a_rate_that_falls_with_the_offset() {
     let job = &v["jobs"][0];
     assert!(job["warnings"].as_array().unwrap().iter().any(|w| w["code"] == "scan_curve"));
 }
+
+/// A 20 TB device at the default settings (a sparse file on tmpfs behind a
+/// loop device: its holes read at memory speed): before the first zone is
+/// read, iolab prints the plan, 100 zones of 186.26 GiB, 64 MiB read of
+/// each (6.25 GiB, 0.03% of the range), and how long that takes at two
+/// rates. The scan is interrupted after its first zone: what it had
+/// measured is kept, and the run says so.
+#[test]
+fn a_20_tb_device_is_planned_before_the_scan_starts() {
+    use std::io::{BufRead, BufReader};
+    need_root!();
+    let dev = LoopDev::new_sparse(20_000_000_000_000 / 4096 * 4096);
+    let mut child = iolab()
+        .arg("scan")
+        .arg(dev.path())
+        .args(["--json", "-"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("iolab starts");
+    let stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut lines = Vec::new();
+    // Read to the end: a closed pipe would end iolab before it writes its document.
+    for line in stderr.lines() {
+        let line = line.expect("a line");
+        if line.starts_with("zone   1/100") {
+            // SAFETY: a signal to our own child.
+            unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        }
+        lines.push(line);
+    }
+    let out = child.wait_with_output().expect("iolab ends");
+    let plan = lines
+        .iter()
+        .position(|l| l.starts_with("iolab: note: scan plan:"))
+        .unwrap_or_else(|| panic!("no plan line: {lines:#?}"));
+    let zone = lines
+        .iter()
+        .position(|l| l.starts_with("zone   1/100"))
+        .unwrap_or_else(|| panic!("no zone line: {lines:#?}"));
+    assert!(plan < zone, "{lines:#?}");
+    let p = &lines[plan];
+    assert!(p.contains("100 zones of 186.26 GiB from 0 B to 18.19 TiB"), "{p}");
+    assert!(
+        p.contains("64.00 MiB read at the start of each after a 200ms lead-in (6.25 GiB in all, 0.03% of the range)"),
+        "{p}"
+    );
+    assert!(
+        p.contains("It takes about 1m 28s at 100 MB/s, 34s at 500 MB/s, and up to 10s more for the random reads"),
+        "{p}"
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(doc["interrupted"], true);
+    assert_eq!(doc["target"]["span_bytes"].as_u64(), Some(20_000_000_000_000 / 4096 * 4096));
+}
