@@ -25,6 +25,9 @@ pub struct DirSamples {
     /// never hold one: the stream keeps one per window
     /// ([`crate::io::stream::LatSink`]).
     pub lat: Option<Histogram<u64>>,
+    /// The figures of `lat` once it has been let go
+    /// ([`DirSamples::compact_latency`]); `None` while `lat` is kept.
+    pub lat_figures: Option<histogram::LatFigures>,
     /// Bytes completed in each second since the job's start.
     pub per_sec_bytes: Vec<u64>,
     /// I/Os completed in each second since the job's start.
@@ -75,6 +78,23 @@ impl DirSamples {
         self.lat
             .get_or_insert_with(histogram::new_histogram)
             .saturating_record(lat_ns.max(1));
+    }
+
+    /// Keep only the figures of the latency histogram ([`histogram::LatFigures`]),
+    /// letting the histogram go: for samples that are summarised but never
+    /// merged again (each zone of a scan).
+    pub fn compact_latency(&mut self) {
+        if let Some(h) = self.lat.take() {
+            self.lat_figures = histogram::LatFigures::of(&h);
+        }
+    }
+
+    /// The figures of the latency: from the histogram, or those kept when it was let go.
+    pub fn lat_figures(&self) -> Option<histogram::LatFigures> {
+        match &self.lat {
+            Some(h) => histogram::LatFigures::of(h),
+            None => self.lat_figures,
+        }
     }
 
     /// Count one failed I/O at `offset`, completed at `t_ns`.
@@ -287,6 +307,12 @@ pub struct RunSamples {
 }
 
 impl RunSamples {
+    /// [`DirSamples::compact_latency`] for both directions.
+    pub fn compact_latency(&mut self) {
+        self.read.compact_latency();
+        self.write.compact_latency();
+    }
+
     pub fn from_workers<'a>(workers: impl IntoIterator<Item = &'a WorkerSamples>) -> Self {
         let mut r = RunSamples::default();
         let (mut first, mut last) = (u64::MAX, 0);

@@ -426,16 +426,16 @@ impl JobReport {
 /// The latency figures of a direction; `None` when none was taken
 /// (`--latency off`) or every I/O failed (`--continue-on-error`).
 fn latency(d: &DirSamples) -> Option<Latency> {
-    let h = d.lat.as_ref().filter(|h| !h.is_empty())?;
+    let f = d.lat_figures()?;
     Some(Latency {
-        mean: h.mean(),
-        min: h.min(),
-        max: h.max(),
-        p50: h.value_at_quantile(0.50),
-        p90: h.value_at_quantile(0.90),
-        p99: h.value_at_quantile(0.99),
-        p99_9: h.value_at_quantile(0.999),
-        p99_99: h.value_at_quantile(0.9999),
+        mean: f.mean,
+        min: f.min,
+        max: f.max,
+        p50: f.p50,
+        p90: f.p90,
+        p99: f.p99,
+        p99_9: f.p99_9,
+        p99_99: f.p99_99,
     })
 }
 
