@@ -4,6 +4,7 @@
 
 use super::Store;
 use crate::judge::capacity::EarlierVerify;
+use crate::summary::Report;
 use std::path::Path;
 
 /// The earlier verify runs, and the warning to give when the store could
@@ -15,23 +16,58 @@ pub struct EarlierVerifies {
 }
 
 impl Store {
-    /// Every stored verify run that names its device, oldest first.
+    /// Every stored verify run that names its device, oldest first: read
+    /// from the `verifies` table (one small row per verify run), so the cost
+    /// does not grow with the store's other runs and no document is parsed.
     pub fn earlier_verifies(&self) -> super::Result<Vec<EarlierVerify>> {
-        Ok(self
-            .runs_of_kind("verify")?
-            .iter()
-            .filter_map(|r| {
-                let v = r.verify()?;
-                Some(EarlierVerify {
-                    run_id: r.run_id?,
-                    started_at: r.started_at.clone(),
-                    device: v.device.clone()?,
-                    verdict: v.summary.verdict,
-                    message: v.summary.message.clone(),
-                })
-            })
-            .collect())
+        self.verifies_where("", [])
     }
+
+    /// The stored verify runs of one device identity
+    /// ([`device_identity`](crate::summary::verify::device_identity)), oldest first.
+    pub fn earlier_verifies_of(&self, device: &str) -> super::Result<Vec<EarlierVerify>> {
+        self.verifies_where("WHERE v.device = ?1", [device])
+    }
+
+    fn verifies_where<P: rusqlite::Params>(&self, clause: &str, args: P) -> super::Result<Vec<EarlierVerify>> {
+        let sql = format!(
+            "SELECT v.run_id, r.started_at, v.device, v.verdict, v.message FROM verifies v JOIN runs r ON r.id = v.run_id {clause} ORDER BY v.run_id"
+        );
+        let mut st = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map(args, |r| {
+                let verdict: String = r.get(3)?;
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, verdict, r.get(4)?))
+            })
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (run_id, started_at, device, verdict, message) = row.map_err(|e| self.err(e))?;
+            // A verdict this version cannot read (a newer iolab's) is skipped,
+            // as a document it cannot read is.
+            if let Ok(verdict) = serde_json::from_str(&verdict) {
+                out.push(EarlierVerify {
+                    run_id,
+                    started_at,
+                    device,
+                    verdict,
+                    message,
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A verify run that names its device: its row in `verifies` (at save time
+/// and in the v3 backfill).
+pub(super) fn insert_verify(tx: &rusqlite::Transaction, id: i64, report: &Report) -> rusqlite::Result<()> {
+    let Some(v) = report.verify() else { return Ok(()) };
+    let Some(device) = &v.device else { return Ok(()) };
+    let verdict = serde_json::to_string(&v.summary.verdict).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    tx.prepare_cached("INSERT OR REPLACE INTO verifies (run_id, device, verdict, message) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(rusqlite::params![id, device, verdict, v.summary.message])?;
+    Ok(())
 }
 
 /// The verify runs in the store at `db`. The store is opened (made if
