@@ -62,8 +62,9 @@ pub fn parse_since_at(s: &str, now: std::time::SystemTime) -> std::result::Resul
     Ok(stamp.trim_end_matches('Z').to_string())
 }
 
-/// The names a run's devices go by in `--device`: each device's kernel name,
-/// and the models and serials the document knows (empty ones left out).
+/// The names a run's devices go by in `--device`: each device's kernel name
+/// (and a target given as `/dev/NAME`), and the models, serials and WWIDs
+/// the document knows (empty ones left out).
 pub(super) fn device_names(report: &Report) -> BTreeSet<String> {
     let t = &report.target;
     let mut out = BTreeSet::new();
@@ -72,6 +73,11 @@ pub(super) fn device_names(report: &Report) -> BTreeSet<String> {
             out.insert(s.to_string());
         }
     };
+    // A device node given as the target (an imported fio job's filename
+    // too, whose document knows no devices): its name.
+    if let Some(node) = t.path.strip_prefix("/dev/").filter(|n| !n.is_empty() && !n.contains('/')) {
+        add(Some(node));
+    }
     for d in &t.devices {
         add(Some(&d.name));
         add(d.partition_of.as_deref());

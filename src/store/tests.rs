@@ -38,7 +38,7 @@ fn store() -> Store {
             vec![tag("bus", "sata"), tag("fs", "ext4")],
         ),
         (
-            run("2026-02-01T12:00:01Z", &[("loop3", None), ("nvme0n1", Some("WD Blue"))]),
+            run("2026-02-01T12:00:01Z", &[("loop3", None), ("sdz", Some("WD Blue"))]),
             None,
             vec![tag("bus", "nvme")],
         ),
@@ -123,10 +123,13 @@ fn each_filter_alone() {
     };
     assert_eq!(ids(&st, &device("sdb")), [1, 2, 6]);
     assert_eq!(ids(&st, &device("/dev/sdb")), [1, 2, 6]);
-    assert_eq!(ids(&st, &device("nvme0n1")), [3], "a run's second device");
+    assert_eq!(ids(&st, &device("loop3")), [3]);
+    assert_eq!(ids(&st, &device("sdz")), [3], "a run's second device");
     assert_eq!(ids(&st, &device("WD Blue")), [3], "a model");
     assert_eq!(ids(&st, &device("Samsung SSD 870")), [1]);
     assert_eq!(ids(&st, &device("sd")), Vec::<i64>::new(), "a name matches whole");
+    // The fixtures' target is /dev/nvme0n1, with no devices known (an imported fio job).
+    assert_eq!(ids(&st, &device("nvme0n1")), [1, 2, 3, 4, 5, 6], "a target given as /dev/NAME");
 }
 
 #[test]

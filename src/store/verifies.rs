@@ -151,6 +151,53 @@ mod tests {
         assert_eq!(runs, vec![(clean, "usb:A:1", true), (bad, "usb:B:1", false)]);
         // An in-memory store has none.
         assert!(earlier_verifies(Path::new(":memory:"), false).runs.is_empty());
+        // One device's, and none left of a deleted run.
+        let of_b: Vec<i64> = st.earlier_verifies_of("usb:B:1").unwrap().iter().map(|v| v.run_id).collect();
+        assert_eq!(of_b, [bad]);
+        assert!(st.earlier_verifies_of("usb:C:1").unwrap().is_empty());
+        st.delete(bad).unwrap();
+        assert!(st.earlier_verifies_of("usb:B:1").unwrap().is_empty());
+    }
+
+    /// A store of schema v2 keeps its verify runs' verdicts for `capacity`:
+    /// the v3 step fills the table from their documents.
+    #[test]
+    fn the_v3_step_backfills_the_verify_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("r.db");
+        {
+            let c = rusqlite::Connection::open(&db).unwrap();
+            c.execute_batch(super::super::MIGRATIONS[0]).unwrap();
+            c.execute_batch(super::super::MIGRATIONS[1]).unwrap();
+            c.pragma_update(None, "user_version", 2).unwrap();
+            for (kind, r) in [("verify", verify_run(Some("usb:A:1"), true)), ("verify", verify_run(None, true))] {
+                c.execute(
+                    "INSERT INTO runs (started_at, saved_at, kind, target, label, complete, host, kernel, iolab_version, document)
+                     VALUES ('2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', ?1, '/x', NULL, 1, 'h', 'k', '0.2.0', ?2)",
+                    [kind, &serde_json::to_string(&r).unwrap()],
+                )
+                .unwrap();
+            }
+        }
+        let got = earlier_verifies(&db, false);
+        assert!(got.warning.is_none(), "{got:?}");
+        let runs: Vec<(i64, &str)> = got.runs.iter().map(|v| (v.run_id, v.device.as_str())).collect();
+        assert_eq!(runs, [(1, "usb:A:1")]);
+    }
+
+    /// The verify table is all the lookup reads: a stored document that no
+    /// longer parses does not hide its run's verdict, and the other runs'
+    /// documents are never read.
+    #[test]
+    fn earlier_verifies_read_no_document() {
+        let mut st = Store::open(Path::new(":memory:")).unwrap();
+        let bad = st.save(&verify_run(Some("usb:B:1"), true), None, &[], true).unwrap();
+        st.conn.execute("UPDATE runs SET document = 'not a document'", []).unwrap();
+        let got = st.earlier_verifies().unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!((got[0].run_id, got[0].device.as_str()), (bad, "usb:B:1"));
+        assert_ne!(got[0].verdict, crate::verify::Verdict::Clean);
+        assert_eq!(got[0].started_at, "2026-01-01T00:00:00Z");
     }
 
     #[test]
