@@ -240,7 +240,7 @@ pub struct ListArgs {
     #[arg(long, value_name = "KEY=VALUE", value_parser = store::parse_tag)]
     pub tag: Vec<(String, String)>,
     /// Only runs on this device: a kernel name (sdb, /dev/sdb, loop3), a model or a serial, as the
-    /// run's document names its target's devices
+    /// run's document names its target and the devices under it
     #[arg(long, value_name = "NAME")]
     pub device: Option<String>,
     /// Only runs started at or after this: a date (2026-01-31, midnight UTC), a UTC date and time
