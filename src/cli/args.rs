@@ -239,6 +239,20 @@ pub struct ListArgs {
     /// Only runs with this tag (repeatable: all must match)
     #[arg(long, value_name = "KEY=VALUE", value_parser = store::parse_tag)]
     pub tag: Vec<(String, String)>,
+    /// Only runs on this device: a kernel name (sdb, /dev/sdb, loop3), a model or a serial, as the
+    /// run's document names its target and the devices under it
+    #[arg(long, value_name = "NAME")]
+    pub device: Option<String>,
+    /// Only runs started at or after this: a date (2026-01-31, midnight UTC), a UTC date and time
+    /// (2026-01-31T12:00:00Z) or a time ago (7d, 12h, 2weeks)
+    #[arg(long, value_name = "WHEN", value_parser = store::parse_since)]
+    pub since: Option<String>,
+    /// At most N runs (in id order, after --offset); by default all
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
+    /// Skip the first N runs the filters keep
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub offset: u64,
     /// Alias of --format json: [{"id", "label", "tags", "started_at", "kind", "target"}]
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
@@ -246,6 +260,22 @@ pub struct ListArgs {
     pub export: ExportArgs,
     #[command(flatten)]
     pub files: StoreArgs,
+}
+
+impl ListArgs {
+    /// The store's filter for these flags.
+    pub fn filter(&self) -> store::Filter {
+        store::Filter {
+            label: self.label.clone(),
+            tags: self.tag.clone(),
+            device: self.device.clone(),
+            since: self.since.clone(),
+            page: store::Page {
+                limit: self.limit,
+                offset: self.offset,
+            },
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -921,4 +951,50 @@ pub struct TimeArgs {
     /// The command and its arguments, after `--`
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+}
+
+#[cfg(test)]
+mod list_tests {
+    use super::*;
+
+    fn t(k: &str, v: &str) -> (String, String) {
+        (k.to_string(), v.to_string())
+    }
+
+    #[test]
+    fn limit_0_is_refused_by_the_command_line() {
+        use clap::Parser;
+        let parse = |args: &[&str]| Cli::try_parse_from([&["iolab", "list"], args].concat());
+        let e = parse(&["--limit", "0"]).unwrap_err().to_string();
+        assert!(e.contains("--limit"), "{e}");
+        assert!(parse(&["--offset", "-1"]).is_err());
+        assert!(parse(&["--since", "soon"]).is_err());
+        let Ok(Cli { cmd: Cmd::List(a), .. }) = parse(&[
+            "--limit",
+            "50",
+            "--offset",
+            "100",
+            "--device",
+            "sdb",
+            "--tag",
+            "a=b",
+            "--tag",
+            "c=d",
+            "--since",
+            "2026-01-01",
+        ]) else {
+            panic!("list parses")
+        };
+        let f = a.filter();
+        assert_eq!(
+            f.page,
+            store::Page {
+                limit: Some(50),
+                offset: 100
+            }
+        );
+        assert_eq!(f.device.as_deref(), Some("sdb"));
+        assert_eq!(f.tags, [t("a", "b"), t("c", "d")]);
+        assert_eq!(f.since.as_deref(), Some("2026-01-01T00:00:00"));
+    }
 }

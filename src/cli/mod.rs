@@ -112,13 +112,7 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
         Cmd::Verify(a) => measure(experiments::verify(&a)?, None, &a.out, &db),
         Cmd::Suites(_) => write(deliver::suites(config)),
         Cmd::Info(a) => write(deliver::info(&a.target, &a.export.to(a.json), out)),
-        Cmd::List(a) => {
-            let filter = store::Filter {
-                label: a.label.clone(),
-                tags: a.tag.clone(),
-            };
-            write(stored::list(&db, &filter, &a.export.to(a.json), out))
-        }
+        Cmd::List(a) => write(stored::list(&db, &a.filter(), &a.export.to(a.json), out)),
         Cmd::Show(a) => write(stored::show(&db, a.id, &a.export.to(a.json), out)),
         Cmd::Compare(a) => {
             let req = stored::CompareRequest {

@@ -19,9 +19,11 @@ use std::time::Duration;
 
 mod errors;
 mod location;
+mod query;
 mod verifies;
 pub use errors::not_saved;
 pub use location::{Account, Location, SudoUser, default_location, default_location_from, default_path_from, lookup_user};
+pub use query::{Filter, Page, parse_since};
 pub use verifies::{EarlierVerifies, earlier_verifies};
 
 /// Schema steps; step `i` takes the database from version `i` to `i + 1`.
@@ -65,6 +67,24 @@ pub const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (run_id, idx)
     );
     CREATE INDEX jobs_name ON jobs(name);",
+    // v3: what `iolab list` filters on without reading documents: each run's
+    // devices (kernel names, models, serials), and the verify runs' device
+    // identities for `iolab capacity` (both backfilled from the documents).
+    "CREATE TABLE run_devices (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        PRIMARY KEY (run_id, name)
+    ) WITHOUT ROWID;
+    CREATE INDEX run_devices_name ON run_devices(name);
+    CREATE TABLE verifies (
+        run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+        device TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        message TEXT NOT NULL
+    );
+    CREATE INDEX verifies_device ON verifies(device);
+    CREATE INDEX tags_key_value ON tags(key, value);
+    CREATE INDEX runs_started_at ON runs(started_at);",
 ];
 
 pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
@@ -164,15 +184,6 @@ pub struct StoredRun {
     pub price: Option<f64>,
     pub capacity_bytes: Option<u64>,
     pub report: Report,
-}
-
-/// Filters of `iolab list`.
-#[derive(Clone, Debug, Default)]
-pub struct Filter {
-    /// Substring of the label.
-    pub label: Option<String>,
-    /// Every one of these `key=value` tags must be present.
-    pub tags: Vec<(String, String)>,
 }
 
 pub struct Store {
@@ -342,8 +353,10 @@ impl Store {
                 source: e,
             };
             tx.execute_batch(MIGRATIONS[v]).map_err(step)?;
-            if v == 1 {
-                backfill_jobs(&tx).map_err(step)?;
+            match v {
+                1 => backfill_jobs(&tx).map_err(step)?,
+                2 => query::backfill_devices(&tx).map_err(step)?,
+                _ => {}
             }
             tx.pragma_update(None, "user_version", (v + 1) as i64).map_err(step)?;
             tx.commit().map_err(step)?;
@@ -389,6 +402,7 @@ impl Store {
             .map_err(sql)?;
         }
         insert_jobs(&tx, id, report).map_err(sql)?;
+        query::insert_devices(&tx, id, report).map_err(sql)?;
         fault_injection_pause();
         crate::base::testknob::pause_at("store");
         tx.commit().map_err(sql)?;
@@ -433,50 +447,6 @@ impl Store {
             .map_err(|e| self.err(e))?;
         let rows = st.query_map([id], |r| Ok((r.get(0)?, r.get(1)?))).map_err(|e| self.err(e))?;
         rows.collect::<std::result::Result<_, _>>().map_err(|e| self.err(e))
-    }
-
-    pub fn list(&self, filter: &Filter) -> Result<Vec<RunSummary>> {
-        let mut st = self
-            .conn
-            .prepare("SELECT id, label, started_at, kind, target, complete FROM runs ORDER BY id")
-            .map_err(|e| self.err(e))?;
-        let rows = st.query_map([], summary_from_row).map_err(|e| self.err(e))?;
-        let mut out = Vec::new();
-        for r in rows {
-            let mut r = r.map_err(|e| self.err(e))?;
-            r.tags = self.tags(r.id)?;
-            let label_ok = filter
-                .label
-                .as_ref()
-                .is_none_or(|l| r.label.as_deref().is_some_and(|x| x.contains(l.as_str())));
-            let tags_ok = filter.tags.iter().all(|t| r.tags.contains(t));
-            if label_ok && tags_ok {
-                out.push(r);
-            }
-        }
-        Ok(out)
-    }
-
-    /// Every stored run of one kind (the command, e.g. `verify`), oldest
-    /// first, with its id set. A document this version cannot read is
-    /// skipped, as the backfill of the jobs table skips it.
-    pub fn runs_of_kind(&self, kind: &str) -> Result<Vec<Report>> {
-        let mut st = self
-            .conn
-            .prepare("SELECT id, document FROM runs WHERE kind = ?1 ORDER BY id")
-            .map_err(|e| self.err(e))?;
-        let rows = st
-            .query_map([kind], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-            .map_err(|e| self.err(e))?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (id, doc) = row.map_err(|e| self.err(e))?;
-            if let Ok(mut report) = serde_json::from_str::<Report>(&doc) {
-                report.run_id = Some(id);
-                out.push(report);
-            }
-        }
-        Ok(out)
     }
 
     pub fn delete(&mut self, id: i64) -> Result<()> {
@@ -598,3 +568,6 @@ fn fault_injection_pause() {
         std::thread::sleep(Duration::from_millis(ms));
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -4,6 +4,7 @@
 
 use super::Store;
 use crate::judge::capacity::EarlierVerify;
+use crate::summary::Report;
 use std::path::Path;
 
 /// The earlier verify runs, and the warning to give when the store could
@@ -15,23 +16,58 @@ pub struct EarlierVerifies {
 }
 
 impl Store {
-    /// Every stored verify run that names its device, oldest first.
+    /// Every stored verify run that names its device, oldest first: read
+    /// from the `verifies` table (one small row per verify run), so the cost
+    /// does not grow with the store's other runs and no document is parsed.
     pub fn earlier_verifies(&self) -> super::Result<Vec<EarlierVerify>> {
-        Ok(self
-            .runs_of_kind("verify")?
-            .iter()
-            .filter_map(|r| {
-                let v = r.verify()?;
-                Some(EarlierVerify {
-                    run_id: r.run_id?,
-                    started_at: r.started_at.clone(),
-                    device: v.device.clone()?,
-                    verdict: v.summary.verdict,
-                    message: v.summary.message.clone(),
-                })
-            })
-            .collect())
+        self.verifies_where("", [])
     }
+
+    /// The stored verify runs of one device identity
+    /// ([`device_identity`](crate::summary::verify::device_identity)), oldest first.
+    pub fn earlier_verifies_of(&self, device: &str) -> super::Result<Vec<EarlierVerify>> {
+        self.verifies_where("WHERE v.device = ?1", [device])
+    }
+
+    fn verifies_where<P: rusqlite::Params>(&self, clause: &str, args: P) -> super::Result<Vec<EarlierVerify>> {
+        let sql = format!(
+            "SELECT v.run_id, r.started_at, v.device, v.verdict, v.message FROM verifies v JOIN runs r ON r.id = v.run_id {clause} ORDER BY v.run_id"
+        );
+        let mut st = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map(args, |r| {
+                let verdict: String = r.get(3)?;
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, verdict, r.get(4)?))
+            })
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (run_id, started_at, device, verdict, message) = row.map_err(|e| self.err(e))?;
+            // A verdict this version cannot read (a newer iolab's) is skipped,
+            // as a document it cannot read is.
+            if let Ok(verdict) = serde_json::from_str(&verdict) {
+                out.push(EarlierVerify {
+                    run_id,
+                    started_at,
+                    device,
+                    verdict,
+                    message,
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A verify run that names its device: its row in `verifies` (at save time
+/// and in the v3 backfill).
+pub(super) fn insert_verify(tx: &rusqlite::Transaction, id: i64, report: &Report) -> rusqlite::Result<()> {
+    let Some(v) = report.verify() else { return Ok(()) };
+    let Some(device) = &v.device else { return Ok(()) };
+    let verdict = serde_json::to_string(&v.summary.verdict).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    tx.prepare_cached("INSERT OR REPLACE INTO verifies (run_id, device, verdict, message) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(rusqlite::params![id, device, verdict, v.summary.message])?;
+    Ok(())
 }
 
 /// The verify runs in the store at `db`. The store is opened (made if
@@ -115,6 +151,53 @@ mod tests {
         assert_eq!(runs, vec![(clean, "usb:A:1", true), (bad, "usb:B:1", false)]);
         // An in-memory store has none.
         assert!(earlier_verifies(Path::new(":memory:"), false).runs.is_empty());
+        // One device's, and none left of a deleted run.
+        let of_b: Vec<i64> = st.earlier_verifies_of("usb:B:1").unwrap().iter().map(|v| v.run_id).collect();
+        assert_eq!(of_b, [bad]);
+        assert!(st.earlier_verifies_of("usb:C:1").unwrap().is_empty());
+        st.delete(bad).unwrap();
+        assert!(st.earlier_verifies_of("usb:B:1").unwrap().is_empty());
+    }
+
+    /// A store of schema v2 keeps its verify runs' verdicts for `capacity`:
+    /// the v3 step fills the table from their documents.
+    #[test]
+    fn the_v3_step_backfills_the_verify_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("r.db");
+        {
+            let c = rusqlite::Connection::open(&db).unwrap();
+            c.execute_batch(super::super::MIGRATIONS[0]).unwrap();
+            c.execute_batch(super::super::MIGRATIONS[1]).unwrap();
+            c.pragma_update(None, "user_version", 2).unwrap();
+            for (kind, r) in [("verify", verify_run(Some("usb:A:1"), true)), ("verify", verify_run(None, true))] {
+                c.execute(
+                    "INSERT INTO runs (started_at, saved_at, kind, target, label, complete, host, kernel, iolab_version, document)
+                     VALUES ('2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', ?1, '/x', NULL, 1, 'h', 'k', '0.2.0', ?2)",
+                    [kind, &serde_json::to_string(&r).unwrap()],
+                )
+                .unwrap();
+            }
+        }
+        let got = earlier_verifies(&db, false);
+        assert!(got.warning.is_none(), "{got:?}");
+        let runs: Vec<(i64, &str)> = got.runs.iter().map(|v| (v.run_id, v.device.as_str())).collect();
+        assert_eq!(runs, [(1, "usb:A:1")]);
+    }
+
+    /// The verify table is all the lookup reads: a stored document that no
+    /// longer parses does not hide its run's verdict, and the other runs'
+    /// documents are never read.
+    #[test]
+    fn earlier_verifies_read_no_document() {
+        let mut st = Store::open(Path::new(":memory:")).unwrap();
+        let bad = st.save(&verify_run(Some("usb:B:1"), true), None, &[], true).unwrap();
+        st.conn.execute("UPDATE runs SET document = 'not a document'", []).unwrap();
+        let got = st.earlier_verifies().unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!((got[0].run_id, got[0].device.as_str()), (bad, "usb:B:1"));
+        assert_ne!(got[0].verdict, crate::verify::Verdict::Clean);
+        assert_eq!(got[0].started_at, "2026-01-01T00:00:00Z");
     }
 
     #[test]

@@ -500,10 +500,7 @@ fn exercise(argv: &[OsString]) {
         }
         Cmd::List(a) => {
             let st = memory_store();
-            let _ = st.list(&store::Filter {
-                label: a.label.clone(),
-                tags: a.tag.clone(),
-            });
+            let _ = st.list(&a.filter());
             None
         }
         Cmd::Show(a) => {
