@@ -539,6 +539,9 @@ fn timeline(j: &JobReport) -> Option<Chart> {
         c.series(Series::new("write", write).with_color(3));
     }
     c.caption = timeline_caption(j, round, &starts, &ends, &mut c.markers, &mut c.hlines);
+    if let Some(f) = crate::render::envelope::fold(&mut c, 0.0, 1.0) {
+        c.caption = std::mem::take(&mut c.caption).text(f.sentence("second", "The JSON document holds"));
+    }
     Some(c)
 }
 
@@ -736,5 +739,8 @@ fn members(j: &JobReport, names: &[&str]) -> Option<Chart> {
         .text("What each block device under the target moved in each second of the measured runs (")
         .span(Span::BwUnit)
         .text(", from /proc/diskstats): a layout that leaves a member idle, or a mirror that reads from one member only, shows here.");
+    if let Some(f) = crate::render::envelope::fold(&mut c, 0.0, 1.0) {
+        c.caption = std::mem::take(&mut c.caption).text(f.sentence("second", "The JSON document holds"));
+    }
     Some(c)
 }
