@@ -58,7 +58,11 @@ pub fn buckets(points: &[(f64, f64)], origin: f64, width: f64) -> Vec<Bucket> {
         .map(|(k, mut ys)| {
             ys.sort_by(f64::total_cmp);
             let n = ys.len();
-            let median = if !n.is_multiple_of(2) { ys[n / 2] } else { (ys[n / 2 - 1] + ys[n / 2]) / 2.0 };
+            let median = if !n.is_multiple_of(2) {
+                ys[n / 2]
+            } else {
+                (ys[n / 2 - 1] + ys[n / 2]) / 2.0
+            };
             let t0 = origin + k as f64 * width;
             Bucket {
                 t0,

@@ -108,3 +108,106 @@ fn a_day_long_runs_lines_and_records_are_as_long_as_a_short_runs() {
         assert!(a.len() < 20_000, "{name}: {} bytes", a.len());
     }
 }
+
+/// Zones of the big scan.
+const ZONES: u64 = 10_000;
+
+/// A zone's rate across a 20 TiB disk: falling toward the inner tracks,
+/// with a slow patch and one very slow zone (a weak spot).
+fn zone_rate(i: u64) -> f64 {
+    let pos = i as f64 / ZONES as f64;
+    let patch = if (6_000..6_040).contains(&i) { 0.5 } else { 1.0 };
+    let weak = if i == 7_777 { 0.05 } else { 1.0 };
+    (2.8e8 - 1.4e8 * pos + ((i * 7_919) % 97) as f64 * 1e5) * patch * weak
+}
+
+/// The scan fixture over 10,000 zones of 2 GiB (a 20 TiB disk), each
+/// zone a run of its zones job, as `iolab scan` writes them.
+fn ten_thousand_zones() -> Report {
+    edited("scan", |v| {
+        let zone = 2u64 << 30;
+        let run = v["jobs"][0]["runs"][0].clone();
+        let runs: Vec<Value> = (0..ZONES)
+            .map(|i| {
+                let mut r = run.clone();
+                r["read"]["bw_bytes"] = json!(zone_rate(i));
+                r
+            })
+            .collect();
+        v["jobs"][0]["runs"] = Value::Array(runs);
+        let rates: Vec<f64> = (0..ZONES).map(zone_rate).collect();
+        let mut sorted = rates.clone();
+        sorted.sort_by(f64::total_cmp);
+        let (lo, hi) = (sorted[0], sorted[sorted.len() - 1]);
+        let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+        let cv = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / rates.len() as f64).sqrt() / mean;
+        let job = &mut v["jobs"][0];
+        job["read"]["bw_bytes"] = json!(sorted[sorted.len() / 2]);
+        job["read"]["bw_min"] = json!(lo);
+        job["read"]["bw_max"] = json!(hi);
+        job["read"]["bw_cv"] = json!(cv);
+        job["warnings"] = json!([]);
+        let s = &mut v["scan"];
+        s["zones"] = Value::Array(
+            (0..ZONES)
+                .map(|i| json!({"index": i, "offset": i * zone, "bytes": 256u64 << 20, "wall_ns": 1_000_000_000u64, "bw_bytes": rates[i as usize]}))
+                .collect(),
+        );
+        s["to"] = json!(ZONES * zone);
+        s["zone_bytes"] = json!(zone);
+        s["window_bytes"] = json!(256u64 << 20);
+        s["min"] = json!(lo);
+        s["max"] = json!(hi);
+        s["avg"] = json!(mean);
+        s["drop_pct"] = json!((rates[0] - rates[rates.len() - 1]) / rates[0] * 100.0);
+        s["min_offset"] = json!(7_777 * zone);
+        s["max_offset"] = json!(0);
+    })
+}
+
+#[test]
+fn a_10000_zone_scan_is_bounded_in_every_format_but_its_records() {
+    let r = ten_thousand_zones();
+    for (name, e, bound) in [
+        ("text", &Text::default() as &dyn Exporter, 20_000),
+        ("markdown", &Markdown(crate::base::units::BwUnit::Mb), 20_000),
+        ("html", &Html, 1_000_000),
+        ("csv", &Csv, usize::MAX),
+        ("json", &Json, usize::MAX),
+    ] {
+        let out = export(e, &r);
+        eprintln!("10,000-zone scan, {name}: {} bytes, {} lines", out.len(), out.lines().count());
+        if let Ok(dir) = std::env::var("IOLAB_SCAN_OUT") {
+            std::fs::write(format!("{dir}/scan-10000.{name}"), &out).unwrap();
+        }
+        assert!(out.len() <= bound, "{name}: {} bytes", out.len());
+        match name {
+            "text" | "markdown" => {
+                assert!(out.contains("10,000 zones are too many to list one by one"), "{name}");
+                assert!(out.lines().count() < 150, "{name}: {} lines", out.lines().count());
+            }
+            "html" => {
+                assert!(out.contains("each point drawn is the min/median/max of 5 zones"));
+                assert!(out.contains("The CSV and JSON exports hold every zone."));
+                assert!(out.matches("<tr").count() < 200, "{} table rows", out.matches("<tr").count());
+            }
+            // The records keep every zone.
+            "csv" => {
+                assert_eq!(out.lines().count() as u64, 1 + ZONES);
+                assert!(out.lines().nth(7_778).unwrap().starts_with("7778,read,"), "the weak zone's row");
+            }
+            _ => {
+                let doc: Value = serde_json::from_str(&out).unwrap();
+                assert_eq!(doc["scan"]["zones"].as_array().unwrap().len() as u64, ZONES);
+            }
+        }
+        if name != "csv" && name != "json" {
+            // The weak zone is named, as the slowest, wherever zones are folded.
+            let row = out
+                .lines()
+                .find(|l| l.contains("slowest") && !l.contains("too many"))
+                .unwrap_or_default();
+            assert!(row.contains("7778") && row.contains("15.19 TiB"), "{name}: {row}");
+        }
+    }
+}
