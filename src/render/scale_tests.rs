@@ -211,3 +211,99 @@ fn a_10000_zone_scan_is_bounded_in_every_format_but_its_records() {
         }
     }
 }
+
+/// Hosts of the big group.
+const HOSTS: usize = 32;
+
+/// `fio --client` JSON of a sequential and a random read on each of 31 of
+/// 32 hosts (the last gives nothing), built from a real three-host run's
+/// first entry with each host's figures scaled: they vary by up to ±10%,
+/// and host 8 reads sequentially at half speed.
+fn fio_clients() -> String {
+    let path = format!("{}/tests/fixtures/fio/client-3hosts.json", env!("CARGO_MANIFEST_DIR"));
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let template = doc["client_stats"][0].clone();
+    let mut stats = Vec::new();
+    for i in 0..HOSTS - 1 {
+        for (job, rw, bs) in [("seqread", "read", "512k"), ("randread", "randread", "4k")] {
+            let mut e = template.clone();
+            e["hostname"] = json!(format!("10.9.{i}.2"));
+            e["jobname"] = json!(job);
+            e["job options"]["rw"] = json!(rw);
+            e["job options"]["bs"] = json!(bs);
+            let wobble = 0.9 + ((i * 37 + job.len() * 11) % 21) as f64 / 100.0;
+            let k = if i == 7 && job == "seqread" { 0.5 } else { wobble };
+            let read = &mut e["read"];
+            for f in ["io_bytes", "io_kbytes", "bw_bytes", "bw", "total_ios"] {
+                read[f] = json!((read[f].as_f64().unwrap() * k).round() as u64);
+            }
+            read["iops"] = json!(read["iops"].as_f64().unwrap() * k);
+            stats.push(e);
+        }
+    }
+    doc["client_stats"] = Value::Array(stats);
+    doc["disk_util"] = json!([]);
+    serde_json::to_string_pretty(&doc).unwrap()
+}
+
+/// fio's output to the group's report, as `iolab run --hosts` makes it:
+/// each host's sections merged into tests, the unreachable one's error.
+fn group(text: &str) -> crate::summary::hosts::HostsReport {
+    let parsed = crate::import::parse_fio_client_json(text).unwrap();
+    let reports: Vec<(String, Report)> = parsed
+        .into_iter()
+        .map(|(h, r)| (h.unwrap(), crate::summary::fio::merge_fio_sections(r)))
+        .collect();
+    let mut hosts: Vec<(String, Option<&Report>, Option<String>)> = reports.iter().map(|(h, r)| (h.clone(), Some(r), None)).collect();
+    let last = format!("10.9.{}.2", HOSTS - 1);
+    let refused = format!("no fio server at {last}:8765 (Connection refused)");
+    hosts.push((last, None, Some(refused)));
+    crate::summary::hosts::hosts_report(&hosts)
+}
+
+#[test]
+fn a_group_of_32_hosts_is_grouped_judged_and_rendered_with_hosts_as_rows() {
+    let text = fio_clients();
+    let start = std::time::Instant::now();
+    let h = group(&text);
+    let grouped = start.elapsed();
+    let doc = Document::Hosts(&h);
+    let outs: Vec<(&str, String)> = [
+        ("text", &Text::default() as &dyn Exporter),
+        ("markdown", &Markdown(crate::base::units::BwUnit::Mb)),
+        ("csv", &Csv),
+        ("html", &Html),
+        ("json", &Json),
+    ]
+    .into_iter()
+    .map(|(n, e)| (n, e.export(doc).unwrap()))
+    .collect();
+    // Measured, not asserted: a debug build on a shared machine.
+    eprintln!(
+        "32 hosts ({} bytes of fio JSON): grouped and judged in {grouped:?}, in all five formats by {:?}",
+        text.len(),
+        start.elapsed()
+    );
+    for (n, o) in &outs {
+        eprintln!("32 hosts, {n}: {} bytes", o.len());
+    }
+    assert_eq!(h.hosts.len(), HOSTS);
+    assert_eq!(h.tests.len(), 2);
+    assert!(super::views::hosts::hosts_as_rows(&h));
+    assert!(h.tests[0].outliers.contains(&"10.9.7.2".to_string()), "{:?}", h.tests[0].outliers);
+    let text = &outs[0].1;
+    // A row per host: the table fits a terminal.
+    for l in text.lines().filter(|l| l.starts_with(['│', '┌', '└', '╞'])) {
+        assert!(l.chars().count() <= 100, "{} wide: {l}", l.chars().count());
+    }
+    assert!(
+        text.lines().any(|l| l.starts_with("│ 10.9.31.2") && l.contains("no result")),
+        "{text}"
+    );
+    // Spreadsheets keep a row per test and host.
+    assert_eq!(outs[2].1.lines().count(), 1 + 2 * HOSTS);
+    insta::assert_snapshot!(
+        "a_group_of_32_hosts_in_text_and_markdown",
+        format!("{}--- markdown\n{}", outs[0].1, outs[1].1)
+    );
+}
