@@ -41,6 +41,7 @@ fn a_100000_point_series_is_drawn_with_a_bounded_number_of_points() {
     let svg = crate::render::html::chart_svg(&c);
     assert!(svg.len() < 400_000, "{} bytes of SVG", svg.len());
     assert!(svg.contains(r#"class="envelope""#));
+    crate::render::svg::tests::check::well_formed(&svg).unwrap();
 }
 
 #[test]

@@ -58,6 +58,7 @@ fn a_day_long_runs_page_is_at_most_2_mb_and_says_it_is_folded() {
         std::fs::write(p, &html).unwrap();
     }
     assert!(html.len() <= 2_000_000, "{} bytes", html.len());
+    super::svg::tests::check::well_formed_page(&html).unwrap();
     // Both per-second charts are envelopes, and say so.
     assert_eq!(html.matches(r#"class="envelope""#).count(), 2 + 6, "a band per series");
     assert!(
@@ -187,6 +188,7 @@ fn a_10000_zone_scan_is_bounded_in_every_format_but_its_records() {
                 assert!(out.lines().count() < 150, "{name}: {} lines", out.lines().count());
             }
             "html" => {
+                super::svg::tests::check::well_formed_page(&out).unwrap();
                 assert!(out.contains("each point drawn is the min/median/max of 5 zones"));
                 assert!(out.contains("The CSV and JSON exports hold every zone."));
                 assert!(out.matches("<tr").count() < 200, "{} table rows", out.matches("<tr").count());
