@@ -18,9 +18,29 @@ use super::view::{Chart, Column, Plot, Quantity, Table};
 /// more than a screen can show.
 pub const MAX_DRAWN_POINTS: usize = 2_000;
 
+/// The most points a run's per-second charts draw together (its tests'
+/// timelines and devices per second): each of `k` such charts draws at
+/// most `MAX_PAGE_POINTS / k` (never more than [`MAX_DRAWN_POINTS`]), so
+/// that a battery of 8 tests of any length stays under 2 MB (8 charts of
+/// 1,000 points and a table of as many rows, some 220 KB each), while the
+/// default battery, and 8 tests of 3 × 300 s (901 points each), are drawn
+/// one point a second.
+pub const MAX_PAGE_POINTS: usize = 8_000;
+
+/// What each of `charts` charts of one page may draw.
+pub fn share(charts: usize) -> usize {
+    (MAX_PAGE_POINTS / charts.max(1)).min(MAX_DRAWN_POINTS)
+}
+
 /// The most rows of the numbers table beside a folded chart: its buckets
 /// again, coarser, so that the table is read rather than scrolled.
 pub const TABLE_BUCKETS: usize = 48;
+
+/// The most shaded windows (runs, rounds) and markers a folded chart
+/// keeps: a band costs some 150 bytes, and a scan's zones job has a run,
+/// so a window, per zone (10,000 and more). Past it they are left out,
+/// and the caption says so.
+pub const MAX_MARKS: usize = 100;
 
 /// The points whose x falls in `[t0, t1)`, folded.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -99,6 +119,8 @@ pub struct Fold {
     pub steps: u64,
     /// Steps per row of its numbers table.
     pub table_steps: u64,
+    /// Windows (bands) and markers left out, past [`MAX_MARKS`] of each.
+    pub marks_dropped: usize,
 }
 
 /// Folds a line chart whose series hold more than [`MAX_DRAWN_POINTS`]
@@ -108,11 +130,24 @@ pub struct Fold {
 /// coarser buckets (at most [`TABLE_BUCKETS`] rows of each series' min,
 /// median and max). A chart within the bound is left as it is (`None`).
 pub fn fold(c: &mut Chart, origin: f64, step: f64) -> Option<Fold> {
+    fold_to(c, origin, step, MAX_DRAWN_POINTS)
+}
+
+/// [`fold`] with a bound of `max_points` (at least one per series) rather
+/// than [`MAX_DRAWN_POINTS`]: a chart's [`share`] of its page.
+pub fn fold_to(c: &mut Chart, origin: f64, step: f64, max_points: usize) -> Option<Fold> {
     let y = c.y.quantity.clone();
     let Plot::Lines { x, series } = &mut c.plot else { return None };
     let points: usize = series.iter().map(|s| s.points.len()).sum();
-    if points <= MAX_DRAWN_POINTS || series.is_empty() {
+    if points <= max_points || series.is_empty() {
         return None;
+    }
+    let mut marks_dropped = 0;
+    if c.bands.len() > MAX_MARKS {
+        marks_dropped += std::mem::take(&mut c.bands).len();
+    }
+    if c.markers.len() > MAX_MARKS {
+        marks_dropped += std::mem::take(&mut c.markers).len();
     }
     let end = series
         .iter()
@@ -121,7 +156,7 @@ pub fn fold(c: &mut Chart, origin: f64, step: f64) -> Option<Fold> {
         .chain(x.max)
         .fold(origin, f64::max);
     let span = end - origin;
-    let width = bucket_width(span, MAX_DRAWN_POINTS / series.len(), step);
+    let width = bucket_width(span, (max_points / series.len()).max(1), step);
     let table_width = bucket_width(span, TABLE_BUCKETS, width);
     let mut cols = vec![
         Column::figure("From", format!("from_{}", unit_key(&x.quantity))),
@@ -163,6 +198,7 @@ pub fn fold(c: &mut Chart, origin: f64, step: f64) -> Option<Fold> {
         points,
         steps: (width / step).round() as u64,
         table_steps: (table_width / step).round() as u64,
+        marks_dropped,
     })
 }
 
@@ -177,8 +213,12 @@ impl Fold {
                 format!("{} {unit}s", thousands(k as usize))
             }
         };
+        let marks = match self.marks_dropped {
+            0 => String::new(),
+            d => format!(" Its {} windows and marks are too many to shade and are left out.", thousands(d)),
+        };
         format!(
-            " Too many points to draw one by one ({}): each point drawn is the min/median/max of {}, the line the median and the shaded band min to max; the table gives each {} the same way. {all} every {unit}.",
+            " Too many points to draw one by one ({}): each point drawn is the min/median/max of {}, the line the median and the shaded band min to max; the table gives each {} the same way.{marks} {all} every {unit}.",
             thousands(self.points),
             n(self.steps),
             n(self.table_steps),
