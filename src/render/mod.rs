@@ -14,6 +14,7 @@
 
 pub mod chart;
 pub mod csv;
+pub mod envelope;
 pub mod html;
 pub mod markdown;
 pub mod progress;
@@ -24,6 +25,9 @@ pub mod views;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod scale_tests;
 
 use crate::base::units::BwUnit;
 use crate::compare::Comparison;

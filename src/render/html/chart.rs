@@ -149,7 +149,12 @@ fn hlines(c: &Chart, div: f64) -> Vec<HLine> {
 
 fn lines(c: &Chart, x: &Axis, series: &[Series]) -> String {
     let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).chain(x.max);
-    let ys = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+    let ys = series.iter().flat_map(|s| {
+        s.points
+            .iter()
+            .map(|p| p.1)
+            .chain(s.spread.iter().flatten().flat_map(|r| [r.0, r.1]))
+    });
     let (xu, xd) = display(&x.quantity, xs);
     let (yu, yd) = display(&c.y.quantity, ys.chain(c.hlines.iter().map(|h| h.value)));
     let mut chart = LineChart::new(c.title.clone(), axis(x, xu, xd), axis(&c.y, yu, yd));
@@ -159,6 +164,7 @@ fn lines(c: &Chart, x: &Axis, series: &[Series]) -> String {
         .iter()
         .map(|s| Series {
             points: s.points.iter().map(|&(a, b)| (a / xd, b / yd)).collect(),
+            spread: s.spread.as_ref().map(|v| v.iter().map(|&(lo, hi)| (lo / yd, hi / yd)).collect()),
             ..s.clone()
         })
         .collect();

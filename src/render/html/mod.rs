@@ -83,6 +83,11 @@ pub fn page(p: &Page) -> String {
     shell(&page_title(p), page_subtitle(p), &o)
 }
 
+/// A view's chart as the page draws it (inline SVG).
+pub fn chart_svg(c: &crate::render::view::Chart) -> String {
+    chart::to_svg(c)
+}
+
 /// A view as a whole page: its title the page's, its sections the page's.
 pub fn view_page(v: &crate::render::view::View) -> String {
     let mut o = Out {

@@ -774,6 +774,22 @@ fn size_budget_and_render_time() {
     assert!(per_page < std::time::Duration::from_secs(2), "{per_page:?}");
 }
 
+/// Issue 27: the default battery's 8 tests of 3 runs of an hour each
+/// (10,801 seconds per test): the page's per-second charts share
+/// `MAX_PAGE_POINTS`, each folded to 1,000 points, and the page stays under
+/// 2 MB.
+#[test]
+fn a_battery_of_hour_long_runs_shares_the_pages_points() {
+    let page = one(&battery(1, 3_600));
+    eprintln!("8 tests of 3 × 3,600 s: {} B", page.len());
+    check_page(&page);
+    assert!(page.len() <= 2_000_000, "{} bytes", page.len());
+    let timelines: Vec<usize> = figures(&page).iter().filter(|f| f.kind == "timeline").map(|f| f.points()).collect();
+    assert_eq!(timelines.len(), 8);
+    assert!(timelines.iter().all(|&n| n <= crate::render::envelope::share(8)), "{timelines:?}");
+    assert_eq!(page.matches("each point drawn is the min/median/max of 11 seconds").count(), 8);
+}
+
 /// The page's structure: one line per element (tag, class, id, chart
 /// kind, point count, heading text); inside an `<svg>` nothing, and of a
 /// table, list or `<dl>` only how many rows or items it has.

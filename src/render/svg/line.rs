@@ -39,7 +39,7 @@ impl LineChart {
         write_frame(&mut b, p, ylay, Some(xlay));
         write_hlines(&mut b, p, ylay, &data.hlines);
         self.write_markers(&mut b, &data.markers, p, xlay, label_row);
-        let outside = self.write_series(&mut b, &data.points, &colors, &at);
+        let outside = self.write_series(&mut b, &data.points, &data.spreads, &colors, &at);
         if outside > 0 {
             notes.push(format!(
                 "{outside} point{} outside the axis range drawn at its edge",
@@ -71,8 +71,27 @@ impl LineChart {
             notes.push(format!("marker '{}' cannot be drawn on this axis", m.label));
         }
         let hlines = visible_hlines(&self.hlines, &self.y, notes);
+        let ys = self.y.scale;
+        let spreads = self
+            .series
+            .iter()
+            .zip(&points)
+            .map(|(s, sp)| match &s.spread {
+                None => Vec::new(),
+                Some(v) => sp
+                    .iter()
+                    .enumerate()
+                    .map(|(i, q)| {
+                        let &(lo, hi) = v.get(i)?;
+                        let ok = |y: f64| y.is_finite() && ys.accepts(y);
+                        q.filter(|_| ok(lo) && ok(hi)).map(|_| (lo, hi))
+                    })
+                    .collect(),
+            })
+            .collect();
         Drawable {
             points,
+            spreads,
             total,
             bands,
             markers,
@@ -249,10 +268,10 @@ impl LineChart {
 
     /// Every series: the line, then one element per point carrying its
     /// exact value. Returns how many points lie outside the axes' ranges.
-    fn write_series(&self, b: &mut String, points: &[Points], colors: &[usize], at: &Placed) -> usize {
+    fn write_series(&self, b: &mut String, points: &[Points], spreads: &[Vec<Option<(f64, f64)>>], colors: &[usize], at: &Placed) -> usize {
         let (xlay, ylay) = (&at.x, &at.y);
         let mut outside = 0;
-        for ((s, sp), &c) in self.series.iter().zip(points).zip(colors) {
+        for (((s, sp), spread), &c) in self.series.iter().zip(points).zip(spreads).zip(colors) {
             let color = PALETTE[c % PALETTE.len()];
             let n = sp.iter().flatten().count();
             w!(
@@ -261,6 +280,18 @@ impl LineChart {
                 escape(&s.name)
             );
             let px: Points = sp.iter().map(|q| q.map(|(x, y)| (xlay.px(x), ylay.px(y)))).collect();
+            if !spread.is_empty() {
+                let edges: Vec<Option<(f64, f64, f64)>> = sp
+                    .iter()
+                    .zip(spread)
+                    .map(|(q, r)| Some((xlay.px(q.as_ref()?.0), ylay.px(r.as_ref()?.0), ylay.px(r.as_ref()?.1))))
+                    .collect();
+                w!(
+                    b,
+                    r#"<path class="envelope" stroke="none" fill-opacity=".25" d="{}"/>"#,
+                    spread_path(&edges)
+                );
+            }
             if s.style != SeriesStyle::Dots && n > 1 {
                 let d = line_path(&px, s.style == SeriesStyle::Step);
                 w!(b, r#"<path fill="none" stroke-width="1.5""#);
@@ -306,11 +337,14 @@ impl LineChart {
             if xlay.outside(*vx) || ylay.outside(*vy) {
                 outside += 1;
             }
-            let tip = if multi {
+            let mut tip = if multi {
                 format!("{}, {}: {}", s.name, self.x.value(*vx), self.y.value(*vy))
             } else {
                 format!("{}: {}", self.x.value(*vx), self.y.value(*vy))
             };
+            if let Some((lo, hi)) = s.spread.as_ref().and_then(|v| v.get(i)) {
+                w!(tip, " median (min {}, max {})", self.y.value(*lo), self.y.value(*hi));
+            }
             if dots {
                 w!(
                     b,
@@ -350,6 +384,9 @@ impl LineChart {
         for (s, sp) in self.series.iter().zip(&data.points) {
             let n = sp.iter().flatten().count();
             w!(d, " {}: {n} point{}", s.name, plural(n));
+            if s.spread.is_some() {
+                d.push_str(" (medians, with a band from min to max)");
+            }
             if let Some((a, z)) = extent(sp.iter().flatten().map(|p| p.1)) {
                 w!(d, ", y from {} to {}", self.y.value(a), self.y.value(z));
             }
@@ -378,6 +415,9 @@ type Points = Vec<Option<(f64, f64)>>;
 struct Drawable<'a> {
     /// Per series.
     points: Vec<Points>,
+    /// Per series, each point's (min, max) when the series has a spread
+    /// (else empty); `None` where the point or its spread cannot be drawn.
+    spreads: Vec<Vec<Option<(f64, f64)>>>,
     /// Drawable points in all series.
     total: usize,
     bands: Vec<&'a Band>,
@@ -408,6 +448,7 @@ impl Drawable<'_> {
                 .flatten()
                 .flatten()
                 .map(|p| p.1)
+                .chain(self.spreads.iter().flatten().flatten().flat_map(|s| [s.0, s.1]))
                 .chain(self.hlines.iter().map(|l| l.0)),
         )
     }
@@ -428,6 +469,25 @@ fn write_x_labels(b: &mut String, p: Plot, xlay: &Layout) {
         w!(b, r#"<text x="{}" y="{}">{}</text>"#, N(xlay.px(*v)), N(p.bottom + 15.0), escape(l));
     }
     b.push_str("</g>\n");
+}
+
+/// The shaded band of a spread: for each unbroken stretch of pixel
+/// `(x, y of the min, y of the max)`, along the max and back along the min.
+fn spread_path(edges: &[Option<(f64, f64, f64)>]) -> String {
+    let mut d = String::new();
+    for run in edges.split(|e| e.is_none()) {
+        let run: Vec<(f64, f64, f64)> = run.iter().flatten().copied().collect();
+        let Some(first) = run.first() else { continue };
+        w!(d, "M{} {}", N(first.0), N(first.2));
+        for e in &run[1..] {
+            w!(d, "L{} {}", N(e.0), N(e.2));
+        }
+        for e in run.iter().rev() {
+            w!(d, "L{} {}", N(e.0), N(e.1));
+        }
+        d.push('Z');
+    }
+    d
 }
 
 /// The path through pixel points `px`, broken where a point is `None`:

@@ -88,6 +88,9 @@ pub struct Series {
     pub style: SeriesStyle,
     /// Index into [`PALETTE`] (and the dash patterns); `None`: the series' position.
     pub color: Option<usize>,
+    /// Each point's min and max when the point stands for a bucket of
+    /// values (its y the median): drawn as a shaded band around the line.
+    pub spread: Option<Vec<(f64, f64)>>,
 }
 
 impl Series {
@@ -97,6 +100,7 @@ impl Series {
             points,
             style: SeriesStyle::Line,
             color: None,
+            spread: None,
         }
     }
 

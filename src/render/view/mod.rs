@@ -40,6 +40,12 @@
 //! | [`Block::Warnings`] | `warning [code] (scope): message`, coloured | `**Warnings**` and `- code: message` | `<ul class="warnings">`: badge, message, scope | – |
 //! | [`Block::List`] | `Title:`, then `  - subject: line [code]` a line each, a [`Item::key`] one coloured | `**Title**`, then `- **subject**: line [code]` | `<div class="CLASS">`: `<p class="list-title">`, `<ul class="list">`, each `<li>` a badge for its code, `<strong>subject</strong>: line`, `class="key"` | – |
 //!
+//! A line chart of more than [`crate::render::envelope::MAX_DRAWN_POINTS`]
+//! points is folded by its builder ([`crate::render::envelope::fold`]):
+//! each series drawn as buckets (median line, min–max band), its numbers
+//! a few coarse buckets, its caption saying so; the records a format of
+//! records writes (CSV, and the JSON document) keep every point.
+//!
 //! Blocks follow each other line after line in the terminal and with a
 //! blank line between them in Markdown. A cell is written by
 //! [`Cell::human`] ([`Place::Column`] in tables, where a bandwidth's,

@@ -11,10 +11,26 @@ use crate::render::view::{
 };
 use crate::summary::hosts::{HostsReport, HostsTest};
 
+/// The most hosts a table shows side by side, a column each: past it
+/// (nine hosts' columns make the terminal's table some 160 characters
+/// wide) each host is a row instead, under a table of the tests across
+/// them. Every table and chart of the group follows this one rule.
+pub const MAX_HOST_COLUMNS: usize = 8;
+
+/// Whether the group's hosts are rows rather than columns.
+pub fn hosts_as_rows(h: &HostsReport) -> bool {
+    h.hosts.len() > MAX_HOST_COLUMNS
+}
+
 /// The group's view.
 pub fn view(h: &HostsReport) -> View {
     let mut s = Section::new("hosts", "hosts", Heading::Outline("Hosts side by side".into()));
-    s.push(Block::Table(table(h)));
+    if hosts_as_rows(h) {
+        s.push(Block::Table(across(h)));
+        s.push(Block::Table(per_host(h)));
+    } else {
+        s.push(Block::Table(table(h)));
+    }
     for unit in [Unit::BytesPerSec, Unit::Iops, Unit::Seconds] {
         let tests: Vec<&HostsTest> = h.tests.iter().filter(|t| t.unit == unit).collect();
         if !tests.is_empty() {
@@ -60,6 +76,66 @@ fn table(h: &HostsReport) -> Table {
     t
 }
 
+/// With hosts as rows: a row per test, over the hosts (the side-by-side
+/// table without the hosts' columns, and how many hosts reported).
+fn across(h: &HostsReport) -> Table {
+    let mut t = Table::new(vec![
+        Column::text("Test", "test"),
+        Column::text("Unit", "unit"),
+        Column::figure("Hosts", "hosts"),
+        Column::figure("Sum", "sum"),
+        Column::figure("Median host", "median_host"),
+        Column::figure("Min", "min"),
+        Column::figure("Max", "max"),
+        Column::figure("CV %", "cv_pct"),
+        Column::text("Outliers", "outliers"),
+    ]);
+    for test in &h.tests {
+        let u = test.unit;
+        let reported = test.values.iter().flatten().count();
+        let mut row = vec![
+            Cell::text(&test.test),
+            Cell::Unit(u),
+            Cell::text(format!("{reported} of {}", h.hosts.len())),
+        ];
+        row.extend([test.sum, test.median_host, test.min, test.max].map(|v| Cell::in_unit(v, u)));
+        row.push(Cell::percent(test.cv * 100.0, 1));
+        row.push(Cell::text(test.outliers.join(", ")));
+        t.row(row);
+    }
+    t
+}
+
+/// With hosts as rows: a row per host, its value in each test (the unit
+/// in the heading), its stored run (when any host's was stored), and the
+/// tests it stands out on.
+fn per_host(h: &HostsReport) -> Table {
+    let stored = h.hosts.iter().any(|e| e.run_id.is_some());
+    let mut cols = vec![Column::text("Host", "host")];
+    cols.extend(h.tests.iter().map(|t| figures(&t.test, &t.test, t.unit)));
+    if stored {
+        cols.push(Column::figure("Run", "run_id"));
+    }
+    cols.push(Column::text("Outlier on", "outlier_on"));
+    let mut t = Table::new(cols);
+    for (i, e) in h.hosts.iter().enumerate() {
+        let mut row = vec![Cell::text(&e.host)];
+        row.extend(h.tests.iter().map(|t| Cell::or_empty(t.values[i], |v| Cell::in_unit(v, t.unit))));
+        if stored {
+            row.push(Cell::or_empty(e.run_id, |id| Cell::Count(id as u64)));
+        }
+        let on: Vec<&str> = h
+            .tests
+            .iter()
+            .filter(|t| t.outliers.contains(&e.host))
+            .map(|t| t.test.as_str())
+            .collect();
+        row.push(Cell::text(if e.ok { on.join(", ") } else { "no result".into() }));
+        t.row(row);
+    }
+    t
+}
+
 /// A column of figures in `unit`, its unit in the heading.
 fn figures(label: &str, key: &str, unit: Unit) -> Column {
     match unit {
@@ -92,6 +168,21 @@ fn bars(h: &HostsReport, unit: Unit, tests: &[&HostsTest]) -> Chart {
         label: "median host".into(),
         values: tests.iter().map(|t| Some(t.median_host)).collect(),
     });
+    if hosts_as_rows(h) {
+        // A row per host, then the median host's.
+        let mut cols = vec![Column::text("Host", "host")];
+        cols.extend(tests.iter().map(|t| figures(&t.test, &t.test, unit)));
+        c.numbers = Table::new(cols);
+        for (i, e) in h.hosts.iter().enumerate() {
+            let mut row = vec![Cell::text(&e.host)];
+            row.extend(tests.iter().map(|t| Cell::or_empty(t.values[i], |v| Cell::in_unit(v, unit))));
+            c.numbers.row(row);
+        }
+        let mut row = vec![Cell::text("median host")];
+        row.extend(tests.iter().map(|t| Cell::in_unit(t.median_host, unit)));
+        c.numbers.row(row);
+        return c;
+    }
     let mut cols = vec![Column::text("Test", "test")];
     cols.extend(h.hosts.iter().map(|e| figures(&e.host, &e.host, unit)));
     cols.push(figures("Median host", "median_host", unit));
@@ -161,6 +252,10 @@ fn notes(h: &HostsReport) -> Vec<Note> {
             ),
         ));
     }
+    if hosts_as_rows(h) {
+        // Each host's row gives its stored run.
+        return v;
+    }
     let stored: Vec<String> = h
         .hosts
         .iter()
@@ -199,6 +294,24 @@ mod tests {
     fn a_group_in_every_format() {
         let h = group();
         snapshot!("hosts", "a_group_in_every_format", super::super::lines_formats(Document::Hosts(&h)));
+    }
+
+    /// Up to `MAX_HOST_COLUMNS` hosts are columns; one more, and each host is a row.
+    #[test]
+    fn hosts_turn_into_rows_past_the_most_columns() {
+        let a = report("demo");
+        for (n, rows) in [(super::MAX_HOST_COLUMNS, false), (super::MAX_HOST_COLUMNS + 1, true)] {
+            let hosts: Vec<(String, Option<&Report>, Option<String>)> = (0..n).map(|i| (format!("h{i}"), Some(&a), None)).collect();
+            let h = hosts_report(&hosts);
+            assert_eq!(super::hosts_as_rows(&h), rows);
+            let md = crate::render::Markdown(crate::base::units::BwUnit::Mb)
+                .export(Document::Hosts(&h))
+                .unwrap();
+            let header = md.lines().any(|l| l.starts_with("| Host |"));
+            assert_eq!(header, rows, "{n} hosts:\n{md}");
+            let row = format!("| h{} |", n - 1);
+            assert_eq!(md.lines().any(|l| l.starts_with(&row)), rows, "{n} hosts:\n{md}");
+        }
     }
 
     #[test]

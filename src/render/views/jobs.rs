@@ -6,6 +6,7 @@
 //! throughput timeline, latency distribution and member devices.
 
 use crate::base::units::fmt_bs;
+use crate::render::envelope;
 use crate::render::view::{
     Axis, Badge, Band, Block, Cell, Chart, Column, Detail, HLine, Heading, Latency, Line, Marker, Note, NoteTone, Quantity, Row, Scale,
     Section, Series, SeriesStyle, Span, Table, Ticks, Tone, Warning,
@@ -413,7 +414,38 @@ pub fn per_test_sections(r: &Report) -> Option<Section> {
         }
         s.sections.push(js);
     }
+    fold_seconds(&mut s);
     Some(s)
+}
+
+/// The kinds of chart that draw a point per second.
+const PER_SECOND: [&str; 2] = ["timeline", "members"];
+
+/// Folds the per-second charts of the tests' sections: together they
+/// draw at most [`envelope::MAX_PAGE_POINTS`], each at most its share
+/// (see [`envelope::fold_to`]), and a folded one says so.
+fn fold_seconds(s: &mut Section) {
+    fn charts(s: &mut Section) -> Vec<&mut Chart> {
+        let mut v: Vec<&mut Chart> = Vec::new();
+        for b in &mut s.blocks {
+            if let Block::Chart(c) = b
+                && PER_SECOND.contains(&c.kind.as_str())
+            {
+                v.push(c);
+            }
+        }
+        for c in &mut s.sections {
+            v.extend(charts(c));
+        }
+        v
+    }
+    let mut all = charts(s);
+    let share = envelope::share(all.len());
+    for c in all.iter_mut() {
+        if let Some(f) = envelope::fold_to(c, 0.0, 1.0, share) {
+            c.caption = std::mem::take(&mut c.caption).text(f.sentence("second", "The JSON document holds"));
+        }
+    }
 }
 
 /// "randread 4K, QD32 × 8 threads, io_uring, O_DIRECT, 30 s per run, span 1.00 GiB, 3 measured runs".

@@ -59,7 +59,8 @@ pub mod scan;
 pub mod selftest;
 pub mod verify;
 
-use super::view::{Block, Chart, Detail, Section, Table, View};
+use super::envelope;
+use super::view::{Block, Chart, Detail, Section, Table, Tone, View};
 use crate::summary::{Body, Report};
 
 /// A run's view.
@@ -103,4 +104,32 @@ fn drawn(s: &mut Section, table: Table, chart: Option<Chart>) {
         c.numbers = table;
         s.push(Block::only(Detail::Page, Block::Chart(Box::new(c))));
     }
+}
+
+/// Records along an axis in `step`s from `origin` (a verify's zones), as
+/// [`drawn`]; but when the chart folds (more than
+/// [`envelope::MAX_DRAWN_POINTS`] points), the formats of lines get its
+/// coarse buckets instead of a row per record, and say so, while CSV keeps
+/// every record. `unit` names one record ("zone").
+fn drawn_along(s: &mut Section, table: Table, chart: Option<Chart>, origin: f64, step: f64, unit: &str) {
+    let Some(mut c) = chart else { return drawn(s, table, None) };
+    c.numbers = table.clone();
+    let Some(f) = envelope::fold(&mut c, origin, step) else {
+        return drawn(s, table, Some(c));
+    };
+    c.caption = std::mem::take(&mut c.caption).text(f.sentence(unit, "The CSV and JSON exports hold"));
+    s.push(Block::only(
+        Detail::Lines,
+        Block::paragraph(
+            Tone::Plain,
+            format!(
+                "{} {unit}s are too many to list one by one: the table gives the min, median and max of each {} {unit}s in turn; the CSV and JSON exports hold every {unit}.",
+                envelope::thousands(table.rows.len()),
+                envelope::thousands(f.table_steps as usize)
+            ),
+        ),
+    ));
+    s.push(Block::only(Detail::Lines, Block::Table(c.numbers.clone())));
+    s.push(Block::only(Detail::Raw, Block::Table(table)));
+    s.push(Block::only(Detail::Page, Block::Chart(Box::new(c))));
 }

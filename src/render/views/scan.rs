@@ -5,8 +5,10 @@
 
 use crate::base::units::fmt_bs;
 use crate::plan::scan::BURST_REGION;
+use crate::render::envelope;
 use crate::render::view::{
-    Axis, Block, Cell, Chart, Column, Detail, Fact, HLine, Heading, Line, Quantity, Scale, Section, Series, SeriesStyle, Span, Table, Ticks,
+    Axis, Block, Cell, Chart, Column, Detail, Fact, HLine, Heading, Line, Quantity, Scale, Section, Series, SeriesStyle, Span, Table,
+    Ticks, Tone,
 };
 use crate::summary::Report;
 use crate::summary::scan::ScanReport;
@@ -16,7 +18,30 @@ pub fn section(r: &Report, sc: &ScanReport) -> Section {
     let mut s = Section::new("scan", "scan", Heading::Shown("Surface scan".into()));
     s.push(Block::Facts(facts(sc)));
     if !sc.zones.is_empty() {
-        s.push(Block::Chart(Box::new(curve(sc))));
+        let mut c = curve(sc);
+        let records = c.numbers.clone();
+        match envelope::fold(&mut c, sc.from as f64, sc.zone_bytes.max(1) as f64) {
+            None => s.push(Block::Chart(Box::new(c))),
+            Some(f) => {
+                // Too many zones to list: the curve folded, the extremes
+                // listed, and every zone in the records only.
+                c.caption = std::mem::take(&mut c.caption).text(f.sentence("zone", "The CSV and JSON exports hold"));
+                s.push(Block::only(
+                    Detail::Lines,
+                    Block::paragraph(
+                        Tone::Plain,
+                        format!(
+                            "{} zones are too many to list one by one: the curve folds them into buckets of {} zones (each bucket's min, median and max), and the {EXTREMES} slowest and {EXTREMES} fastest zones follow. The CSV and JSON exports hold every zone.",
+                            envelope::thousands(sc.zones.len()),
+                            f.steps
+                        ),
+                    ),
+                ));
+                s.push(Block::Chart(Box::new(c)));
+                s.push(Block::only(Detail::Raw, Block::Table(records)));
+                s.push(Block::only(Detail::Human, Block::Table(extremes(sc))));
+            }
+        }
     }
     let access = match r.scan_access_job() {
         Some(j) => super::jobs::latency(j, "scan-access", "Access time"),
@@ -156,6 +181,34 @@ pub fn curve(sc: &ScanReport) -> Chart {
         .span(Span::BwDefinition)
         .text(") at the position where the zone starts; dashed lines: minimum, average and maximum over the zones. A hard disk slows toward its inner tracks; a flat line is typical of flash.");
     c
+}
+
+/// The zones a folded scan lists: this many slowest, and as many fastest.
+const EXTREMES: usize = 10;
+
+/// The [`EXTREMES`] slowest zones, slowest first, then the fastest, fastest first.
+fn extremes(sc: &ScanReport) -> Table {
+    let mut by: Vec<&crate::summary::scan::ZoneReport> = sc.zones.iter().collect();
+    by.sort_by(|a, b| a.bw_bytes.total_cmp(&b.bw_bytes).then(a.index.cmp(&b.index)));
+    let n = EXTREMES.min(by.len() / 2);
+    let mut t = Table::new(vec![
+        Column::text("Among", "among"),
+        Column::figure("Zone", "zone"),
+        Column::figure("Offset", "offset_bytes"),
+        Column::bandwidth("", "bw_bytes_per_s"),
+    ]);
+    t.grouped = true;
+    let slowest = by.iter().take(n).map(|z| ("slowest", z));
+    let fastest = by.iter().rev().take(n).map(|z| ("fastest", z));
+    for (among, z) in slowest.chain(fastest) {
+        t.row(vec![
+            Cell::text(among),
+            Cell::Count(u64::from(z.index) + 1),
+            Cell::Bytes(z.offset),
+            Cell::bandwidth(z.bw_bytes),
+        ]);
+    }
+    t
 }
 
 /// The access time from the scan's own figures, when it has no access job to chart.

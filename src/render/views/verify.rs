@@ -248,7 +248,9 @@ fn zones(v: &VerifyReport) -> Section {
             },
         ]);
     }
-    super::drawn(&mut s, t, curve(v));
+    let origin = v.zones.first().map_or(0, |z| z.offset) as f64;
+    let step = v.zones.first().map_or(1, |z| z.bytes.max(1)) as f64;
+    super::drawn_along(&mut s, t, curve(v), origin, step, "zone");
     s
 }
 
@@ -392,6 +394,41 @@ mod tests {
         assert_eq!(json["verify"]["summary"]["verdict"]["kind"], "fake_capacity");
         let back: Report = serde_json::from_value(json).unwrap();
         assert_eq!(back.verify(), r.verify(), "the document round-trips");
+    }
+
+    /// Issue 27: a verify of 10,000 zones lists buckets of zones in the
+    /// formats of lines and draws them folded on a page; CSV and JSON keep
+    /// every zone.
+    #[test]
+    fn a_verify_of_10000_zones_is_folded_but_in_its_records() {
+        let mut r = fake();
+        let Body::Verify(v) = &mut r.body else { unreachable!() };
+        v.zones = (0..10_000u64)
+            .map(|i| VerifyZone {
+                offset: i * MIB,
+                bytes: MIB,
+                write_bw_bytes: Some(8e6 + (i % 13) as f64 * 1e5),
+                read_bw_bytes: Some(if i == 4_321 { 1e5 } else { 16e6 }),
+                bad_bytes: 0,
+            })
+            .collect();
+        for f in [Format::Table, Format::Markdown] {
+            let out = export(&r, f);
+            assert!(out.contains("10,000 zones are too many to list one by one"), "{out}");
+            assert!(out.lines().count() < 150, "{} lines", out.lines().count());
+            // The slow zone's read is its bucket's min.
+            let row = out
+                .lines()
+                .find(|l| l.contains("4.10 GiB") && l.contains("4.31 GiB"))
+                .unwrap_or_default();
+            assert!(row.contains("0.10"), "{out}");
+        }
+        let html = export(&r, Format::Html);
+        assert!(html.len() < 600_000, "{} bytes", html.len());
+        assert!(html.contains("each point drawn is the min/median/max of 10 zones"), "caption");
+        let csv = export(&r, Format::Csv);
+        assert_eq!(csv.lines().count(), 1 + 10_000);
+        assert!(csv.lines().nth(4_322).unwrap().ends_with(",100000,0"), "the slow zone's row");
     }
 
     #[test]
