@@ -180,7 +180,7 @@ impl Exporter for Text {
 
 /// A run in the terminal.
 fn run_text(r: &Report, st: Style) -> String {
-    text::render(&views::run(r), st)
+    text::render(&views::run_lines(r), st)
 }
 
 /// The JSON document, pretty-printed, with a final newline.
@@ -218,7 +218,7 @@ impl Exporter for Markdown {
     fn export(&self, doc: Document) -> Option<String> {
         match doc {
             Document::Comparison(c) => Some(markdown::render(&views::compare::view(c), self.0)),
-            Document::Run(r, _) => Some(markdown::render(&views::run(r), self.0)),
+            Document::Run(r, _) => Some(markdown::render(&views::run_lines(r), self.0)),
             Document::Runs(runs) => Some(markdown::render(&views::runs::view(runs), self.0)),
             Document::Device(d) => Some(markdown::render(&views::info::view(d), self.0)),
             Document::Hosts(h) => Some(markdown::render(&views::hosts::view(h), self.0)),
@@ -235,7 +235,7 @@ impl Exporter for Csv {
     fn export(&self, doc: Document) -> Option<String> {
         match doc {
             Document::Comparison(c) => csv::render(&views::compare::view(c)),
-            Document::Run(r, _) => csv::render(&views::run(r)),
+            Document::Run(r, _) => csv::render(&views::run_lines(r)),
             Document::Runs(runs) => csv::render(&views::runs::view(runs)),
             Document::Device(d) => csv::render(&views::info::view(d)),
             Document::Hosts(h) => csv::render(&views::hosts::view(h)),

@@ -380,6 +380,11 @@ pub fn per_test_sections(r: &Report) -> Option<Section> {
         return None;
     }
     let mut s = Section::new("jobs", "jobs", Heading::Outline("Per test".into())).only(Detail::Page);
+    // The per-second charts share the page's points ([`fold_seconds`]): count
+    // them first (each built and dropped), then fold each as it is built, so
+    // a day-long run never holds all its charts' seconds at once.
+    let count: usize = jobs.iter().map(|j| second_charts(r, j).count()).sum();
+    let share = envelope::share(count);
     for (k, j) in jobs.iter().enumerate() {
         let mut js = Section::new("job", format!("job-{}", k + 1), Heading::Outline(j.name.clone()));
         js.push(Block::paragraph(Tone::Muted, job_facts(j)));
@@ -390,13 +395,16 @@ pub fn per_test_sections(r: &Report) -> Option<Section> {
             js.push(b);
         }
         js.push(Block::Warnings(j.warnings.iter().map(Warning::from).collect()));
-        if r.scan_zones_job().is_some_and(|z| std::ptr::eq(z, j)) {
+        let zones_job = r.scan_zones_job().is_some_and(|z| std::ptr::eq(z, j));
+        if zones_job {
             js.push(Block::paragraph(
                 Tone::Plain,
                 "Each run of this test is one zone of the surface scan: its throughput is the scan curve above.",
             ));
-        } else if let Some(c) = timeline(j) {
-            js.push(Block::Chart(Box::new(c)));
+        }
+        let mut seconds = second_charts(r, j).map(|c| Block::Chart(Box::new(fold_seconds(c, share))));
+        if !zones_job {
+            js.blocks.extend(seconds.next());
         }
         if r.scan_access_job().is_some_and(|a| std::ptr::eq(a, j)) {
             js.push(Block::paragraph(
@@ -406,46 +414,37 @@ pub fn per_test_sections(r: &Report) -> Option<Section> {
         } else if let Some(c) = latency(j, "latency", "Completion latency") {
             js.push(Block::Chart(Box::new(c)));
         }
-        let devices = device_names(j);
-        if (devices.len() >= 2 || (r.scale().is_some() && !devices.is_empty()))
-            && let Some(c) = members(j, &devices)
-        {
-            js.push(Block::Chart(Box::new(c)));
-        }
+        js.blocks.extend(seconds);
         s.sections.push(js);
     }
-    fold_seconds(&mut s);
     Some(s)
 }
 
-/// The kinds of chart that draw a point per second.
-const PER_SECOND: [&str; 2] = ["timeline", "members"];
+/// A test's charts of a point per second, in the order they are drawn:
+/// its timeline (none for a scan's zones), then its member devices' when
+/// it has several (or is a point of a scale). Lazy: each is built when taken.
+fn second_charts<'a>(r: &'a Report, j: &'a JobReport) -> impl Iterator<Item = Chart> + 'a {
+    let zones_job = r.scan_zones_job().is_some_and(|z| std::ptr::eq(z, j));
+    let timeline = (!zones_job).then(|| timeline(j)).flatten().into_iter();
+    let members = std::iter::once(()).filter_map(move |()| {
+        let devices = device_names(j);
+        if devices.len() >= 2 || (r.scale().is_some() && !devices.is_empty()) {
+            members(j, &devices)
+        } else {
+            None
+        }
+    });
+    timeline.chain(members)
+}
 
-/// Folds the per-second charts of the tests' sections: together they
-/// draw at most [`envelope::MAX_PAGE_POINTS`], each at most its share
-/// (see [`envelope::fold_to`]), and a folded one says so.
-fn fold_seconds(s: &mut Section) {
-    fn charts(s: &mut Section) -> Vec<&mut Chart> {
-        let mut v: Vec<&mut Chart> = Vec::new();
-        for b in &mut s.blocks {
-            if let Block::Chart(c) = b
-                && PER_SECOND.contains(&c.kind.as_str())
-            {
-                v.push(c);
-            }
-        }
-        for c in &mut s.sections {
-            v.extend(charts(c));
-        }
-        v
+/// Folds a per-second chart: together a page's draw at most
+/// [`envelope::MAX_PAGE_POINTS`], each at most `share` of them (see
+/// [`envelope::fold_to`]), and a folded one says so.
+fn fold_seconds(mut c: Chart, share: usize) -> Chart {
+    if let Some(f) = envelope::fold_to(&mut c, 0.0, 1.0, share) {
+        c.caption = std::mem::take(&mut c.caption).text(f.sentence("second", "The JSON document holds"));
     }
-    let mut all = charts(s);
-    let share = envelope::share(all.len());
-    for c in all.iter_mut() {
-        if let Some(f) = envelope::fold_to(c, 0.0, 1.0, share) {
-            c.caption = std::mem::take(&mut c.caption).text(f.sentence("second", "The JSON document holds"));
-        }
-    }
+    c
 }
 
 /// "randread 4K, QD32 × 8 threads, io_uring, O_DIRECT, 30 s per run, span 1.00 GiB, 3 measured runs".
@@ -531,6 +530,11 @@ fn timeline(j: &JobReport) -> Option<Chart> {
     let mut points: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
     // Where each window starts and ends on the time axis, s.
     let (mut starts, mut ends) = (Vec::new(), Vec::new());
+    // A chart past the bound is folded, its numbers replaced by buckets
+    // ([`envelope::fold_to`]): its per-second rows are not built for nothing
+    // (a day's rows took 12 MiB).
+    let total: usize = windows.iter().map(|w| w.seconds()).sum::<usize>() * dirs.iter().filter(|d| d.0).count();
+    let rows = total <= envelope::MAX_DRAWN_POINTS;
     let mut at = 0usize;
     for w in &windows {
         let n = w.seconds();
@@ -552,10 +556,14 @@ fn timeline(j: &JobReport) -> Option<Chart> {
                     v.get(t)
                         .into_iter()
                         .for_each(|&b| points[d].push(((at + t) as f64 + 0.5, b as f64)));
-                    row.push(Cell::or_empty(v.get(t), |&b| Cell::bandwidth_coarse(b as f64)));
+                    if rows {
+                        row.push(Cell::or_empty(v.get(t), |&b| Cell::bandwidth_coarse(b as f64)));
+                    }
                 }
             }
-            c.numbers.row(row);
+            if rows {
+                c.numbers.row(row);
+            }
         }
         at += n;
     }
@@ -725,6 +733,21 @@ fn members(j: &JobReport, names: &[&str]) -> Option<Chart> {
     }
     c.numbers = Table::new(cols);
     c.numbers.grouped = true;
+    // As the timeline's: past the bound the chart is folded, and its rows are not built.
+    let total: usize = j
+        .runs
+        .iter()
+        .map(|r| {
+            r.device_seconds
+                .iter()
+                .map(|d| d.read_bytes.len().max(d.write_bytes.len()))
+                .max()
+                .unwrap_or(0)
+        })
+        .sum::<usize>()
+        * series.len();
+    let rows = total <= envelope::MAX_DRAWN_POINTS;
+    let mut any = false;
     let mut at = 0usize;
     for (i, r) in j.runs.iter().enumerate() {
         let secs = r
@@ -747,15 +770,20 @@ fn members(j: &JobReport, names: &[&str]) -> Option<Chart> {
                     if let Some(&b) = v {
                         series[k].1.push(((at + t) as f64 + 0.5, b as f64));
                     }
-                    row.push(Cell::or_empty(v, |&b| Cell::bandwidth_coarse(b as f64)));
+                    if rows {
+                        row.push(Cell::or_empty(v, |&b| Cell::bandwidth_coarse(b as f64)));
+                    }
                     k += 1;
                 }
             }
-            c.numbers.row(row);
+            if rows {
+                c.numbers.row(row);
+            }
+            any = true;
         }
         at += secs;
     }
-    if c.numbers.rows.is_empty() {
+    if !any {
         return None;
     }
     if let crate::render::view::Plot::Lines { x, .. } = &mut c.plot {

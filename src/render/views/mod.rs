@@ -65,6 +65,15 @@ use crate::summary::{Body, Report};
 
 /// A run's view.
 pub fn run(r: &Report) -> View {
+    let mut v = run_lines(r);
+    v.sections.extend(jobs::per_test_sections(r));
+    v
+}
+
+/// [`run`] without its page-only per-test sections, for the formats that
+/// leave them out (terminal, Markdown, CSV): their charts draw a point per
+/// second, and building them for nothing cost a day-long run 12 MiB.
+pub fn run_lines(r: &Report) -> View {
     let mut v = View {
         title: format!("iolab {}: {}", r.command, r.target.path),
         sections: Vec::new(),
@@ -90,7 +99,6 @@ pub fn run(r: &Report) -> View {
         Body::Time(t) => v.sections.extend(apps::time_sections(r, t)),
         Body::App(a) => v.sections.extend(apps::app_sections(r, a)),
     }
-    v.sections.extend(jobs::per_test_sections(r));
     v
 }
 
