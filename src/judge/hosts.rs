@@ -99,6 +99,31 @@ fn range(lo: f64, hi: f64, unit: Unit) -> String {
     }
 }
 
+/// The most hosts a verdict names one by one: past it, the slowest and
+/// fastest half of them each, and how many lie between (32 hosts made a
+/// 764-character line).
+const NAMED_HOSTS: usize = 6;
+
+/// "a 1 MB/s, b 2 MB/s" for every reporting host, in the order given; past
+/// [`NAMED_HOSTS`], the slowest and fastest by value and the count between.
+fn extremes(hosts: &[&str], reporting: &[(usize, f64)], unit: Unit) -> String {
+    let name = |(i, v): &(usize, f64)| format!("{} {}", hosts[*i], fmt_value(*v, unit));
+    if reporting.len() <= NAMED_HOSTS {
+        return reporting.iter().map(name).collect::<Vec<_>>().join(", ");
+    }
+    let mut by = reporting.to_vec();
+    by.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let k = NAMED_HOSTS / 2;
+    let low: Vec<String> = by[..k].iter().map(name).collect();
+    let high: Vec<String> = by[by.len() - k..].iter().map(name).collect();
+    format!(
+        "slowest {}; {} hosts between; fastest {}",
+        low.join(", "),
+        by.len() - 2 * k,
+        high.join(", ")
+    )
+}
+
 /// Judge one test across the hosts named `hosts` (as `t.values`).
 pub fn judge_test(hosts: &[&str], t: &Across) -> TestVerdict {
     let reporting: Vec<(usize, f64)> = t
@@ -127,10 +152,7 @@ pub fn judge_test(hosts: &[&str], t: &Across) -> TestVerdict {
         return verdict;
     }
     if typical.len() * 2 <= reporting.len() {
-        let figures: Vec<String> = reporting
-            .iter()
-            .map(|(i, v)| format!("{} {}", hosts[*i], fmt_value(*v, t.unit)))
-            .collect();
+        let figures = extremes(hosts, &reporting, t.unit);
         let why = if reporting.len() == 2 {
             "two hosts cannot tell which one is off".to_string()
         } else {
@@ -147,7 +169,7 @@ pub fn judge_test(hosts: &[&str], t: &Across) -> TestVerdict {
                     t.test,
                     max_deviation * 100.0,
                     fmt_value(m, t.unit),
-                    figures.join(", ")
+                    figures
                 ),
             )
             .about(t.test),

@@ -267,3 +267,18 @@ fn a_zero_median_is_not_judged() {
     assert_eq!(judged[0], TestVerdict::default());
     assert!(v.is_empty());
 }
+
+#[test]
+fn a_verdict_on_many_hosts_names_the_extremes_only() {
+    let names: Vec<String> = (0..32).map(|i| format!("h{i:02}")).collect();
+    let hosts: Vec<&str> = names.iter().map(String::as_str).collect();
+    let reporting: Vec<(usize, f64)> = (0..32).map(|i| (i, 10e6 + (i % 7) as f64 * 1e6)).collect();
+    let line = extremes(&hosts, &reporting, Unit::BytesPerSec);
+    assert!(
+        line.starts_with("slowest h00 10.0 MB/s, h07 10.0 MB/s, h14 10.0 MB/s; 26 hosts between; fastest "),
+        "{line}"
+    );
+    assert!(line.len() < 200, "{line}");
+    let few = extremes(&hosts[..3], &reporting[..3], Unit::BytesPerSec);
+    assert_eq!(few, "h00 10.0 MB/s, h01 11.0 MB/s, h02 12.0 MB/s");
+}
