@@ -55,41 +55,50 @@ pub fn view(h: &HostsReport) -> View {
 fn table(h: &HostsReport) -> Table {
     let mut cols = vec![Column::text("Test", "test"), Column::text("Unit", "unit")];
     cols.extend(h.hosts.iter().map(|e| Column::figure(e.host.as_str(), e.host.as_str())));
-    cols.extend([
-        Column::figure("Sum", "sum"),
-        Column::figure("Median host", "median_host"),
-        Column::figure("Min", "min"),
-        Column::figure("Max", "max"),
-        Column::figure("CV %", "cv_pct"),
-        Column::text("Outliers", "outliers"),
-    ]);
+    cols.extend(group_columns());
     let mut t = Table::new(cols);
     for test in &h.tests {
         let u = test.unit;
         let mut row = vec![Cell::text(&test.test), Cell::Unit(u)];
         row.extend(test.values.iter().map(|v| Cell::or_empty(*v, |v| Cell::in_unit(v, u))));
-        row.extend([test.sum, test.median_host, test.min, test.max].map(|v| Cell::in_unit(v, u)));
-        row.push(Cell::percent(test.cv * 100.0, 1));
-        row.push(Cell::text(test.outliers.join(", ")));
+        row.extend(group_cells(test));
         t.row(row);
     }
     t
 }
 
-/// With hosts as rows: a row per test, over the hosts (the side-by-side
-/// table without the hosts' columns, and how many hosts reported).
-fn across(h: &HostsReport) -> Table {
-    let mut t = Table::new(vec![
-        Column::text("Test", "test"),
-        Column::text("Unit", "unit"),
-        Column::figure("Hosts", "hosts"),
+/// The group's figures of a test, in both layouts: the sum, the median
+/// host, the spread across hosts and the outliers.
+fn group_columns() -> [Column; 6] {
+    [
         Column::figure("Sum", "sum"),
         Column::figure("Median host", "median_host"),
         Column::figure("Min", "min"),
         Column::figure("Max", "max"),
         Column::figure("CV %", "cv_pct"),
         Column::text("Outliers", "outliers"),
-    ]);
+    ]
+}
+
+/// A test's cells under [`group_columns`].
+fn group_cells(test: &crate::summary::hosts::HostsTest) -> Vec<Cell> {
+    let u = test.unit;
+    let mut cells: Vec<Cell> = [test.sum, test.median_host, test.min, test.max].map(|v| Cell::in_unit(v, u)).into();
+    cells.push(Cell::percent(test.cv * 100.0, 1));
+    cells.push(Cell::text(test.outliers.join(", ")));
+    cells
+}
+
+/// With hosts as rows: a row per test, over the hosts (the side-by-side
+/// table without the hosts' columns, and how many hosts reported).
+fn across(h: &HostsReport) -> Table {
+    let mut cols = vec![
+        Column::text("Test", "test"),
+        Column::text("Unit", "unit"),
+        Column::figure("Hosts", "hosts"),
+    ];
+    cols.extend(group_columns());
+    let mut t = Table::new(cols);
     for test in &h.tests {
         let u = test.unit;
         let reported = test.values.iter().flatten().count();
@@ -98,9 +107,7 @@ fn across(h: &HostsReport) -> Table {
             Cell::Unit(u),
             Cell::text(format!("{reported} of {}", h.hosts.len())),
         ];
-        row.extend([test.sum, test.median_host, test.min, test.max].map(|v| Cell::in_unit(v, u)));
-        row.push(Cell::percent(test.cv * 100.0, 1));
-        row.push(Cell::text(test.outliers.join(", ")));
+        row.extend(group_cells(test));
         t.row(row);
     }
     t
