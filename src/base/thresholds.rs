@@ -368,3 +368,68 @@ pub const PARTITION_ALIGN: u64 = 1 << 20;
 /// treated as failed by the kernel. Inclusive. Tests shorten it with the
 /// test knob `IOLAB_TEST_STALL_TIMEOUT` (a duration; see [`crate::io::stall`]).
 pub const STALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+// ------------------------------------------------- SD and application classes
+
+/// The SD Association's MB: 10^6 bytes, as its class bars are written.
+pub const SD_MB: f64 = 1e6;
+
+/// One class bar: the class's name, and what it asks of the card. `None`:
+/// the class sets no bar on that figure.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClassBar {
+    pub name: &'static str,
+    /// Sustained sequential write, bytes per second.
+    pub seq_write: Option<f64>,
+    /// 4 KiB random reads per second.
+    pub rand_read_iops: Option<f64>,
+    /// 4 KiB random writes per second.
+    pub rand_write_iops: Option<f64>,
+}
+
+const fn write_bar(name: &'static str, mb_s: f64) -> ClassBar {
+    ClassBar {
+        name,
+        seq_write: Some(mb_s * SD_MB),
+        rand_read_iops: None,
+        rand_write_iops: None,
+    }
+}
+
+const fn app_bar(name: &'static str, read_iops: f64, write_iops: f64) -> ClassBar {
+    ClassBar {
+        name,
+        seq_write: Some(10.0 * SD_MB),
+        rand_read_iops: Some(read_iops),
+        rand_write_iops: Some(write_iops),
+    }
+}
+
+/// Speed Class: the minimum sequential write the logo promises (2, 4, 6, 10 MB/s).
+pub const SPEED_CLASSES: [ClassBar; 4] = [
+    write_bar("C2", 2.0),
+    write_bar("C4", 4.0),
+    write_bar("C6", 6.0),
+    write_bar("C10", 10.0),
+];
+/// UHS Speed Class: U1 10 MB/s, U3 30 MB/s of sequential write.
+pub const UHS_CLASSES: [ClassBar; 2] = [write_bar("U1", 10.0), write_bar("U3", 30.0)];
+/// Video Speed Class: that many MB/s of sustained sequential write.
+pub const VIDEO_CLASSES: [ClassBar; 5] = [
+    write_bar("V6", 6.0),
+    write_bar("V10", 10.0),
+    write_bar("V30", 30.0),
+    write_bar("V60", 60.0),
+    write_bar("V90", 90.0),
+];
+/// Application Performance Class: 4 KiB random read and write IOPS, and
+/// 10 MB/s of sustained sequential write. A1 at queue depth 1; A2 is meant
+/// with the host's command queueing (and the card's cache) in use.
+pub const APP_CLASSES: [ClassBar; 2] = [app_bar("A1", 1500.0, 500.0), app_bar("A2", 4000.0, 2000.0)];
+
+/// `--suite sdcard`: the sequential tests cover at most this many bytes...
+pub const SDCARD_REGION_MAX: u64 = 2 << 30;
+/// ...or this share of the device, whichever is smaller (`--full`: all of
+/// it). Enough to pass any card's write cache of a few hundred MB several
+/// times over, short enough to finish on a 10 MB/s card in minutes.
+pub const SDCARD_REGION_SHARE: f64 = 0.10;

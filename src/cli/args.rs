@@ -373,6 +373,9 @@ pub struct RunArgs {
     /// kB, MB, GB = powers of 1000
     #[arg(long, value_name = "SIZE,...", value_delimiter = ',', value_parser = limit::bs)]
     pub bs: Vec<u64>,
+    /// The sdcard suite: write and read the whole device, not min(2 GiB, 10%) of it
+    #[arg(long)]
+    pub full: bool,
     #[command(flatten)]
     pub errors: ErrorArgs,
     #[command(flatten)]

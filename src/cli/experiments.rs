@@ -28,6 +28,7 @@ pub(super) fn run(a: &RunArgs, config: Option<&Config>) -> Result<Experiment> {
         bs: &a.bs,
         files: a.files,
         commits: a.commits,
+        full: a.full,
     };
     suite_experiment(&what, &a.target, &a.common, &a.errors, &a.zfs, config)
 }
@@ -38,6 +39,8 @@ struct SuiteRequest<'a> {
     bs: &'a [u64],
     files: u64,
     commits: u32,
+    /// `--full`: the sdcard suite over the whole device.
+    full: bool,
 }
 
 /// A suite on `target`: jobs, or an application workload.
@@ -58,6 +61,12 @@ fn suite_experiment(
         timing: c.latency,
         transfers: a.bs.to_vec(),
     };
+    if a.full && !matches!(a.suite, SuiteChoice::BuiltIn(crate::plan::SuiteName::Sdcard)) {
+        return Err(usage(format!(
+            "--full applies to the sdcard suite (suite {} addresses the whole target already, or --size of it)",
+            a.suite.as_str()
+        )));
+    }
     let suite = match a.suite {
         SuiteChoice::BuiltIn(s) => *s,
         SuiteChoice::User(name) => {
@@ -83,6 +92,7 @@ fn suite_experiment(
     }
     let mut req = JobsRequest::suite(suite, &common, choice(target, &c.target, errors, zfs), c.repeat())?;
     req.via_fio = c.target.engine.via_fio();
+    req.region = suite.region(a.full);
     Ok(Experiment::Jobs(req))
 }
 
@@ -96,6 +106,7 @@ pub(super) fn layouts_workload(a: &LayoutsArgs, config: Option<&Config>) -> Resu
             bs: &a.bs,
             files: a.files,
             commits: a.commits,
+            full: false,
         };
         suite_experiment(&what, Path::new("/"), &a.common, &NO_CONTINUE, &NO_EXPORT, config)
     };
@@ -117,6 +128,7 @@ pub(super) fn layouts_workload(a: &LayoutsArgs, config: Option<&Config>) -> Resu
             jobs: sizes.into_iter().map(|bs| job_spec(&a.job, bs, c)).collect(),
             repeat: c.repeat(),
             via_fio: c.target.engine.via_fio(),
+            region: Default::default(),
         }));
     }
     let (Experiment::Jobs(mut all), Experiment::Jobs(battery)) = (
@@ -176,6 +188,7 @@ pub(super) fn job(a: &JobArgs) -> Result<Experiment> {
         jobs: vec![job_spec(&a.job, a.bs, c)],
         repeat: c.repeat(),
         via_fio: c.target.engine.via_fio(),
+        region: Default::default(),
     }))
 }
 

@@ -3,7 +3,7 @@
 //! Each side's measured runs are resampled with replacement
 //! ([`RESAMPLES`] times, from a fixed seed, so the same data always gives
 //! the same interval), the ratio `median(other*) / median(baseline*)` is taken
-//! for every resample, and the central [`NOISE_CONFIDENCE`] of those ratios
+//! for every resample, and the central [`NOISE_CONFIDENCE`](crate::base::thresholds::NOISE_CONFIDENCE) of those ratios
 //! is the interval. A difference whose interval contains 1.0 is within the noise.
 //!
 //! With 2 or 3 runs a side the resampled median can only take a few values,
@@ -14,27 +14,10 @@
 //! [`MIN_RUNS_FOR_NOISE`] (2) runs on either side there is nothing to
 //! resample: the interval is unknown (`None`).
 
-use crate::base::thresholds::{MIN_RUNS_FOR_NOISE, NOISE_CONFIDENCE};
+use crate::base::thresholds::MIN_RUNS_FOR_NOISE;
 use crate::io::rng::Rng;
-
-/// Bootstrap resamples per interval.
-pub const RESAMPLES: usize = 10_000;
-/// Every interval starts from this seed, so it depends on the data alone.
-pub const SEED: u64 = 0x696f_6c61_6221; // "iolab!"
-
-/// Median of `v` resampled with replacement into `buf` (`buf.len() == v.len()`).
-fn resampled_median(v: &[f64], buf: &mut [f64], rng: &mut Rng) -> f64 {
-    for slot in buf.iter_mut() {
-        *slot = v[rng.below(v.len() as u64) as usize];
-    }
-    buf.sort_unstable_by(f64::total_cmp);
-    let n = buf.len();
-    if n % 2 == 1 {
-        buf[n / 2]
-    } else {
-        (buf[n / 2 - 1] + buf[n / 2]) / 2.0
-    }
-}
+pub use crate::judge::stats::{RESAMPLES, SEED};
+use crate::judge::stats::{central, resampled_median};
 
 /// The [`NOISE_CONFIDENCE`] bootstrap interval of `median(other) / median(base)`
 /// from each side's per-run figures; `None` when either side has fewer than
@@ -58,8 +41,7 @@ pub fn ratio_ci(base: &[f64], other: &[f64]) -> Option<(f64, f64)> {
         })
         .collect();
     ratios.sort_unstable_by(f64::total_cmp);
-    let tail = ((1.0 - NOISE_CONFIDENCE) / 2.0 * RESAMPLES as f64).round() as usize;
-    let (lo, hi) = (ratios[tail], ratios[RESAMPLES - 1 - tail]);
+    let (lo, hi) = central(&ratios);
     (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
 }
 

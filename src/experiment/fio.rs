@@ -590,6 +590,7 @@ mod tests {
             jobs: vec![spec],
             repeat: crate::plan::Repeat::fixed(1, Duration::ZERO, Duration::ZERO),
             via_fio: true,
+            region: Default::default(),
         }
     }
 

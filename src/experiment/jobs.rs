@@ -5,7 +5,7 @@ use crate::base::error::{Result, usage};
 use crate::base::progress::Event;
 use crate::io::engine::EngineKind;
 use crate::measure::Runner;
-use crate::plan::{JobSpec, Repeat, SuiteName};
+use crate::plan::{JobSpec, Region, Repeat, SuiteName};
 use crate::summary::{self, Body, Settings};
 use crate::target::{self, Choice};
 use std::time::Duration;
@@ -21,6 +21,8 @@ pub struct JobsRequest {
     pub repeat: Repeat,
     /// Run the jobs through fio instead of iolab's engines ([`super::fio`]).
     pub via_fio: bool,
+    /// How much of the target the jobs address (`sdcard`'s sustained region).
+    pub region: Region,
 }
 
 impl JobsRequest {
@@ -49,6 +51,7 @@ impl JobsRequest {
             jobs: suite.jobs(common),
             repeat,
             via_fio: false,
+            region: suite.region(false),
         })
     }
 
@@ -71,6 +74,7 @@ impl JobsRequest {
             jobs: suite.jobs(common),
             repeat,
             via_fio: false,
+            region: Region::Whole,
         })
     }
 
@@ -81,6 +85,12 @@ impl JobsRequest {
         if self.via_fio && self.repeat.steady.is_some() {
             return Err(usage(format!(
                 "--steady-state is iolab's own (the SNIA rule over rounds): fio cannot run it; use --engine {}",
+                EngineKind::names()
+            )));
+        }
+        if self.via_fio && self.region != Region::Whole {
+            return Err(usage(format!(
+                "the sdcard suite's region and verdicts are iolab's own: fio cannot run it; use --engine {}",
                 EngineKind::names()
             )));
         }
@@ -126,15 +136,35 @@ impl JobsRequest {
     }
 }
 
+/// In a directory a region is the test file: its size (unless `--size`)
+/// is the region of the filesystem the directory is on, and the jobs
+/// address all of it.
+fn in_directory(choice: &Choice, region: Region) -> Result<(Choice, Region)> {
+    if region == Region::Whole || !choice.path.is_dir() {
+        return Ok((choice.clone(), region));
+    }
+    let mut c = choice.clone();
+    let fs = target::space::filesystem_bytes(&c.path)?;
+    if c.size.is_none() && fs > 0 {
+        c.size = Some(region.bytes(fs));
+    }
+    Ok((c, Region::Whole))
+}
+
 /// The jobs, run by iolab's engines (fio runs them in [`super::fio::run_local`]).
 pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
     let max_bs = r.jobs.iter().map(|s| s.bs).max().unwrap_or(4096);
     let writes = r.jobs.iter().any(|s| s.rw.writes());
-    let target = target::open(&r.target.request(writes, max_bs), &ctx.sys, ctx.stop, ctx.observer)?;
+    let (choice, region) = in_directory(&r.target, r.region)?;
+    let target = target::open(&choice.request(writes, max_bs), &ctx.sys, ctx.stop, ctx.observer)?;
     target.check_alignment(r.jobs.iter().map(|s| s.bs))?;
     let mut specs = r.jobs.clone();
     // The span each job addresses, resolved for the record (0: the rest of the target).
+    let region = region.bytes(target.span());
     for s in &mut specs {
+        if s.span == 0 {
+            s.span = region;
+        }
         s.span = s.extent(target.span()).1;
     }
     ctx.observer.event(Event::Planned { total: r.planned() });

@@ -591,6 +591,7 @@ mod tests {
             jobs: Vec::new(),
             repeat: crate::plan::Repeat::fixed(1, std::time::Duration::ZERO, std::time::Duration::ZERO),
             via_fio: false,
+            region: Default::default(),
         });
         let Experiment::Jobs(r) = on_dir(&jobs, Path::new("/run/iolab-layouts-x/zfs-mirror3")).unwrap() else {
             panic!("not jobs")

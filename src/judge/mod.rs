@@ -19,6 +19,7 @@
 
 pub mod apps;
 pub mod capacity;
+pub mod class;
 pub mod cliff;
 pub mod cold;
 pub mod diagnostic;

@@ -17,7 +17,7 @@ mod suites;
 pub mod time;
 
 use std::time::Duration;
-pub use suites::{Common, Listed, SuiteChoice, SuiteName, SuiteTest, listing};
+pub use suites::{Common, Listed, SDCARD_DEEP_QD, SuiteChoice, SuiteName, SuiteTest, listing};
 
 /// Access pattern, named as in fio so users can transfer their habits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -73,6 +73,34 @@ pub enum Limit {
     Bytes(u64),
     /// One pass over the whole span (a dd-style transfer), timed to the final flush.
     Span,
+}
+
+/// How much of the target a suite's jobs address, once the target's size is known.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Region {
+    /// All of it (or `--size`'s share).
+    #[default]
+    Whole,
+    /// `sdcard`'s: [`SDCARD_REGION_MAX`](crate::base::thresholds::SDCARD_REGION_MAX)
+    /// or [`SDCARD_REGION_SHARE`](crate::base::thresholds::SDCARD_REGION_SHARE)
+    /// of the target, whichever is smaller, in whole MiB.
+    Sustained,
+}
+
+impl Region {
+    /// The bytes of a `target_span`-byte target the jobs address (at least
+    /// one MiB, never more than the target).
+    pub fn bytes(self, target_span: u64) -> u64 {
+        use crate::base::thresholds::{SDCARD_REGION_MAX, SDCARD_REGION_SHARE};
+        const MIB: u64 = 1 << 20;
+        match self {
+            Region::Whole => target_span,
+            Region::Sustained => {
+                let share = (target_span as f64 * SDCARD_REGION_SHARE) as u64;
+                (share.min(SDCARD_REGION_MAX) / MIB * MIB).max(MIB).min(target_span)
+            }
+        }
+    }
 }
 
 /// One workload, fully specified.
@@ -489,6 +517,17 @@ pub fn describe(spec: &JobSpec) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sustained_region_is_a_tenth_up_to_2_gib_in_whole_mib() {
+        const G: u64 = 1 << 30;
+        assert_eq!(Region::Sustained.bytes(256 << 20), 25 << 20);
+        assert_eq!(Region::Sustained.bytes(8 * G), 819 << 20);
+        assert_eq!(Region::Sustained.bytes(128 * G), 2 * G, "2 GiB at most");
+        assert_eq!(Region::Sustained.bytes(4 << 20), 1 << 20, "a MiB at least");
+        assert_eq!(Region::Sustained.bytes(4096), 4096, "never past the target");
+        assert_eq!(Region::Whole.bytes(8 * G), 8 * G);
+    }
 
     #[test]
     fn extent_is_clamped_to_the_target() {

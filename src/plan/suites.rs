@@ -1,7 +1,7 @@
 //! The built-in suites (CrystalDiskMark's batteries, the sustained and dd
 //! transfers, the application workloads) and how they expand into jobs.
 
-use super::{JobSpec, Limit, Rw};
+use super::{JobSpec, Limit, Region, Rw};
 use crate::base::units::fmt_bs;
 use crate::io::engine::EngineKind;
 use serde::{Deserialize, Serialize};
@@ -56,6 +56,7 @@ pub enum SuiteName {
     Dd,
     Files,
     Git,
+    Sdcard,
 }
 
 /// The command line's view: each value with its description, defined once.
@@ -92,16 +93,22 @@ impl SuiteChoice {
     }
 }
 
-const SUITES: [SuiteName; 11] = {
+const SUITES: [SuiteName; 12] = {
     use SuiteName::*;
-    [Default, Peak, Real, Demo, Nvme, Mix, Random512k, Sustained, Dd, Files, Git]
+    [Default, Peak, Real, Demo, Nvme, Mix, Random512k, Sustained, Dd, Files, Git, Sdcard]
 };
 
 const K: u64 = 1024;
 const M: u64 = 1024 * 1024;
+/// `sdcard`'s sequential transfers: half a MiB, the recording unit the
+/// SD Association's Video Speed Class writes in (and clear of this kernel's
+/// throttle artefact at exactly 1 MiB).
+const SDCARD_SEQ_BS: u64 = 512 * K;
+/// `sdcard`'s deep queue for A2, the depth a command-queueing host keeps.
+pub const SDCARD_DEEP_QD: u32 = 32;
 
 impl SuiteName {
-    pub fn all() -> [SuiteName; 11] {
+    pub fn all() -> [SuiteName; 12] {
         SUITES
     }
     /// An application workload (phases in seconds), not a list of jobs.
@@ -121,6 +128,7 @@ impl SuiteName {
             SuiteName::Dd => "dd",
             SuiteName::Files => "files",
             SuiteName::Git => "git",
+            SuiteName::Sdcard => "sdcard",
         }
     }
     pub fn description(self) -> &'static str {
@@ -136,6 +144,9 @@ impl SuiteName {
             SuiteName::Dd => "dd-style: write the whole span through the page cache, then read it back cold (128K)",
             SuiteName::Files => "many small files (--files, default 20000): create + fsync, then cold stat, read, rewrite 10%, delete",
             SuiteName::Git => "a generated git history (--commits, default 300): local clone, checkout far back and forward, cold",
+            SuiteName::Sdcard => {
+                "SD/USB class verdicts: sustained 512K write over min(2 GiB, 10%) (--full: all), read, 4K random at Q1 and Q32"
+            }
         }
     }
     pub fn tests(self) -> Vec<SuiteTest> {
@@ -150,12 +161,22 @@ impl SuiteName {
             SuiteName::Random512k => vec![T::rnd(512 * K, 1, 1)],
             SuiteName::Sustained => vec![T::seq(8 * K, 1, 1), T::seq(64 * K, 1, 1), T::seq(128 * K, 1, 1)],
             SuiteName::Dd => vec![T::seq(128 * K, 1, 1)],
+            SuiteName::Sdcard => vec![T::seq(SDCARD_SEQ_BS, 1, 1), T::rnd(4 * K, 1, 1), T::rnd(4 * K, SDCARD_DEEP_QD, 1)],
             SuiteName::Files | SuiteName::Git => Vec::new(),
         }
     }
     /// Does the suite write to the target?
     pub fn writes(self) -> bool {
         true
+    }
+
+    /// How much of the target its jobs address: `sdcard` the sustained
+    /// region unless `full`, every other suite the whole target.
+    pub fn region(self, full: bool) -> Region {
+        match self {
+            SuiteName::Sdcard if !full => Region::Sustained,
+            _ => Region::Whole,
+        }
     }
 
     /// Expand into jobs in CrystalDiskMark's order: all reads, then all writes
@@ -217,6 +238,19 @@ impl SuiteName {
                         ]
                     })
                     .collect();
+            }
+            SuiteName::Sdcard => {
+                // The sustained write first, on the region it then reads back;
+                // the random tests address that region too (written, so no
+                // read lands on flash that was never written), writes last.
+                let (seq, random) = (&tests[0], &tests[1..]);
+                let mut v = vec![
+                    pass(seq.bs, Rw::Write, common.direct, format!("{} write", seq.label())),
+                    pass(seq.bs, Rw::Read, common.direct, format!("{} read", seq.label())),
+                ];
+                v.extend(random.iter().map(|t| mk(t, Rw::Randread, "read")));
+                v.extend(random.iter().map(|t| mk(t, Rw::Randwrite, "write")));
+                return v;
             }
             _ => {}
         }
@@ -405,6 +439,32 @@ mod tests {
         let d = SuiteName::Dd.jobs(&common());
         assert_eq!((d[0].rw, d[1].rw), (Rw::Write, Rw::Read));
         assert!(d.iter().all(|j| !j.direct && j.bs == 128 * K && j.limit == Limit::Span));
+    }
+
+    #[test]
+    fn sdcard_suite_writes_its_region_first_then_reads_it() {
+        let jobs = SuiteName::Sdcard.jobs(&common());
+        let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "SEQ512K Q1T1 write",
+                "SEQ512K Q1T1 read",
+                "RND4K Q1T1 read",
+                "RND4K Q32T1 read",
+                "RND4K Q1T1 write",
+                "RND4K Q32T1 write"
+            ]
+        );
+        assert!(jobs[..2].iter().all(|j| j.limit == Limit::Span && j.direct));
+        assert!(
+            jobs[2..]
+                .iter()
+                .all(|j| j.limit == Limit::Time(Duration::from_secs(5)) && j.bs == 4 * K)
+        );
+        assert_eq!(SuiteName::Sdcard.region(false), Region::Sustained);
+        assert_eq!(SuiteName::Sdcard.region(true), Region::Whole);
+        assert_eq!(SuiteName::Default.region(false), Region::Whole);
     }
 
     #[test]

@@ -43,6 +43,10 @@ pub const UNITS: &[(&str, &str)] = &[
         "ratio",
         "a quotient of two figures of one unit: 1.0 is equal (a coefficient of variation, a speed-up)",
     ),
+    (
+        "B/s|IOPS",
+        "bytes per second for a sequential figure, I/Os per second for a random one (its `figure` says which)",
+    ),
     ("count", "a number of things (I/Os, runs, threads, hosts, blocks, queue slots)"),
     ("id", "a stored run's id in the results store"),
     ("index", "a position: a zone's, a round's (as the field says, from 0 or 1)"),
@@ -195,6 +199,10 @@ fn run_kind(s: &mut Schema, kind: Kind) {
         if Some(section) != kind.section() {
             props.remove(section);
         }
+    }
+    // The class verdicts come with `run --suite sdcard` only (optional there).
+    if kind != Kind::Run {
+        props.remove("classes");
     }
     if matches!(kind, Kind::Time | Kind::App | Kind::Verify | Kind::Capacity) {
         props.insert(

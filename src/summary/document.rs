@@ -64,6 +64,11 @@ pub(super) struct Document {
     /// `capacity`: the probe of the device's real size, and its verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     capacity: Option<capacity::CapacityReport>,
+    /// `run --suite sdcard`: the SD classes the jobs' figures meet and miss.
+    /// Derived from `jobs` when the document is written (iolab judges a
+    /// stored run again when it reads it: this is for other readers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    classes: Option<crate::judge::class::ClassReport>,
 }
 
 impl From<Document> for Report {
@@ -104,6 +109,7 @@ impl From<Document> for Report {
 impl From<Report> for Document {
     fn from(r: Report) -> Document {
         let schema = r.names_schema.then(|| r.schema_kind().id());
+        let classes = super::classes::of(&r);
         let (mut scan, mut scale, mut time, mut app, mut verify, mut capacity) = (None, None, None, None, None, None);
         let jobs = match r.body {
             Body::Jobs(j) => j,
@@ -151,6 +157,7 @@ impl From<Report> for Document {
             app,
             verify,
             capacity,
+            classes,
         }
     }
 }

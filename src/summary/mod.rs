@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod apps;
 pub mod capacity;
+pub mod classes;
 mod document;
 pub mod figures;
 pub mod fio;

@@ -35,6 +35,12 @@ pub fn check(dir: &Path, bytes: u64, inodes: u64, what: &str, advice: Option<&st
     Ok(())
 }
 
+/// The size of the filesystem `dir` is on (0 when it keeps no count).
+pub fn filesystem_bytes(dir: &Path) -> Result<u64> {
+    let vfs = rustix::fs::statvfs(dir).map_err(|e| usage(format!("cannot stat filesystem of {}: {e}", dir.display())))?;
+    Ok(vfs.f_blocks.saturating_mul(vfs.f_frsize))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

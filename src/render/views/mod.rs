@@ -10,6 +10,7 @@
 //! | a ZFS pool's members (jobs, time, app suites) | `members.rs` |
 //! | scan | `scan.rs` (+ `jobs.rs`) |
 //! | capacity | `capacity.rs` |
+//! | run --suite sdcard's classes | `classes.rs` |
 //! | scale | `scale.rs` (+ `jobs.rs`) |
 //! | time, app suites | `apps.rs` |
 //! | verify | `verify.rs` |
@@ -47,6 +48,7 @@ fn lines_formats(d: super::Document) -> String {
 
 pub mod apps;
 pub mod capacity;
+pub mod classes;
 pub mod compare;
 pub mod header;
 pub mod hosts;
@@ -81,6 +83,9 @@ pub fn run_lines(r: &Report) -> View {
     match &r.body {
         Body::Jobs(_) => {
             v.sections.push(jobs::summary(r, true));
+            if let Some(c) = crate::summary::classes::of(r) {
+                v.sections.push(classes::section(&c));
+            }
             v.sections.push(jobs::footer(r));
         }
         Body::Scan { scan: sc, .. } => {

@@ -20,6 +20,7 @@ pub(crate) mod accuracy;
 mod apps;
 mod attribution;
 mod capacity;
+mod classes;
 mod cliff;
 mod cpu_accounting;
 mod fio_engine;
