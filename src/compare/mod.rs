@@ -151,6 +151,9 @@ pub struct RunInfo {
     /// `capacity_bytes` then is the usable capacity, its price the members').
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layout: Option<layouts::BuiltLayout>,
+    /// A run of the sdcard suite: each class family's verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<crate::judge::class::FamilyVerdict>,
 }
 
 impl RunInfo {
@@ -306,6 +309,7 @@ fn run_info(r: &RunRef) -> RunInfo {
         capacity_bytes,
         price_per_gb: price.zip(capacity_bytes).map(|(p, c)| p / (c as f64 / 1e9)),
         layout: r.built.as_ref().map(layouts::Built::info),
+        classes: crate::summary::classes::of(&r.report).map(|c| c.families).unwrap_or_default(),
     }
 }
 

@@ -256,7 +256,7 @@ fn miss(bar: &ClassBar, figures: &[Measured], reader: &Reader) -> Option<Miss> {
                     f.fmt(m.median)
                 ),
                 Some((lo, hi)) if m.median >= want => format!(
-                    "not shown {}: {} {} (runs {}–{}) does not clear {} with its spread",
+                    "{} not shown: {} {} (95% interval {}–{}) does not clear {} with its spread",
                     bar.name,
                     f.label(),
                     f.fmt(m.median),

@@ -76,7 +76,7 @@ fn a_figure_exactly_at_a_bar_is_not_a_member() {
     assert_eq!(m.class, "V30");
     assert!(
         m.text
-            .starts_with("not shown V30: sustained write 30.0 MB/s (runs 29.7 MB/s–30.3 MB/s)"),
+            .starts_with("V30 not shown: sustained write 30.0 MB/s (95% interval 29.7 MB/s–30.3 MB/s) does not clear"),
         "{}",
         m.text
     );

@@ -309,6 +309,7 @@ fn the_baseline_is_found_and_prices_are_noticed() {
         capacity_bytes: None,
         price_per_gb: None,
         layout: None,
+        classes: Vec::new(),
     };
     let mut c = Comparison {
         baseline: 7,

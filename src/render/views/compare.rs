@@ -10,6 +10,7 @@ use crate::base::units::Unit;
 use crate::base::units::fmt_capacity;
 use crate::compare::{Comparison, TestComparison};
 use crate::judge::Code;
+use crate::judge::class::Family;
 use crate::render::view::{
     Axis, BarSeries, Block, Cell, Chart, Column, Detail, Heading, Item, Line, List, Note, Quantity, Ratio, Section, Span, Table, View,
 };
@@ -22,6 +23,9 @@ pub fn view(c: &Comparison) -> View {
         s.push(Block::Table(t));
     }
     s.push(Block::Table(side_by_side(c)));
+    if let Some(t) = classes(c) {
+        s.push(Block::Table(t));
+    }
     s.push(Block::only(Detail::Raw, Block::Table(records(c))));
     s.push(Block::Notes(legend(c)));
     s.push(Block::List(findings(c)));
@@ -121,6 +125,41 @@ fn configurations(c: &Comparison) -> Option<Table> {
             row.push(number(r.price, 2));
             row.push(number(l.and(r.price_per_gb), 3));
         }
+        t.row(row);
+    }
+    Some(t)
+}
+
+/// Runs of the sdcard suite: a row per run, the class each family meets,
+/// and the first class above it with the figure that misses.
+fn classes(c: &Comparison) -> Option<Table> {
+    let families: Vec<Family> = Family::ALL
+        .into_iter()
+        .filter(|f| c.runs.iter().any(|r| r.classes.iter().any(|v| v.family == *f)))
+        .collect();
+    if families.is_empty() {
+        return None;
+    }
+    let mut cols = vec![Column::text("Run", "run")];
+    cols.extend(
+        families
+            .iter()
+            .map(|f| Column::text(f.label(), f.label().to_lowercase().replace(' ', "_"))),
+    );
+    cols.push(Column::text("Next class missed", "next_missed"));
+    let mut t = Table::new(cols);
+    for r in &c.runs {
+        let mut row = vec![Cell::text(r.name())];
+        let verdict = |f: &Family| r.classes.iter().find(|v| v.family == *f);
+        row.extend(families.iter().map(|f| match verdict(f) {
+            Some(v) => Cell::text(v.met.clone().unwrap_or_else(|| "none".into())),
+            None => Cell::Empty,
+        }));
+        let next: Vec<&str> = families
+            .iter()
+            .filter_map(|f| verdict(f).and_then(|v| v.misses.first()).map(|m| m.text.as_str()))
+            .collect();
+        row.push(Cell::text(next.join("; ")));
         t.row(row);
     }
     Some(t)

@@ -13,11 +13,12 @@
 use crate::common::emu::{Cgroup, Limit, MIB, Zram, output_with_timeout};
 use crate::common::iolab_in;
 use serde_json::Value;
+use std::path::Path;
 use std::time::Duration;
 
 /// The sdcard suite on a 256 MiB zram device throttled by `limits`: its
 /// region is 25 MiB, three runs of each test, one-second random windows.
-fn sdcard(limits: &[Limit]) -> Value {
+fn sdcard(limits: &[Limit], store: &Path, label: &str) -> Value {
     let z = Zram::new(256 * MIB);
     let cg = Cgroup::new();
     for &l in limits {
@@ -36,7 +37,8 @@ fn sdcard(limits: &[Limit]) -> Value {
         "--warmup",
         "0s",
     ]);
-    cmd.args(["--interval", &Cgroup::settle_interval(), "--json", "-"]);
+    cmd.args(["--interval", &Cgroup::settle_interval(), "--label", label, "--json", "-"]);
+    cmd.env("IOLAB_DB", store);
     let out = output_with_timeout(&mut cmd, Duration::from_secs(180));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -63,10 +65,43 @@ fn family(v: &Value, family: &str) -> (Option<String>, Vec<String>) {
     (f["met"].as_str().map(str::to_string), misses)
 }
 
+/// Two cards, each verdict as its limits predict, then `compare` puts
+/// them side by side with the classes each one holds (seed 001's table).
 #[test]
-fn issue_28_a1_but_not_a2_and_v10_but_not_v30() {
+fn issue_28_classes_follow_the_limits_and_compare_lists_them() {
     need_root!();
-    let v = sdcard(&[Limit::ReadIops(1600), Limit::WriteIops(600), Limit::WriteBps(12_000_000)]);
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.db");
+    a1_but_not_a2_and_v10_but_not_v30(&store);
+    random_writes_miss_a1_and_v30_is_met_but_not_v60(&store);
+    let out = crate::common::iolab()
+        .env("IOLAB_DB", &store)
+        .args(["compare", "1", "2", "--format", "markdown"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let md = String::from_utf8_lossy(&out.stdout);
+    let row = |label: &str| {
+        md.lines()
+            .find(|l| l.starts_with(&format!("| {label} |")))
+            .unwrap_or_else(|| panic!("no row {label} in\n{md}"))
+            .to_string()
+    };
+    let (a, b) = (row("card-a1"), row("card-v30"));
+    note!("{a}\n{b}");
+    assert!(
+        a.contains("| C10 | U1 | V10 | A1 |") && a.contains("not A2: queued random read"),
+        "{a}"
+    );
+    assert!(b.contains("| C10 | U3 | V30 | none |") && b.contains("not A1: random write"), "{b}");
+}
+
+fn a1_but_not_a2_and_v10_but_not_v30(store: &Path) {
+    let v = sdcard(
+        &[Limit::ReadIops(1600), Limit::WriteIops(600), Limit::WriteBps(12_000_000)],
+        store,
+        "card-a1",
+    );
     let (met, misses) = family(&v, "application");
     assert_eq!(met.as_deref(), Some("A1"), "{misses:?}");
     assert_eq!(misses.len(), 1);
@@ -90,10 +125,8 @@ fn issue_28_a1_but_not_a2_and_v10_but_not_v30() {
     );
 }
 
-#[test]
-fn issue_28_random_writes_miss_a1_and_v30_is_met_but_not_v60() {
-    need_root!();
-    let v = sdcard(&[Limit::WriteIops(400), Limit::WriteBps(35_000_000)]);
+fn random_writes_miss_a1_and_v30_is_met_but_not_v60(store: &Path) {
+    let v = sdcard(&[Limit::WriteIops(400), Limit::WriteBps(35_000_000)], store, "card-v30");
     let (met, misses) = family(&v, "application");
     assert_eq!(met, None, "{misses:?}");
     assert!(
