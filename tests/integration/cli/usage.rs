@@ -253,9 +253,21 @@ fn suites_lists_every_suite() {
         "RND4K Q32T16",
         "SEQ128K Q32T1",
         "RND512K Q1T1",
+        "sdcard",
+        "SEQ512K Q1T1 write",
     ] {
         assert!(s.contains(name), "{name} missing from:\n{s}");
     }
+}
+
+/// Issue 28: `--full` is the sdcard suite's; fio cannot run that suite.
+#[test]
+fn full_is_the_sdcard_suites_and_fio_cannot_run_it() {
+    let d = shm_dir();
+    let p = d.path().to_str().unwrap();
+    bad_input(&["run", p, "--suite", "default", "--full"], "--full applies to the sdcard suite");
+    bad_input(&["run", p, "--suite", "sdcard", "--engine", "fio"], "fio cannot run it");
+    assert!(entries(d.path()).is_empty());
 }
 
 /// Start a long run, signal it mid-run, and check it stops promptly, reports
