@@ -42,6 +42,9 @@ fn sdcard(limits: &[Limit], store: &Path, label: &str) -> Value {
     let out = output_with_timeout(&mut cmd, Duration::from_secs(180));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for f in v["classes"]["figures"].as_array().unwrap() {
+        note!("{label} {}: {} [{}, {}] over {} runs", f["figure"], f["median"], f["lo"], f["hi"], f["runs"]);
+    }
     let span = v["jobs"][0]["span_bytes"].as_u64();
     assert_eq!(span, Some(25 * MIB), "the sequential tests cover 10% of the device, in whole MiB");
     v
