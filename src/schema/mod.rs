@@ -16,6 +16,8 @@
 //! `show` prints a stored run as it was stored: in the run kinds the field
 //! is therefore optional (it is required in the others, [`Tagged`]).
 
+pub mod reference;
+
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Serialize, Serializer};

@@ -43,7 +43,14 @@ fn sdcard(limits: &[Limit], store: &Path, label: &str) -> Value {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     for f in v["classes"]["figures"].as_array().unwrap() {
-        note!("{label} {}: {} [{}, {}] over {} runs", f["figure"], f["median"], f["lo"], f["hi"], f["runs"]);
+        note!(
+            "{label} {}: {} [{}, {}] over {} runs",
+            f["figure"],
+            f["median"],
+            f["lo"],
+            f["hi"],
+            f["runs"]
+        );
     }
     let span = v["jobs"][0]["span_bytes"].as_u64();
     assert_eq!(span, Some(25 * MIB), "the sequential tests cover 10% of the device, in whole MiB");
