@@ -446,6 +446,8 @@ fn faultdev_paces_writes_by_offset() {
         let fast = (32.min(to).saturating_sub(from) * MIB) as f64;
         let slow = ((to - from) * MIB) as f64 - fast;
         let want = fast / before as f64 + slow / after as f64;
+        // Idle first, longer than the pace's slack: each range is a stream of its own.
+        thread::sleep(Duration::from_millis(100));
         // dd's own clock: from its first write to its last (not its start-up).
         let rate = dd_rate(&dd_ok(&[
             a("if=/dev/zero"),
