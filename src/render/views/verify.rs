@@ -1,7 +1,10 @@
-//! `iolab verify`: the verdict (an alert when the device failed), the
-//! pass's facts, what each block read back as, the bad ranges, and the
-//! write and read rate of every zone (a table, and on a page a curve with
-//! it as its numbers); the zones are the records.
+//! `iolab verify`: the verdict (an alert when the device failed), where
+//! the write or read speed drops and stays down (the document's
+//! `write_drop` and `read_drop`), the pass's facts, what each block read
+//! back as, the bad ranges, and the write and read rate of every zone (a
+//! line of block characters for each and a table where lines are the
+//! format, and on a page a curve with the table as its numbers and the
+//! drop marked); the zones are the records.
 
 use crate::base::units::fmt_bs;
 use crate::judge::curve::SpeedDrop;
