@@ -110,8 +110,12 @@ pub struct FaultSpec {
 
 /// A write rate that changes at an offset (a stick whose write cache fills up):
 /// faultfs.py's `write_bps_before`, `write_bps_after` and `write_drop_offset`, on a
-/// virtual device clock (writing a range back to back takes exactly its bytes below
-/// `drop_offset` / `before_bps` plus those at or above it / `after_bps`).
+/// virtual device clock: writing a range back to back takes its bytes below
+/// `drop_offset` / `before_bps` plus those at or above it / `after_bps`. The host's
+/// turnaround between the requests of a stream (a gap of up to 20 ms since the last
+/// answer) is not lost; a longer gap is the writer's idle time and not credited (the
+/// first request after it is taken to have been issued the median gap earlier). The
+/// server runs at nice -20 and flushes cost nothing (ENOSYS: the kernel answers them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WritePace {
     /// Bytes per second below `drop_offset`.
