@@ -34,9 +34,13 @@ byte offsets in the file's (the device's) address space:
               stream (and this server's oversleeping), and is not lost; a longer gap
               is the writer's idle time, none of it credited, but the first request
               of the new stream is taken to have been issued the median of the recent
-              gaps inside streams before it arrived (it came the same way). Writing [lo, hi) back to back therefore takes the
-              formula's time whatever the request size. All three or none (plus
-              write_slack, optional); reads are not paced.
+              gaps inside streams before it arrived (it came the same way). Writing
+              [lo, hi) back to back therefore takes the formula's time whatever the
+              request size. Paced, the server runs at nice -20 (it sleeps between
+              answers; busy cores must not stretch them), and fsync answers ENOSYS,
+              so the kernel answers every flush itself: writes are stored when they
+              are answered, and a flush costs the device nothing. All three or none
+              (plus write_slack, optional); reads are not paced.
 
 Faults are judged by the offset a request asks for (before the wrap).
 
