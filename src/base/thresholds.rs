@@ -433,3 +433,36 @@ pub const SDCARD_REGION_MAX: u64 = 2 << 30;
 /// it). Enough to pass any card's write cache of a few hundred MB several
 /// times over, short enough to finish on a 10 MB/s card in minutes.
 pub const SDCARD_REGION_SHARE: f64 = 0.10;
+
+// ------------------------------------------- verify: the speed across the device
+
+/// `iolab verify`: fewest regions on each side of a speed drop. One region
+/// is 1% of the device: a single slow region at the end (a stall, a
+/// garbage-collection pause) cannot show that the speed stays down, and a
+/// single fast region at the start is as likely a warm-up as a cache.
+pub const CURVE_MIN_SIDE: usize = 2;
+
+/// The median rate after a speed drop may be at most this fraction of the
+/// median before it (the speed halves at least). A write cache that fills
+/// up (SLC in front of TLC or QLC, a DRAM buffer) costs a factor of 3 to
+/// 10; noise from region to region on a healthy device is within ±15%,
+/// and a disk's outer-to-inner slope is at most about 2:1 spread over the
+/// whole range (which [`CURVE_STEP_WINDOW`] rejects anyway). Inclusive.
+pub const CURVE_MAX_AFTER_RATIO: f64 = 0.50;
+
+/// At least this fraction of the regions after the drop must be below the
+/// midpoint of the two medians, and of those before it above: the speed
+/// must *stay* down, not merely have a low median after a noisy split.
+pub const CURVE_MIN_SETTLED_FRACTION: f64 = 0.80;
+
+/// The share of the device (in regions of 1%: 5 regions) within which a
+/// drop must happen: the median of the regions this close before the
+/// point and that of those this close after it must differ by at least
+/// [`CURVE_MIN_STEP_SHARE`] of the whole drop. A cache that fills up drops
+/// the speed at once; a slope over the whole range (a disk's zones, a
+/// device slowing as it fills) is no "point" to name.
+pub const CURVE_STEP_WINDOW: f64 = 0.05;
+
+/// See [`CURVE_STEP_WINDOW`]: the part of the drop that must happen within
+/// the window around the point. Inclusive.
+pub const CURVE_MIN_STEP_SHARE: f64 = 0.50;

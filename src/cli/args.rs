@@ -786,9 +786,10 @@ pub struct VerifyArgs {
     /// Bytes per write and read request (a multiple of 4 KiB)
     #[arg(long, default_value = "1M", value_parser = limit::bs)]
     pub bs: u64,
-    /// Zones from the first byte to the last, each with its write and read rate
-    #[arg(long, default_value_t = 16, value_parser = limit::zones)]
-    pub zones: u32,
+    /// Zones from the first byte to the last, each with its write and read rate (default: one per 1% of
+    /// the range, each at least 4 MiB)
+    #[arg(long, value_parser = limit::zones)]
+    pub zones: Option<u32>,
     /// Between writing and reading back, let go of the target and wait: for Enter (no value) or for a
     /// duration (30s). Unplug and replug the device meanwhile, so its own cache cannot answer the reads
     #[arg(long, value_name = "DURATION", num_args = 0..=1, default_missing_value = "enter", value_parser = ColdWait::parse)]

@@ -5,9 +5,12 @@
 //! in ascending order in requests of `bs`, then read back in the same
 //! order and classified one by one into a [`VerifyTally`]: good,
 //! corrupted, misplaced (the address wraps or aliases), stale, blank,
-//! garbage or unreadable. The range is cut into zones, each timed on the
-//! way out (its flush included) and on the way back: the write and read
-//! curve users ask f3 for.
+//! garbage or unreadable. The range is cut into zones (by default one per
+//! 1% of it, each at least 4 MiB), each timed on the way out (its flush
+//! included) and on the way back: the write and read curve users ask f3
+//! for, across the whole capacity, and where it drops and stays down
+//! ([`crate::judge::curve`]). The flush per zone is the cost: a hundred
+//! `fdatasync`s, each after 1% of the writes.
 //!
 //! Truth:
 //! - writes and reads use O_DIRECT; where the target refuses it, the page
@@ -32,7 +35,7 @@ use crate::base::signals::Stop;
 use crate::base::units::fmt_bytes;
 use crate::io::buffers::AlignedBuf;
 use crate::plan::limits;
-use crate::summary::verify::{VerifyLayout, VerifyReport, VerifyZone, device_identity};
+use crate::summary::verify::{VerifyLayout, VerifyReport, VerifyZone, default_zones, device_identity};
 use crate::summary::{Body, Settings};
 use crate::target::files::{FileSet, VERIFY_FILE_BYTES};
 use crate::target::{self, Choice, Kind, Target, TargetInfo};
@@ -75,7 +78,9 @@ pub struct VerifyRequest {
     pub target: Choice,
     /// Bytes per request.
     pub bs: u64,
-    pub zones: u32,
+    /// Zones, each timed on its own; `None`: one per 1% of the range, each
+    /// at least 4 MiB ([`default_zones`]).
+    pub zones: Option<u32>,
     pub cold_wait: Option<ColdWait>,
 }
 
@@ -88,7 +93,9 @@ impl VerifyRequest {
                 self.bs
             )));
         }
-        limits::check_count("zones", self.zones, limits::MAX_ZONES).map_err(usage)?;
+        if let Some(z) = self.zones {
+            limits::check_count("zones", z, limits::MAX_ZONES).map_err(usage)?;
+        }
         if let Some(s) = self.target.size
             && (s == 0 || !s.is_multiple_of(BLOCK_U64))
         {
@@ -273,7 +280,7 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
     if planned == 0 {
         return Err(usage(format!("{} has no whole {BLOCK}-byte block to verify", path.display())));
     }
-    let zs = zones(planned, r.zones);
+    let zs = zones(planned, r.zones.unwrap_or_else(|| default_zones(planned)));
     let n = zs.len();
     let mut st = State {
         pass: crate::verify::new_pass(),
@@ -328,7 +335,7 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
     let (layout, direct) = facts;
     let mut info = info;
     info.direct = direct;
-    let report = VerifyReport {
+    let mut report = VerifyReport {
         pass: st.pass,
         bs: r.bs,
         planned_bytes: st.planned,
@@ -352,9 +359,12 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
                 bad_bytes: st.bad[i],
             })
             .collect(),
+        write_drop: None,
+        read_drop: None,
         summary: st.tally.summary(),
         device: device_identity(&info),
     };
+    report.judge_curve();
     Ok(Measured {
         command: "verify",
         target: info,

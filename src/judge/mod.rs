@@ -9,6 +9,7 @@
 //! - [`capacity`]: `iolab capacity`'s verdict (genuine, fake, damaged, suspect).
 //! - [`scan`]: the scan curve note.
 //! - [`steady`] and [`cliff`]: steady state across rounds, the write cliff in a run.
+//! - [`curve`]: where `verify`'s speed across the device drops and stays down.
 //! - [`settle`]: when a test's windows have settled (`--runs auto`).
 //! - [`scale`]: depth, thread, together and layout verdicts.
 //! - [`layouts`]: `iolab layouts`' verdicts: a layout against one disk, a property sweep, the best configuration.
@@ -22,6 +23,7 @@ pub mod capacity;
 pub mod class;
 pub mod cliff;
 pub mod cold;
+pub mod curve;
 pub mod diagnostic;
 pub mod hosts;
 pub mod job;

@@ -113,10 +113,42 @@ pub fn curve(c: &Chart, width: usize, height: usize, f: &Fmt) -> String {
     out
 }
 
+/// A one-line curve of `values` in block characters (`▁` to `█`, from 0 up
+/// to the greatest value), at most `width` characters: more values are
+/// grouped, each character their mean. A group with no value is a space.
+pub fn sparkline(values: &[Option<f64>], width: usize) -> String {
+    let n = values.len();
+    let cols = n.min(width);
+    let top = values.iter().flatten().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+    (0..cols)
+        .map(|c| {
+            let group = &values[c * n / cols..(c + 1) * n / cols];
+            let known: Vec<f64> = group.iter().flatten().copied().filter(|v| v.is_finite()).collect();
+            if known.is_empty() || top <= 0.0 {
+                return ' ';
+            }
+            let mean = known.iter().sum::<f64>() / known.len() as f64;
+            match ((mean / top * 8.0).round() as usize).clamp(1, 8) {
+                8 => '█',
+                e => VERTICAL[e],
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::summary::scan::{ScanReport, ZoneReport};
+
+    #[test]
+    fn a_sparkline_scales_from_zero_and_groups_values() {
+        let v: Vec<Option<f64>> = [8.0, 8.0, 2.0, 2.0, 4.0, 4.0].into_iter().map(Some).collect();
+        assert_eq!(sparkline(&v, 10), "██▂▂▄▄");
+        assert_eq!(sparkline(&v, 3), "█▂▄");
+        assert_eq!(sparkline(&[Some(1.0), None, Some(0.01)], 10), "█ ▁", "a value above 0 shows");
+        assert_eq!(sparkline(&[], 10), "");
+    }
 
     /// The text curve of a scan with these zone rates.
     fn drawn(rates: &[f64], width: usize, height: usize) -> String {

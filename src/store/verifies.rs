@@ -118,6 +118,8 @@ mod tests {
             write_errors: 0,
             first_write_error: None,
             zones: Vec::new(),
+            write_drop: None,
+            read_drop: None,
             summary: t.summary(),
             device: device.map(str::to_string),
         });

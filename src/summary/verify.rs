@@ -5,6 +5,7 @@
 //! are found again (by `iolab capacity`, which never calls a device genuine
 //! when an earlier verify found it lying).
 
+use crate::judge::curve::{SpeedDrop, speed_drop};
 use crate::target::{Kind, TargetInfo};
 use crate::verify::VerifySummary;
 use serde::{Deserialize, Serialize};
@@ -86,8 +87,18 @@ pub struct VerifyReport {
     /// Where the first write failed (offset).
     #[schemars(extend("x-unit" = "bytes"))]
     pub first_write_error: Option<u64>,
-    /// Each zone's rates and bad bytes, in order.
+    /// Each zone's rates and bad bytes, in order: a region of 1% of the
+    /// range by default (at least 4 MiB), so the zones draw the speed
+    /// across the whole capacity.
     pub zones: Vec<VerifyZone>,
+    /// Where the zones' write rate drops and stays down (a write cache
+    /// filling up), by [`crate::judge::curve::speed_drop`]; `None`: it does
+    /// not (or too few zones were written to tell).
+    #[serde(default)]
+    pub write_drop: Option<SpeedDrop>,
+    /// The same for the read-back rate.
+    #[serde(default)]
+    pub read_drop: Option<SpeedDrop>,
     /// What every block read back as, and the verdict.
     pub summary: VerifySummary,
     /// The device under the target, as [`device_identity`] names it.
@@ -99,7 +110,28 @@ impl VerifyReport {
     pub fn failed(&self) -> bool {
         self.summary.verdict != crate::verify::Verdict::Clean
     }
+
+    /// Judge the curve: [`VerifyReport::write_drop`] and
+    /// [`VerifyReport::read_drop`] from the zones' rates.
+    pub fn judge_curve(&mut self) {
+        let along =
+            |rate: fn(&VerifyZone) -> Option<f64>| -> Vec<(u64, Option<f64>)> { self.zones.iter().map(|z| (z.offset, rate(z))).collect() };
+        self.write_drop = speed_drop(&along(|z| z.write_bw_bytes));
+        self.read_drop = speed_drop(&along(|z| z.read_bw_bytes));
+    }
 }
+
+/// The default number of zones (regions) for `planned` bytes: one per 1%
+/// of the range, each at least [`MIN_REGION_BYTES`], at least one.
+pub fn default_zones(planned: u64) -> u32 {
+    (planned / MIN_REGION_BYTES).clamp(1, REGIONS as u64) as u32
+}
+
+/// The regions of a verify by default: 1% of the range each.
+pub const REGIONS: u32 = 100;
+/// The smallest region by default: a smaller one is timed over too few
+/// requests (with its flush) to say its speed.
+pub const MIN_REGION_BYTES: u64 = 4 << 20;
 
 /// A stable name for the device under a target, so that results on it are
 /// found again: its serial or WWID when the kernel knows one (the same

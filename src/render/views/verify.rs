@@ -1,16 +1,23 @@
-//! `iolab verify`: the verdict (an alert when the device failed), the
-//! pass's facts, what each block read back as, the bad ranges, and the
-//! write and read rate of every zone (a table, and on a page a curve with
-//! it as its numbers); the zones are the records.
+//! `iolab verify`: the verdict (an alert when the device failed), where
+//! the write or read speed drops and stays down (the document's
+//! `write_drop` and `read_drop`), the pass's facts, what each block read
+//! back as, the bad ranges, and the write and read rate of every zone (a
+//! line of block characters for each and a table where lines are the
+//! format, and on a page a curve with the table as its numbers and the
+//! drop marked); the zones are the records.
 
 use crate::base::units::fmt_bs;
+use crate::judge::curve::SpeedDrop;
 use crate::render::view::{
-    Axis, Block, Cell, Chart, Column, Detail, Fact, Heading, Line, Note, NoteTone, Quantity, Section, Series, SeriesStyle, Span, Table,
-    Tone,
+    Axis, Block, Cell, Chart, Column, Detail, Fact, Heading, Line, Marker, Note, NoteTone, Quantity, Section, Series, SeriesStyle, Span,
+    Table, Tone,
 };
 use crate::summary::Report;
-use crate::summary::verify::{VerifyLayout, VerifyReport};
+use crate::summary::verify::{VerifyLayout, VerifyReport, VerifyZone};
 use crate::verify::{BadRange, Class, Verdict};
+
+/// The text curves' widest: a hundred regions in two per character.
+const SPARK_WIDTH: usize = 50;
 
 /// Bad ranges listed (the JSON document has all it kept).
 pub const SHOWN_RANGES: usize = 20;
@@ -31,6 +38,11 @@ pub fn sections(r: &Report, v: &VerifyReport) -> Vec<Section> {
     let heading = Heading::Outline("Verify: every block written and read back".into());
     let mut s = Section::new("verify", "verify", heading);
     s.push(Block::paragraph(Tone::Verdict { alert: v.failed() }, verdict(v, r.interrupted)));
+    for (drop, what) in [(&v.write_drop, Rate::Write), (&v.read_drop, Rate::Read)] {
+        if let Some(d) = drop {
+            s.push(Block::paragraph(Tone::Plain, drop_line(v, d, what)));
+        }
+    }
     s.push(Block::Facts(facts(v)));
     s.sections.push(classes(v));
     if !v.summary.ranges.is_empty() {
@@ -54,6 +66,55 @@ fn verdict(v: &VerifyReport, interrupted: bool) -> String {
         ""
     };
     format!("{}: {m}{stopped}", verdict_word(&v.summary.verdict))
+}
+
+/// Which rate a speed drop is of.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rate {
+    Write,
+    Read,
+}
+
+/// "writes fell from 92.0 to 11.0 MB/s after 24.6 GB (19% of the device):
+/// a write cache; sustained writes run at 11.0 MB/s".
+fn drop_line(v: &VerifyReport, d: &SpeedDrop, what: Rate) -> Line {
+    let range = v.zones.last().map_or(v.planned_bytes, |z| z.offset + z.bytes).max(1);
+    let of = match v.layout {
+        VerifyLayout::Device => "of the device",
+        VerifyLayout::Files { .. } => "of the verified range",
+    };
+    let line = Line::new()
+        .text(match what {
+            Rate::Write => "writes fell from ",
+            Rate::Read => "reads fell from ",
+        })
+        .number(Cell::bandwidth_coarse(d.before_bps))
+        .text(" to ")
+        .figure(Cell::bandwidth_coarse(d.after_bps))
+        .text(format!(
+            " after {} ({}% {of})",
+            decimal_position(d.at_offset),
+            (d.at_offset as f64 * 100.0 / range as f64).round()
+        ));
+    match what {
+        Rate::Write => line
+            .text(": a write cache; sustained writes run at ")
+            .figure(Cell::bandwidth_coarse(d.after_bps)),
+        Rate::Read => line.text(", and stayed there to the end"),
+    }
+}
+
+/// A position in decimal units, as devices are sold (MB = 10^6 bytes):
+/// `24.6 GB`, `268 MB`.
+fn decimal_position(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= 1e12 {
+        format!("{:.2} TB", b / 1e12)
+    } else if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else {
+        format!("{:.0} MB", b / 1e6)
+    }
 }
 
 /// What was verified, how, and what came back.
@@ -248,6 +309,20 @@ fn zones(v: &VerifyReport) -> Section {
             },
         ]);
     }
+    if v.zones.len() > 1 {
+        let curve_of = |rate: fn(&VerifyZone) -> Option<f64>| -> Vec<Option<f64>> { v.zones.iter().map(rate).collect() };
+        let mut lines = Vec::new();
+        for (label, rates, range) in [
+            ("Write curve", curve_of(|z| z.write_bw_bytes), v.write_rates()),
+            ("Read curve", curve_of(|z| z.read_bw_bytes), v.read_rates()),
+        ] {
+            if let Some(r) = range {
+                let spark = crate::render::chart::sparkline(&rates, SPARK_WIDTH);
+                lines.push(Fact::new(label, Line::new().code(spark).text(" min–max ").and(rate_range(r))));
+            }
+        }
+        s.push(Block::only(Detail::Lines, Block::Facts(lines)));
+    }
     let origin = v.zones.first().map_or(0, |z| z.offset) as f64;
     let step = v.zones.first().map_or(1, |z| z.bytes.max(1)) as f64;
     super::drawn_along(&mut s, t, curve(v), origin, step, "zone");
@@ -280,6 +355,11 @@ fn curve(v: &VerifyReport) -> Option<Chart> {
             c.series(Series::new(name, pts).with_style(style).with_color(k));
         }
     }
+    for (drop, what) in [(&v.write_drop, "writes"), (&v.read_drop, "reads")] {
+        if let Some(d) = drop {
+            c.markers.push(Marker::new(format!("{what} fall"), d.at_offset as f64));
+        }
+    }
     c.caption = Line::new()
         .text(format!(
             "The write rate (each zone's writes and its flush) and the read-back rate of each of the {} zones, ",
@@ -310,7 +390,6 @@ mod tests {
     use crate::render::{Document, Format, Style, exporter};
     use crate::summary::Body;
     use crate::summary::tests::fixtures;
-    use crate::summary::verify::VerifyZone;
     use crate::verify::{BlockState, VerifyTally};
 
     const MIB: u64 = 1 << 20;
@@ -355,6 +434,8 @@ mod tests {
                     bad_bytes: if i == 3 { 4096 } else { MIB },
                 })
                 .collect(),
+            write_drop: None,
+            read_drop: None,
             summary: t.summary(),
             device: Some("loop:/x:4194304".into()),
         });
@@ -429,6 +510,45 @@ mod tests {
         let csv = export(&r, Format::Csv);
         assert_eq!(csv.lines().count(), 1 + 10_000);
         assert!(csv.lines().nth(4_322).unwrap().ends_with(",100000,0"), "the slow zone's row");
+    }
+
+    /// Issue 28: a hundred regions whose writes fall to a quarter at 19%:
+    /// every format names the drop the same way, the terminal and Markdown
+    /// draw both curves in a line, the page marks the point on its chart.
+    #[test]
+    fn a_write_cache_is_named_in_every_format() {
+        let mut r = fake();
+        let Body::Verify(v) = &mut r.body else { unreachable!() };
+        let region = 246_000_000u64;
+        v.planned_bytes = 100 * region;
+        v.zones = (0..100u64)
+            .map(|i| VerifyZone {
+                offset: i * region,
+                bytes: region,
+                write_bw_bytes: Some(if i < 19 { 92e6 } else { 11e6 }),
+                read_bw_bytes: Some(150e6),
+                bad_bytes: 0,
+            })
+            .collect();
+        v.judge_curve();
+        assert_eq!(v.write_drop.as_ref().map(|d| d.at_region), Some(19));
+        assert_eq!(v.read_drop, None);
+        let said = "writes fell from 92.0 to 11.0 MB/s after 4.7 GB (19% of the device): a write cache; sustained writes run at 11.0 MB/s";
+        let table = export(&r, Format::Table);
+        assert!(table.contains(said), "{table}");
+        // Two regions a character: the 10th holds the last fast one and the first slow one.
+        let spark = format!("{}▄{}", "█".repeat(9), "▁".repeat(40));
+        assert!(table.contains("Write curve") && table.contains(&spark), "{table}");
+        assert!(table.contains(&"█".repeat(50)), "the flat read curve: {table}");
+        let md = export(&r, Format::Markdown);
+        assert!(md.contains(said) && md.contains(&spark), "{md}");
+        let html = export(&r, Format::Html);
+        assert!(html.contains(said), "the page names it");
+        assert!(html.contains("writes fall"), "the chart marks it");
+        let json: serde_json::Value = serde_json::from_str(&export(&r, Format::Json)).unwrap();
+        assert_eq!(json["verify"]["write_drop"]["at_offset"], 19 * region);
+        assert_eq!(json["verify"]["write_drop"]["after_bps"], 11e6);
+        assert!(json["verify"]["read_drop"].is_null());
     }
 
     #[test]

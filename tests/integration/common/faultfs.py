@@ -21,6 +21,26 @@ byte offsets in the file's (the device's) address space:
               the stored data is unchanged.
   drop        [[a, b], ...]: the bytes of a write that fall in [a, b) are reported
               written but not stored (reads return what was there before, zeros at first)
+  write_bps_before, write_bps_after, write_drop_offset
+              writes are paced: a byte below write_drop_offset takes 1/write_bps_before
+              seconds, one at or above it 1/write_bps_after (the stick whose write cache
+              fills up). Paced by one virtual device clock shared by all requests, as
+              slowfs.py paces reads: a write of [lo, hi) occupies the device for
+              T = (its bytes below the offset) / before + (those above) / after, from
+              when the device is free (`next_free = max(now, next_free) + T`), and is
+              answered at `next_free`. A request that comes within write_slack seconds
+              (default WRITE_SLACK) of the last answer starts at `next_free`: the gap
+              is the kernel's and Python's turnaround between two requests of one
+              stream (and this server's oversleeping), and is not lost; a longer gap
+              is the writer's idle time, none of it credited, but the first request
+              of the new stream is taken to have been issued the median of the recent
+              gaps inside streams before it arrived (it came the same way). Writing
+              [lo, hi) back to back therefore takes the formula's time whatever the
+              request size. Paced, the server runs at nice -20 (it sleeps between
+              answers; busy cores must not stretch them), and fsync answers ENOSYS,
+              so the kernel answers every flush itself: writes are stored when they
+              are answered, and a flush costs the device nothing. All three or none
+              (plus write_slack, optional); reads are not paced.
 
 Faults are judged by the offset a request asks for (before the wrap).
 
@@ -47,6 +67,7 @@ Exit status 3: fusepy is not installed (`apt-get install python3-fusepy`); 2: ba
 
 import argparse
 import bisect
+import collections
 import errno
 import fcntl
 import gc
@@ -71,6 +92,7 @@ BLOCK = 4096
 FLIP_POS = 1445  # the byte of a flip block that comes back flipped (odd, mid-block)
 FLIP_MASK = 0x10  # the bit that flips
 MAX_REQ = 128 * 1024  # largest FUSE request libfuse 2 gets from the kernel
+WRITE_SLACK = 0.020  # a gap between paced writes up to this is host turnaround: not lost
 
 
 def merged(ranges):
@@ -135,6 +157,14 @@ class FaultFS(Operations):
         self._eio_writes = cfg["eio_writes"]
         self._flips = sorted(set(cfg["flip"]))
         self._drop = Ranges(cfg["drop"])
+        self._pace = None
+        if cfg.get("write_bps_before") is not None:
+            self._pace = (cfg["write_bps_before"], cfg["write_bps_after"], cfg["write_drop_offset"])
+        self._slack = cfg.get("write_slack", WRITE_SLACK)
+        self._clock = threading.Lock()
+        self._next_free = 0.0  # monotonic time at which the device is free to write
+        self._last_reply = 0.0  # monotonic time the last paced write was answered
+        self._gaps = collections.deque(maxlen=63)  # recent gaps inside streams (seconds)
         self._fd = os.memfd_create("faultfs-store", os.MFD_CLOEXEC)
         os.ftruncate(self._fd, self._store)
         self._time = time.time_ns()
@@ -216,11 +246,38 @@ class FaultFS(Operations):
                 data = bytes(data)
         return data
 
+    def _write_done(self, lo, hi):
+        """When a paced write of [lo, hi) asked for now completes (monotonic seconds)."""
+        before, after, at = self._pace
+        fast = max(0, min(hi, at) - lo)
+        busy = fast / before + (hi - lo - fast) / after
+        with self._clock:
+            now = time.monotonic()
+            # A request within the slack of the last answer is the same stream: the gap
+            # is the kernel's and Python's turnaround (and this server's oversleeping),
+            # and the device kept streaming. A longer gap is the writer's idle time,
+            # none of it credited: a writer that waited for its data must not then
+            # write faster than the pace.
+            gap = now - self._last_reply
+            if gap <= self._slack:
+                start = self._next_free
+                self._gaps.append(gap)
+            else:
+                # A new stream: its first request reached us after the same path as
+                # every request of a stream (the loop device's worker woken, the
+                # kernel's FUSE queue, this server woken): credit the median gap
+                # inside streams, a device's clock starts when the write is issued.
+                turnaround = sorted(self._gaps)[len(self._gaps) // 2] if self._gaps else 0.0
+                start = max(now - turnaround, self._next_free)
+            self._next_free = start + busy
+            return self._next_free
+
     def write(self, path, data, offset, fi):
         n = len(data)
         if offset >= self._size and n:
             raise FuseOSError(errno.ENOSPC)
         end = min(offset + n, self._size)
+        done = self._write_done(offset, end) if self._pace else None
         if self._eio_writes and self._eio.overlaps(offset, end):
             raise FuseOSError(errno.EIO)
         view = memoryview(data)
@@ -229,6 +286,12 @@ class FaultFS(Operations):
             for phys, k, at in self._pieces(lo, hi):
                 skip = lo - offset + at
                 os.pwrite(self._fd, view[skip:skip + k], phys)
+        if done is not None:
+            left = done - time.monotonic()
+            if left > 0:
+                time.sleep(left)
+            with self._clock:
+                self._last_reply = time.monotonic()
         return end - offset
 
     def truncate(self, path, length, fh=None):
@@ -239,6 +302,12 @@ class FaultFS(Operations):
         return 0
 
     def fsync(self, path, datasync, fi):
+        if self._pace:
+            # Every write is stored when it is answered: nothing to flush. ENOSYS tells
+            # the kernel so once (it answers later flushes itself, as a success), so a
+            # paced device's flush costs no round trip through Python, time the pace
+            # does not count and a writer timing its flushes would.
+            raise FuseOSError(errno.ENOSYS)
         return 0
 
     def flush(self, path, fi):
@@ -326,7 +395,8 @@ def config(p, text):
         p.error(f"--config is not JSON: {e}")
     if not isinstance(c, dict):
         p.error("--config must be a JSON object")
-    unknown = set(c) - {"name", "announce", "store", "eio", "eio_writes", "flip", "drop"}
+    pace = ("write_bps_before", "write_bps_after", "write_drop_offset")
+    unknown = set(c) - {"name", "announce", "store", "eio", "eio_writes", "flip", "drop", *pace, "write_slack"}
     if unknown:
         p.error(f"unknown config keys: {sorted(unknown)}")
     c.setdefault("name", "disk.img")
@@ -350,6 +420,17 @@ def config(p, text):
     for b in c["flip"]:
         if not isinstance(b, int) or b % BLOCK or not 0 <= b < n:
             p.error(f"flip: {b!r} is not a 4 KiB-aligned block offset below announce")
+    given = [k for k in pace if c.get(k) is not None]
+    if given and len(given) != len(pace):
+        p.error(f"{', '.join(pace)}: all three or none")
+    if given:
+        if not all(isinstance(c[k], int) and c[k] > 0 for k in pace[:2]):
+            p.error("write_bps_before and write_bps_after must be positive integers")
+        if not isinstance(c["write_drop_offset"], int) or not 0 <= c["write_drop_offset"] <= n:
+            p.error("write_drop_offset must be an integer from 0 to announce")
+    slack = c.get("write_slack", WRITE_SLACK)
+    if not isinstance(slack, (int, float)) or not 0 <= slack <= 1:
+        p.error("write_slack must be seconds from 0 to 1")
     return c
 
 
@@ -362,6 +443,14 @@ def main():
     cfg = config(p, sys.stdin.read() if a.config == "-" else a.config)
     mountpoint = os.path.abspath(a.mountpoint)
     fs = FaultFS(cfg)
+    if fs._pace:
+        # A paced device answers on its clock only if it gets a CPU when it wakes: the
+        # highest nice level (threads libfuse starts inherit it), so compilers and other
+        # tests on the same cores do not stretch its answers. It sleeps between them.
+        try:
+            os.nice(-20)
+        except OSError:
+            pass
     threading.Thread(target=watch_parent, args=(os.getppid(), os.path.join(mountpoint, cfg["name"])),
                      daemon=True).start()
     gc.disable()  # nothing here makes reference cycles: no collector pauses mid-stream

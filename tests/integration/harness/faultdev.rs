@@ -19,7 +19,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::common::emu::faultdev::{
-    BLOCK, FAULTFS_SCRIPT, FLIP_MASK, FLIP_POS, FaultDev, FaultSpec, MAX_REQUEST_KB, detach_loop_if_backed_by, sweep_stale_faultdevs,
+    BLOCK, FAULTFS_SCRIPT, FLIP_MASK, FLIP_POS, FaultDev, FaultSpec, MAX_REQUEST_KB, WritePace, detach_loop_if_backed_by,
+    sweep_stale_faultdevs,
 };
 use crate::common::emu::{BlockDev, MIB, output_with_timeout, unique_name};
 
@@ -423,6 +424,45 @@ fn faultdev_speed() {
     assert!(secs < 30.0, "256 MiB at 1 MiB requests takes {secs:.1} s");
 }
 
+/// A write pace: dd's O_DIRECT writes of 1 MiB through the loop device take the
+/// virtual clock's time within 3%, before the drop offset, after it and across it
+/// (the ground truth of `truth::verify`'s write cache).
+#[test]
+fn faultdev_paces_writes_by_offset() {
+    need_root!();
+    let _g = alone();
+    let (before, after) = (100_000_000u64, 25_000_000u64);
+    let d = FaultDev::new(FaultSpec {
+        write_pace: Some(WritePace {
+            before_bps: before,
+            after_bps: after,
+            drop_offset: 32 * MIB,
+        }),
+        ..FaultSpec::clean(64 * MIB)
+    });
+    let dev = d.path().display().to_string();
+    // [from, to) in MiB, and the seconds the pace gives it.
+    for (from, to) in [(0u64, 24u64), (40, 48), (28, 36)] {
+        let fast = (32.min(to).saturating_sub(from) * MIB) as f64;
+        let slow = ((to - from) * MIB) as f64 - fast;
+        let want = fast / before as f64 + slow / after as f64;
+        // Idle first, longer than the pace's slack: each range is a stream of its own.
+        thread::sleep(Duration::from_millis(100));
+        // dd's own clock: from its first write to its last (not its start-up).
+        let rate = dd_rate(&dd_ok(&[
+            a("if=/dev/zero"),
+            a(format!("of={dev}")),
+            a("bs=1M"),
+            a(format!("seek={from}")),
+            a(format!("count={}", to - from)),
+            a("oflag=direct"),
+        ]));
+        let got = ((to - from) * MIB) as f64 / rate;
+        note!("[{from}, {to}) MiB written in {got:.3} s, paced {want:.3} s");
+        assert!((got / want - 1.0).abs() <= 0.03, "[{from}, {to}) MiB: {got:.3} s, want {want:.3} s");
+    }
+}
+
 /// EIO: a read touching [a, b) fails, whole (never short); writes there succeed unless
 /// `eio_writes`, then they fail too.
 #[test]
@@ -718,6 +758,7 @@ fn every_fault() -> FaultSpec {
         eio_writes: true,
         flip: vec![2 * MIB],
         drop: vec![(3 * MIB, 4 * MIB)],
+        write_pace: None,
     }
 }
 

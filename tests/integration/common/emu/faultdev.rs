@@ -104,6 +104,26 @@ pub struct FaultSpec {
     pub flip: Vec<u64>,
     /// Writes report success but their bytes in these ranges are not stored.
     pub drop: Vec<(u64, u64)>,
+    /// Writes paced by offset (`None`: as fast as the server goes): see [`WritePace`].
+    pub write_pace: Option<WritePace>,
+}
+
+/// A write rate that changes at an offset (a stick whose write cache fills up):
+/// faultfs.py's `write_bps_before`, `write_bps_after` and `write_drop_offset`, on a
+/// virtual device clock: writing a range back to back takes its bytes below
+/// `drop_offset` / `before_bps` plus those at or above it / `after_bps`. The host's
+/// turnaround between the requests of a stream (a gap of up to 20 ms since the last
+/// answer) is not lost; a longer gap is the writer's idle time and not credited (the
+/// first request after it is taken to have been issued the median gap earlier). The
+/// server runs at nice -20 and flushes cost nothing (ENOSYS: the kernel answers them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WritePace {
+    /// Bytes per second below `drop_offset`.
+    pub before_bps: u64,
+    /// Bytes per second from `drop_offset` on.
+    pub after_bps: u64,
+    /// Where the rate changes (bytes, at most `announce`).
+    pub drop_offset: u64,
 }
 
 impl FaultSpec {
@@ -135,6 +155,12 @@ impl FaultSpec {
                 assert!(a < b && b <= n, "FaultSpec: {what} range [{a}, {b}) is empty or beyond {n}");
             }
         }
+        if let Some(p) = self.write_pace {
+            assert!(
+                p.before_bps > 0 && p.after_bps > 0 && p.drop_offset <= n,
+                "FaultSpec: write pace {p:?} needs rates above 0 and an offset up to {n}"
+            );
+        }
         for &b in &self.flip {
             assert!(
                 b.is_multiple_of(BLOCK) && b < n,
@@ -153,6 +179,9 @@ impl FaultSpec {
             "eio_writes": self.eio_writes,
             "flip": self.flip,
             "drop": self.drop.iter().map(|&(a, b)| [a, b]).collect::<Vec<_>>(),
+            "write_bps_before": self.write_pace.map(|p| p.before_bps),
+            "write_bps_after": self.write_pace.map(|p| p.after_bps),
+            "write_drop_offset": self.write_pace.map(|p| p.drop_offset),
         })
         .to_string()
     }
