@@ -154,6 +154,9 @@ pub struct RunInfo {
     /// A run of the sdcard suite: each class family's verdict.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub classes: Vec<crate::judge::class::FamilyVerdict>,
+    /// A verify run whose writes fell and stayed down (a write cache filling up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_drop: Option<crate::judge::curve::SpeedDrop>,
 }
 
 impl RunInfo {
@@ -310,6 +313,7 @@ fn run_info(r: &RunRef) -> RunInfo {
         price_per_gb: price.zip(capacity_bytes).map(|(p, c)| p / (c as f64 / 1e9)),
         layout: r.built.as_ref().map(layouts::Built::info),
         classes: crate::summary::classes::of(&r.report).map(|c| c.families).unwrap_or_default(),
+        write_drop: r.report.verify().and_then(|v| v.write_drop.clone()),
     }
 }
 

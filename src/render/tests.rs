@@ -624,3 +624,59 @@ fn group_of_hosts_in_every_format() {
     let json: serde_json::Value = serde_json::from_str(&Json.export(doc).unwrap()).unwrap();
     assert_eq!(json["hosts"][2]["ok"], false);
 }
+
+/// Issue 28: two cards of the sdcard suite, compared: the classes each
+/// holds and the next class each misses, with its figure.
+#[test]
+fn comparison_of_two_cards_lists_their_classes() {
+    let runs = [
+        run_ref("sdcard-a1", 3, Some("card A1"), None, None),
+        run_ref("sdcard-v30", 4, Some("card V30"), None, None),
+    ];
+    let c = compare(&runs, 3).unwrap();
+    let out = all_formats(&c);
+    assert!(out.contains("Next class missed"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// Issue 28: a verify whose writes fell is compared with its cache speed,
+/// its sustained speed and where it fell.
+#[test]
+fn comparison_of_verify_runs_names_the_write_drop() {
+    let drop = json!({"at_region": 25, "at_offset": 268435456u64, "before_bps": 157.5e6, "after_bps": 40.0e6});
+    let runs = [
+        run_ref("sdcard-a1", 3, Some("card A1"), None, None),
+        run_ref("sdcard-v30", 4, None, None, None),
+    ];
+    let c = compare(&runs, 3).unwrap();
+    assert!(c.runs.iter().all(|r| r.write_drop.is_none()), "a run without a verify has no drop");
+    let mut c = c;
+    c.runs[1].write_drop = serde_json::from_value(drop).ok();
+    let out = all_formats(&c);
+    assert!(out.contains("Writes fell after"), "{out}");
+    assert!(out.contains("157.5") && out.contains("40.0") && out.contains("256.00 MiB"), "{out}");
+}
+
+/// Issue 28: a run of the sdcard suite in the formats of lines: the class
+/// verdicts, the figures with their intervals, the reader, the caveat.
+#[test]
+fn sdcard_run_shows_its_classes_in_every_format_of_lines() {
+    let r = report("sdcard-a1");
+    let doc = Document::Run(&r, None);
+    let out = format!(
+        "{}--- markdown\n{}--- csv\n{}",
+        Text::default().export(doc).unwrap(),
+        Markdown(crate::base::units::BwUnit::Mb).export(doc).unwrap(),
+        Csv.export(doc).unwrap()
+    );
+    for needle in [
+        "SD and application classes",
+        "not A2: queued random read 1600 IOPS < 4000",
+        "Meets means: as iolab measured it",
+    ] {
+        assert!(out.contains(needle), "{needle} missing from\n{out}");
+    }
+    insta::assert_snapshot!(out);
+    let json = Json.export(doc).unwrap();
+    assert!(json.contains("\"classes\""), "the JSON carries the verdicts");
+}

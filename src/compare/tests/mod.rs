@@ -310,6 +310,7 @@ fn the_baseline_is_found_and_prices_are_noticed() {
         price_per_gb: None,
         layout: None,
         classes: Vec::new(),
+        write_drop: None,
     };
     let mut c = Comparison {
         baseline: 7,

@@ -130,14 +130,17 @@ fn configurations(c: &Comparison) -> Option<Table> {
     Some(t)
 }
 
-/// Runs of the sdcard suite: a row per run, the class each family meets,
-/// and the first class above it with the figure that misses.
+/// Cards and sticks: for runs of the sdcard suite, the class each family
+/// meets and the first class above it with the figure that misses; for
+/// verify runs whose writes fell, the speed before, the sustained speed
+/// and where it fell. A row per run.
 fn classes(c: &Comparison) -> Option<Table> {
     let families: Vec<Family> = Family::ALL
         .into_iter()
         .filter(|f| c.runs.iter().any(|r| r.classes.iter().any(|v| v.family == *f)))
         .collect();
-    if families.is_empty() {
+    let drops = c.runs.iter().any(|r| r.write_drop.is_some());
+    if families.is_empty() && !drops {
         return None;
     }
     let mut cols = vec![Column::text("Run", "run")];
@@ -146,7 +149,14 @@ fn classes(c: &Comparison) -> Option<Table> {
             .iter()
             .map(|f| Column::text(f.label(), f.label().to_lowercase().replace(' ', "_"))),
     );
-    cols.push(Column::text("Next class missed", "next_missed"));
+    if !families.is_empty() {
+        cols.push(Column::text("Next class missed", "next_missed"));
+    }
+    if drops {
+        cols.push(Column::bandwidth("Cache", "write_cache_bw_bytes_per_s"));
+        cols.push(Column::bandwidth("Sustained", "sustained_write_bw_bytes_per_s"));
+        cols.push(Column::figure("Writes fell after", "write_drop_offset_bytes"));
+    }
     let mut t = Table::new(cols);
     for r in &c.runs {
         let mut row = vec![Cell::text(r.name())];
@@ -155,11 +165,19 @@ fn classes(c: &Comparison) -> Option<Table> {
             Some(v) => Cell::text(v.met.clone().unwrap_or_else(|| "none".into())),
             None => Cell::Empty,
         }));
-        let next: Vec<&str> = families
-            .iter()
-            .filter_map(|f| verdict(f).and_then(|v| v.misses.first()).map(|m| m.text.as_str()))
-            .collect();
-        row.push(Cell::text(next.join("; ")));
+        if !families.is_empty() {
+            let next: Vec<&str> = families
+                .iter()
+                .filter_map(|f| verdict(f).and_then(|v| v.misses.first()).map(|m| m.text.as_str()))
+                .collect();
+            row.push(Cell::text(next.join("; ")));
+        }
+        if drops {
+            let d = r.write_drop.as_ref();
+            row.push(Cell::or_empty(d.map(|d| d.before_bps), Cell::bandwidth_coarse));
+            row.push(Cell::or_empty(d.map(|d| d.after_bps), Cell::bandwidth_coarse));
+            row.push(Cell::or_empty(d.map(|d| d.at_offset), Cell::Bytes));
+        }
         t.row(row);
     }
     Some(t)
