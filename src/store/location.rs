@@ -7,7 +7,7 @@
 //! The rule itself ([`default_location_from`]) is pure: the effective uid,
 //! the environment and the passwd lookup are parameters.
 
-use std::ffi::{CStr, CString, OsString};
+use std::ffi::OsString;
 use std::fs::{DirBuilder, OpenOptions};
 use std::io::ErrorKind;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
@@ -160,6 +160,7 @@ pub fn passwd_entry(text: &[u8], name: &str) -> Option<Account> {
 /// The passwd entry of `name` from the C library (`getpwnam_r`).
 #[cfg(not(target_feature = "crt-static"))]
 fn getpwnam(name: &str) -> Option<Account> {
+    use std::ffi::{CStr, CString};
     let cname = CString::new(name).ok()?;
     let mut buf = vec![0u8; 4096];
     loop {
