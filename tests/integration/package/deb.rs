@@ -6,7 +6,7 @@
 //! fish find theirs in the vendor directories, `iolab --version` runs; `dpkg
 //! -r` leaves none of its files behind, and `dpkg --purge` forgets it.
 //!
-//! Needs root and dpkg (skips without, except under `CI=true`). It refuses
+//! Needs root, dpkg and cargo-deb (skips without, except under `CI=true`). It refuses
 //! to run where a package or a file of its own already holds
 //! /usr/bin/iolab, and a guard purges what it installed, whatever happens.
 
@@ -82,6 +82,16 @@ fn the_deb_installs_works_and_leaves_nothing_behind() {
     need_tool!("fish");
     if !Path::new("/usr/share/bash-completion/bash_completion").exists() {
         crate::common::skip::record(crate::common::skip::Kind::Tool, "bash-completion (the package) is not installed");
+        return;
+    }
+    // scripts/test installs cargo-deb (`scripts/package-deb --tool-only`); a
+    // test does not spend minutes compiling it.
+    let cargo_deb = Command::new("cargo").args(["deb", "--version"]).output();
+    if !cargo_deb.is_ok_and(|o| o.status.success()) {
+        crate::common::skip::record(
+            crate::common::skip::Kind::Tool,
+            "cargo-deb is not installed (scripts/package-deb --tool-only)",
+        );
         return;
     }
     // Nothing of someone else's may be replaced or removed.
