@@ -20,6 +20,7 @@ use std::time::Duration;
 #[command(
     name = "iolab",
     version,
+    long_version = super::version::long(),
     about = "A storage test lab: truthful, safe and fast benchmarks of files, filesystems and block devices"
 )]
 pub struct Cli {

@@ -185,7 +185,9 @@ pub fn man_pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
         }
         Ok(())
     }
-    let mut cmd = no_help_subcommand(definition());
+    // VERSION says the version alone: the commit and build of `--version`
+    // would make the pages differ from one build to the next.
+    let mut cmd = no_help_subcommand(definition()).long_version(None::<&'static str>);
     cmd.build();
     let mut pages = vec![top_page(&cmd)?];
     sub_pages(&cmd, &mut pages)?;

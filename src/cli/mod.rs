@@ -11,6 +11,7 @@ mod docs;
 mod experiments;
 pub mod panic;
 mod settings;
+pub mod version;
 
 use crate::base::error::{Result, failed};
 use crate::base::signals::Stop;

@@ -7,7 +7,7 @@
 //! The rule itself ([`default_location_from`]) is pure: the effective uid,
 //! the environment and the passwd lookup are parameters.
 
-use std::ffi::{CStr, CString, OsString};
+use std::ffi::OsString;
 use std::fs::{DirBuilder, OpenOptions};
 use std::io::ErrorKind;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
@@ -111,8 +111,56 @@ fn sudo_user(euid: u32, get: &impl Fn(&str) -> Option<OsString>, lookup: impl Fn
     })
 }
 
-/// The passwd entry of `name` (`getpwnam_r`).
+/// The passwd entry of `name`.
+///
+/// A dynamically linked iolab asks the C library (`getpwnam_r`: every source
+/// `/etc/nsswitch.conf` names, files, LDAP, sssd...). A statically linked one
+/// (`-C target-feature=+crt-static`, `scripts/build-static`) does not: glibc's
+/// static `getpwnam_r` loads the NSS modules (`libnss_*.so`) at run time,
+/// and they must come from the very glibc it was linked with (another one
+/// fails or crashes). It reads `/etc/passwd` itself instead
+/// ([`passwd_entry`]), so under sudo it finds the invoking user when they
+/// are listed there, and otherwise keeps root's store.
 pub fn lookup_user(name: &str) -> Option<Account> {
+    #[cfg(target_feature = "crt-static")]
+    {
+        passwd_entry(&std::fs::read("/etc/passwd").ok()?, name)
+    }
+    #[cfg(not(target_feature = "crt-static"))]
+    {
+        getpwnam(name)
+    }
+}
+
+/// The entry of `name` in the text of a passwd file (`passwd(5)`: lines of
+/// `name:password:uid:gid:gecos:home:shell`), the first one as glibc's files
+/// source reads it. Comments, NIS markers (`+`, `-`) and lines with too few
+/// fields or non-numeric ids are passed over.
+#[cfg(any(test, target_feature = "crt-static"))]
+pub fn passwd_entry(text: &[u8], name: &str) -> Option<Account> {
+    use std::os::unix::ffi::OsStrExt;
+    text.split(|&b| b == b'\n').find_map(|line| {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.first().is_none_or(|b| matches!(b, b'#' | b'+' | b'-')) {
+            return None;
+        }
+        let f: Vec<&[u8]> = line.split(|&b| b == b':').collect();
+        if f.len() < 7 || f[0] != name.as_bytes() {
+            return None;
+        }
+        let num = |b: &[u8]| std::str::from_utf8(b).ok()?.parse::<u32>().ok();
+        Some(Account {
+            uid: num(f[2])?,
+            gid: num(f[3])?,
+            home: PathBuf::from(std::ffi::OsStr::from_bytes(f[5])),
+        })
+    })
+}
+
+/// The passwd entry of `name` from the C library (`getpwnam_r`).
+#[cfg(not(target_feature = "crt-static"))]
+fn getpwnam(name: &str) -> Option<Account> {
+    use std::ffi::{CStr, CString};
     let cname = CString::new(name).ok()?;
     let mut buf = vec![0u8; 4096];
     loop {
@@ -230,6 +278,49 @@ fn refuse_links(path: &Path, home: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_passwd_file_gives_the_first_entry_of_the_name() {
+        let text = b"# comment\nroot:x:0:0:root:/root:/bin/bash\n+alice::::::\n-alice\nalicex:x:7:7::/home/alicex:/bin/sh\n\
+alice:x:bad:1000::/home/nope:/bin/sh\nalice:x:1000\nalice:x:1000:1001:Alice A,,,:/home/alice:/bin/bash\r\n\
+alice:x:2000:2000::/home/second:/bin/sh\nodd:x:5:5::/home/\xffodd:/bin/sh";
+        let alice = passwd_entry(text, "alice").expect("alice is listed");
+        assert_eq!(
+            alice,
+            Account {
+                uid: 1000,
+                gid: 1001,
+                home: PathBuf::from("/home/alice"),
+            }
+        );
+        assert_eq!(passwd_entry(text, "root").map(|a| a.uid), Some(0));
+        assert_eq!(passwd_entry(text, "bob"), None);
+        assert_eq!(passwd_entry(text, "ali"), None);
+        assert_eq!(passwd_entry(text, ""), None);
+        use std::os::unix::ffi::OsStrExt;
+        assert_eq!(passwd_entry(text, "odd").unwrap().home.as_os_str().as_bytes(), b"/home/\xffodd");
+    }
+
+    /// The file read by hand agrees with the C library on this machine's
+    /// users listed there (a static build reads the file; a dynamic one asks glibc).
+    #[cfg(not(target_feature = "crt-static"))]
+    #[test]
+    fn the_passwd_file_agrees_with_getpwnam() {
+        let text = std::fs::read("/etc/passwd").expect("/etc/passwd is readable");
+        let names: Vec<String> = String::from_utf8_lossy(&text)
+            .lines()
+            .filter_map(|l| {
+                l.split(':')
+                    .next()
+                    .filter(|n| !n.is_empty() && !n.starts_with(['#', '+', '-']))
+                    .map(str::to_string)
+            })
+            .collect();
+        assert!(names.iter().any(|n| n == "root"), "{names:?}");
+        for n in &names {
+            assert_eq!(passwd_entry(&text, n), getpwnam(n), "{n}");
+        }
+    }
 
     fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<OsString> {
         move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| OsString::from(v))

@@ -22,6 +22,9 @@
 //!   FUSE slow file and faulty device, the fio hosts in network namespaces,
 //!   the headless browser.
 //! - [`browser`]: the HTML report in headless chromium.
+//! - [`package`]: iolab as it is shipped: `--version`, and the .deb
+//!   installed with dpkg (man pages, completions in their shells), then
+//!   removed without a trace.
 //!
 //! One way to run iolab: [`common::iolab`] (an in-memory store, no
 //! configuration file of the user's), [`common::iolab_in`] for a child of a
@@ -40,5 +43,6 @@ mod common;
 mod browser;
 mod cli;
 mod harness;
+mod package;
 mod safety;
 mod truth;
