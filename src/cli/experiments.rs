@@ -61,12 +61,7 @@ fn suite_experiment(
         timing: c.latency,
         transfers: a.bs.to_vec(),
     };
-    if a.full && !matches!(a.suite, SuiteChoice::BuiltIn(crate::plan::SuiteName::Sdcard)) {
-        return Err(usage(format!(
-            "--full applies to the sdcard suite (suite {} addresses the whole target already, or --size of it)",
-            a.suite.as_str()
-        )));
-    }
+    let region = a.suite.region(a.full).map_err(usage)?;
     let suite = match a.suite {
         SuiteChoice::BuiltIn(s) => *s,
         SuiteChoice::User(name) => {
@@ -92,7 +87,7 @@ fn suite_experiment(
     }
     let mut req = JobsRequest::suite(suite, &common, choice(target, &c.target, errors, zfs), c.repeat())?;
     req.via_fio = c.target.engine.via_fio();
-    req.region = suite.region(a.full);
+    req.region = region;
     Ok(Experiment::Jobs(req))
 }
 

@@ -91,6 +91,18 @@ impl SuiteChoice {
             SuiteChoice::User(s) => s,
         }
     }
+    /// The region its jobs address, `full` asked for (`--full`): only the
+    /// sdcard suite has a region to widen.
+    pub fn region(&self, full: bool) -> Result<Region, String> {
+        match self {
+            SuiteChoice::BuiltIn(b @ SuiteName::Sdcard) => Ok(b.region(full)),
+            _ if full => Err(format!(
+                "--full applies to the sdcard suite (suite {} addresses the whole target already, or --size of it)",
+                self.as_str()
+            )),
+            _ => Ok(Region::Whole),
+        }
+    }
 }
 
 const SUITES: [SuiteName; 12] = {
@@ -465,6 +477,15 @@ mod tests {
         assert_eq!(SuiteName::Sdcard.region(false), Region::Sustained);
         assert_eq!(SuiteName::Sdcard.region(true), Region::Whole);
         assert_eq!(SuiteName::Default.region(false), Region::Whole);
+        assert_eq!(SuiteChoice::parse("sdcard").region(true), Ok(Region::Whole));
+        assert!(
+            SuiteChoice::parse("default")
+                .region(true)
+                .unwrap_err()
+                .starts_with("--full applies to the sdcard suite")
+        );
+        assert!(SuiteChoice::parse("mine").region(true).is_err(), "a user suite has no region");
+        assert_eq!(SuiteChoice::parse("mine").region(false), Ok(Region::Whole));
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod config;
 mod layouts;
 mod output;
 mod schema;
-mod shell;
+pub(crate) mod shell;
 mod store;
 mod sudo;
 mod usage;

@@ -24,7 +24,7 @@ fn completion(shell: &str) -> String {
 
 /// The commands `iolab --help` lists under its groups (Measure:, Results:,
 /// ...: the lines between the usage and the options), without clap's `help`.
-fn listed_commands() -> BTreeSet<String> {
+pub(crate) fn listed_commands() -> BTreeSet<String> {
     let help = ok(&iolab().arg("--help").output().unwrap(), "iolab --help");
     let list = help
         .split("\nOptions:\n")

@@ -10,7 +10,8 @@
 //! to run where a package or a file of its own already holds
 //! /usr/bin/iolab, and a guard purges what it installed, whatever happens.
 
-use crate::common::{binary_for_scripts, iolab};
+use crate::cli::shell::listed_commands;
+use crate::common::binary_for_scripts;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -59,18 +60,6 @@ impl Drop for Installed {
             }
         }
     }
-}
-
-/// The commands `iolab --help` lists (a command's line starts at column 2).
-fn commands() -> Vec<String> {
-    let out = iolab().arg("--help").output().unwrap();
-    let help = check(&out, "iolab --help");
-    let list = help.split("\nOptions:\n").next().unwrap();
-    list.lines()
-        .filter(|l| l.starts_with("  ") && !l[2..].starts_with(' '))
-        .map(|l| l.split_whitespace().next().unwrap().to_string())
-        .filter(|c| c != "help")
-        .collect()
 }
 
 #[test]
@@ -141,7 +130,7 @@ fn the_deb_installs_works_and_leaves_nothing_behind() {
         assert!(files.contains(&PathBuf::from(f)), "{f} is not in the package: {files:?}");
     }
     // A man page for every command.
-    for c in commands() {
+    for c in listed_commands() {
         let page = PathBuf::from(format!("/usr/share/man/man1/iolab-{c}.1.gz"));
         assert!(files.contains(&page), "no man page for {c}");
     }
@@ -175,7 +164,7 @@ fn the_deb_installs_works_and_leaves_nothing_behind() {
         "bash completion",
     );
     let got: BTreeSet<&str> = got.split_whitespace().collect();
-    let want: Vec<String> = commands().into_iter().filter(|c| c.starts_with("sc")).collect();
+    let want: Vec<String> = listed_commands().into_iter().filter(|c| c.starts_with("sc")).collect();
     assert!(want.contains(&"scan".to_string()), "{want:?}");
     assert_eq!(
         got,
