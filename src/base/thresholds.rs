@@ -24,6 +24,15 @@ pub const HIGH_CV: f64 = 0.10;
 /// other work besides (more bytes). Exclusive at both ends.
 pub const DEVICE_TOLERANCE: f64 = 0.10;
 
+/// `at_throttle`: a job's figure at or above this fraction of a cgroup
+/// throttle's limit on a device under the target (bytes or I/Os per
+/// second, in the job's direction) was set by the throttle, not the
+/// device. The kernel's throttle delivers its limit within a few percent
+/// once its dispatch has settled (iolab's ground truth holds ±3%), and
+/// the runs' spread on a quiet device is within [`HIGH_CV`]; a device
+/// slower than the limit lands clearly below it. Inclusive.
+pub const THROTTLE_AT_LIMIT: f64 = 0.90;
+
 /// `device_extra`: the device must also have moved more than this many
 /// bytes beyond the job's before extra I/O is reported, so a tiny job on a
 /// device with a few metadata writes is not flagged for a relative excess

@@ -382,17 +382,7 @@ fn throttled(t: &Throttle) -> Diagnostic {
     hint(
         Code::CgroupThrottle,
         &t.device,
-        format!(
-            "{} is throttled {whom} by {} {}: {}.",
-            t.device,
-            if t.controller == "io.max" {
-                "cgroup v2 io.max in"
-            } else {
-                "blkio cgroup"
-            },
-            t.cgroup,
-            parts.join(", ")
-        ),
+        format!("{} is throttled {whom} by {}: {}.", t.device, t.place(), parts.join(", ")),
     )
 }
 

@@ -192,6 +192,17 @@ fn blkio() -> String {
     "blkio".into()
 }
 
+impl Throttle {
+    /// Where the limits are set, in words: `blkio cgroup /lab`,
+    /// `cgroup v2 io.max in /lab`.
+    pub fn place(&self) -> String {
+        match self.controller.as_str() {
+            "io.max" => format!("cgroup v2 io.max in {}", self.cgroup),
+            _ => format!("blkio cgroup {}", self.cgroup),
+        }
+    }
+}
+
 /// One cgroup v2 `io.weight` entry on the process's path: a level's default
 /// weight, or its override for a device of the chain (for the record: a
 /// weight shares a contended device among sibling groups, it limits nothing).

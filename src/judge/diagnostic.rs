@@ -159,6 +159,9 @@ codes! {
     PsyncThreads = "psync_threads", Info;
     /// Worker threads finished far apart.
     UnevenThreads = "uneven_threads", Warning;
+    /// The figure sits at a cgroup throttle's limit on a device under the
+    /// target (`THROTTLE_AT_LIMIT`): the throttle set it, not the device.
+    AtThrottle = "at_throttle", Warning;
     /// I/O failed and was counted (`--continue-on-error`): the figures are of the I/O that succeeded.
     IoErrors = "io_errors", Untrustworthy("some of its I/O failed: the figures count only the I/O that succeeded");
     /// ZFS: no method kept the ARC (or the members' page cache) from

@@ -8,7 +8,7 @@ use super::settle::Settle;
 use super::steady::SteadyState;
 use crate::base::thresholds::{
     CPU_SATURATED, DEVICE_EXTRA_MIN_BYTES, DEVICE_TOLERANCE, HIGH_CV, MAX_RANGE_PCT, MAX_SLOPE_EXCURSION_PCT, OTHER_DEVICE_MIN_BYTES,
-    SETTLE_CV, SETTLE_HALF_WIDTH, UNEVEN_THREADS,
+    SETTLE_CV, SETTLE_HALF_WIDTH, THROTTLE_AT_LIMIT, UNEVEN_THREADS,
 };
 use crate::io::engine::{EngineKind, Layout};
 
@@ -78,6 +78,45 @@ pub fn memory_device(name: &str, memory: bool) -> Option<Diagnostic> {
             format!("{name} is a memory-backed block device: figures are memory speed"),
         )
     })
+}
+
+/// A cgroup throttle's limits on one device in one direction, as
+/// [`at_throttle`] judges them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThrottleLimit<'a> {
+    /// The throttled device (`loop0`).
+    pub device: &'a str,
+    /// Where the limit is set, in words (`blkio cgroup /lab`).
+    pub place: &'a str,
+    /// The limit in bytes per second.
+    pub bps: Option<u64>,
+    /// The limit in I/Os per second.
+    pub iops: Option<u64>,
+}
+
+/// `at_throttle`: a job direction's figure (`dir` is `read` or `write`,
+/// `bw_bytes` and `iops` its medians) reached [`THROTTLE_AT_LIMIT`] of a
+/// throttle's limit in that direction on a device under the target: the
+/// figure is the cgroup's limit, not the device's. Nothing when the
+/// figure is below it (the device, or something else, was slower).
+pub fn at_throttle(dir: &str, bw_bytes: f64, iops: f64, t: &ThrottleLimit) -> Option<Diagnostic> {
+    use crate::base::units::fmt_mbs;
+    let reached = |figure: f64, limit: Option<u64>| limit.filter(|&l| l > 0 && figure >= THROTTLE_AT_LIMIT * l as f64);
+    let (figure, limit) = if let Some(l) = reached(bw_bytes, t.bps) {
+        (fmt_mbs(bw_bytes), fmt_mbs(l as f64))
+    } else if let Some(l) = reached(iops, t.iops) {
+        (format!("{iops:.0} IOPS"), format!("{l} IOPS"))
+    } else {
+        return None;
+    };
+    let dirs = if dir == "read" { "reads" } else { "writes" };
+    Some(Diagnostic::new(
+        Code::AtThrottle,
+        format!(
+            "{dir} {figure} is at the throttle on {} ({}: {dirs} to {limit}): the figure is the cgroup's limit, not the device's",
+            t.device, t.place
+        ),
+    ))
 }
 
 /// The device cross-check for one direction (`read` or `written`): the

@@ -286,3 +286,38 @@ fn not_settled_names_the_spread_and_how_to_settle() {
     let d = not_settled("read", &judge(&[100.0, 80.0, 120.0]), 3).unwrap();
     assert!(!d.message.contains("interval of their median"), "{}", d.message);
 }
+
+#[test]
+fn at_throttle_is_inclusive_at_the_threshold_and_names_the_limit() {
+    let t = ThrottleLimit {
+        device: "loop0",
+        place: "blkio cgroup /lab",
+        bps: Some(20_000_000),
+        iops: None,
+    };
+    // 90% of the limit is the throttle's; just under is the device's (or something else's).
+    let at = at_throttle("read", 18_000_000.0, 36.0, &t).unwrap();
+    assert_eq!(at.code, Code::AtThrottle);
+    assert_eq!(at.severity, Severity::Warning);
+    assert_eq!(
+        at.message,
+        "read 18.0 MB/s is at the throttle on loop0 (blkio cgroup /lab: reads to 20.0 MB/s): the figure is the cgroup's limit, not the device's"
+    );
+    assert!(at_throttle("read", 17_999_999.0, 36.0, &t).is_none());
+    // An I/O limit is judged on IOPS; a limit of 0 (none) never matches.
+    let iops = ThrottleLimit {
+        bps: None,
+        iops: Some(500),
+        ..t.clone()
+    };
+    let w = at_throttle("write", 2_048_000.0, 499.0, &iops).unwrap();
+    assert!(w.message.starts_with("write 499 IOPS is at the throttle on loop0"), "{}", w.message);
+    assert!(w.message.contains("writes to 500 IOPS"), "{}", w.message);
+    assert!(at_throttle("write", 2_048_000.0, 449.0, &iops).is_none());
+    let none = ThrottleLimit {
+        bps: Some(0),
+        iops: None,
+        ..t
+    };
+    assert!(at_throttle("read", 1e9, 1e6, &none).is_none());
+}

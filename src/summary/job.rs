@@ -686,6 +686,28 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
         .into_iter()
         .flatten(),
     );
+    // A figure at a cgroup throttle's limit is the limit's.
+    let throttles = tinfo.info.as_ref().map(|i| i.throttles.as_slice()).unwrap_or_default();
+    for t in throttles {
+        let place = t.place();
+        let limit = |bps, iops| rules::ThrottleLimit {
+            device: &t.device,
+            place: &place,
+            bps,
+            iops,
+        };
+        warnings.extend(
+            [
+                read.as_ref()
+                    .and_then(|d| rules::at_throttle("read", d.bw_bytes, d.iops, &limit(t.read_bps, t.read_iops))),
+                write
+                    .as_ref()
+                    .and_then(|d| rules::at_throttle("write", d.bw_bytes, d.iops, &limit(t.write_bps, t.write_iops))),
+            ]
+            .into_iter()
+            .flatten(),
+        );
+    }
     // Failed I/O first: it changes what every figure means.
     let failures = [("read", &read), ("write", &write)].into_iter().filter_map(|(dir, d)| {
         let e = d.as_ref()?.errors.as_ref()?;

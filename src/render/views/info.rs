@@ -512,7 +512,7 @@ fn sheet(f: &DeviceFacts) -> Section {
 // ------------------------------------------------------------ limits and weights
 
 /// A throttle's limits: "reads 41.9 MB/s / 500 IOPS, writes 10.0 MB/s".
-fn limits(t: &Throttle) -> Line {
+pub(super) fn limits(t: &Throttle) -> Line {
     let mut l = Line::new();
     for (what, bps, iops) in [("reads", t.read_bps, t.read_iops), ("writes", t.write_bps, t.write_iops)] {
         if bps.is_none() && iops.is_none() {

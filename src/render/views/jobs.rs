@@ -287,6 +287,18 @@ fn target_line(r: &Report) -> Line {
         .text(format!(" · {mode} · {}", r.settings.runs_text()))
 }
 
+/// "Throttled: loop0 reads 21.0 MB/s (blkio cgroup /lab)": each cgroup
+/// throttle on a device under the target, which every figure ran under.
+fn throttle_lines(r: &Report) -> impl Iterator<Item = Line> + '_ {
+    let throttles = r.target.info.as_ref().map(|i| i.throttles.as_slice()).unwrap_or_default();
+    throttles.iter().map(|t| {
+        Line::new()
+            .text(format!("Throttled: {} ", t.device))
+            .and(super::info::limits(t))
+            .text(format!(" ({})", t.place()))
+    })
+}
+
 /// What a test limited by size cost: its time and iolab's and the system's CPU.
 fn cost_line(j: &JobReport) -> Line {
     let c = &j.cpu;
@@ -340,7 +352,9 @@ fn steady_line(j: &JobReport, sd: &crate::summary::SteadyReport) -> Line {
 /// legends.
 pub fn footer(r: &Report) -> Section {
     let mut s = Section::new("footer", "footer", Heading::None).only(Detail::Lines);
-    let mut notes = vec![Note::plain(target_line(r)), Note::plain(units_legend())];
+    let mut notes = vec![Note::plain(target_line(r))];
+    notes.extend(throttle_lines(r).map(Note::plain));
+    notes.push(Note::plain(units_legend()));
     notes.extend(latency_note(r).map(Note::plain));
     let limited = r.jobs().iter().filter(|j| j.duration_s.is_none() && r.scan().is_none());
     notes.extend(limited.map(|j| Note::plain(cost_line(j))));

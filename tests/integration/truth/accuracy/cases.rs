@@ -213,6 +213,23 @@ pub(crate) fn run_case(name: &str, c: &Case) {
         LITTLE_TOL,
     );
 
+    // Every case runs at its throttle: the result names it (issue 36: `info` showed the
+    // limit, no job result did), as the warning on the figure the limit set.
+    let dev_name = dev.dev_path().file_name().unwrap().to_string_lossy().to_string();
+    let at: Vec<&str> = get(job, "warnings")
+        .as_array()
+        .expect("job.warnings is an array")
+        .iter()
+        .filter(|w| w["code"] == "at_throttle")
+        .filter_map(|w| w["message"].as_str())
+        .collect();
+    assert!(
+        at.iter()
+            .any(|m| m.contains(&format!("at the throttle on {dev_name} (blkio cgroup "))),
+        "{name}: no at_throttle warning names {dev_name}: {}",
+        get(job, "warnings")
+    );
+
     // The child really ran inside the throttled group: the throttle saw at least the
     // bytes of the measured runs (plus warmup).
     note!("cgroup throttle counters: {seen:?}; measured runs: {job_bytes:?}");
