@@ -279,6 +279,40 @@ mod tests {
         }
     }
 
+    /// Issue 36: `layouts` builds, measures and tears down (with --allow-destroy); its
+    /// help, on the first screen, in `layouts --help` and on its man page, said that
+    /// "this version prints the plan (--dry-run)".
+    #[test]
+    fn layouts_help_says_it_builds_and_measures_not_only_plans() {
+        let cmd = command();
+        let layouts = cmd.find_subcommand("layouts").expect("the layouts command");
+        let about = layouts.get_about().unwrap().to_string();
+        let long = layouts.clone().render_long_help().to_string();
+        let page = man_pages()
+            .unwrap()
+            .into_iter()
+            .find(|(n, _)| n == "iolab-layouts.1")
+            .map(|(_, p)| String::from_utf8(p).unwrap())
+            .expect("iolab-layouts.1");
+        let top = cmd.clone().render_help().to_string();
+        for (what, text) in [
+            ("about", &about),
+            ("layouts --help", &long),
+            ("iolab --help", &top),
+            ("man page", &page),
+        ] {
+            let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            for stale in ["this version prints the plan", "comes next"] {
+                assert!(!flat.contains(stale), "{what} still says {stale:?}: {flat}");
+            }
+        }
+        assert!(
+            about.contains("measures it, tears it down") && about.contains("--allow-destroy"),
+            "{about}"
+        );
+        assert!(long.contains("--allow-destroy each configuration"), "{long}");
+    }
+
     #[test]
     fn one_page_per_command_and_exit_status_on_top() {
         let pages = man_pages().unwrap();

@@ -146,7 +146,8 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
 }
 
 /// `iolab layouts`: with `--dry-run` the plan, its estimate and its
-/// commands on stdout; without, a refusal, since the runner is not built yet.
+/// commands on stdout; with `--allow-destroy` each configuration built,
+/// measured and torn down, and the runs compared.
 fn layouts(a: &LayoutsArgs, config: Option<&crate::config::Config>, db: &Path) -> Result<()> {
     use crate::plan::layouts;
     let path = std::env::var_os("PATH").unwrap_or_default();
@@ -156,13 +157,15 @@ fn layouts(a: &LayoutsArgs, config: Option<&crate::config::Config>, db: &Path) -
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let names = layouts::RunNames::under_run(&format!("{secs:x}{:x}", std::process::id()));
-    let workload = experiments::layouts_workload(a, config)?;
+    let mut workload = experiments::layouts_workload(a, config)?;
+    let test_file = crate::experiment::layouts::size_test_file(&plan, &mut workload, crate::experiment::layouts::device_size)?;
     if a.dry_run {
         return write(Delivery::print(layouts::dry_run(
             &plan,
             &caps,
             experiments::layouts_estimate(&workload, &a.common),
             &experiments::layouts_runs(&workload),
+            test_file.as_ref(),
             &names,
         )));
     }
@@ -179,6 +182,7 @@ fn layouts(a: &LayoutsArgs, config: Option<&crate::config::Config>, db: &Path) -
         workload,
         force: a.common.target.force,
         journals: std::path::PathBuf::from(crate::experiment::layouts::JOURNALS),
+        test_file,
     };
     let out = &a.common.out;
     let outcome = deliver::live(out.quiet, out.export.units, |ctx| crate::experiment::layouts::run(&run, ctx))?;

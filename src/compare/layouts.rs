@@ -269,6 +269,10 @@ pub fn findings(runs: &[RunRef], tests: &[TestComparison], baseline: usize) -> V
     out
 }
 
+/// The tag a run `iolab layouts` stored carries its usable capacity in
+/// (bytes, [`Built::usable_bytes`]), for `iolab compare` of stored runs.
+pub const USABLE_TAG: &str = "usable";
+
 /// The layout of a stored run from its tags (`layout=zfs-mirror3` and the
 /// sweep's settings) and its report (the members `iolab info` found), for
 /// `iolab compare` of runs `iolab layouts` stored. `None` without a
@@ -292,11 +296,16 @@ pub fn from_tags(tags: &[(String, String)], report: &crate::summary::Report) -> 
         .filter(|(k, _)| crate::plan::layouts::ZFS_SWEEP_KEYS.contains(&k.as_str()) || k == "mount-options")
         .cloned()
         .collect();
+    let usable_bytes = tags
+        .iter()
+        .find(|(k, _)| k == USABLE_TAG)
+        .and_then(|(_, v)| v.parse().ok())
+        .filter(|b| *b > 0);
     Some(Built {
         layout,
         members: members as u32,
         devices,
         properties,
-        usable_bytes: None,
+        usable_bytes,
     })
 }

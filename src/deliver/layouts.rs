@@ -62,10 +62,15 @@ pub fn layouts(outcome: LayoutsOutcome, r: &Request, prices: &[crate::compare::L
             }
             report.argv = r.argv.clone();
             let mut tags = r.tags.clone();
-            tags.retain(|(k, _)| k != "layout" && k != "group" && !m.tags.iter().any(|(t, _)| t == k));
+            let usable_tag = crate::compare::layouts::USABLE_TAG;
+            tags.retain(|(k, _)| k != "layout" && k != "group" && k != usable_tag && !m.tags.iter().any(|(t, _)| t == k));
             tags.push(("layout".into(), name.clone()));
             tags.push(("group".into(), group.clone()));
             tags.extend(m.tags.iter().cloned());
+            // For `iolab compare` of the stored runs (`compare::layouts::from_tags`).
+            if let Some(u) = m.usable_bytes {
+                tags.push((usable_tag.into(), u.to_string()));
+            }
             // Without a store, the runs are numbered here only.
             let mut id = (k + 1) as i64;
             if !r.no_store {

@@ -544,4 +544,28 @@ fn layouts_keep_each_configuration_and_print_their_comparison() {
     let w = written(&d);
     assert_eq!(w.len(), 1);
     assert!(w[0].1.contains("zfs (baseline)") && w[0].1.contains("+100%"), "{}", w[0].1);
+    let usable = "953.67 MiB";
+    assert!(
+        w[0].1.contains(usable),
+        "layouts prints each configuration's usable capacity: {}",
+        w[0].1
+    );
+
+    // Issue 36: `iolab compare` of the stored runs fills the Usable column as `layouts` did.
+    let ids: Vec<i64> = runs.iter().map(|r| r.id).collect();
+    let cmp = CompareRequest {
+        ids: ids.clone(),
+        ..Default::default()
+    };
+    let table = export(Format::Table, None);
+    let d = stored::compare(&db, &cmp, None, &table.or_json(true), Stdout::default());
+    let v: serde_json::Value = serde_json::from_str(written(&d)[0].1).unwrap();
+    for r in v["runs"].as_array().unwrap() {
+        assert_eq!(r["layout"]["usable_bytes"], 1_000_000_000u64, "{r}");
+    }
+    let d = stored::compare(&db, &cmp, None, &table, Stdout::default());
+    let text = written(&d)[0].1;
+    // The configurations' table: one row each, its settings and usable capacity.
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains("recordsize=128K")).collect();
+    assert!(rows.len() == 2 && rows.iter().all(|l| l.contains(usable)), "{text}");
 }

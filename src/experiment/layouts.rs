@@ -63,6 +63,39 @@ pub struct LayoutsRequest {
     /// `--force`: build over a signature (never over a device in use).
     pub force: bool,
     pub journals: PathBuf,
+    /// The test file each configuration gets, when iolab sized it
+    /// ([`size_test_file`]): said before the first is built.
+    pub test_file: Option<crate::plan::layouts::TestFileSize>,
+}
+
+/// Sizes the workload's test file for `plan` before anything is built
+/// ([`crate::plan::layouts::test_file_size`]): `--size` when every
+/// configuration holds it (else a usage error naming the one that does
+/// not), or the default cut to the smallest configuration's room. Only jobs
+/// have a test file (the application suites make their own trees).
+pub fn size_test_file(
+    plan: &crate::plan::layouts::LayoutPlan,
+    workload: &mut super::Experiment,
+    size_of: impl Fn(&Path) -> Option<u64>,
+) -> Result<Option<crate::plan::layouts::TestFileSize>> {
+    let super::Experiment::Jobs(r) = workload else { return Ok(None) };
+    let t = crate::plan::layouts::test_file_size(plan, size_of, r.target.size, crate::target::DEFAULT_TEST_FILE)
+        .map_err(crate::base::error::usage)?;
+    if let Some(t) = &t {
+        r.target.size = Some(t.bytes);
+    }
+    Ok(t)
+}
+
+/// A block device's size, None when it cannot be opened or is not one (a
+/// path of a dry run that does not exist).
+pub fn device_size(path: &Path) -> Option<u64> {
+    let f = std::fs::File::open(path).ok()?;
+    use std::os::unix::fs::FileTypeExt;
+    if !f.metadata().ok()?.file_type().is_block_device() {
+        return None;
+    }
+    crate::device::block_device_size(&f).ok()
 }
 
 /// One configuration's outcome, with the tags its run is kept with.
@@ -120,6 +153,7 @@ pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
         .iter()
         .map(|x| format!("{} is not built: {}", x.name, x.reason))
         .collect();
+    said.extend(r.test_file.as_ref().map(|t| t.line()));
     // First, what killed runs left: only what their guards prove theirs is
     // touched, and it may be what holds these devices now.
     for s in sweep(&r.journals, &crate::target::owner::of, &Live) {

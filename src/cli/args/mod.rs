@@ -116,7 +116,7 @@ pub enum Cmd {
     /// Concurrency: queue-depth and thread sweeps, several targets alone and together, a layout against a member; with verdicts
     Scale(Box<ScaleArgs>),
     /// Which layout for these disks? Builds each configuration (ext4, xfs, btrfs, ZFS stripe, mirror,
-    /// RAID-Z, ...), measures it, tears it down; this version prints the plan (--dry-run)
+    /// RAID-Z, ...), measures it, tears it down, and compares them (--allow-destroy; --dry-run prints the plan)
     ///
     /// The plan: from the devices given, every configuration that they and this machine allow, or those
     /// named with --try; single-device configurations on the first device (the baseline), or on each
@@ -124,8 +124,8 @@ pub enum Cmd {
     /// and LVM striping with ext4 or XFS where the kernel and the tools have them. A configuration this
     /// machine cannot build is listed as refused, with why. Sweeps (--zfs, --mount-options) multiply
     /// only the configurations they apply to. --dry-run prints the plan, its time estimate and the exact
-    /// commands of every build and teardown, and touches nothing; the runner that builds and measures
-    /// comes next (see docs/layouts.md).
+    /// commands of every build and teardown, and touches nothing; with --allow-destroy each configuration
+    /// is built, measured and torn down in turn, and the runs are compared (see docs/layouts.md).
     Layouts(LayoutsArgs),
     /// Time a real command (hyperfine-style) with cold caches and the device's I/O
     Time(TimeArgs),

@@ -547,6 +547,7 @@ fn exercise(argv: &[OsString]) {
                     &caps,
                     Workload::default_suite(),
                     "sustained+default",
+                    None,
                     &RunNames::under_run("p1"),
                 );
             }

@@ -219,5 +219,12 @@ fn the_dry_run_of_three_loop_devices() {
         ..req(3, "")
     };
     let p = plan(&r, &here()).unwrap();
-    insta::assert_snapshot!(dry_run(&p, &here(), Workload::default_suite(), "sustained+default", &run_names()));
+    insta::assert_snapshot!(dry_run(
+        &p,
+        &here(),
+        Workload::default_suite(),
+        "sustained+default",
+        None,
+        &run_names()
+    ));
 }

@@ -595,6 +595,130 @@ pub fn plan(req: &Request, caps: &Capabilities) -> Result<LayoutPlan, String> {
     Ok(LayoutPlan { configs, refusals })
 }
 
+/// The share (percent) of a configuration's data capacity ([`Layout::data_capacity`])
+/// that the test file leaves to the filesystem's own metadata when iolab sizes it: an
+/// ext4 journal and reserved blocks, an XFS log, btrfs's metadata chunks, a ZFS pool's
+/// labels and slop space. Free right after mkfs on 320 MiB members (`statvfs`, as iolab
+/// checks it): ext4 84%, XFS 74.4%, btrfs 74.7%, btrfs raid1 of 2 87%, zfs-fuse single
+/// and mirror 88%, RAID-Z1 of 3 93%, a btrfs raid0 of 3 88%.
+pub const METADATA_MARGIN_PCT: u64 = 30;
+
+impl Layout {
+    /// What members of `sizes` bytes (one per device, in the order given) hold of data
+    /// once laid out this way, before the filesystem's own metadata: the mirrors and
+    /// parity taken out, every member counted at the smallest's size where the layout
+    /// stripes or mirrors them evenly.
+    pub fn data_capacity(self, sizes: &[u64]) -> u64 {
+        let n = sizes.len() as u64;
+        let least = sizes.iter().copied().min().unwrap_or(0);
+        let sum: u64 = sizes.iter().sum();
+        match self {
+            Layout::Single(_) | Layout::Zfs(ZfsVdev::Single) => least,
+            Layout::Zfs(ZfsVdev::Stripe) => sum,
+            Layout::Zfs(ZfsVdev::Mirror) | Layout::Md(MdLevel::Raid1, _) => least,
+            Layout::Zfs(ZfsVdev::Raidz(p)) => n.saturating_sub(u64::from(p)) * least,
+            Layout::BtrfsRaid(BtrfsProfile::Raid0) => sum,
+            // Two copies of every block on two different devices, counted in whole
+            // pairs: btrfs's own estimate of the free space is that cautious (a raid1
+            // of three 320 MiB members: `statvfs` offers 263 MiB, not 480).
+            Layout::BtrfsRaid(BtrfsProfile::Raid1 | BtrfsProfile::Raid10) => n / 2 * least,
+            Layout::Md(MdLevel::Raid0, _) | Layout::LvmStripe(_) => n * least,
+            Layout::Md(MdLevel::Raid5, _) => n.saturating_sub(1) * least,
+            Layout::Md(MdLevel::Raid6, _) => n.saturating_sub(2) * least,
+        }
+    }
+}
+
+/// The test file every configuration gets: the size asked for, or the default cut to
+/// what the smallest configuration holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestFileSize {
+    pub bytes: u64,
+    /// The configuration with the least room, its data capacity
+    /// ([`Layout::data_capacity`]) and that room: the capacity less
+    /// [`METADATA_MARGIN_PCT`], in whole MiB.
+    pub smallest: String,
+    pub data: u64,
+    pub room: u64,
+    /// The default, when it did not fit and `bytes` is the room instead.
+    pub cut_from: Option<u64>,
+}
+
+impl TestFileSize {
+    /// One line for the plan and the run's output.
+    pub fn line(&self) -> String {
+        use crate::base::units::fmt_bytes;
+        match self.cut_from {
+            Some(default) => format!(
+                "test file: {} on each configuration, not the default {}, which {} would not hold ({} of data less {METADATA_MARGIN_PCT}% for its metadata)",
+                fmt_bytes(self.bytes),
+                fmt_bytes(default),
+                self.smallest,
+                fmt_bytes(self.data),
+            ),
+            None => format!(
+                "test file: {} on each configuration (the smallest, {}, holds {})",
+                fmt_bytes(self.bytes),
+                self.smallest,
+                fmt_bytes(self.room)
+            ),
+        }
+    }
+}
+
+/// The test file's size for a plan whose devices are `size_of` bytes: `asked` (`--size`)
+/// when every configuration holds it, else a refusal naming the one that does not; without
+/// `asked`, `default` cut to the smallest configuration's room (its data capacity less
+/// [`METADATA_MARGIN_PCT`], in whole MiB). `Ok(None)` when a device's size is unknown (a
+/// dry run of paths that do not exist): nothing to size by.
+pub fn test_file_size(
+    plan: &LayoutPlan,
+    size_of: impl Fn(&Path) -> Option<u64>,
+    asked: Option<u64>,
+    default: u64,
+) -> Result<Option<TestFileSize>, String> {
+    const MIB: u64 = 1 << 20;
+    let mut smallest: Option<(u64, u64, &str)> = None;
+    for c in &plan.configs {
+        let Some(sizes) = c.devices.iter().map(|d| size_of(d)).collect::<Option<Vec<u64>>>() else {
+            return Ok(None);
+        };
+        let data = c.layout.data_capacity(&sizes);
+        let room = u128::from(data / MIB) * u128::from(100 - METADATA_MARGIN_PCT) / 100;
+        let room = u64::try_from(room).unwrap_or(u64::MAX / MIB) * MIB;
+        if smallest.is_none_or(|(r, ..)| room < r) {
+            smallest = Some((room, data, &c.name));
+        }
+    }
+    let Some((room, data, name)) = smallest else { return Ok(None) };
+    let fmt = crate::base::units::fmt_bytes;
+    if room == 0 {
+        return Err(format!("layouts: {name} leaves no room for a test file on these devices"));
+    }
+    match asked {
+        Some(s) if s > room => Err(format!(
+            "layouts: --size {} does not fit {name}, which holds about {} once its metadata is made: give --size {} or less (nothing was built)",
+            fmt(s),
+            fmt(room),
+            fmt(room)
+        )),
+        Some(s) => Ok(Some(TestFileSize {
+            bytes: s,
+            smallest: name.to_string(),
+            data,
+            room,
+            cut_from: None,
+        })),
+        None => Ok(Some(TestFileSize {
+            bytes: default.min(room),
+            smallest: name.to_string(),
+            data,
+            room,
+            cut_from: (room < default).then_some(default),
+        })),
+    }
+}
+
 /// What runs on each configuration, for the estimate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Workload {

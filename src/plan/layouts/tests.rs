@@ -385,3 +385,89 @@ fn the_estimate_is_tests_times_their_length_plus_the_allowance() {
 
 #[path = "commands_tests.rs"]
 mod commands_tests;
+
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+
+/// Issue 36: on three 320 MiB disks the default 1 GiB test file fits no configuration;
+/// the plan cuts it to the smallest one's room (a mirror or RAID-Z2 holds one disk's
+/// worth) before anything is built, and says so.
+#[test]
+fn the_test_file_is_cut_to_the_smallest_configuration_of_three_320_mib_disks() {
+    let p = plan(&req(3, ""), &here()).unwrap();
+    let t = test_file_size(&p, |_| Some(320 * MIB), None, GIB).unwrap().expect("sized");
+    let room = 320 * (100 - METADATA_MARGIN_PCT) / 100 * MIB;
+    assert_eq!((t.bytes, t.data), (room, 320 * MIB), "{t:?}");
+    assert_eq!(t.cut_from, Some(GIB));
+    // The first configuration with one disk's worth of data: the baseline, ext4.
+    assert_eq!(t.smallest, "ext4");
+    for c in &p.configs {
+        let sizes = vec![320 * MIB; c.devices.len()];
+        assert!(
+            c.layout.data_capacity(&sizes) * (100 - METADATA_MARGIN_PCT) / 100 >= t.bytes,
+            "{} does not hold {}",
+            c.name,
+            t.bytes
+        );
+    }
+    let line = t.line();
+    assert!(
+        line.starts_with("test file: 224.00 MiB on each configuration, not the default 1.00 GiB"),
+        "{line}"
+    );
+    assert!(line.contains("ext4 would not hold (320.00 MiB of data less"), "{line}");
+    let text = dry_run(
+        &p,
+        &here(),
+        Workload::default_suite(),
+        "sustained+default",
+        Some(&t),
+        &RunNames::under_run("t1"),
+    );
+    assert!(text.contains(&format!("\n{line}\n")), "{text}");
+}
+
+#[test]
+fn a_size_asked_for_that_a_configuration_cannot_hold_is_refused_in_the_plan() {
+    let p = plan(&req(3, "zfs-stripe3,zfs-mirror3"), &here()).unwrap();
+    assert_eq!(names(&p), ["zfs-stripe3", "zfs-mirror3"]);
+    let size = |_: &Path| Some(320 * MIB);
+    // The stripe holds 3 disks' worth, the mirror one: 512 MiB fits the first only.
+    let e = test_file_size(&p, size, Some(512 * MIB), GIB).unwrap_err();
+    assert!(
+        e.contains("--size 512.00 MiB does not fit zfs-mirror3") && e.contains("give --size 224.00 MiB or less"),
+        "{e}"
+    );
+    let ok = test_file_size(&p, size, Some(200 * MIB), GIB).unwrap().unwrap();
+    assert_eq!((ok.bytes, ok.cut_from, ok.smallest.as_str()), (200 * MIB, None, "zfs-mirror3"));
+    // Large disks: the default stands.
+    let big = test_file_size(&p, |_| Some(100 * GIB), None, GIB).unwrap().unwrap();
+    assert_eq!((big.bytes, big.cut_from), (GIB, None));
+    // A device whose size is unknown (a dry run of paths that do not exist): no sizing.
+    assert_eq!(test_file_size(&p, |_| None, None, GIB), Ok(None));
+}
+
+#[test]
+fn each_layout_holds_its_data_once() {
+    let s = [100 * MIB, 100 * MIB, 100 * MIB, 100 * MIB];
+    let cases = [
+        (Layout::Single(Fs::Ext4), 1, 100),
+        (Layout::Zfs(ZfsVdev::Stripe), 3, 300),
+        (Layout::Zfs(ZfsVdev::Mirror), 3, 100),
+        (Layout::Zfs(ZfsVdev::Raidz(1)), 4, 300),
+        (Layout::Zfs(ZfsVdev::Raidz(3)), 4, 100),
+        (Layout::BtrfsRaid(BtrfsProfile::Raid0), 2, 200),
+        (Layout::BtrfsRaid(BtrfsProfile::Raid1), 2, 100),
+        (Layout::BtrfsRaid(BtrfsProfile::Raid1), 3, 100),
+        (Layout::BtrfsRaid(BtrfsProfile::Raid10), 4, 200),
+        (Layout::Md(MdLevel::Raid5, Fs::Xfs), 4, 300),
+        (Layout::Md(MdLevel::Raid6, Fs::Xfs), 4, 200),
+        (Layout::LvmStripe(Fs::Ext4), 2, 200),
+    ];
+    for (layout, n, want) in cases {
+        assert_eq!(layout.data_capacity(&s[..n]), want * MIB, "{layout:?} of {n}");
+    }
+    // Uneven members count at the smallest's size.
+    assert_eq!(Layout::BtrfsRaid(BtrfsProfile::Raid1).data_capacity(&[1000, 100, 100]), 100);
+    assert_eq!(Layout::Zfs(ZfsVdev::Mirror).data_capacity(&[1000, 100]), 100);
+}

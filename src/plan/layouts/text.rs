@@ -2,7 +2,7 @@
 //! with their devices and tags, the refusals, the time estimate, then each
 //! configuration's exact commands.
 
-use super::{BUILD_TEARDOWN, Capabilities, LayoutPlan, RunNames, Workload, commands, estimate, estimate_total};
+use super::{BUILD_TEARDOWN, Capabilities, LayoutPlan, RunNames, TestFileSize, Workload, commands, estimate, estimate_total};
 use std::fmt::Write;
 use std::time::Duration;
 
@@ -29,8 +29,16 @@ fn machine(caps: &Capabilities) -> String {
     )
 }
 
-/// The whole dry run; `runs`: what runs on each configuration, in words.
-pub fn dry_run(plan: &LayoutPlan, caps: &Capabilities, w: Workload, runs: &str, names: &RunNames) -> String {
+/// The whole dry run; `runs`: what runs on each configuration, in words;
+/// `test_file`: its size, when iolab sized it for these devices.
+pub fn dry_run(
+    plan: &LayoutPlan,
+    caps: &Capabilities,
+    w: Workload,
+    runs: &str,
+    test_file: Option<&TestFileSize>,
+    names: &RunNames,
+) -> String {
     let mut o = String::new();
     let n = plan.configs.len();
     let _ = writeln!(o, "dry run of iolab layouts: nothing is built, written or destroyed");
@@ -55,6 +63,9 @@ pub fn dry_run(plan: &LayoutPlan, caps: &Capabilities, w: Workload, runs: &str, 
     }
     let _ = writeln!(o);
     let _ = writeln!(o, "on each configuration: {runs}");
+    if let Some(t) = test_file {
+        let _ = writeln!(o, "{}", t.line());
+    }
     let _ = writeln!(
         o,
         "estimate: about {} in all; each configuration {} = {} tests × {} + {} to build, empty caches and tear down",

@@ -8,13 +8,14 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::common::emu::zfs::{DAEMON_RECORD, KSTAT_DIR, Member, Pool, Vdev, imported_pools, process_alive, running_daemon};
+use crate::common::emu::zfs::{DAEMON_RECORD, KSTAT_DIR, Member, Pidfd, Pool, Vdev, imported_pools, process_alive, running_daemon};
 use crate::common::emu::{BlockDev, Disk, Layout, MIB, Role, ZfsLab, output_with_timeout, unique_name};
 use crate::truth::accuracy::TIMEOUT;
 use crate::truth::accuracy::report::assert_near;
@@ -485,4 +486,62 @@ fn zfs_sweep_cleans_up_after_a_killed_test() {
     drop(lab);
     made.assert_gone(&before);
     note!("the next lab's start swept it all in {:.0} ms", swept.as_secs_f64() * 1e3);
+}
+
+/// The sweep's wait for a killed daemon: a process whose leader thread has exited shows
+/// as a zombie (`process_alive` is false) while its other threads still run and hold its
+/// files — for zfs-fuse, /dev/fuse, so its kstat mount still answers, and the sweep took
+/// it for another daemon's and left it, with the directory it made ("/zfs-kstat left
+/// behind" on a fresh machine). [`Pidfd::wait_exited`] returns only once the last thread
+/// is gone: here a python3 whose main thread exits at once and whose other thread holds
+/// the pipe for 1.5 s.
+#[test]
+fn zfs_sweep_waits_until_every_thread_of_the_daemon_is_gone() {
+    need_tool!("python3");
+    let script = "import ctypes, os, sys, threading, time\n\
+                  def rest():\n    time.sleep(1.5)\n    os._exit(0)\n\
+                  threading.Thread(target=rest).start()\n\
+                  ctypes.CDLL(None).syscall(int(sys.argv[1]), 0)\n";
+    let mut child = Command::new("python3")
+        .args(["-c", script, &libc::SYS_exit.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start python3");
+    let pid = child.id();
+    let mut out = child.stdout.take().expect("stdout");
+    let pidfd = Pidfd::open(pid).expect("a pidfd of the child");
+    let t0 = Instant::now();
+    while process_alive(pid) {
+        assert!(t0.elapsed() < Duration::from_secs(10), "the child's main thread did not exit");
+        thread::sleep(Duration::from_millis(5));
+    }
+    let leader_gone = t0.elapsed();
+    let eof_now = |out: &std::process::ChildStdout| {
+        let mut p = libc::pollfd {
+            fd: out.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: poll(2) on one valid pollfd, without waiting.
+        unsafe { libc::poll(&mut p, 1, 0) > 0 }
+    };
+    assert!(
+        !eof_now(&out),
+        "the pipe closed as the leader exited: the test shows nothing (the thread should hold it 1.5 s)"
+    );
+    assert!(pidfd.wait_exited(Duration::from_secs(10)), "the child did not exit within 10 s");
+    let all_gone = t0.elapsed();
+    assert!(
+        eof_now(&out),
+        "wait_exited returned while a thread of the process still held its files"
+    );
+    let mut rest = Vec::new();
+    assert_eq!(out.read_to_end(&mut rest).expect("read the pipe"), 0, "EOF: every thread gone");
+    child.wait().expect("reap the child");
+    note!(
+        "the leader was a zombie after {:.0} ms, the last thread gone after {:.0} ms",
+        leader_gone.as_secs_f64() * 1e3,
+        all_gone.as_secs_f64() * 1e3
+    );
 }

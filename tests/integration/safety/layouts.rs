@@ -182,6 +182,62 @@ fn zfs_single_against_a_mirror_built_by_iolab_and_destroyed() {
     nothing_left(&[&a, &b]);
 }
 
+/// Issue 36: on three 320 MiB disks without `--size`, every configuration of the default
+/// plan used to be built and then refused the default 1 GiB test file ("not enough free
+/// space ... use --size"). The plan now cuts the test file to the smallest
+/// configuration's room and says so; every configuration is measured.
+#[test]
+fn three_320_mib_disks_get_a_test_file_every_configuration_holds() {
+    need_root!();
+    need_tool!("zfs-fuse");
+    need_tool!("zpool");
+    need_tool!("mkfs.ext4");
+    need_tool!("mkfs.xfs");
+    need_tool!("mkfs.btrfs");
+    need_tool!("blkid");
+    let lab = ZfsLab::start();
+    let _keep = lab.pool(Layout::Single, Disk::new(64 * MIB)).create();
+    let devs: Vec<LoopDev> = (0..3).map(|_| LoopDev::new_sparse(320 * MIB)).collect();
+    let dry = iolab()
+        .arg("layouts")
+        .args(devs.iter().map(|d| d.path()))
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    let dry = String::from_utf8_lossy(&dry.stdout).into_owned();
+    let planned: Vec<String> = dry
+        .lines()
+        .filter_map(|l| {
+            let (n, rest) = l.trim_start().split_once(". ")?;
+            (n.parse::<u32>().is_ok() && rest.contains(" on /dev/")).then(|| rest.split_whitespace().next().unwrap().to_string())
+        })
+        .collect();
+    let line = "test file: 224.00 MiB on each configuration, not the default 1.00 GiB";
+    assert!(dry.contains(line), "{dry}");
+    assert!(
+        planned.len() >= 5 && planned.iter().any(|c| c.starts_with("zfs-")),
+        "{planned:?}\n{dry}"
+    );
+    let mut cmd = iolab();
+    cmd.arg("layouts")
+        .args(devs.iter().map(|d| d.path()))
+        .args(["--allow-destroy", "--rw", "read", "--bs", "1M", "--qd", "4"])
+        .args(["--runs", "1", "--duration", "1s", "--warmup", "0", "--interval", "0"])
+        .args(["--no-store", "--json", "-"]);
+    let out = crate::common::emu::output_with_timeout(&mut cmd, Duration::from_secs(600));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("not enough"), "{stderr}");
+    assert!(stderr.contains(line), "the run says the size it chose: {stderr}");
+    let v = crate::common::json_out(&out);
+    let labels: Vec<&str> = v["runs"].as_array().unwrap().iter().map(|r| r["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, planned, "every configuration measured: {stderr}");
+    let t = v["tests"].as_array().unwrap().first().expect("a test");
+    for (c, f) in planned.iter().zip(t["values"].as_array().unwrap()) {
+        assert!(f.as_f64().is_some_and(|f| f > 0.0), "{c}: {f}");
+    }
+    nothing_left(&devs.iter().collect::<Vec<_>>());
+}
+
 #[test]
 fn a_device_in_use_stops_the_whole_plan_before_anything_is_built() {
     need_root!();

@@ -13,7 +13,11 @@
 //! not asserted: zfs-fuse acknowledges fsync before its writes reach the disks, and iolab
 //! says so (`zfs_fuse_unflushed`).
 //!
-//! Root and zfs-fuse; under `CI=true` it runs, never skips. About 95 s here.
+//! Each pass is 40 MiB (2.1 s at the limit): with 24 MiB (1.26 s) the stripe read 1.06-1.16×
+//! ZFS single, as a slice of the throttle (2 MB) granted at once is 8% of such a pass;
+//! with 40 MiB, 0.957-1.011× in four runs here.
+//!
+//! Root and zfs-fuse; under `CI=true` it runs, never skips. About 145 s here (busy machine).
 
 use crate::common::binary_for_scripts;
 use serde_json::Value;

@@ -255,9 +255,51 @@ fn start_time(pid: u32) -> Option<u64> {
     rest.nth(22 - 4)?.parse().ok()
 }
 
-/// Whether `pid` runs (a zombie does not).
+/// Whether `pid` runs (a zombie does not). A process whose leader is a zombie may
+/// still have threads running: [`Pidfd::wait_exited`] waits for the last.
 pub fn process_alive(pid: u32) -> bool {
     start_time(pid).is_some()
+}
+
+/// A process named by a pidfd: a signal sent through it reaches that process and never
+/// a later one with the same pid, and it polls readable once every thread has exited.
+pub struct Pidfd(std::os::fd::OwnedFd);
+
+impl Pidfd {
+    /// None when `pid` is gone (reaped) or the kernel has no pidfds.
+    pub fn open(pid: u32) -> Option<Pidfd> {
+        let pid = rustix::process::Pid::from_raw(i32::try_from(pid).ok()?)?;
+        rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty())
+            .ok()
+            .map(Pidfd)
+    }
+
+    /// SIGKILL; an error (the process already gone) is no error here.
+    pub fn kill(&self) {
+        let _ = rustix::process::pidfd_send_signal(&self.0, rustix::process::Signal::KILL);
+    }
+
+    /// Waits until every thread of the process has exited (reaped or not), for at most
+    /// `within`; whether it has.
+    pub fn wait_exited(&self, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        loop {
+            let mut pfd = libc::pollfd {
+                fd: self.0.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            let left = deadline.saturating_duration_since(Instant::now());
+            let ms = i32::try_from(left.as_millis()).unwrap_or(i32::MAX);
+            // SAFETY: poll(2) on one valid pollfd.
+            match unsafe { libc::poll(&mut pfd, 1, ms) } {
+                n if n > 0 => return true,
+                0 => return false,
+                _ if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted => continue,
+                _ => return false,
+            }
+        }
+    }
 }
 
 /// The blkio cgroup of `pid`, as a path under the hierarchy ("/" for the root).
@@ -462,15 +504,21 @@ fn sweep_locked() {
             return;
         }
         eprintln!("zfs sweep: stopping zfs-fuse (pid {}) of dead test process {}", rec.pid, rec.owner);
-        // SAFETY: kill(2) of a pid whose start time we just checked.
-        unsafe { libc::kill(rec.pid as i32, libc::SIGKILL) };
-        let t0 = Instant::now();
-        while process_alive(rec.pid) && t0.elapsed() < Duration::from_secs(10) {
-            thread::sleep(Duration::from_millis(20));
-        }
-        if process_alive(rec.pid) {
-            eprintln!("zfs sweep: zfs-fuse (pid {}) did not exit", rec.pid);
-            return;
+        // Through a pidfd opened before the start time is checked again: the signal
+        // cannot reach a later process that reused the pid.
+        if let Some(pidfd) = Pidfd::open(rec.pid)
+            && start_time(rec.pid) == Some(rec.start_time)
+        {
+            pidfd.kill();
+            // Not `process_alive`: the killed daemon's leader is a zombie at once, while
+            // its other threads (one in a throttled member's read, say) may still be
+            // exiting, holding /dev/fuse, so its kstat mount still answers and
+            // `clean_kstat` would take it for another daemon's and leave it (and the
+            // directory it made). Its last thread gone, the mount is dead.
+            if !pidfd.wait_exited(Duration::from_secs(10)) {
+                eprintln!("zfs sweep: zfs-fuse (pid {}) did not exit", rec.pid);
+                return;
+            }
         }
     }
     clean_kstat(rec.made_kstat_dir);
