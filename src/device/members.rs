@@ -19,9 +19,18 @@
 //! - md arrays: `/sys/block/mdN/md/dev-*/block` (each member's device,
 //!   spares and failed members included) and `/proc/mdstat` (`md0 : active
 //!   raid1 sdb1[1] sda1[0]`: the words with `[`), which also lists arrays
-//!   that are assembled but inactive, whose members show no holder.
+//!   that are assembled but inactive, whose members show no holder;
+//! - loop devices over a block device: `/sys/block/loopN/loop/backing_file`
+//!   names the file a loop device reads and writes, and when that file is a
+//!   block device node the device is in use (a loop device opens its
+//!   backing file without `O_EXCL` and registers no holder).
+//!
+//! What could not be found out is said too ([`LiveMembers::unknown`]): a
+//! `zpool` that does not answer in time, or fails while ZFS is running,
+//! leaves every device's membership unknown, and the safety check refuses
+//! rather than guess.
 
-use super::zfs::{self, Commands};
+use super::zfs::{self, Answer, Commands};
 use super::{SysRoot, sysfs, zfs_fuse};
 use std::fs;
 
@@ -34,15 +43,35 @@ pub enum LiveUse {
     ZfsFuse(u32),
     /// A member (active, spare or failed) of the md array named (`md0`).
     Md(String),
+    /// The backing file of the loop device named (`loop2`).
+    Loop(String),
+}
+
+/// Every live membership found, and what could not be looked at.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LiveMembers {
+    /// `(major, minor)` of the member and what it belongs to (a device may appear more than once).
+    pub members: Vec<((u32, u32), LiveUse)>,
+    /// Why some memberships may be missing, one line each (`zpool list did
+    /// not answer within 5 s`): any device may then be a member of something.
+    pub unknown: Vec<String>,
 }
 
 /// Every live membership on the system: `(major, minor)` of the member
-/// and what it belongs to. A device may appear more than once.
+/// and what it belongs to. A device may appear more than once. What could
+/// not be asked is left out: see [`live_members_checked`].
 pub fn live_members(root: &SysRoot, cmds: &dyn Commands) -> Vec<((u32, u32), LiveUse)> {
-    let mut out = zfs_pool_members(root, cmds);
-    out.extend(zfs_fuse_open(root));
-    out.extend(md_members(root));
-    out
+    live_members_checked(root, cmds).members
+}
+
+/// [`live_members`], with the reasons some may be missing.
+pub fn live_members_checked(root: &SysRoot, cmds: &dyn Commands) -> LiveMembers {
+    let mut unknown = Vec::new();
+    let mut members = zfs_pool_members(root, cmds, &mut unknown);
+    members.extend(zfs_fuse_open(root));
+    members.extend(md_members(root));
+    members.extend(loop_backings(root));
+    LiveMembers { members, unknown }
 }
 
 /// The device number a `/dev/...` path names in the root's sysfs (through
@@ -51,18 +80,76 @@ pub fn block_device_by_path(root: &SysRoot, path: &str) -> Option<(u32, u32)> {
     sysfs::by_source(root, path).map(|b| b.dev)
 }
 
-/// The leaves of every imported pool `zpool` reports.
-fn zfs_pool_members(root: &SysRoot, cmds: &dyn Commands) -> Vec<((u32, u32), LiveUse)> {
-    let Some(list) = cmds.run("zpool", &["list", "-H", "-o", "name"]) else {
+/// Whether ZFS runs here, so that a `zpool` that fails means pools not
+/// known rather than none: the OpenZFS module is loaded, or the zfs-fuse
+/// daemon runs.
+fn zfs_running(root: &SysRoot) -> bool {
+    root.path("sys/module/zfs").exists() || zfs_fuse::find(root).is_some()
+}
+
+/// Pools OpenZFS has imported, by their kstat directories
+/// (`/proc/spl/kstat/zfs/POOL/`), for when `zpool` is not there to ask.
+fn openzfs_kstat_pools(root: &SysRoot) -> Vec<String> {
+    let Ok(rd) = fs::read_dir(root.path("proc/spl/kstat/zfs")) else {
         return Vec::new();
+    };
+    let mut pools: Vec<String> = rd
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    pools.sort();
+    pools
+}
+
+/// The leaves of every imported pool `zpool` reports. Where `zpool` could
+/// not say (too slow; failed while ZFS runs; missing while OpenZFS has
+/// pools imported), the reason goes to `unknown`.
+fn zfs_pool_members(root: &SysRoot, cmds: &dyn Commands, unknown: &mut Vec<String>) -> Vec<((u32, u32), LiveUse)> {
+    let list = match cmds.ask("zpool", &["list", "-H", "-o", "name"]) {
+        Answer::Output(list) => list,
+        Answer::Missing => {
+            let pools = openzfs_kstat_pools(root);
+            if !pools.is_empty() {
+                unknown.push(format!(
+                    "ZFS has the pool(s) {} imported, but zpool is not installed to say which devices they use",
+                    pools.join(", ")
+                ));
+            }
+            return Vec::new();
+        }
+        a @ Answer::TimedOut(_) => {
+            unknown.push(format!("zpool list {}", a.failure().unwrap_or_default()));
+            return Vec::new();
+        }
+        a @ Answer::Failed { .. } => {
+            if zfs_running(root) {
+                unknown.push(format!("zpool list {}", a.failure().unwrap_or_default()));
+            }
+            return Vec::new();
+        }
     };
     let mut out = Vec::new();
     for pool in list.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        let status = cmds
-            .run("zpool", &["status", "-P", pool])
-            .or_else(|| cmds.run("zpool", &["status", pool]));
-        let Some((_, tops)) = status.as_deref().and_then(zfs::parse_status) else {
-            continue;
+        // OpenZFS's `-P` first; zfs-fuse has no `-P`.
+        let status = match cmds.ask("zpool", &["status", "-P", pool]) {
+            Answer::Output(t) => Ok(t),
+            a @ Answer::TimedOut(_) => Err(format!("zpool status -P {pool} {}", a.failure().unwrap_or_default())),
+            _ => cmds
+                .ask("zpool", &["status", pool])
+                .output()
+                .ok_or_else(|| format!("zpool status {pool} gave no answer (the pool was listed by zpool list)")),
+        };
+        let tops = match status.map(|t| zfs::parse_status(&t)) {
+            Ok(Some((_, tops))) => tops,
+            Ok(None) => {
+                unknown.push(format!("zpool status {pool} printed no vdev tree iolab can read"));
+                continue;
+            }
+            Err(why) => {
+                unknown.push(why);
+                continue;
+            }
         };
         let mut leaves = Vec::new();
         for t in &tops {
@@ -75,6 +162,43 @@ fn zfs_pool_members(root: &SysRoot, cmds: &dyn Commands) -> Vec<((u32, u32), Liv
         }
     }
     out
+}
+
+/// Every loop device whose backing file is a block device, as that
+/// device's use (`/sys/block/loopN/loop/backing_file`: the path the file
+/// was opened by, with ` (deleted)` after it once the path is gone).
+fn loop_backings(root: &SysRoot) -> Vec<((u32, u32), LiveUse)> {
+    let Ok(rd) = fs::read_dir(root.path("sys/block")) else { return Vec::new() };
+    let mut out = Vec::new();
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Ok(text) = fs::read_to_string(e.path().join("loop/backing_file")) else {
+            continue;
+        };
+        let file = text.trim_end_matches('\n');
+        let file = file.strip_suffix(" (deleted)").unwrap_or(file);
+        if let Some(dev) = backing_device(root, file) {
+            out.push((dev, LiveUse::Loop(name)));
+        }
+    }
+    out.sort_by(|a, b| (a.0, format!("{:?}", a.1)).cmp(&(b.0, format!("{:?}", b.1))));
+    out
+}
+
+/// The block device a loop device's backing file is, if it is one: the
+/// node's device number under the root, else (a fixture root, or a node
+/// since removed) the `/dev/...` name looked up in sysfs.
+fn backing_device(root: &SysRoot, file: &str) -> Option<(u32, u32)> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    if let Ok(md) = fs::metadata(root.path(file)) {
+        if md.file_type().is_block_device() {
+            return Some((rustix::fs::major(md.rdev()), rustix::fs::minor(md.rdev())));
+        }
+        if md.file_type().is_file() {
+            return None;
+        }
+    }
+    sysfs::by_source(root, file).map(|b| b.dev)
 }
 
 /// The block devices the zfs-fuse daemon has open.
