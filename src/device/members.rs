@@ -168,7 +168,9 @@ fn zfs_pool_members(root: &SysRoot, cmds: &dyn Commands, unknown: &mut Vec<Strin
 /// device's use (`/sys/block/loopN/loop/backing_file`: the path the file
 /// was opened by, with ` (deleted)` after it once the path is gone).
 fn loop_backings(root: &SysRoot) -> Vec<((u32, u32), LiveUse)> {
-    let Ok(rd) = fs::read_dir(root.path("sys/block")) else { return Vec::new() };
+    let Ok(rd) = fs::read_dir(root.path("sys/block")) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     for e in rd.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
@@ -273,6 +275,7 @@ fn parse_mdstat(text: &str) -> Vec<(String, String)> {
 mod tests {
     use super::*;
     use crate::device::tests::fixtures::{self, Captured, Fx};
+    use std::time::Duration;
 
     #[test]
     fn mdstat_members() {
@@ -340,5 +343,65 @@ mod tests {
             .collect();
         assert_eq!(fast, ["vdf1", "vdg1", "vdh1", "vdi1"]);
         assert!(found.iter().any(|(_, u)| *u == LiveUse::ZfsPool("tank".into())), "{found:?}");
+    }
+
+    #[test]
+    fn a_loop_device_over_a_block_device_uses_it() {
+        let fx = Fx::new();
+        for n in 5..=8 {
+            fx.disk(&format!("sys/devices/virtual/block/loop{n}"), (7, n), 1 << 17, &[]);
+        }
+        fx.part("sys/devices/virtual/block/loop5", "loop5p1", (259, 0), 1, 1 << 16);
+        // loop6 over loop5; loop7 over loop5's partition, whose node was since removed; loop8 over a file.
+        fx.file("sys/devices/virtual/block/loop6/loop/backing_file", "/dev/loop5\n");
+        fx.file("sys/devices/virtual/block/loop7/loop/backing_file", "/dev/loop5p1 (deleted)\n");
+        fx.file("sys/devices/virtual/block/loop8/loop/backing_file", "/dev/shm/loop5\n");
+        fx.file("dev/shm/loop5", "");
+        assert_eq!(
+            loop_backings(&fx.root()),
+            [((7, 5), LiveUse::Loop("loop6".into())), ((259, 0), LiveUse::Loop("loop7".into()))]
+        );
+    }
+
+    /// A `zpool` that does not answer, or fails while ZFS runs, leaves every
+    /// device's membership unknown; a `zpool` that fails where no ZFS runs
+    /// (zfs-fuse installed, its daemon stopped) means no pools.
+    #[test]
+    fn a_zpool_that_cannot_say_makes_memberships_unknown() {
+        let list = "zpool list -H -o name";
+        let slow = Answer::TimedOut(Duration::from_secs(5));
+        let failed = Answer::Failed {
+            status: "exit status: 1".into(),
+            stderr: "connect: Connection refused".into(),
+        };
+        let fx = Fx::new();
+        let root = fx.root();
+        let found = live_members_checked(&root, &Captured::new().answer(list, slow.clone()));
+        assert_eq!(found.unknown, ["zpool list did not answer within 5 s"]);
+        assert!(
+            live_members_checked(&root, &Captured::new().answer(list, failed.clone()))
+                .unknown
+                .is_empty()
+        );
+        assert!(live_members_checked(&root, &Captured::new()).unknown.is_empty());
+        // The OpenZFS module loaded: a failing zpool cannot say; a missing one, with pools in kstat, neither.
+        fx.file("sys/module/zfs/version", "2.2.2-1\n");
+        let found = live_members_checked(&root, &Captured::new().answer(list, failed));
+        assert_eq!(found.unknown, ["zpool list failed (exit status: 1): connect: Connection refused"]);
+        assert!(live_members_checked(&root, &Captured::new()).unknown.is_empty());
+        fx.file("proc/spl/kstat/zfs/tank/state", "ONLINE\n");
+        fx.file("proc/spl/kstat/zfs/arcstats", "");
+        assert_eq!(
+            live_members_checked(&root, &Captured::new()).unknown,
+            ["ZFS has the pool(s) tank imported, but zpool is not installed to say which devices they use"]
+        );
+        // A pool listed whose status does not come in time.
+        let fx = fixtures::zfs_fuse_machine();
+        let cmds = fixtures::zfs_fuse_commands()
+            .answer(list, Answer::Output("zfsinfo-mc\nzfsinfo-rz\n".into()))
+            .answer("zpool status -P zfsinfo-rz", slow);
+        let found = live_members_checked(&fx.root(), &cmds);
+        assert_eq!(found.unknown, ["zpool status -P zfsinfo-rz did not answer within 5 s"]);
+        assert!(found.members.contains(&((7, 0), LiveUse::ZfsPool("zfsinfo-mc".into()))));
     }
 }

@@ -739,11 +739,7 @@ mod tests {
         // The whole answer tells a missing program from a failed or a slow one.
         assert_eq!(LiveCommands.ask("/nonexistent/iolab-cmd", &[]), Answer::Missing);
         let failed = LiveCommands.ask("sh", &["-c", "echo one >&2; echo 'no pools' >&2; exit 3"]);
-        assert_eq!(
-            failed.failure().as_deref(),
-            Some("failed (exit status: 3): no pools"),
-            "{failed:?}"
-        );
+        assert_eq!(failed.failure().as_deref(), Some("failed (exit status: 3): no pools"), "{failed:?}");
         let slow = ask_within("sleep", &["5"], Duration::from_millis(200));
         assert_eq!(slow, Answer::TimedOut(Duration::from_millis(200)));
         assert_eq!(slow.failure().as_deref(), Some("did not answer within 0.2 s"));

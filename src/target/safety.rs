@@ -158,10 +158,7 @@ impl Refusal {
     pub fn forceable(&self) -> bool {
         // Exhaustive, so that a new reason has to say whether it is.
         match self {
-            Refusal::Signature { .. }
-            | Refusal::Probed { .. }
-            | Refusal::Unreadable { .. }
-            | Refusal::ProbeFailed { .. } => true,
+            Refusal::Signature { .. } | Refusal::Probed { .. } | Refusal::Unreadable { .. } | Refusal::ProbeFailed { .. } => true,
             Refusal::LoopBacking { .. } | Refusal::Unverified { .. } => false,
             Refusal::Mounted { .. }
             | Refusal::Swap { .. }
@@ -305,8 +302,7 @@ pub fn detect(s: &Sample) -> Vec<&'static str> {
 /// (`BLKGETSIZE64`) and a read that ends early are errors.
 pub fn sample(path: &Path) -> std::io::Result<(Vec<u8>, Vec<u8>, u64)> {
     let f = open_for_reading(path)?;
-    let size = crate::device::block_device_size(&f)
-        .map_err(|e| std::io::Error::new(e.kind(), format!("its size cannot be read: {e}")))?;
+    let size = crate::device::block_device_size(&f).map_err(|e| std::io::Error::new(e.kind(), format!("its size cannot be read: {e}")))?;
     sample_range(&f, 0, size)
 }
 
@@ -496,7 +492,9 @@ fn check_in(root: &SysRoot, sys: &System, contents: &dyn Contents, major: u32, m
     let Some(top) = devs.first() else {
         return vec![Refusal::Unverified {
             dev: format!("{major}:{minor}"),
-            why: format!("the device has no entry in /sys/dev/block ({major}:{minor}), so its partitions, holders and mounts cannot be looked at"),
+            why: format!(
+                "the device has no entry in /sys/dev/block ({major}:{minor}), so its partitions, holders and mounts cannot be looked at"
+            ),
         }];
     };
     for why in &sys.unknown {

@@ -341,3 +341,177 @@ fn check_all_refuses_a_device_given_twice() {
     let r = check_all_with(&root, &none, &given(&["nothere"]), true).unwrap_err();
     assert_eq!(r[0].message(), "/dev/nothere does not exist");
 }
+
+/// What a fake device holds: its first MiB (or why it cannot be read) and util-linux's answer.
+struct Holds {
+    head: Result<Vec<u8>, String>,
+    probe: Result<Vec<Found>, String>,
+}
+
+impl Contents for Holds {
+    fn sample(&self, _: &DevNode) -> std::io::Result<(Vec<u8>, Vec<u8>, u64)> {
+        match &self.head {
+            Ok(h) => Ok((h.clone(), vec![0u8; TAIL], 64 << 20)),
+            Err(e) => Err(std::io::Error::other(e.clone())),
+        }
+    }
+    fn probe(&self, _: &DevNode) -> Result<Vec<Found>, String> {
+        self.probe.clone()
+    }
+}
+
+fn found(kind: &str, offset: u64) -> Found {
+    Found { kind: kind.into(), offset }
+}
+
+/// One loop device, loop5 (7:5), in a fixture tree.
+fn one_loop() -> crate::device::tests::fixtures::Fx {
+    let fx = crate::device::tests::fixtures::Fx::new();
+    fx.disk("sys/devices/virtual/block/loop5", (7, 5), 1 << 17, &[]);
+    fx
+}
+
+#[test]
+fn a_device_that_cannot_be_looked_at_is_refused_even_with_force() {
+    let fx = one_loop();
+    let none = crate::device::NoCommands;
+    // No sysfs entry: its partitions, holders and mounts are unknown.
+    let r = check_with(&fx.root(), &none, 7, 99);
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert!(matches!(&r[0], Refusal::Unverified { dev, .. } if dev == "7:99"), "{r:?}");
+    assert_eq!(
+        verdict(&r, true).unwrap_err(),
+        "cannot tell whether 7:99 is in use: the device has no entry in /sys/dev/block (7:99), so its partitions, holders and mounts cannot be looked at"
+    );
+    // No holders/ to read.
+    fs::remove_dir(fx.path("sys/devices/virtual/block/loop5/holders")).unwrap();
+    let r = check_with(&fx.root(), &none, 7, 5);
+    assert!(
+        matches!(&r[..], [Refusal::Unverified { dev, why }] if dev == "loop5" && why.starts_with("its holders cannot be read")),
+        "{r:?}"
+    );
+    assert!(verdict(&r, true).is_err());
+}
+
+#[test]
+fn a_zpool_that_does_not_answer_is_refused_even_with_force() {
+    use crate::device::Answer;
+    use crate::device::tests::fixtures::Captured;
+    let fx = one_loop();
+    let slow = Captured::new().answer("zpool list -H -o name", Answer::TimedOut(std::time::Duration::from_secs(5)));
+    let r = check_with(&fx.root(), &slow, 7, 5);
+    assert_eq!(
+        r,
+        [Refusal::Unverified {
+            dev: "loop5".into(),
+            why: "zpool list did not answer within 5 s".into()
+        }]
+    );
+    assert_eq!(
+        verdict(&r, true).unwrap_err(),
+        "cannot tell whether loop5 is in use: zpool list did not answer within 5 s"
+    );
+}
+
+#[test]
+fn a_loop_device_over_the_device_makes_it_in_use() {
+    let fx = one_loop();
+    fx.disk("sys/devices/virtual/block/loop6", (7, 6), 1 << 17, &[]);
+    fx.file("sys/devices/virtual/block/loop6/loop/backing_file", "/dev/loop5\n");
+    let r = check_with(&fx.root(), &crate::device::NoCommands, 7, 5);
+    assert_eq!(
+        r,
+        [Refusal::LoopBacking {
+            dev: "loop5".into(),
+            by: "loop6".into()
+        }]
+    );
+    assert_eq!(
+        verdict(&r, true).unwrap_err(),
+        "loop5 is in use as the backing file of the loop device loop6"
+    );
+}
+
+#[test]
+fn unreadable_data_or_a_failed_probe_is_refused_unless_forced() {
+    let fx = one_loop();
+    let none = crate::device::NoCommands;
+    let unreadable = Holds {
+        head: Err("reading 1048576 bytes at byte 0: Input/output error (os error 5)".into()),
+        probe: Ok(vec![]),
+    };
+    let r = check_using(&fx.root(), &none, &unreadable, 7, 5);
+    assert_eq!(
+        verdict(&r, false).unwrap_err(),
+        "cannot read loop5 to look for signatures: reading 1048576 bytes at byte 0: Input/output error (os error 5) (pass --force if it is really unused)"
+    );
+    assert!(verdict(&r, true).is_ok());
+    let no_wipefs = Holds {
+        head: Ok(vec![0u8; HEAD]),
+        probe: Err("is not installed (not on PATH)".into()),
+    };
+    let r = check_using(&fx.root(), &none, &no_wipefs, 7, 5);
+    assert_eq!(
+        verdict(&r, false).unwrap_err(),
+        "cannot tell what loop5 carries: wipefs (util-linux) is not installed (not on PATH) (pass --force if it is really unused)"
+    );
+    assert!(verdict(&r, true).is_ok());
+}
+
+#[test]
+fn util_linux_names_what_iolabs_magic_does_not() {
+    let fx = one_loop();
+    let none = crate::device::NoCommands;
+    // An ext4 both find is said once, in iolab's words; the LUKS2 secondary header only util-linux finds.
+    let ext4 = sample_with(&[(1080, &[0x53, 0xEF])]);
+    let both = Holds {
+        head: Ok(ext4.clone()),
+        probe: Ok(vec![found("ext4", 0x438), found("crypto_LUKS", 0x4000)]),
+    };
+    let r = check_using(&fx.root(), &none, &both, 7, 5);
+    assert_eq!(
+        r,
+        [
+            Refusal::Signature {
+                dev: "loop5".into(),
+                what: vec!["an ext2/3/4 filesystem"]
+            },
+            Refusal::Probed {
+                dev: "loop5".into(),
+                found: vec!["a crypto_LUKS signature at byte 16384".into()]
+            }
+        ]
+    );
+    assert_eq!(
+        r[1].message(),
+        "loop5 carries a crypto_LUKS signature at byte 16384 (found by util-linux's wipefs; pass --force if it is really unused)"
+    );
+    assert!(verdict(&r, true).is_ok());
+    // What util-linux misses, iolab's own magic still finds (a ZFS label at the tail is tested above).
+    let own_only = Holds {
+        head: Ok(ext4),
+        probe: Ok(vec![]),
+    };
+    assert_eq!(
+        check_using(&fx.root(), &none, &own_only, 7, 5),
+        [Refusal::Signature {
+            dev: "loop5".into(),
+            what: vec!["an ext2/3/4 filesystem"]
+        }]
+    );
+}
+
+#[test]
+fn a_device_shorter_than_it_says_or_without_a_size_cannot_be_sampled() {
+    let t = tempfile::tempdir().unwrap();
+    let f = t.path().join("short");
+    fs::write(&f, vec![0u8; 8192]).unwrap();
+    let file = fs::File::open(&f).unwrap();
+    let e = sample_range(&file, 0, 1 << 20).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
+    assert!(e.to_string().contains("ends at byte 8192"), "{e}");
+    assert_eq!(sample_range(&file, 0, 8192).unwrap().0.len(), 8192);
+    // A regular file has no block device size.
+    let e = sample(&f).unwrap_err();
+    assert!(e.to_string().starts_with("its size cannot be read"), "{e}");
+}

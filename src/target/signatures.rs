@@ -61,8 +61,14 @@ pub fn parse_wipefs(text: &str) -> Result<Vec<Found>, String> {
         .ok_or_else(|| bad("no \"signatures\" array"))?;
     list.iter()
         .map(|s| {
-            let kind = s.get("type").and_then(|t| t.as_str()).ok_or_else(|| bad("a signature without a type"))?;
-            let offset = s.get("offset").and_then(|o| o.as_str()).ok_or_else(|| bad("a signature without an offset"))?;
+            let kind = s
+                .get("type")
+                .and_then(|t| t.as_str())
+                .ok_or_else(|| bad("a signature without a type"))?;
+            let offset = s
+                .get("offset")
+                .and_then(|o| o.as_str())
+                .ok_or_else(|| bad("a signature without an offset"))?;
             let offset = match offset.strip_prefix("0x") {
                 Some(hex) => u64::from_str_radix(hex, 16),
                 None => offset.parse(),
@@ -129,7 +135,11 @@ mod tests {
         );
         assert_eq!(parse_wipefs("{\n   \"signatures\": [\n\n   ]\n}\n"), Ok(vec![]));
         assert_eq!(parse_wipefs(""), Ok(vec![]));
-        assert!(parse_wipefs("wipefs: unrecognized option '--json'").unwrap_err().contains("cannot read"));
+        assert!(
+            parse_wipefs("wipefs: unrecognized option '--json'")
+                .unwrap_err()
+                .contains("cannot read")
+        );
         assert!(parse_wipefs(r#"{"signatures":[{"type":"ext4","offset":"zz"}]}"#).is_err());
     }
 
