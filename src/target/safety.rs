@@ -146,7 +146,7 @@ pub enum Refusal {
         why: String,
     },
     /// Signatures util-linux's probe found that iolab's own magic numbers
-    /// did not (`crypto_LUKS at byte 16384`).
+    /// did not (`a crypto_LUKS signature at byte 16384`).
     Probed {
         dev: String,
         found: Vec<String>,
