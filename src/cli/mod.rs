@@ -94,7 +94,7 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
         Cmd::Capacity(a) => match &a.restore {
             Some(file) => {
                 let restored = deliver::live(true, crate::base::units::BwUnit::Mb, |ctx| {
-                    capacity::restore_file(file, a.device.as_deref(), ctx)
+                    capacity::restore_file(file, a.device.as_deref(), a.force, ctx)
                 })?;
                 write(deliver::restored(&restored))
             }

@@ -22,10 +22,10 @@ pub use activity::{activity, bottom_total, busiest, elsewhere, pick, sum_activit
 pub use diskstats::{DiskCounters, delta, diskstats, parse_diskstats};
 pub use facts::{DeviceFacts, Transport};
 pub use hints::hints;
-pub use members::{LiveUse, block_device_by_path, live_members};
+pub use members::{LiveMembers, LiveUse, block_device_by_path, live_members, live_members_checked};
 pub use model::{ChainNode, DeviceReport, FsFacts, IoWeight, LayoutInfo, LoopInfo, MdInfo, MdMember, NodeKind, TargetKind, Throttle};
 pub use report::{describe, describe_with};
-pub use zfs::{Commands, LiveCommands, NoCommands, Vdev, ZfsInfo, ZfsProperties, is_zfs, major_minor};
+pub use zfs::{Answer, Commands, LiveCommands, NoCommands, Vdev, ZfsInfo, ZfsProperties, is_zfs, major_minor};
 pub use zfs_fuse::ZfsFuseDaemon;
 
 use serde::{Deserialize, Serialize};

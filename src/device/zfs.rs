@@ -53,6 +53,48 @@ use std::time::{Duration, Instant};
 /// when it is missing, fails or takes too long.
 pub trait Commands {
     fn run(&self, program: &str, args: &[&str]) -> Option<String>;
+
+    /// The command's whole answer, telling a missing program from one that
+    /// failed or did not answer in time (for the checks that must fail
+    /// closed). Implementations that cannot tell (captured outputs) answer
+    /// [`Answer::Missing`] where [`Commands::run`] has no output.
+    fn ask(&self, program: &str, args: &[&str]) -> Answer {
+        self.run(program, args).map_or(Answer::Missing, Answer::Output)
+    }
+}
+
+/// What a command answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// It ran and succeeded: its standard output.
+    Output(String),
+    /// The program is not there (not on `PATH`, or not executable).
+    Missing,
+    /// It ran and failed: its exit status and the last line it wrote on standard error.
+    Failed { status: String, stderr: String },
+    /// It did not finish within the time given ([`LIVE_TIMEOUT`]), and was killed.
+    TimedOut(Duration),
+}
+
+impl Answer {
+    pub fn output(self) -> Option<String> {
+        match self {
+            Answer::Output(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Why there is no output, in words after the command's name
+    /// (`zpool list did not answer within 5 s`); `None` for an output.
+    pub fn failure(&self) -> Option<String> {
+        match self {
+            Answer::Output(_) => None,
+            Answer::Missing => Some("is not installed (not on PATH)".into()),
+            Answer::Failed { status, stderr } if stderr.is_empty() => Some(format!("failed ({status})")),
+            Answer::Failed { status, stderr } => Some(format!("failed ({status}): {stderr}")),
+            Answer::TimedOut(d) => Some(format!("did not answer within {} s", d.as_secs_f64())),
+        }
+    }
 }
 
 /// No commands at all (fixture roots, and where none may run).
@@ -73,32 +115,73 @@ pub const LIVE_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl Commands for LiveCommands {
     fn run(&self, program: &str, args: &[&str]) -> Option<String> {
-        let mut child = Command::new(program)
-            .args(args)
-            .env("LC_ALL", "C")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        let mut out = child.stdout.take()?;
-        let reader = std::thread::spawn(move || {
-            let mut s = String::new();
-            out.read_to_string(&mut s).ok().map(|_| s)
-        });
-        let start = Instant::now();
-        loop {
-            match child.try_wait() {
-                Ok(Some(st)) => {
-                    let text = reader.join().ok().flatten()?;
-                    return st.success().then_some(text);
+        self.ask(program, args).output()
+    }
+
+    fn ask(&self, program: &str, args: &[&str]) -> Answer {
+        ask_within(program, args, LIVE_TIMEOUT)
+    }
+}
+
+/// A thread reading a child's pipe to its end.
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<Option<String>> {
+    std::thread::spawn(move || {
+        let mut s = String::new();
+        pipe.and_then(|mut p| p.read_to_string(&mut s).ok()).map(|_| s)
+    })
+}
+
+/// Run `program` with `args` (C locale, no input) for at most `limit`.
+fn ask_within(program: &str, args: &[&str], limit: Duration) -> Answer {
+    let spawned = Command::new(program)
+        .args(args)
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied) => {
+            return Answer::Missing;
+        }
+        Err(e) => {
+            return Answer::Failed {
+                status: "could not start".into(),
+                stderr: e.to_string(),
+            };
+        }
+    };
+    let out = drain(child.stdout.take());
+    let err = drain(child.stderr.take());
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(st)) => {
+                let text = out.join().ok().flatten().unwrap_or_default();
+                let stderr = err.join().ok().flatten().unwrap_or_default();
+                if st.success() {
+                    return Answer::Output(text);
                 }
-                Ok(None) if start.elapsed() < LIVE_TIMEOUT => std::thread::sleep(Duration::from_millis(20)),
-                _ => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return None;
-                }
+                let last = stderr.lines().map(str::trim).rfind(|l| !l.is_empty()).unwrap_or_default();
+                return Answer::Failed {
+                    status: st.to_string(),
+                    stderr: last.to_string(),
+                };
+            }
+            Ok(None) if start.elapsed() < limit => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Answer::TimedOut(limit);
+            }
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Answer::Failed {
+                    status: "could not be waited for".into(),
+                    stderr: e.to_string(),
+                };
             }
         }
     }
@@ -653,5 +736,12 @@ mod tests {
         assert_eq!(LiveCommands.run("/nonexistent/iolab-cmd", &[]), None);
         assert_eq!(LiveCommands.run("sh", &["-c", "echo hi"]).as_deref(), Some("hi\n"));
         assert_eq!(LiveCommands.run("sh", &["-c", "echo hi; exit 3"]), None);
+        // The whole answer tells a missing program from a failed or a slow one.
+        assert_eq!(LiveCommands.ask("/nonexistent/iolab-cmd", &[]), Answer::Missing);
+        let failed = LiveCommands.ask("sh", &["-c", "echo one >&2; echo 'no pools' >&2; exit 3"]);
+        assert_eq!(failed.failure().as_deref(), Some("failed (exit status: 3): no pools"), "{failed:?}");
+        let slow = ask_within("sleep", &["5"], Duration::from_millis(200));
+        assert_eq!(slow, Answer::TimedOut(Duration::from_millis(200)));
+        assert_eq!(slow.failure().as_deref(), Some("did not answer within 0.2 s"));
     }
 }

@@ -20,6 +20,7 @@ pub mod journal;
 pub mod leftovers;
 pub mod owner;
 pub mod safety;
+pub mod signatures;
 pub mod space;
 mod testfile;
 pub mod watch;

@@ -5,20 +5,34 @@
 //! refuses, naming the reason, when any of them is:
 //! - mounted (`/proc/self/mountinfo`), or a member of a mounted btrfs;
 //! - active swap (`/proc/swaps`);
-//! - held by another block device (md, dm/LVM, bcache: `holders/`);
+//! - held by another block device (md, dm/LVM, bcache: `holders/`), or the
+//!   backing file of a loop device (`/sys/block/loopN/loop/backing_file`:
+//!   a loop device opens it without `O_EXCL` and registers no holder);
 //! - a member of an imported ZFS pool, OpenZFS or zfs-fuse (`zpool status`,
 //!   and the zfs-fuse daemon's open descriptors), or of an md array
 //!   (`/sys/block/mdN/md/dev-*`, `/proc/mdstat`), even where `holders/`
 //!   does not show it: see [`crate::device::live_members`];
-//! - carrying a partition table or a filesystem/RAID/volume signature,
-//!   ZFS labels at the device's end included (an exported pool whose first
-//!   labels were wiped is still importable from its last two).
+//! - carrying a partition table or a filesystem/RAID/volume/encryption
+//!   signature: what util-linux's probe finds ([`super::signatures`]:
+//!   `wipefs --no-act --json`, the authority), and what iolab's own magic
+//!   numbers find ([`detect`]: ZFS labels at the device's end included, as
+//!   an exported pool whose first labels were wiped is still importable
+//!   from its last two).
 //!
 //! `--force` overrides only the last rule: a signature may be stale, but a
 //! mount, swap, a holder or a live pool or array is data in use right now,
 //! and iolab destroys only what it built itself. (Opening the device
 //! `O_EXCL` in [`crate::target`] additionally makes the kernel refuse while
 //! anyone else holds it exclusively.)
+//!
+//! The check fails closed: what cannot be looked at is a refusal with its
+//! reason, never a pass. A device with no sysfs entry (or no `holders/`),
+//! or a `zpool` that does not answer in time (or fails while ZFS runs), may
+//! be in use: refused, `--force` or not ([`Refusal::Unverified`]). A head or
+//! tail that cannot be read, a size that cannot be read, or a util-linux
+//! probe that is missing or fails leaves the signatures unknown: refused
+//! unless `--force` ([`Refusal::Unreadable`], [`Refusal::ProbeFailed`]),
+//! which says to destroy whatever the device carries.
 //!
 //! A btrfs counts as in use while `/sys/fs/btrfs/<fsid>/` lists the device:
 //! the kernel creates that directory when the filesystem is mounted and
@@ -39,12 +53,14 @@
 //! it builds anything): every refusal of every device, and the same device
 //! given twice (two paths to one `major:minor`, or a disk and its partition).
 //!
-//! The signatures are read here from their magic bytes rather than through
-//! libblkid: the list below covers what a disk given to a benchmark is likely
-//! to carry, the check stays a pure function over two buffers (so every
-//! signature has a unit test), and no C library or external tool is needed.
+//! iolab's own signatures are read from their magic bytes: the list below
+//! covers what a disk given to a benchmark is likely to carry, and stays a
+//! pure function over two buffers (so every signature has a unit test).
+//! util-linux's probe runs as a program (no C library is linked), behind
+//! [`Contents`], so the unit tests need neither util-linux nor a device.
 
 use crate::device::{Commands, LiveCommands, LiveUse, NoCommands, SysRoot};
+use crate::target::signatures::{self, Found};
 use std::fs;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -108,6 +124,33 @@ pub enum Refusal {
         dev: String,
         what: Vec<&'static str>,
     },
+    /// The backing file of the loop device `by` (which reads and writes it).
+    LoopBacking {
+        dev: String,
+        by: String,
+    },
+    /// Whether the device is in use could not be found out (no sysfs
+    /// entry; `zpool` did not answer in time): it may be.
+    Unverified {
+        dev: String,
+        why: String,
+    },
+    /// Its size, first or last MiB could not be read: its signatures are unknown.
+    Unreadable {
+        dev: String,
+        why: String,
+    },
+    /// util-linux's probe (`wipefs`) is missing or failed: its signatures are unknown.
+    ProbeFailed {
+        dev: String,
+        why: String,
+    },
+    /// Signatures util-linux's probe found that iolab's own magic numbers
+    /// did not (`a crypto_LUKS signature at byte 16384`).
+    Probed {
+        dev: String,
+        found: Vec<String>,
+    },
 }
 
 impl Refusal {
@@ -115,7 +158,8 @@ impl Refusal {
     pub fn forceable(&self) -> bool {
         // Exhaustive, so that a new reason has to say whether it is.
         match self {
-            Refusal::Signature { .. } => true,
+            Refusal::Signature { .. } | Refusal::Probed { .. } | Refusal::Unreadable { .. } | Refusal::ProbeFailed { .. } => true,
+            Refusal::LoopBacking { .. } | Refusal::Unverified { .. } => false,
             Refusal::Mounted { .. }
             | Refusal::Swap { .. }
             | Refusal::Held { .. }
@@ -146,6 +190,18 @@ impl Refusal {
             Refusal::PartitionOfGiven { part, disk } => format!("{part} is a partition of {disk}, which is also given"),
             Refusal::NotBlockDevice { path, why } => format!("{path} {why}"),
             Refusal::Signature { dev, what } => format!("{dev} carries {} (pass --force if it is really unused)", what.join(", ")),
+            Refusal::LoopBacking { dev, by } => format!("{dev} is in use as the backing file of the loop device {by}"),
+            Refusal::Unverified { dev, why } => format!("cannot tell whether {dev} is in use: {why}"),
+            Refusal::Unreadable { dev, why } => {
+                format!("cannot read {dev} to look for signatures: {why} (pass --force if it is really unused)")
+            }
+            Refusal::ProbeFailed { dev, why } => {
+                format!("cannot tell what {dev} carries: wipefs (util-linux) {why} (pass --force if it is really unused)")
+            }
+            Refusal::Probed { dev, found } => format!(
+                "{dev} carries {} (found by util-linux's wipefs; pass --force if it is really unused)",
+                found.join(", ")
+            ),
         }
     }
 }
@@ -242,11 +298,16 @@ pub fn detect(s: &Sample) -> Vec<&'static str> {
     found
 }
 
-/// Read the head and tail of a device node.
+/// Read the head and tail of a device node. A size that cannot be read
+/// (`BLKGETSIZE64`) and a read that ends early are errors.
 pub fn sample(path: &Path) -> std::io::Result<(Vec<u8>, Vec<u8>, u64)> {
-    let f = fs::File::open(path)?;
-    let size = crate::device::block_device_size(&f).unwrap_or(0);
+    let f = open_for_reading(path)?;
+    let size = crate::device::block_device_size(&f).map_err(|e| std::io::Error::new(e.kind(), format!("its size cannot be read: {e}")))?;
     sample_range(&f, 0, size)
+}
+
+fn open_for_reading(path: &Path) -> std::io::Result<fs::File> {
+    fs::File::open(path).map_err(|e| std::io::Error::new(e.kind(), format!("opening {}: {e}", path.display())))
 }
 
 /// Read the head and tail of `len` bytes at `base` of an open device.
@@ -255,13 +316,18 @@ fn sample_range(f: &fs::File, base: u64, size: u64) -> std::io::Result<(Vec<u8>,
         let mut buf = vec![0u8; len];
         let mut done = 0;
         while done < len {
-            let n = f.read_at(&mut buf[done..], base + off + done as u64)?;
+            let at = base + off + done as u64;
+            let n = f
+                .read_at(&mut buf[done..], at)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("reading {len} bytes at byte {}: {e}", base + off)))?;
             if n == 0 {
-                break;
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    format!("the device ends at byte {at}, before the {size} bytes it announces"),
+                ));
             }
             done += n;
         }
-        buf.truncate(done);
         Ok(buf)
     };
     let head = read(0, HEAD.min(size as usize))?;
@@ -289,7 +355,7 @@ impl DevNode {
     /// Head and tail of this device's data.
     pub fn sample(&self) -> std::io::Result<(Vec<u8>, Vec<u8>, u64)> {
         match &self.on_disk {
-            Some((disk, start, len)) if !self.node.exists() => sample_range(&fs::File::open(disk)?, *start, *len),
+            Some((disk, start, len)) if !self.node.exists() => sample_range(&open_for_reading(disk)?, *start, *len),
             _ => sample(&self.node),
         }
     }
@@ -341,19 +407,64 @@ fn commands_for(root: &SysRoot) -> &'static dyn Commands {
     if root.0 == Path::new("/") { &LiveCommands } else { &NoCommands }
 }
 
+/// What is on a device, for the signature rules: its bytes (for iolab's
+/// own magic numbers) and util-linux's probe. Behind a trait so the unit
+/// tests need neither a device nor util-linux.
+pub trait Contents {
+    /// The device's first and last MiB and its size ([`DevNode::sample`]).
+    fn sample(&self, d: &DevNode) -> std::io::Result<(Vec<u8>, Vec<u8>, u64)>;
+    /// util-linux's signatures on it; `Err`: why the probe could not say,
+    /// in words after "wipefs" ([`signatures::wipefs`]).
+    fn probe(&self, d: &DevNode) -> Result<Vec<Found>, String>;
+}
+
+/// The live system's devices: read from their nodes, probed by `wipefs`.
+pub struct LiveContents;
+
+impl Contents for LiveContents {
+    fn sample(&self, d: &DevNode) -> std::io::Result<(Vec<u8>, Vec<u8>, u64)> {
+        d.sample()
+    }
+    fn probe(&self, d: &DevNode) -> Result<Vec<Found>, String> {
+        signatures::wipefs(&LiveCommands, &d.node)
+    }
+}
+
+/// A fixture tree's devices, which have no data: empty, nothing found.
+pub struct NoContents;
+
+impl Contents for NoContents {
+    fn sample(&self, _: &DevNode) -> std::io::Result<(Vec<u8>, Vec<u8>, u64)> {
+        Ok((Vec::new(), Vec::new(), 0))
+    }
+    fn probe(&self, _: &DevNode) -> Result<Vec<Found>, String> {
+        Ok(Vec::new())
+    }
+}
+
+/// The contents to read on `root`: the live devices on the live system,
+/// none on a fixture tree (whose `/dev` holds no devices).
+fn contents_for(root: &SysRoot) -> &'static dyn Contents {
+    if root.0 == Path::new("/") { &LiveContents } else { &NoContents }
+}
+
 /// What the system says about every device, read once for all of them.
 struct System {
     mounts: Vec<crate::device::FsInfo>,
     swaps: String,
     live: Vec<((u32, u32), LiveUse)>,
+    /// Why some live memberships may be missing (`zpool list did not answer within 5 s`).
+    unknown: Vec<String>,
 }
 
 impl System {
     fn read(root: &SysRoot, cmds: &dyn Commands) -> System {
+        let live = crate::device::live_members_checked(root, cmds);
         System {
             mounts: crate::device::mounts(root),
             swaps: fs::read_to_string(root.0.join("proc/swaps")).unwrap_or_default(),
-            live: crate::device::live_members(root, cmds),
+            live: live.members,
+            unknown: live.unknown,
         }
     }
 }
@@ -367,12 +478,31 @@ pub fn check(root: &SysRoot, major: u32, minor: u32) -> Vec<Refusal> {
 
 /// [`check`], asking `cmds` for the ZFS pools.
 pub fn check_with(root: &SysRoot, cmds: &dyn Commands, major: u32, minor: u32) -> Vec<Refusal> {
-    check_in(root, &System::read(root, cmds), major, minor)
+    check_using(root, cmds, contents_for(root), major, minor)
 }
 
-fn check_in(root: &SysRoot, sys: &System, major: u32, minor: u32) -> Vec<Refusal> {
+/// [`check`], asking `cmds` for the ZFS pools and reading the devices' data through `contents`.
+pub fn check_using(root: &SysRoot, cmds: &dyn Commands, contents: &dyn Contents, major: u32, minor: u32) -> Vec<Refusal> {
+    check_in(root, &System::read(root, cmds), contents, major, minor)
+}
+
+fn check_in(root: &SysRoot, sys: &System, contents: &dyn Contents, major: u32, minor: u32) -> Vec<Refusal> {
     let devs = device_and_partitions(root, major, minor);
     let mut out = Vec::new();
+    let Some(top) = devs.first() else {
+        return vec![Refusal::Unverified {
+            dev: format!("{major}:{minor}"),
+            why: format!(
+                "the device has no entry in /sys/dev/block ({major}:{minor}), so its partitions, holders and mounts cannot be looked at"
+            ),
+        }];
+    };
+    for why in &sys.unknown {
+        out.push(Refusal::Unverified {
+            dev: top.name.clone(),
+            why: why.clone(),
+        });
+    }
     for d in &devs {
         let node = format!("/dev/{}", d.name);
         if let Some(m) = sys.mounts.iter().find(|m| m.dev == (d.major, d.minor) || m.source == node) {
@@ -387,9 +517,16 @@ fn check_in(root: &SysRoot, sys: &System, major: u32, minor: u32) -> Vec<Refusal
                 out.push(Refusal::Swap { dev: d.name.clone() });
             }
         }
-        let by: Vec<String> = fs::read_dir(d.sys.join("holders"))
-            .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-            .unwrap_or_default();
+        let by: Vec<String> = match fs::read_dir(d.sys.join("holders")) {
+            Ok(rd) => rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect(),
+            Err(e) => {
+                out.push(Refusal::Unverified {
+                    dev: d.name.clone(),
+                    why: format!("its holders cannot be read ({}: {e})", d.sys.join("holders").display()),
+                });
+                Vec::new()
+            }
+        };
         if let Some(fsid) = btrfs_member(root, &d.name) {
             out.push(Refusal::BtrfsMember { dev: d.name.clone(), fsid });
         }
@@ -421,7 +558,16 @@ fn check_in(root: &SysRoot, sys: &System, major: u32, minor: u32) -> Vec<Refusal
                         out.push(r);
                     }
                 }
-                _ => {}
+                LiveUse::Loop(lo) => {
+                    let r = Refusal::LoopBacking {
+                        dev: d.name.clone(),
+                        by: lo.clone(),
+                    };
+                    if !out.contains(&r) {
+                        out.push(r);
+                    }
+                }
+                LiveUse::Md(_) | LiveUse::ZfsFuse(_) => {}
             }
         }
         if !in_pool && let Some(LiveUse::ZfsFuse(pid)) = uses.iter().find(|u| matches!(u, LiveUse::ZfsFuse(_))) {
@@ -435,15 +581,44 @@ fn check_in(root: &SysRoot, sys: &System, major: u32, minor: u32) -> Vec<Refusal
         }
     }
     for d in &devs {
-        if let Ok((head, tail, size)) = d.sample() {
-            let what = detect(&Sample {
+        let what = match contents.sample(d) {
+            Ok((head, tail, size)) => detect(&Sample {
                 head: &head,
                 tail: &tail,
                 size,
-            });
-            if !what.is_empty() {
-                out.push(Refusal::Signature { dev: d.name.clone(), what });
+            }),
+            Err(e) => {
+                out.push(Refusal::Unreadable {
+                    dev: d.name.clone(),
+                    why: e.to_string(),
+                });
+                Vec::new()
             }
+        };
+        let probed = contents.probe(d);
+        if !what.is_empty() {
+            out.push(Refusal::Signature {
+                dev: d.name.clone(),
+                what: what.clone(),
+            });
+        }
+        match probed {
+            Ok(found) => {
+                let mut more: Vec<String> = Vec::new();
+                for f in found.iter().filter(|f| !signatures::explained_by(&f.kind, &what)) {
+                    let said = f.describe();
+                    if !more.contains(&said) {
+                        more.push(said);
+                    }
+                }
+                if !more.is_empty() {
+                    out.push(Refusal::Probed {
+                        dev: d.name.clone(),
+                        found: more,
+                    });
+                }
+            }
+            Err(why) => out.push(Refusal::ProbeFailed { dev: d.name.clone(), why }),
         }
     }
     out
@@ -488,6 +663,17 @@ pub fn check_all(root: &SysRoot, devices: &[PathBuf], force: bool) -> Result<(),
 
 /// [`check_all`], asking `cmds` for the ZFS pools.
 pub fn check_all_with(root: &SysRoot, cmds: &dyn Commands, devices: &[PathBuf], force: bool) -> Result<(), Vec<Refusal>> {
+    check_all_using(root, cmds, contents_for(root), devices, force)
+}
+
+/// [`check_all`], asking `cmds` for the ZFS pools and reading the devices' data through `contents`.
+pub fn check_all_using(
+    root: &SysRoot,
+    cmds: &dyn Commands,
+    contents: &dyn Contents,
+    devices: &[PathBuf],
+    force: bool,
+) -> Result<(), Vec<Refusal>> {
     let sys = System::read(root, cmds);
     let mut out = Vec::new();
     let mut seen: Vec<(String, (u32, u32), Vec<DevNode>)> = Vec::new();
@@ -523,7 +709,11 @@ pub fn check_all_with(root: &SysRoot, cmds: &dyn Commands, devices: &[PathBuf], 
                 });
             }
         }
-        out.extend(check_in(root, &sys, dev.0, dev.1).into_iter().filter(|r| !(force && r.forceable())));
+        out.extend(
+            check_in(root, &sys, contents, dev.0, dev.1)
+                .into_iter()
+                .filter(|r| !(force && r.forceable())),
+        );
         seen.push((shown, dev, nodes));
     }
     if out.is_empty() { Ok(()) } else { Err(out) }
@@ -552,346 +742,5 @@ pub fn verdict(refusals: &[Refusal], force: bool) -> Result<(), String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample_with(patches: &[(usize, &[u8])]) -> Vec<u8> {
-        let mut h = vec![0u8; HEAD];
-        for (off, bytes) in patches {
-            h[*off..*off + bytes.len()].copy_from_slice(bytes);
-        }
-        h
-    }
-
-    fn detect_head(patches: &[(usize, &[u8])]) -> Vec<&'static str> {
-        let h = sample_with(patches);
-        detect(&Sample {
-            head: &h,
-            tail: &[0u8; 4096],
-            size: 64 << 20,
-        })
-    }
-
-    #[test]
-    fn blank_device_has_no_signature() {
-        assert!(detect_head(&[]).is_empty());
-        let noise: Vec<u8> = (0..HEAD).map(|i| (i * 7 % 251) as u8).collect();
-        assert!(
-            detect(&Sample {
-                head: &noise,
-                tail: &noise[..4096],
-                size: 1 << 30
-            })
-            .is_empty()
-        );
-    }
-
-    #[test]
-    fn partition_tables() {
-        assert_eq!(
-            detect_head(&[(512, b"EFI PART"), (510, &[0x55, 0xAA]), (446 + 4, &[0xEE])]),
-            ["a GPT partition table"]
-        );
-        assert_eq!(detect_head(&[(510, &[0x55, 0xAA]), (446 + 4, &[0x83])]), ["an MBR partition table"]);
-        // A boot signature with no partition entry is not a partition table.
-        assert!(detect_head(&[(510, &[0x55, 0xAA])]).is_empty());
-    }
-
-    #[test]
-    fn filesystems() {
-        assert_eq!(detect_head(&[(1080, &[0x53, 0xEF])]), ["an ext2/3/4 filesystem"]);
-        assert_eq!(detect_head(&[(0, b"XFSB")]), ["an XFS filesystem"]);
-        assert_eq!(detect_head(&[(65600, b"_BHRfS_M")]), ["a btrfs filesystem"]);
-        assert_eq!(detect_head(&[(82, b"FAT32"), (510, &[0x55, 0xAA])]), ["a FAT filesystem"]);
-        assert_eq!(detect_head(&[(4086, b"SWAPSPACE2")]), ["a swap signature"]);
-        assert_eq!(detect_head(&[(3, b"NTFS    ")]), ["an NTFS filesystem"]);
-        assert_eq!(detect_head(&[(0, b"LUKS\xba\xbe")]), ["a LUKS encrypted volume"]);
-    }
-
-    #[test]
-    fn volume_managers_and_raid() {
-        assert_eq!(detect_head(&[(512, b"LABELONE"), (536, b"LVM2 001")]), ["an LVM physical volume"]);
-        assert_eq!(detect_head(&[(4096, &0xa92b_4efc_u32.to_le_bytes())]), ["an md RAID superblock"]);
-        assert_eq!(
-            detect_head(&[(128 * 1024 + 3 * 1024, &0x00ba_b10c_u64.to_le_bytes())]),
-            ["a ZFS pool label"]
-        );
-        // md 1.0: near the end of the device.
-        let size: u64 = 64 << 20;
-        let mut tail = vec![0u8; TAIL];
-        let off = (((size - 8192) & !4095) - (size - TAIL as u64)) as usize;
-        tail[off..off + 4].copy_from_slice(&0xa92b_4efc_u32.to_le_bytes());
-        assert_eq!(
-            detect(&Sample {
-                head: &[0u8; 4096],
-                tail: &tail,
-                size
-            }),
-            ["an md RAID superblock"]
-        );
-    }
-
-    #[test]
-    fn force_overrides_only_signatures() {
-        let sig = Refusal::Signature {
-            dev: "loop9".into(),
-            what: vec!["an XFS filesystem"],
-        };
-        let mnt = Refusal::Mounted {
-            dev: "loop9p1".into(),
-            at: "/mnt".into(),
-        };
-        assert!(verdict(std::slice::from_ref(&sig), false).unwrap_err().contains("XFS"));
-        assert!(verdict(std::slice::from_ref(&sig), true).is_ok());
-        assert!(verdict(&[sig, mnt.clone()], true).unwrap_err().contains("mounted at /mnt"));
-        assert!(verdict(&[Refusal::Swap { dev: "x".into() }], true).is_err());
-        assert!(
-            verdict(
-                &[Refusal::Held {
-                    dev: "x".into(),
-                    by: vec!["dm-0".into()]
-                }],
-                true
-            )
-            .is_err()
-        );
-        assert!(verdict(&[], false).is_ok());
-    }
-
-    /// Partitions, holders, mounts and swap from a fixture tree.
-    #[test]
-    fn fixture_tree_refusals() {
-        let t = tempfile::tempdir().unwrap();
-        let r = t.path();
-        let disk = r.join("sys/devices/virtual/block/sdz");
-        for (dir, dev) in [(disk.clone(), "8:0"), (disk.join("sdz1"), "8:1"), (disk.join("sdz2"), "8:2")] {
-            fs::create_dir_all(dir.join("holders")).unwrap();
-            fs::write(dir.join("dev"), format!("{dev}\n")).unwrap();
-        }
-        fs::write(disk.join("sdz1/partition"), "1\n").unwrap();
-        fs::write(disk.join("sdz2/partition"), "2\n").unwrap();
-        fs::create_dir_all(disk.join("sdz2/holders/md0")).unwrap();
-        fs::create_dir_all(r.join("sys/dev/block")).unwrap();
-        std::os::unix::fs::symlink(&disk, r.join("sys/dev/block/8:0")).unwrap();
-        fs::create_dir_all(r.join("proc/self")).unwrap();
-        fs::write(r.join("proc/self/mountinfo"), "30 1 8:1 / /srv rw,relatime - ext4 /dev/sdz1 rw\n").unwrap();
-        fs::write(
-            r.join("proc/swaps"),
-            "Filename Type Size Used Priority\n/dev/sdz9 partition 1 0 -2\n",
-        )
-        .unwrap();
-        let root = SysRoot(r.to_path_buf());
-        let names: Vec<String> = device_and_partitions(&root, 8, 0).into_iter().map(|d| d.name).collect();
-        assert_eq!(names, ["sdz", "sdz1", "sdz2"]);
-        let refusals = check(&root, 8, 0);
-        assert!(
-            refusals.contains(&Refusal::Mounted {
-                dev: "sdz1".into(),
-                at: "/srv".into()
-            }),
-            "{refusals:?}"
-        );
-        assert!(
-            refusals.contains(&Refusal::Held {
-                dev: "sdz2".into(),
-                by: vec!["md0".into()]
-            }),
-            "{refusals:?}"
-        );
-        assert!(verdict(&refusals, true).is_err());
-    }
-
-    /// A ZFS label's uberblock magic at the ring of the label at `label`.
-    fn put_uberblock(buf: &mut [u8], label: usize) {
-        let o = label + ZFS_LABEL / 2 + 5 * 1024;
-        buf[o..o + 8].copy_from_slice(&0x00ba_b10c_u64.to_le_bytes());
-    }
-
-    #[test]
-    fn zfs_labels_at_the_start_and_at_the_end() {
-        // The second label alone (the first wiped).
-        let mut head = vec![0u8; HEAD];
-        put_uberblock(&mut head, ZFS_LABEL);
-        let tail = vec![0u8; TAIL];
-        let size: u64 = (64 << 20) + 100 * 1024;
-        assert_eq!(
-            detect(&Sample {
-                head: &head,
-                tail: &tail,
-                size
-            }),
-            ["a ZFS pool label"]
-        );
-        // The head wiped whole: labels 2 and 3 sit before the size rounded down to 256 KiB.
-        let end = size & !(ZFS_LABEL as u64 - 1);
-        let start = size - TAIL as u64;
-        for label in [end - 2 * ZFS_LABEL as u64, end - ZFS_LABEL as u64] {
-            let mut tail = vec![0u8; TAIL];
-            put_uberblock(&mut tail, (label - start) as usize);
-            assert_eq!(
-                detect(&Sample {
-                    head: &[0u8; HEAD],
-                    tail: &tail,
-                    size
-                }),
-                ["a ZFS pool label"],
-                "label at {label}"
-            );
-        }
-        // The same bytes where no label sits (unrounded size) are no label.
-        let mut tail = vec![0u8; TAIL];
-        put_uberblock(&mut tail, TAIL - ZFS_LABEL - 100 * 1024 + 512);
-        assert!(
-            detect(&Sample {
-                head: &[0u8; HEAD],
-                tail: &tail,
-                size
-            })
-            .is_empty()
-        );
-    }
-
-    /// Paths of a fixture root's `/dev` names.
-    fn given(names: &[&str]) -> Vec<PathBuf> {
-        names.iter().map(|n| PathBuf::from(format!("/dev/{n}"))).collect()
-    }
-
-    #[test]
-    fn live_pools_arrays_and_btrfs_are_not_forceable() {
-        use crate::device::tests::fixtures::{self, Fx};
-        // zfs-fuse: loop0..3 in pool zfsinfo-mc; loop4 open by the daemon only (no `zpool list` answer for it).
-        let fx = fixtures::zfs_fuse_machine();
-        let cmds = fixtures::zfs_fuse_commands().file("zpool list -H -o name", "zpool-list-zfs-fuse.txt");
-        let r = check_with(&fx.root(), &cmds, 7, 1);
-        assert_eq!(
-            r,
-            [Refusal::ZfsMember {
-                dev: "loop1".into(),
-                pool: "zfsinfo-mc".into()
-            }]
-        );
-        assert_eq!(r[0].message(), "loop1 is a member of the imported ZFS pool zfsinfo-mc");
-        let r = check_with(&fx.root(), &cmds, 7, 4);
-        assert_eq!(
-            r,
-            [Refusal::ZfsFuseOpen {
-                dev: "loop4".into(),
-                pid: 4242
-            }]
-        );
-        assert!(verdict(&r, true).unwrap_err().contains("zfs-fuse daemon (pid 4242)"));
-
-        // OpenZFS: `zpool status -P` paths.
-        let fx = fixtures::stacks();
-        let cmds = fixtures::stack_commands().file("zpool list -H -o name", "zpool-list-openzfs.txt");
-        let vdf = crate::device::block_device_by_path(&fx.root(), "/dev/vdf").unwrap();
-        let r = check_with(&fx.root(), &cmds, vdf.0, vdf.1);
-        assert!(
-            r.contains(&Refusal::ZfsMember {
-                dev: "vdf1".into(),
-                pool: "fast".into()
-            }),
-            "{r:?}"
-        );
-
-        // An md member without holders, and a mounted btrfs's member.
-        let fx = Fx::new();
-        fx.disk("sys/devices/virtual/block/loop5", (7, 5), 1 << 17, &[]);
-        fx.disk("sys/devices/virtual/block/loop6", (7, 6), 1 << 17, &[]);
-        fx.disk("sys/devices/virtual/block/md9", (9, 9), 1 << 17, &[]);
-        fx.link(
-            "sys/devices/virtual/block/md9/md/dev-loop5/block",
-            "sys/devices/virtual/block/loop5",
-        );
-        fx.link("sys/fs/btrfs/0b1e5c00-fsid/devices/loop6", "sys/devices/virtual/block/loop6");
-        let root = fx.root();
-        let none = crate::device::NoCommands;
-        let r = check_with(&root, &none, 7, 5);
-        assert_eq!(
-            r,
-            [Refusal::MdMember {
-                dev: "loop5".into(),
-                array: "md9".into()
-            }]
-        );
-        assert_eq!(r[0].message(), "loop5 is a member of the md array md9");
-        // Held through `holders/` too: said once, as a holder.
-        fx.link("sys/devices/virtual/block/loop5/holders/md9", "sys/devices/virtual/block/md9");
-        let r = check_with(&root, &none, 7, 5);
-        assert_eq!(
-            r,
-            [Refusal::Held {
-                dev: "loop5".into(),
-                by: vec!["md9".into()]
-            }]
-        );
-        let r = check_with(&root, &none, 7, 6);
-        assert_eq!(
-            r,
-            [Refusal::BtrfsMember {
-                dev: "loop6".into(),
-                fsid: "0b1e5c00-fsid".into()
-            }]
-        );
-        for r in [
-            Refusal::ZfsMember {
-                dev: "a".into(),
-                pool: "p".into(),
-            },
-            Refusal::ZfsFuseOpen { dev: "a".into(), pid: 1 },
-            Refusal::MdMember {
-                dev: "a".into(),
-                array: "md0".into(),
-            },
-            Refusal::BtrfsMember {
-                dev: "a".into(),
-                fsid: "f".into(),
-            },
-        ] {
-            assert!(!r.forceable(), "{r:?}");
-            assert!(verdict(std::slice::from_ref(&r), true).is_err());
-        }
-
-        // All of them at once, and --force changes nothing.
-        let all = check_all_with(&root, &none, &given(&["loop5", "loop6"]), true).unwrap_err();
-        assert_eq!(all.len(), 2, "{all:?}");
-    }
-
-    #[test]
-    fn check_all_refuses_a_device_given_twice() {
-        use crate::device::tests::fixtures::Fx;
-        let fx = Fx::new();
-        let disk = "sys/devices/pci0000:00/0000:00:05.0/virtio3/block/vdz";
-        fx.disk(disk, (254, 16), 1 << 20, &[]);
-        fx.part(disk, "vdz1", (254, 17), 1, 1 << 19);
-        fx.disk("sys/devices/virtual/block/loop7", (7, 7), 1 << 17, &[]);
-        fx.file("dev/vdz", "");
-        fx.link("dev/disk/by-id/virtio-lab", "dev/vdz");
-        let root = fx.root();
-        let none = crate::device::NoCommands;
-        assert_eq!(check_all_with(&root, &none, &given(&["vdz", "loop7"]), false), Ok(()));
-        let r = check_all_with(&root, &none, &given(&["vdz", "loop7", "disk/by-id/virtio-lab"]), false).unwrap_err();
-        assert_eq!(
-            r,
-            [Refusal::SameDevice {
-                dev: "vdz".into(),
-                first: "/dev/vdz".into(),
-                second: "/dev/disk/by-id/virtio-lab".into()
-            }]
-        );
-        assert_eq!(
-            r[0].message(),
-            "/dev/vdz and /dev/disk/by-id/virtio-lab are the same device (vdz): give each device once"
-        );
-        let r = check_all_with(&root, &none, &given(&["vdz1", "vdz"]), true).unwrap_err();
-        assert_eq!(
-            r,
-            [Refusal::PartitionOfGiven {
-                part: "/dev/vdz1".into(),
-                disk: "/dev/vdz".into()
-            }]
-        );
-        let r = check_all_with(&root, &none, &given(&["nothere"]), true).unwrap_err();
-        assert_eq!(r[0].message(), "/dev/nothere does not exist");
-    }
-}
+#[path = "safety_tests.rs"]
+mod tests;

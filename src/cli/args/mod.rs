@@ -637,6 +637,7 @@ pub struct ScanArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(group = clap::ArgGroup::new("force_with").args(["allow_destroy", "restore"]))]
 pub struct CapacityArgs {
     /// The block device (a USB stick, an SD card, a disk; not mounted). With --restore: the device
     /// to write the backup to (default: the one the file names)
@@ -647,8 +648,9 @@ pub struct CapacityArgs {
     #[arg(long)]
     pub allow_destroy: bool,
     /// With --allow-destroy: write even over a partition table or filesystem signature (never over
-    /// a mounted, swap or in-use device)
-    #[arg(long, requires = "allow_destroy")]
+    /// a mounted, swap or in-use device). With --restore: write to a device known only by its model
+    /// and size (no serial number), at the node the backup was saved from
+    #[arg(long, requires = "force_with")]
     pub force: bool,
     /// Precision of the real size: the probe stops when the boundary is known to within this many
     /// bytes (rounded up to whole 4 KiB blocks; each halving costs one round of about 20 blocks)

@@ -143,6 +143,12 @@ fn capacity_arguments() {
     assert!(parse(&["iolab", "capacity"]).is_err());
     assert!(parse(&["iolab", "capacity", "--restore", "/tmp/x.bak", "--allow-destroy"]).is_err());
     assert!(parse(&["iolab", "capacity", "/dev/sdz", "--force"]).is_err());
+    assert!(parse(&["iolab", "capacity", "/dev/sdz", "--force", "--allow-destroy"]).is_ok());
+    // --force with --restore: a device known only by its model and size, at its node (issue 36).
+    let Cmd::Capacity(a) = parse(&["iolab", "capacity", "--restore", "/tmp/x.bak", "--force"]).unwrap().cmd else {
+        panic!("not capacity")
+    };
+    assert!(a.force);
     assert!(parse(&["iolab", "capacity", "/dev/sdz", "--granularity", "0"]).is_err());
 }
 

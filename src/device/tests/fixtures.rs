@@ -2,7 +2,7 @@
 //! the directories, attribute files and relative symlinks real sysfs has.
 
 use crate::device::SysRoot;
-use crate::device::zfs::Commands;
+use crate::device::zfs::{Answer, Commands};
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
@@ -335,11 +335,11 @@ pub(crate) fn machine() -> Fx {
 /// Captured outputs of commands, from files under `tests/fixtures/device/`
 /// (each starts with a comment citing the format's source, ended by a line
 /// of dashes, which is stripped).
-pub(crate) struct Captured(Vec<(String, String)>);
+pub(crate) struct Captured(Vec<(String, String)>, Vec<(String, Answer)>);
 
 impl Captured {
     pub fn new() -> Captured {
-        Captured(Vec::new())
+        Captured(Vec::new(), Vec::new())
     }
 
     /// `cmdline` (program and arguments, space-separated) prints the fixture file `name`.
@@ -353,12 +353,28 @@ impl Captured {
         self.0.push((cmdline.to_string(), body));
         self
     }
+
+    /// `cmdline` answers `answer` (fails, or does not answer in time).
+    pub fn answer(mut self, cmdline: &str, answer: Answer) -> Captured {
+        self.1.push((cmdline.to_string(), answer));
+        self
+    }
 }
 
 impl Commands for Captured {
     fn run(&self, program: &str, args: &[&str]) -> Option<String> {
+        self.ask(program, args).output()
+    }
+
+    fn ask(&self, program: &str, args: &[&str]) -> Answer {
         let line = std::iter::once(program).chain(args.iter().copied()).collect::<Vec<_>>().join(" ");
-        self.0.iter().find(|(c, _)| *c == line).map(|(_, out)| out.clone())
+        if let Some((_, a)) = self.1.iter().find(|(c, _)| *c == line) {
+            return a.clone();
+        }
+        self.0
+            .iter()
+            .find(|(c, _)| *c == line)
+            .map_or(Answer::Missing, |(_, out)| Answer::Output(out.clone()))
     }
 }
 

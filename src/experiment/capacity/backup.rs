@@ -81,6 +81,51 @@ impl BackupHeader {
     }
 }
 
+/// Whether a device identity ([`crate::summary::verify::device_identity`])
+/// names one device only: a serial number, a WWID, or a loop device's
+/// backing file. A model and size (`model:`) is shared by two identical
+/// sticks without a serial number, and a node and size (`dev:`) by any
+/// device that takes that node.
+pub fn names_one_device(identity: &str) -> bool {
+    ["serial:", "wwid:", "loop:"].iter().any(|p| identity.starts_with(p))
+}
+
+/// Why a backup may not be written to a device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotItsDevice {
+    /// Another identity, or another size.
+    Other,
+    /// The same weak identity (model and size, node and size) or none, so
+    /// the device may be another one like it: needs the node the backup
+    /// was saved from (`same_node`) and `--force`.
+    Unsure { same_node: bool },
+}
+
+impl BackupHeader {
+    /// May this backup be written to the device `device` (identity) of
+    /// `size` bytes at `path`? The size must match. An identity that names
+    /// one device ([`names_one_device`]) decides alone (the device may have
+    /// another node now). A weaker one, or none, is not enough: only the
+    /// node the backup was saved from, with `force`.
+    pub fn restore_to(&self, device: Option<&str>, path: &str, size: u64, force: bool) -> Result<(), NotItsDevice> {
+        if self.size != size {
+            return Err(NotItsDevice::Other);
+        }
+        let same_node = self.path == path;
+        match (self.device.as_deref(), device) {
+            (Some(a), Some(b)) if a != b => Err(NotItsDevice::Other),
+            (Some(a), Some(_)) if names_one_device(a) => Ok(()),
+            // The same weak identity: another device like it may be there.
+            (Some(_), Some(_)) if same_node && force => Ok(()),
+            (Some(_), Some(_)) => Err(NotItsDevice::Unsure { same_node }),
+            // An identity missing on either side: the node, and --force.
+            _ if same_node && force => Ok(()),
+            _ if same_node => Err(NotItsDevice::Unsure { same_node }),
+            _ => Err(NotItsDevice::Other),
+        }
+    }
+}
+
 /// One saved block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
@@ -437,6 +482,45 @@ mod tests {
         let bare = header(None);
         assert!(bare.is_for(Some("serial:ABC"), "/dev/loop7", 4 << 30));
         assert!(!bare.is_for(None, "/dev/loop8", 4 << 30));
+    }
+
+    /// Two identical sticks without a serial number share `model:MODEL:SIZE`:
+    /// the identity alone must not send one's backup to the other.
+    #[test]
+    fn a_model_and_size_alone_do_not_choose_the_device_to_restore() {
+        let size = 4 << 30;
+        let h = header(Some("model:Cruzer Blade:4294967296"));
+        let id = Some("model:Cruzer Blade:4294967296");
+        // The other stick, at another node: never, --force or not.
+        for force in [false, true] {
+            assert_eq!(
+                h.restore_to(id, "/dev/sdc", size, force),
+                Err(NotItsDevice::Unsure { same_node: false })
+            );
+        }
+        // The same node: only with --force (another stick may have taken it).
+        assert_eq!(
+            h.restore_to(id, "/dev/loop7", size, false),
+            Err(NotItsDevice::Unsure { same_node: true })
+        );
+        assert_eq!(h.restore_to(id, "/dev/loop7", size, true), Ok(()));
+        // A node and size is no better; no identity at all neither.
+        let h = header(Some("dev:/dev/loop7:4294967296"));
+        assert!(h.restore_to(Some("dev:/dev/loop7:4294967296"), "/dev/loop7", size, false).is_err());
+        assert_eq!(h.restore_to(Some("dev:/dev/loop7:4294967296"), "/dev/loop7", size, true), Ok(()));
+        let bare = header(None);
+        assert_eq!(
+            bare.restore_to(Some("serial:ABC"), "/dev/loop7", size, false),
+            Err(NotItsDevice::Unsure { same_node: true })
+        );
+        assert_eq!(bare.restore_to(None, "/dev/loop8", size, true), Err(NotItsDevice::Other));
+        // A serial number, a WWID or a loop device's backing file names one device, at any node.
+        for id in ["serial:ABC", "wwid:naa.5000c500a1b2c3d4", "loop:/a.img:4294967296"] {
+            let h = header(Some(id));
+            assert_eq!(h.restore_to(Some(id), "/dev/sdq", size, false), Ok(()), "{id}");
+            assert_eq!(h.restore_to(Some(id), "/dev/sdq", 1 << 30, true), Err(NotItsDevice::Other));
+            assert_eq!(h.restore_to(Some("serial:XYZ"), "/dev/loop7", size, true), Err(NotItsDevice::Other));
+        }
     }
 
     #[test]

@@ -53,7 +53,7 @@ use crate::summary::verify::device_identity;
 use crate::summary::{Body, Settings};
 use crate::target::{self, OpenRequest, Target};
 use crate::verify::{BLOCK, Backup, BlockState, Header, Probe, ProbeVerdict, Round, classify_generation, fill_generation};
-use backup::{BackupHeader, Record};
+use backup::{BackupHeader, NotItsDevice, Record};
 use std::collections::HashSet;
 use std::os::fd::RawFd;
 use std::os::unix::fs::FileTypeExt;
@@ -764,24 +764,44 @@ pub struct RestoreSummary {
 
 /// Write a backup file back to its device (`device`, or the node the file
 /// names), after checking that the device is the one it was saved from
-/// (identity and size); read every block back; delete the file when all
+/// ([`BackupHeader::restore_to`]: the size, and an identity that names one
+/// device; an identity of model and size alone, or none, only at the same
+/// node and with `force`); read every block back; delete the file when all
 /// verify. The device must not be mounted, swap or held.
-pub fn restore_file(file: &Path, device: Option<&Path>, ctx: &Context) -> Result<RestoreSummary> {
+pub fn restore_file(file: &Path, device: Option<&Path>, force: bool, ctx: &Context) -> Result<RestoreSummary> {
     let b = backup::read(file).map_err(usage)?;
     let path = device.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(&b.header.path));
     let target = open_device(&path, false, false, ctx)?;
     let identity = device_identity(&target.info);
-    if !b.header.is_for(identity.as_deref(), &target.info.path, target.span()) {
-        return Err(usage(format!(
-            "{} was saved from {} ({}, {} bytes), not from {} ({}, {} bytes): refusing to write it there (if that device has another name now, give it: `iolab capacity --restore FILE DEVICE`)",
-            file.display(),
-            b.header.path,
-            b.header.device.as_deref().unwrap_or("no identity"),
-            b.header.size,
-            target.info.path,
-            identity.as_deref().unwrap_or("no identity"),
-            target.span()
-        )));
+    let saved = format!(
+        "{} was saved from {} ({}, {} bytes)",
+        file.display(),
+        b.header.path,
+        b.header.device.as_deref().unwrap_or("no identity"),
+        b.header.size
+    );
+    match b.header.restore_to(identity.as_deref(), &target.info.path, target.span(), force) {
+        Ok(()) => {}
+        Err(NotItsDevice::Other) => {
+            return Err(usage(format!(
+                "{saved}, not from {} ({}, {} bytes): refusing to write it there (if that device has another name now, give it: `iolab capacity --restore FILE DEVICE`)",
+                target.info.path,
+                identity.as_deref().unwrap_or("no identity"),
+                target.span()
+            )));
+        }
+        Err(NotItsDevice::Unsure { same_node: true }) => {
+            return Err(usage(format!(
+                "{saved}, which names no serial number: another device of the same model and size at {} would be overwritten; pass --force if it is the one the probe ran on",
+                target.info.path
+            )));
+        }
+        Err(NotItsDevice::Unsure { same_node: false }) => {
+            return Err(usage(format!(
+                "{saved}, which names no serial number: {} may be another device of the same model and size; refusing to write it there, --force or not (only the node it was saved from, with --force)",
+                target.info.path
+            )));
+        }
     }
     let mut dev = Dev::new(&target);
     let res = restore_records(&mut dev, &b.records, b.header.pass);

@@ -3,8 +3,10 @@
 //! (`refusals`); hostile and malformed input: targets that are not storage,
 //! planted links, damaged stores (`hostile`); faults during a run: EIO,
 //! ENOSPC, a target that goes away or is read-only (`faults`); and signals
-//! at any moment of any command (`signals`).
+//! at any moment of any command (`signals`); a check that cannot look fails
+//! closed (`failclosed`).
 
+mod failclosed;
 mod faults;
 mod hostile;
 mod journal;

@@ -56,7 +56,7 @@ fn write_job(dev: &Path, extra: &[&str]) -> Output {
 }
 
 /// Expect a one-line refusal with status 2 mentioning `why`, and the device unchanged.
-fn assert_refused(dev: &Path, extra: &[&str], why: &str) {
+pub(super) fn assert_refused(dev: &Path, extra: &[&str], why: &str) {
     let before = checksum(dev);
     let out = write_job(dev, extra);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -75,7 +75,7 @@ fn assert_refused(dev: &Path, extra: &[&str], why: &str) {
     assert_eq!(checksum(dev), before, "{} changed although iolab refused", dev.display());
 }
 
-fn assert_writes(dev: &Path, extra: &[&str]) {
+pub(super) fn assert_writes(dev: &Path, extra: &[&str]) {
     let out = write_job(dev, extra);
     assert!(
         out.status.success(),
@@ -154,7 +154,7 @@ fn force_overrides_a_signature() {
 /// fresh-clone CI runs once took for iolab's. A frozen filesystem blocks only
 /// its own writes, not a write to the block device under it, so iolab could
 /// still change the device if it failed to refuse. Thawed before unmounting.
-struct QuietMount {
+pub(super) struct QuietMount {
     // Field order is drop order: thaw, then unmount.
     _frozen: Frozen,
     _mount: Mount,
@@ -167,7 +167,7 @@ impl Drop for Frozen {
     }
 }
 
-fn quiet_mount(dev: &Path) -> QuietMount {
+pub(super) fn quiet_mount(dev: &Path) -> QuietMount {
     let mount = Mount::new(dev, Some("commit=3600"));
     run_checked(Command::new("fsfreeze").arg("-f").arg(mount.dir()));
     QuietMount {
