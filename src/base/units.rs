@@ -32,9 +32,24 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "GB" => 1_000_000_000,
         "TB" => 1_000_000_000_000,
         other => {
-            return Err(format!(
-                "invalid size unit '{other}' in '{s}' (use k, M, G, T, KiB, MiB, GiB, kB, MB, GB)"
-            ));
+            // `4kb`, `1mb`: the binary unit is what block sizes and most
+            // sizes mean; the decimal one (`kB`) is said second.
+            let binary = match other.to_ascii_lowercase().as_str() {
+                "kb" | "kib" => Some(('k', "KiB", "kB", 10)),
+                "mb" | "mib" => Some(('M', "MiB", "MB", 20)),
+                "gb" | "gib" => Some(('G', "GiB", "GB", 30)),
+                "tb" | "tib" => Some(('T', "TiB", "TB", 40)),
+                _ => None,
+            };
+            return Err(match binary {
+                Some((short, long, decimal, shift)) => {
+                    let bytes = (num * (1u64 << shift) as f64) as u64;
+                    format!(
+                        "invalid size unit '{other}' in '{s}': write {num}{short} or {num}{long} ({bytes} bytes), or {num}{decimal} for powers of 1000"
+                    )
+                }
+                None => format!("invalid size unit '{other}' in '{s}' (use k, M, G, T, KiB, MiB, GiB, kB, MB, GB)"),
+            });
         }
     };
     let v = num * mult as f64;
@@ -363,6 +378,20 @@ pub fn fmt_capacity(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 36: `4kb` suggested `kB` (4000 bytes, which no block size
+    /// takes); the binary unit comes first, with its bytes.
+    #[test]
+    fn a_lowercase_b_suggests_the_binary_unit() {
+        let e = parse_size("4kb").unwrap_err();
+        assert_eq!(
+            e,
+            "invalid size unit 'kb' in '4kb': write 4k or 4KiB (4096 bytes), or 4kB for powers of 1000"
+        );
+        assert!(parse_size("1gb").unwrap_err().contains("write 1G or 1GiB (1073741824 bytes)"));
+        assert!(parse_size("2Mb").unwrap_err().contains("write 2M or 2MiB"));
+        assert!(parse_size("4xb").unwrap_err().contains("(use k, M"));
+    }
 
     #[test]
     fn sizes_binary_and_decimal() {

@@ -40,7 +40,7 @@ fn main_unguarded() -> ExitCode {
     let parsed = command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
     let (mut cli, matches) = match parsed {
         Ok(c) => c,
-        Err(e) => return clap_exit(&e),
+        Err(e) => return clap_exit(&settings::job_option_in_a_suite(&e).unwrap_or(e)),
     };
     cli.resolve_files();
     cli.note_typed(&matches);

@@ -93,6 +93,40 @@ pub(super) fn check_suite(cli: &Cli, cfg: Option<&Config>) -> std::result::Resul
     Err(e)
 }
 
+/// `iolab run DIR --suite real --rw read`: clap finds `--rw` unexpected
+/// and suggests passing it as a value (`-- --rw`). An option of `iolab
+/// job`'s given to `run` gets clap's error with the tip that says so.
+pub(super) fn job_option_in_a_suite(e: &clap::Error) -> Option<clap::Error> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let long = arg.strip_prefix("--")?.split('=').next()?;
+    let mut cmd = command();
+    cmd.build();
+    let has = |sub: &str| {
+        cmd.find_subcommand(sub)
+            .is_some_and(|c| c.get_arguments().any(|a| a.get_long() == Some(long)))
+    };
+    let in_run = matches!(e.get(ContextKind::Usage), Some(ContextValue::StyledStr(u)) if u.to_string().contains("iolab run "));
+    if !in_run || !has("job") || has("run") {
+        return None;
+    }
+    let run = cmd.find_subcommand_mut("run").expect("the run command");
+    let usage = run.render_usage();
+    let mut out = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(run);
+    out.insert(ContextKind::InvalidArg, ContextValue::String(arg.clone()));
+    let tip = format!(
+        "--{long} belongs to `iolab job` (one test you describe), not to a suite: run `iolab job TARGET --{long} ...`, or define a suite of your own in the configuration file ([suites.NAME])"
+    );
+    out.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![tip.into()]));
+    out.insert(ContextKind::Usage, ContextValue::StyledStr(usage));
+    Some(out)
+}
+
 /// The note for sizes typed in decimal units, once for the command line.
 pub(super) fn decimal_size_note(m: &ArgMatches) -> Option<String> {
     let (_, sub) = m.subcommand()?;

@@ -308,16 +308,19 @@ fn located(text: &str, path: &Path, offset: usize, msg: &str) -> String {
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let col = text[line_start..offset].chars().count() + 1;
     let msg = msg.trim();
-    // The table: the last header before the line (a header's own errors
-    // are its parent's).
-    let section = text[..line_start]
-        .lines()
-        .filter_map(|l| {
-            let l = l.trim();
-            l.starts_with('[')
-                .then(|| l.trim_start_matches('[').split(']').next().unwrap_or("").trim().to_string())
-        })
-        .next_back();
+    // The table: the last header before the line. A header's own errors
+    // (`[price]` misspelled) are its parent's: the header's name without
+    // its last part, or the top level.
+    let header = |l: &str| {
+        let l = l.trim();
+        l.starts_with('[')
+            .then(|| l.trim_start_matches('[').split(']').next().unwrap_or("").trim().to_string())
+    };
+    let this_line = text[line_start..].lines().next().unwrap_or("");
+    let section = match header(this_line) {
+        Some(own) => own.rsplit_once('.').map(|(parent, _)| parent.trim().to_string()),
+        None => text[..line_start].lines().filter_map(header).next_back(),
+    };
     // The key whose value is at `offset`, if it is a value.
     let key = (!msg.starts_with("unknown field"))
         .then(|| text[line_start..offset].rfind('='))

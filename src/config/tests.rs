@@ -167,6 +167,17 @@ fn unknown_key() {
         e.starts_with("/etc/x/config.toml:1:2: unknown field `price` at the top level"),
         "{e}"
     );
+    // Issue 36: after another table, a misspelled table is still the top
+    // level's (it was reported "in [suites.ny]", the table before it).
+    let e = err("[suites.ny]\njobs = [{ rw = \"read\", bs = \"4k\" }]\n\n[price]\nx = 1\n");
+    assert!(
+        e.starts_with("/etc/x/config.toml:4:2: unknown field `price` at the top level, expected"),
+        "{e}"
+    );
+    assert!(!e.contains("suites.ny"), "{e}");
+    // A misspelled table inside another is its parent's.
+    let e = err("[defaults]\nruns = 2\n\n[suites.x.jobz]\nrw = \"read\"\n");
+    assert!(!e.contains("in [defaults]"), "{e}");
 }
 
 #[test]

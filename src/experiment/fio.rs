@@ -196,7 +196,7 @@ pub(super) fn run_local(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
             filename,
             size: Some(target.span()),
         },
-    );
+    )?;
     let file = JobFile::write("local", &text)?;
     auto_notice(&r.repeat, ctx);
     let planned = r.planned();
@@ -240,18 +240,23 @@ pub fn emit(exp: &super::Experiment) -> Result<String> {
     if path.as_os_str().is_empty() {
         return Err(usage("--emit fio needs a TARGET: the job file names it"));
     }
+    // A path that is not UTF-8 would be written as another name.
+    let named = path
+        .to_str()
+        .ok_or_else(|| usage(format!("{}: fio cannot be given a path that is not UTF-8", path.display())))?
+        .to_string();
     let target = if path.is_dir() {
         FioTarget::Directory {
-            dir: path.display().to_string(),
+            dir: named,
             size: req.target.size.unwrap_or(crate::target::DEFAULT_TEST_FILE),
         }
     } else {
         FioTarget::Path {
-            filename: path.display().to_string(),
+            filename: named,
             size: req.target.size,
         }
     };
-    Ok(job_file(&req.jobs, &req.repeat, &target))
+    job_file(&req.jobs, &req.repeat, &target)
 }
 
 /// fio's server port when a host names none.
@@ -447,7 +452,10 @@ pub fn run_hosts(r: &HostsRequest, ctx: &Context) -> Result<HostsOutcome> {
     let mut runs: Vec<(String, std::result::Result<crate::summary::Report, String>)> = Vec::new();
     let mut ready: Vec<(&HostSpec, usize)> = Vec::new();
     for (i, (h, path)) in r.hosts.iter().zip(&paths).enumerate() {
-        let p = path.display().to_string();
+        let p = path
+            .to_str()
+            .ok_or_else(|| usage(format!("{}: fio cannot be given a path that is not UTF-8", path.display())))?
+            .to_string();
         // iolab cannot look at a remote device: writes to anything under
         // /dev need the user's explicit consent; fio refuses mounted ones.
         let device = p.starts_with("/dev/") && !p.starts_with("/dev/shm/");
@@ -470,11 +478,7 @@ pub fn run_hosts(r: &HostsRequest, ctx: &Context) -> Result<HostsOutcome> {
                 size: r.jobs.target.size.unwrap_or(crate::target::DEFAULT_TEST_FILE),
             }
         };
-        let mut text = job_file(&r.jobs.jobs, &r.jobs.repeat, &target);
-        if matches!(target, FioTarget::Directory { .. }) {
-            // The test file fio lays out there goes when the jobs end.
-            text = text.replacen("[global]\n", "[global]\nunlink=1\n", 1);
-        }
+        let text = job_file(&r.jobs.jobs, &r.jobs.repeat, &target)?;
         files.push(JobFile::write(&format!("host{i}"), &text)?);
         runs.push((h.addr.clone(), Err(String::new())));
         ready.push((h, i));

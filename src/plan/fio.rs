@@ -17,7 +17,8 @@
 //! | uniform random offsets, repeats allowed | `norandommap` |
 //! | writes timed to a final fdatasync | `end_fsync=1` (the flush is part of the job) |
 //! | a span from an offset (scan zones, `--from`) | `offset`, `size` |
-//! | a test file in a directory | `directory`, `filename=iolab-fio.test`, `size` (fio lays it out first) |
+//! | a test file in a directory | `directory`, `filename=iolab-fio.test`, `size` (fio lays it out first), `unlink=1` on the last section (which removes it; an interrupted fio leaves it) |
+//! | the target's path | `:` written `\:` (fio splits names on `:`); a path fio cannot be given is refused |
 //! | refuse mounted devices | `allow_mounted_write=0` |
 //!
 //! What does not map: iolab's medians, spread and verdicts are computed when
@@ -28,6 +29,7 @@
 //! per-second device counters, which fio does not record the same way.
 
 use super::{JobSpec, Limit, Repeat};
+use crate::base::error::{Result, usage};
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -50,7 +52,44 @@ pub const TEST_FILE: &str = "iolab-fio.test";
 /// reads `#` and `;` anywhere on a line as the start of a comment, so the
 /// run number follows an `@`, and those characters in a name become `_`.
 pub fn section_name(job: &str, k: u32) -> String {
-    format!("{}@{k}", job.replace(['[', ']', '\n', '#', ';'], "_"))
+    let safe: String = job
+        .chars()
+        .map(|c| {
+            if matches!(c, '[' | ']' | '#' | ';' | '$') || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    format!("{safe}@{k}")
+}
+
+/// `path` as the value of fio's `filename=` or `directory=`. fio splits
+/// both on `:` (a list of files), unless the colon follows a `\`, and
+/// removes that `\`; so every `:` is written `\:` (a literal `\:` becomes
+/// `\\:`, which fio reads back as `\:`). What fio cannot be told, iolab
+/// refuses: a line break or other control character ends or breaks the
+/// line, `#` and `;` start a comment anywhere on it, `$` starts one of
+/// fio's substitutions (`${VAR}`, `$ncpus`), and fio strips blanks at
+/// either end of a value.
+pub fn option_path(path: &str) -> Result<String> {
+    let refuse = |why: &str| {
+        usage(format!(
+            "{}: fio cannot be given this path in a job file ({why}); rename it or link to it from a plain path",
+            path.escape_debug()
+        ))
+    };
+    if let Some(c) = path.chars().find(|c| c.is_control()) {
+        return Err(refuse(&format!("it holds the control character {}", c.escape_debug())));
+    }
+    if let Some(c) = path.chars().find(|c| matches!(c, '#' | ';' | '$')) {
+        return Err(refuse(&format!("fio reads '{c}' as the start of a comment or a substitution")));
+    }
+    if path.trim() != path {
+        return Err(refuse("fio strips the blanks at its start or end"));
+    }
+    Ok(path.replace(':', "\\:"))
 }
 
 /// fio's spelling of a duration: whole milliseconds.
@@ -58,8 +97,9 @@ fn ms(d: Duration) -> String {
     format!("{}ms", d.as_millis())
 }
 
-/// The job file for `jobs`, repeated as `repeat` says, on `target`.
-pub fn job_file(jobs: &[JobSpec], repeat: &Repeat, target: &FioTarget) -> String {
+/// The job file for `jobs`, repeated as `repeat` says, on `target`; a
+/// target path fio cannot be given is refused (see [`option_path`]).
+pub fn job_file(jobs: &[JobSpec], repeat: &Repeat, target: &FioTarget) -> Result<String> {
     let mut s = String::new();
     let _ = writeln!(s, "; made by iolab {}: the same jobs as iolab runs them", env!("CARGO_PKG_VERSION"));
     if repeat.runs.is_auto() {
@@ -72,13 +112,13 @@ pub fn job_file(jobs: &[JobSpec], repeat: &Repeat, target: &FioTarget) -> String
     s.push_str("[global]\n");
     match target {
         FioTarget::Path { filename, size } => {
-            let _ = writeln!(s, "filename={filename}");
+            let _ = writeln!(s, "filename={}", option_path(filename)?);
             if let Some(b) = size {
                 let _ = writeln!(s, "size={b}");
             }
         }
         FioTarget::Directory { dir, size } => {
-            let _ = writeln!(s, "directory={dir}\nfilename={TEST_FILE}\nsize={size}");
+            let _ = writeln!(s, "directory={}\nfilename={TEST_FILE}\nsize={size}", option_path(dir)?);
         }
     }
     for line in [
@@ -108,9 +148,16 @@ pub fn job_file(jobs: &[JobSpec], repeat: &Repeat, target: &FioTarget) -> String
                 let _ = writeln!(s, "startdelay={}", ms(pause));
             }
             section(&mut s, job, repeat, k == 1);
+            if matches!(target, FioTarget::Directory { .. }) && i + 1 == jobs.len() && k == runs {
+                // fio lays the test file out once, for all sections, and
+                // `unlink` removes it when its section ends: so only the last
+                // section carries it (on an earlier one, the next could not
+                // open the file).
+                s.push_str("unlink=1\n");
+            }
         }
     }
-    s
+    Ok(s)
 }
 
 fn section(s: &mut String, job: &JobSpec, repeat: &Repeat, first_run: bool) {
@@ -195,7 +242,7 @@ mod tests {
             dir: "/mnt/x".into(),
             size: 1 << 30,
         };
-        let f = job_file(&jobs, &repeat(3, 1, 5), &t);
+        let f = job_file(&jobs, &repeat(3, 1, 5), &t).unwrap();
         insta::assert_snapshot!(f.replace(env!("CARGO_PKG_VERSION"), "VERSION"));
         // A section per test and run, each stonewalled.
         assert_eq!(f.matches("\n[").count(), 1 + jobs.len() * 3);
@@ -224,7 +271,8 @@ mod tests {
                 filename: "/dev/sdb".into(),
                 size: None,
             },
-        );
+        )
+        .unwrap();
         for want in [
             "numjobs=8\n",
             "iodepth=1\n",
@@ -258,7 +306,8 @@ mod tests {
                     dir: dir.path().display().to_string(),
                     size: 1 << 20,
                 },
-            );
+            )
+            .unwrap();
             let path = dir.path().join("j.fio");
             std::fs::write(&path, &f).unwrap();
             let out = std::process::Command::new("fio").arg("--parse-only").arg(&path).output().unwrap();
@@ -268,6 +317,118 @@ mod tests {
                 suite.as_str(),
                 String::from_utf8_lossy(&out.stderr)
             );
+        }
+    }
+
+    /// fio, when installed (else a counted skip).
+    fn have_fio() -> bool {
+        let ok = std::process::Command::new("fio").arg("--version").output().is_ok();
+        if !ok {
+            crate::base::testknob::skip_for_missing_tool("fio");
+        }
+        ok
+    }
+
+    /// Runs `text` with fio in `dir` (so a name fio splits off lands there).
+    fn run_fio(dir: &std::path::Path, text: &str) {
+        let path = dir.join("j.fio");
+        std::fs::write(&path, text).unwrap();
+        let out = std::process::Command::new("fio").arg(&path).current_dir(dir).output().unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(out.status.success(), "{}\n{text}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    fn names(dir: &std::path::Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn write_job(bytes: u64) -> JobSpec {
+        JobSpec::custom(Rw::Write, 4096, 1, 1, 0, Limit::Bytes(bytes), false, EngineKind::Psync)
+    }
+
+    /// Issue 36: fio splits `filename` on `:`, so `img:1` was written as
+    /// `img` and `1`. Escaped, fio writes the file named, and the file named
+    /// by the prefix keeps its bytes.
+    #[test]
+    fn a_colon_in_a_file_name_names_that_file_for_fio() {
+        if !have_fio() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let (img, img1) = (dir.path().join("img"), dir.path().join("img:1"));
+        let before: Vec<u8> = (0..65536u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&img, &before).unwrap();
+        std::fs::write(&img1, &before).unwrap();
+        let target = FioTarget::Path {
+            filename: img1.to_str().unwrap().into(),
+            size: Some(65536),
+        };
+        let f = job_file(&[write_job(65536)], &repeat(1, 0, 0), &target).unwrap();
+        assert!(f.contains("img\\:1\n"), "{f}");
+        run_fio(dir.path(), &f);
+        assert!(std::fs::read(&img).unwrap() == before, "the prefix's file was written");
+        assert!(std::fs::read(&img1).unwrap() != before, "the file named was not written");
+        assert_eq!(names(dir.path()), ["img", "img:1"]);
+    }
+
+    /// The same for a directory (fio splits `directory` alike), whose test
+    /// file goes when the jobs end, also after several sections.
+    #[test]
+    fn a_colon_in_a_directory_names_that_directory_and_the_test_file_goes() {
+        if !have_fio() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let (d, d1) = (dir.path().join("d"), dir.path().join("d:1"));
+        std::fs::create_dir(&d).unwrap();
+        std::fs::create_dir(&d1).unwrap();
+        let target = FioTarget::Directory {
+            dir: d1.to_str().unwrap().into(),
+            size: 1 << 20,
+        };
+        let mut read = write_job(1 << 20);
+        read.rw = Rw::Read;
+        read.name = "read".into();
+        let f = job_file(&[write_job(1 << 20), read], &repeat(2, 0, 0), &target).unwrap();
+        assert_eq!(f.matches("unlink=1").count(), 1, "{f}");
+        run_fio(dir.path(), &f);
+        assert!(names(&d).is_empty(), "fio wrote in the prefix's directory: {:?}", names(&d));
+        assert!(names(&d1).is_empty(), "left behind: {:?}", names(&d1));
+        assert_eq!(names(dir.path()), ["d", "d:1"]);
+    }
+
+    /// What fio cannot be told is refused in one line that names the path.
+    #[test]
+    fn paths_fio_cannot_be_given_are_refused() {
+        assert_eq!(
+            option_path("/dev/disk/by-path/pci-0000:00:17.0-ata-1").unwrap(),
+            "/dev/disk/by-path/pci-0000\\:00\\:17.0-ata-1"
+        );
+        assert_eq!(option_path("/a\\:b").unwrap(), "/a\\\\:b");
+        for bad in [
+            "/x\nrw=write",
+            "/x\ry",
+            "/x\u{1b}[2Jy",
+            "/x;y",
+            "/x#y",
+            "/x${HOME}",
+            "/x$ncpus",
+            "/x ",
+            " /x",
+        ] {
+            let e = option_path(bad).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{bad:?}");
+            assert_eq!(e.to_string().lines().count(), 1, "{e}");
+            let t = FioTarget::Path {
+                filename: bad.into(),
+                size: None,
+            };
+            assert!(job_file(&[write_job(4096)], &repeat(1, 0, 0), &t).is_err(), "{bad:?}");
         }
     }
 }

@@ -40,7 +40,23 @@ pub fn check_bs(v: u64) -> Result<u64, String> {
         return Err("block size must be greater than 0".into());
     }
     if !v.is_multiple_of(BS_GRANULE) {
-        return Err(format!("block size must be a multiple of {BS_GRANULE} bytes, got {v}"));
+        // 4kB is 4000 bytes: name the binary unit that was likely meant.
+        let units = [
+            ("TB", "T", "TiB", 4),
+            ("GB", "G", "GiB", 3),
+            ("MB", "M", "MiB", 2),
+            ("kB", "k", "KiB", 1),
+        ];
+        let meant = units
+            .into_iter()
+            .find(|&(.., power)| v.is_multiple_of(1000u64.pow(power)))
+            .map(|(decimal, short, long, power)| {
+                let n = v / 1000u64.pow(power);
+                let binary = n.saturating_mul(1u64 << (10 * power));
+                format!(" ({n}{decimal}: {decimal} is a power of 1000; for {binary} bytes write {n}{short} or {n}{long})")
+            })
+            .unwrap_or_default();
+        return Err(format!("block size must be a multiple of {BS_GRANULE} bytes, got {v}{meant}"));
     }
     if v > MAX_BS {
         return Err(format!("block size above {} is not supported", fmt_bs(MAX_BS)));
@@ -137,6 +153,19 @@ mod tests {
         assert!(check_bs(MAX_BS + BS_GRANULE).is_err());
         assert_eq!(check_bs(MAX_BS), Ok(MAX_BS));
         assert_eq!(parse::bs("4k"), Ok(4096));
+    }
+
+    /// Issue 36: `--bs 4kB` is 4000 bytes; the error names what works.
+    #[test]
+    fn a_decimal_block_size_names_the_binary_one() {
+        let e = parse::bs("4kB").unwrap_err();
+        assert_eq!(
+            e,
+            "block size must be a multiple of 512 bytes, got 4000 (4kB: kB is a power of 1000; for 4096 bytes write 4k or 4KiB)"
+        );
+        assert!(parse::bs("1MB").unwrap_err().ends_with("for 1048576 bytes write 1M or 1MiB)"));
+        assert_eq!(check_bs(1000).unwrap_err().matches("4k").count(), 0);
+        assert_eq!(check_bs(700).unwrap_err(), "block size must be a multiple of 512 bytes, got 700");
     }
 
     #[test]

@@ -8,8 +8,10 @@ use super::view::{Block, Detail, Section, Table, View};
 /// What CSV shows (see [`Detail`]).
 pub const SHOWS: &[Detail] = &[Detail::Full, Detail::Raw];
 
-/// A field, quoted when it holds a comma, a quote or a line end.
+/// A field, cleaned ([`super::clean::csv`]: no control character, no
+/// formula), and quoted when it holds a comma or a quote.
 pub fn csv_field(s: &str) -> String {
+    let s = super::clean::csv(s);
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

@@ -9,9 +9,10 @@ use crate::base::units::BwUnit;
 /// What Markdown shows (see [`Detail`]).
 pub const SHOWS: &[Detail] = &[Detail::Full, Detail::Lines, Detail::Human];
 
-/// Text for a table cell (or a list item): `|` and `\` escaped, on one line.
+/// Text for a table cell (or a list item): on one line, with no control
+/// character, `|` and `\` escaped, `<` and `>` as entities ([`super::clean::markdown`]).
 pub fn md_cell(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('|', "\\|").replace('\n', " ")
+    super::clean::markdown(s)
 }
 
 /// A GitHub-flavoured table; `right[i]`: column i holds figures.
@@ -53,7 +54,7 @@ fn section(parts: &mut Vec<String>, s: &Section, f: &Fmt) {
 
 /// A sentence: words escaped, paths and commands as code.
 fn line(l: &Line, f: &Fmt) -> String {
-    l.write(f, md_cell, |c| format!("`{}`", c.replace('`', "'")))
+    l.write(f, md_cell, |c| format!("`{}`", super::clean::terminal(c).replace('`', "'")))
 }
 
 fn block(parts: &mut Vec<String>, b: &Block, f: &Fmt) {

@@ -13,6 +13,7 @@
 //! variant and a line in [`exporter`].
 
 pub mod chart;
+pub mod clean;
 pub mod csv;
 pub mod envelope;
 pub mod html;
@@ -28,6 +29,9 @@ mod tests;
 
 #[cfg(test)]
 mod scale_tests;
+
+#[cfg(test)]
+mod hostile_tests;
 
 use crate::base::units::BwUnit;
 use crate::compare::Comparison;
@@ -285,11 +289,20 @@ pub fn warning_lines(report: &Report) -> Vec<String> {
     let mut v = Vec::new();
     for j in report.jobs() {
         for w in &j.warnings {
-            v.push(format!("warning [{}] {}: {}", w.code, j.name, w.message));
+            let (code, name, message) = (
+                clean::terminal(&w.code.to_string()).into_owned(),
+                clean::terminal(&j.name),
+                clean::terminal(&w.message),
+            );
+            v.push(format!("warning [{code}] {name}: {message}"));
         }
     }
     for w in report.run_warnings() {
-        v.push(format!("warning [{}]: {}", w.code, w.message));
+        v.push(format!(
+            "warning [{}]: {}",
+            clean::terminal(&w.code.to_string()),
+            clean::terminal(&w.message)
+        ));
     }
     v
 }

@@ -12,6 +12,7 @@
 //! and point lines are the result as it grows and are printed unless the
 //! view is quiet.
 
+use super::clean;
 use crate::base::progress::{Event, Level, Observer, Pass};
 use crate::base::units::{BwUnit, bw, fmt_duration};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -88,17 +89,28 @@ impl Terminal {
     }
 }
 
-/// The live line of a finished scale point.
+/// The live line of a finished scale point (its label cleaned, as every
+/// name on these lines: see [`clean::terminal`]).
 fn point_line(label: &str, bw_bytes: f64, iops: f64, unit: BwUnit) -> String {
+    let label = clean::terminal(label);
     format!("{label:<40} {:>10} {} {:>10.0} IOPS", bw(bw_bytes, unit, 1), unit.label(), iops)
 }
 
 /// The spinner's text while a timed command runs: elapsed time and the device's current rate.
 fn command_message(label: &str, elapsed: std::time::Duration, device: Option<(&str, f64)>, unit: BwUnit) -> String {
     let dev = device
-        .map(|(d, b)| format!(" · {d} {} {}", bw(b, unit, 1), unit.label()))
+        .map(|(d, b)| format!(" · {} {} {}", clean::terminal(d), bw(b, unit, 1), unit.label()))
         .unwrap_or_default();
-    format!("{label} · {:.1} s{dev}", elapsed.as_secs_f64())
+    format!("{} · {:.1} s{dev}", clean::terminal(label), elapsed.as_secs_f64())
+}
+
+/// A notice's line (which may name a host or a job): its own line breaks kept.
+fn notice_line(level: Level, text: &str) -> String {
+    let text = clean::terminal_lines(text);
+    match level {
+        Level::Warning => format!("iolab: WARNING: {text}"),
+        Level::Note => format!("iolab: note: {text}"),
+    }
 }
 
 impl Drop for Terminal {
@@ -125,7 +137,7 @@ impl Observer for Terminal {
                     Pass::Run { n, of } => format!("run {n}/{of}"),
                     Pass::Window { n, max } => format!("window {n} (until settled, ≤{max})"),
                 };
-                self.bar.set_message(format!("{job} · {what}"));
+                self.bar.set_message(format!("{} · {what}", clean::terminal(job)));
             }
             Event::Tick { elapsed } => {
                 let e = (elapsed.as_millis() as u64).min(self.step_ms.get());
@@ -169,12 +181,9 @@ impl Observer for Terminal {
             Event::Phase { label, done, total } => {
                 self.phase.set_length(total);
                 self.phase.set_position(done);
-                self.phase.set_message(label.to_string());
+                self.phase.set_message(clean::terminal(label).into_owned());
             }
-            Event::Notice { level, text } => match level {
-                Level::Warning => self.line(&format!("iolab: WARNING: {text}")),
-                Level::Note => self.line(&format!("iolab: note: {text}")),
-            },
+            Event::Notice { level, text } => self.line(&notice_line(level, text)),
         }
     }
 }
@@ -208,5 +217,24 @@ mod tests {
             "run 2/5 · 12.3 s · vda 117.7 MiB/s"
         );
         assert_eq!(command_message("run 2/5", e, None, BwUnit::Mb), "run 2/5 · 12.3 s");
+    }
+
+    /// Issue 36: a name from a fio server or a document reaches stderr
+    /// with no control character (here: a screen clear, a title set by
+    /// OSC, a carriage return that would overwrite the line).
+    #[test]
+    fn progress_lines_print_no_control_character() {
+        let evil = "nas\x1b[2J\x1b]0;pwned\x07\rok\u{9b}";
+        let lines = [
+            point_line(evil, 1.0, 1.0, BwUnit::Mb),
+            command_message(evil, Duration::from_secs(1), Some((evil, 1.0)), BwUnit::Mb),
+            notice_line(Level::Warning, &format!("{evil}\nsecond line {evil}")),
+            notice_line(Level::Note, evil),
+        ];
+        for l in &lines {
+            assert!(!l.chars().any(|c| c.is_control() && c != '\n'), "{l:?}");
+            assert!(l.contains("nas\u{fffd}[2J"), "{l:?}");
+        }
+        assert_eq!(lines[2].lines().count(), 2, "a notice's own line break is kept");
     }
 }

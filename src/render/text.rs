@@ -5,6 +5,7 @@
 
 use super::Style;
 use super::chart;
+use super::clean::terminal as clean;
 use super::view::{Align, Block, Detail, Fmt, Heading, Item, List, NoteTone, Place, Section, Table, Tone, View, Warning};
 use comfy_table::{Cell, CellAlignment};
 
@@ -32,7 +33,7 @@ fn section(out: &mut String, s: &Section, f: &Fmt, st: Style) {
         if !out.is_empty() {
             out.push('\n');
         }
-        out.push_str(h);
+        out.push_str(&clean(h));
         out.push('\n');
     }
     for b in &s.blocks {
@@ -55,7 +56,7 @@ fn block(out: &mut String, b: &Block, f: &Fmt, st: Style) {
             }
         }
         Block::Paragraph(p) => {
-            let text = p.line.plain(f);
+            let text = plain(&p.line, f);
             line(if p.tone == (Tone::Verdict { alert: true }) {
                 st.paint(&text)
             } else {
@@ -65,7 +66,7 @@ fn block(out: &mut String, b: &Block, f: &Fmt, st: Style) {
         Block::Facts(facts) => {
             let mut t = super::text_table();
             for fact in facts {
-                t.add_row(vec![fact.label.clone(), fact.value.plain(f)]);
+                t.add_row(vec![clean(&fact.label).into_owned(), plain(&fact.value, f)]);
             }
             line(t.to_string());
         }
@@ -73,7 +74,7 @@ fn block(out: &mut String, b: &Block, f: &Fmt, st: Style) {
         Block::Chart(c) => out.push_str(&chart::curve(c, CURVE.0, CURVE.1, f)),
         Block::Notes(notes) => {
             for n in notes {
-                let text = n.line.plain(f);
+                let text = plain(&n.line, f);
                 line(if n.tone == NoteTone::Failed { st.paint(&text) } else { text });
             }
         }
@@ -89,7 +90,7 @@ fn block(out: &mut String, b: &Block, f: &Fmt, st: Style) {
 /// `Title:`, then an item a line: `  - subject: line [code]`, a key one painted.
 fn list(out: &mut String, l: &List, f: &Fmt, st: Style) {
     if !l.title.is_empty() {
-        out.push_str(&format!("{}:\n", l.title.plain(f)));
+        out.push_str(&format!("{}:\n", plain(&l.title, f)));
     }
     for it in &l.items {
         let text = format!("  - {}", item(it, f));
@@ -100,29 +101,40 @@ fn list(out: &mut String, l: &List, f: &Fmt, st: Style) {
 
 /// `subject: line [code]`.
 fn item(it: &Item, f: &Fmt) -> String {
-    let mut s = it.subject.as_ref().map(|s| format!("{s}: ")).unwrap_or_default();
-    s.push_str(&it.line.plain(f));
+    let mut s = it.subject.as_ref().map(|s| format!("{}: ", clean(s))).unwrap_or_default();
+    s.push_str(&plain(&it.line, f));
     if let Some((code, _)) = &it.code {
-        s.push_str(&format!(" [{code}]"));
+        s.push_str(&format!(" [{}]", clean(code)));
     }
     s
 }
 
-/// `warning [code] (scope): message`.
+/// A sentence as terminal text: its words and code with no control character.
+fn plain(l: &super::view::Line, f: &Fmt) -> String {
+    l.write(f, |t| clean(t).into_owned(), |c| clean(c).into_owned())
+}
+
+/// `warning [code] (scope): message`, with no control character.
 pub fn warning(w: &Warning) -> String {
+    let (code, message) = (clean(&w.code), clean(&w.message));
     match &w.scope {
-        Some(scope) => format!("warning [{}] ({scope}): {}", w.code, w.message),
-        None => format!("warning [{}]: {}", w.code, w.message),
+        Some(scope) => format!("warning [{code}] ({}): {message}", clean(scope)),
+        None => format!("warning [{code}]: {message}"),
     }
 }
 
 fn table(t: &Table, f: &Fmt) -> String {
     let cols = t.shown(SHOWS);
     let mut out = super::text_table();
-    out.set_header(cols.iter().map(|&i| t.columns[i].heading(f)).collect::<Vec<_>>());
+    out.set_header(
+        cols.iter()
+            .map(|&i| clean(&t.columns[i].heading(f)).into_owned())
+            .collect::<Vec<_>>(),
+    );
     for row in &t.rows {
         out.add_row(cols.iter().map(|&i| {
-            let cell = Cell::new(row.cells.get(i).map(|c| c.human(f, Place::Column)).unwrap_or_default());
+            let text = row.cells.get(i).map(|c| c.human(f, Place::Column)).unwrap_or_default();
+            let cell = Cell::new(clean(&text));
             if t.columns[i].align == Align::Right {
                 cell.set_alignment(CellAlignment::Right)
             } else {

@@ -171,6 +171,16 @@ pub fn device_identity(t: &TargetInfo) -> Option<String> {
     Some(format!("dev:{node}:{size}"))
 }
 
+/// The device under a target as people know it, where its
+/// [`device_identity`] is no name they would recognise: a loop device as
+/// `/dev/loop3 (backing /dev/shm/x.img)`, not `loop:/dev/shm/x.img:SIZE`
+/// (that string stays the identity the store matches runs by).
+pub fn device_name(t: &TargetInfo) -> Option<String> {
+    let top = t.devices.first()?;
+    let b = top.backing_file.as_deref()?;
+    Some(format!("/dev/{} (backing {b})", top.name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,6 +220,15 @@ mod tests {
     fn a_loop_device_is_named_by_its_backing_file() {
         let t = target(Kind::BlockDevice, vec![dev("loop3", None, Some("/tmp/x.img"), None)]);
         assert_eq!(device_identity(&t).as_deref(), Some("loop:/tmp/x.img:1073741824"));
+    }
+
+    /// Issue 36: verify printed the identity, `loop:/tmp/x.img:1073741824`.
+    #[test]
+    fn a_loop_device_is_shown_by_its_node_and_backing_file() {
+        let t = target(Kind::BlockDevice, vec![dev("loop3", None, Some("/tmp/x.img"), None)]);
+        assert_eq!(device_name(&t).as_deref(), Some("/dev/loop3 (backing /tmp/x.img)"));
+        let disk = target(Kind::BlockDevice, vec![dev("sdb", None, None, Some("Stick"))]);
+        assert_eq!(device_name(&disk), None, "a disk is named by its identity");
     }
 
     #[test]

@@ -227,7 +227,7 @@ fn a_list_in_every_format() {
     );
     assert_eq!(
         markdown::render(&v, BwUnit::Mib),
-        "**A part**\n\n**Verdicts**\n\n- **t1 /dev/a\\|b, queue depth**: QD4 gives 1907.35 MiB/s\n- the runs <varied> [high_cv]\n\n- sda: read 1.00 MiB\n"
+        "**A part**\n\n**Verdicts**\n\n- **t1 /dev/a\\|b, queue depth**: QD4 gives 1907.35 MiB/s\n- the runs &lt;varied&gt; [high_cv]\n\n- sda: read 1.00 MiB\n"
     );
     assert_eq!(csv::render(&v), None, "a list is no record");
     let page = body(&html(&v));

@@ -43,7 +43,7 @@ pub fn sections(r: &Report, v: &VerifyReport) -> Vec<Section> {
             s.push(Block::paragraph(Tone::Plain, drop_line(v, d, what)));
         }
     }
-    s.push(Block::Facts(facts(v)));
+    s.push(Block::Facts(facts(r, v)));
     s.sections.push(classes(v));
     if !v.summary.ranges.is_empty() {
         s.sections.push(ranges(v));
@@ -118,7 +118,7 @@ fn decimal_position(bytes: u64) -> String {
 }
 
 /// What was verified, how, and what came back.
-fn facts(v: &VerifyReport) -> Vec<Fact> {
+fn facts(r: &Report, v: &VerifyReport) -> Vec<Fact> {
     let s = &v.summary;
     let bytes = Cell::Bytes;
     let place = match &v.layout {
@@ -192,7 +192,10 @@ fn facts(v: &VerifyReport) -> Vec<Fact> {
         };
         f.push(Fact::new("Zone rates", rates));
     }
-    if let Some(d) = &v.device {
+    // The device as people know it (a loop device by its node and
+    // file); the identity the store matches runs by where that is a name.
+    let known = crate::summary::verify::device_name(&r.target);
+    if let Some(d) = known.as_ref().or(v.device.as_ref()) {
         f.push(Fact::new("Device", d.as_str()));
     }
     f
@@ -444,6 +447,35 @@ mod tests {
 
     fn export(r: &Report, f: Format) -> String {
         exporter(f, Style::default()).export(Document::Run(r, None)).expect("a view")
+    }
+
+    /// Issue 36: a loop device was shown as its identity,
+    /// `loop:/x:4194304`; every format names it `/dev/loop3 (backing /x)`.
+    #[test]
+    fn a_loop_device_is_named_as_people_know_it() {
+        let mut r = fake();
+        r.target.devices = vec![crate::device::BlockDev {
+            name: "loop3".into(),
+            major: 7,
+            minor: 3,
+            partition_of: None,
+            size_bytes: 4 * MIB,
+            logical_block_size: 512,
+            rotational: None,
+            model: None,
+            backing_file: Some("/x".into()),
+            memory: true,
+        }];
+        for f in [Format::Table, Format::Markdown, Format::Html] {
+            let out = export(&r, f);
+            assert!(out.contains("/dev/loop3 (backing /x)"), "{}: {out}", f.name());
+            assert!(!out.contains("loop:/x:4194304"), "{}: {out}", f.name());
+        }
+        assert_eq!(
+            r.verify().unwrap().device.as_deref(),
+            Some("loop:/x:4194304"),
+            "the identity is kept"
+        );
     }
 
     #[test]

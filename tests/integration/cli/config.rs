@@ -215,3 +215,17 @@ fn price_list_prices_the_comparison() {
     let (v, _) = compare(&["--price", "2=30"]);
     assert_eq!(v["runs"][1]["price"], 30.0, "a stored price wins over the list");
 }
+
+/// Issue 36: a misspelled top-level table after a suite was reported "in
+/// [suites.ny]", the table before it.
+#[test]
+fn a_misspelled_table_is_named_at_the_top_level() {
+    let (dir, file) = config("[suites.ny]\njobs = [{ rw = \"read\", bs = \"4k\" }]\n\n[price]\nx = 1\n");
+    let out = iolab(dir.path()).arg("--config").arg(&file).arg("suites").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    let want = format!("iolab: {}:4:2: unknown field `price` at the top level, expected", file.display());
+    assert!(stderr.starts_with(&want), "{stderr}");
+    assert!(stderr.contains("prices") && !stderr.contains("suites.ny"), "{stderr}");
+}

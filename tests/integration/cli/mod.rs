@@ -1,10 +1,12 @@
 //! The command line as a user meets it: arguments and their errors, what a
 //! run prints and leaves behind (`usage`), the configuration file (`config`),
 //! one convention for output formats (`output`), the results store
-//! (`store`), the store of the invoking user under sudo (`sudo`), and the
+//! (`store`), the store of the invoking user under sudo (`sudo`), fio job
+//! files (`fio_files`), and the
 //! shell completions and man pages (`shell`).
 
 mod config;
+mod fio_files;
 mod layouts;
 mod output;
 mod schema;

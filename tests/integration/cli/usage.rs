@@ -270,6 +270,36 @@ fn full_is_the_sdcard_suites_and_fio_cannot_run_it() {
     assert!(entries(d.path()).is_empty());
 }
 
+/// Issue 36: `--bs 4kb` suggested `kB`, which then failed as "not a
+/// multiple of 512 bytes, got 4000": both name `4k` or `4KiB`.
+#[test]
+fn a_decimal_block_size_suggests_the_binary_unit() {
+    let d = shm_dir();
+    let p = d.path().to_str().unwrap();
+    let e = bad_args(&["job", p, "--bs", "4kb"], &["'4kb'", "write 4k or 4KiB (4096 bytes)"]);
+    assert!(!e.contains("(use k, M"), "{e}");
+    bad_args(&["job", p, "--bs", "4kB"], &["got 4000", "for 4096 bytes write 4k or 4KiB"]);
+    assert!(entries(d.path()).is_empty());
+}
+
+/// Issue 36: `iolab run DIR --suite real --rw read` got clap's tip to pass
+/// `--rw` as a value (`-- --rw`); it says that `--rw` is `iolab job`'s.
+#[test]
+fn a_job_option_given_to_a_suite_names_iolab_job() {
+    let d = shm_dir();
+    let p = d.path().to_str().unwrap();
+    for opt in ["--rw", "--qd"] {
+        let e = bad_args(
+            &["run", p, "--suite", "real", opt, "read"],
+            &[&format!("{opt} belongs to `iolab job`"), "not to a suite", "Usage: iolab run"],
+        );
+        assert!(!e.contains(&format!("-- {opt}")), "{e}");
+    }
+    // An option no command has keeps clap's own message.
+    bad_args(&["run", p, "--suite", "real", "--nosuch"], &["unexpected argument '--nosuch'"]);
+    assert!(entries(d.path()).is_empty());
+}
+
 /// Start a long run, signal it mid-run, and check it stops promptly, reports
 /// the interruption with 128+signal, and leaves no test file.
 fn interrupted_run_leaves_nothing(sig: i32) {
