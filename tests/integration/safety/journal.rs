@@ -70,6 +70,7 @@ fn a_killed_runs_journal_is_unwound_only_where_its_guards_hold() {
             },
             guard: label(m, &name),
             best_effort: false,
+            after: None,
         })
         .collect();
     undo.push(Undo {
@@ -80,12 +81,14 @@ fn a_killed_runs_journal_is_unwound_only_where_its_guards_hold() {
         },
         guard: label(&other_path, &name),
         best_effort: false,
+        after: None,
     });
     undo.push(Undo {
         what: format!("pool {name}"),
         action: Action::run(["zpool", "destroy", &name]),
         guard: Guard::Pool { name: name.clone() },
         best_effort: false,
+        after: None,
     });
     write_journal(&dir, "killed.json", &format!("{dead}@1@{}", boot.trim()), &undo);
     // A live run's journal (this process) would destroy the pool too: never run.
