@@ -140,6 +140,11 @@ pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
             }
         }
     }
+    // Pools a killed run left exported (`--allow-export`, which layouts implies on ZFS).
+    said.extend(crate::target::zfs::sweep_exports(
+        &crate::target::zfs::LiveZpool,
+        Path::new(crate::target::zfs::EXPORT_JOURNALS),
+    ));
     crate::target::safety::check_all(&ctx.sys, &devices, r.force).map_err(|refused| {
         let lines: Vec<String> = refused.iter().map(|x| x.message()).collect();
         crate::base::error::usage(format!("layouts builds nothing: {}", lines.join("; ")))

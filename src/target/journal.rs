@@ -391,6 +391,12 @@ impl Journal {
         done
     }
 
+    /// Remove the journal without undoing anything: what it guarded is
+    /// over (an export refused, a pool imported again).
+    pub fn discard(self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+
     fn write(&self) -> Result<()> {
         write_atomic(&self.path, &self.record)
     }

@@ -353,3 +353,75 @@ fn a_journal_replayed_after_its_device_was_replaced_leaves_it_alone_and_says_so(
         "{outcome:?}"
     );
 }
+
+/// `--allow-export`: the user's pool is exported and imported again around the run's
+/// open target. A first SIGINT, then a second one while the pool is away (held there by
+/// the test knob), must not leave the pool exported: the second waits for the import,
+/// then the run exits 130; no export journal is left. Before the fix the second SIGINT
+/// exited at once and the pool stayed exported.
+#[test]
+fn a_second_sigint_while_the_pool_is_exported_waits_for_its_import() {
+    use crate::common::iolab;
+    need_root!();
+    need_tool!("zfs-fuse");
+    need_tool!("zpool");
+    need_tool!("zfs");
+    let lab = ZfsLab::start();
+    let pool = lab.pool(Layout::Single, Disk::new(128 * MIB)).create();
+    let name = pool.name().to_string();
+    let dir = pool.mountpoint().to_path_buf();
+    std::fs::write(dir.join("file"), vec![7u8; MIB as usize]).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let flag = tmp.path().join("paused");
+    let mut child = iolab()
+        .current_dir(&dir)
+        .args(["time", "--cold", "--allow-export", "--runs", "1", "--", "cat", "file"])
+        .env("IOLAB_TEST_PAUSE_AT", format!("zfs-exported:{}", flag.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !flag.exists() {
+        assert!(t0.elapsed().as_secs() < 60, "the run never exported the pool");
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before it exported the pool");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let exported = !Live.pool_imported(&name);
+    for _ in 0..2 {
+        // SAFETY: kill(2) of our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    let imported = Live.pool_imported(&name);
+    if !imported {
+        // Put it back for the lab's own cleanup before failing.
+        let dirs: Vec<String> = pool
+            .members()
+            .iter()
+            .map(|m| m.dev().path().parent().unwrap().display().to_string())
+            .collect();
+        let mut import = Command::new("zpool");
+        import.arg("import");
+        for d in dirs {
+            import.args(["-d", &d]);
+        }
+        let _ = import.arg(&name).status();
+    }
+    let journals: Vec<String> = std::fs::read_dir(iolab::target::zfs::EXPORT_JOURNALS)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with(&format!("export-{name}-")))
+                .collect()
+        })
+        .unwrap_or_default();
+    note!("status {status:?}, exported while paused: {exported}; stderr: {stderr}");
+    assert!(exported, "the pool was not exported at the test knob's point");
+    assert!(imported, "the pool {name} was left exported (status {status:?}): {stderr}");
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(journals.is_empty(), "export journals left: {journals:?}");
+}
