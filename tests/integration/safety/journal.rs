@@ -419,6 +419,10 @@ fn a_second_sigint_while_the_pool_is_exported_waits_for_its_import() {
                 .collect()
         })
         .unwrap_or_default();
+    // A failed run's journal would name a pool the lab destroys: never left to others.
+    for j in &journals {
+        let _ = std::fs::remove_file(std::path::Path::new(iolab::target::zfs::EXPORT_JOURNALS).join(j));
+    }
     note!("status {status:?}, exported while paused: {exported}; stderr: {stderr}");
     assert!(exported, "the pool was not exported at the test knob's point");
     assert!(imported, "the pool {name} was left exported (status {status:?}): {stderr}");
