@@ -442,7 +442,10 @@ pub fn run_each<M>(
         }
         match sys.identity(d) {
             Some(identity) => recorded.push(Recorded { path: d.clone(), identity }),
-            None => lost.push((d.clone(), "is not a block device sysfs knows: its identity cannot be told".into())),
+            None => lost.push((
+                d.clone(),
+                format!("{d} is not a block device sysfs knows: its identity cannot be told"),
+            )),
         }
     }
     let mut out = Vec::new();
@@ -463,7 +466,7 @@ pub fn run_each<M>(
             out.push(ConfigOutcome {
                 name: c.name.clone(),
                 measured: None,
-                failed: Some(failed(format!("{}: not built: {d} {why}", c.name))),
+                failed: Some(failed(format!("{}: not built on {d}: {why}", c.name))),
                 teardown: Vec::new(),
             });
             continue;
@@ -537,6 +540,19 @@ fn writes_devices(step: &Action) -> bool {
     }
 }
 
+/// Whether `label` (a signature's, read with `blkid -p`) is one the run
+/// writes: its filesystems' `iolab-XXXXXX`, or its pool's or array's name
+/// (an md member's as `HOST:NAME`), as the configuration's guards name them.
+fn own_label(c: &Buildable, label: &str) -> bool {
+    use crate::target::journal::Guard;
+    c.teardown.iter().any(|u| match &u.guard {
+        Guard::Label { label: own, .. } | Guard::MdMember { name: own, .. } => {
+            label == own || label.strip_suffix(own.as_str()).is_some_and(|h| h.ends_with(':'))
+        }
+        _ => false,
+    })
+}
+
 /// Write down the configuration's devices and its teardown (last step
 /// first: the journal unwinds newest first), then run its build steps
 /// (configuration `index`, from 1), each written down as started before it
@@ -570,15 +586,21 @@ fn build(
             };
             for r in recorded.iter().filter(named) {
                 let why = match sys.resolve(&r.identity, &r.path) {
-                    Resolved::Same => sys.check_device(&r.path, force).err(),
+                    // A signature of the run's own (left by a teardown step that
+                    // could not wipe it) does not stop it; anything else does.
+                    Resolved::Same => match sys.check_device(&r.path, force) {
+                        Err(_) if !force && sys.label(&r.path).is_some_and(|l| own_label(c, &l)) => sys.check_device(&r.path, true).err(),
+                        checked => checked.err(),
+                    },
                     Resolved::Moved(to) => Some(format!(
-                        "is another device now: the one checked ({}) is {to}",
+                        "{} is another device now: the one checked ({}) is {to}",
+                        r.path,
                         r.identity.describe()
                     )),
-                    Resolved::Gone(why) => Some(format!("is not the device checked: {why}")),
+                    Resolved::Gone(why) => Some(format!("{} is not the device checked: {why}", r.path)),
                 };
                 if let Some(why) = why {
-                    let error = failed(format!("{}: stopped before `{}`: {} {why}", c.name, step.line(), r.path));
+                    let error = failed(format!("{}: stopped before `{}`: {why}", c.name, step.line()));
                     return Err(Halt::Changed {
                         device: r.path.clone(),
                         why,
@@ -620,6 +642,8 @@ pub(super) mod tests {
         pub devices: RefCell<Vec<(String, Identity)>>,
         pub refused: RefCell<Vec<(String, String)>>,
         pub checked: RefCell<Vec<String>>,
+        /// Each device's label, and the refusals a signature makes (forceable).
+        pub labels: RefCell<Vec<(String, String)>>,
     }
 
     impl System for Fake {
@@ -629,8 +653,12 @@ pub(super) mod tests {
         fn mount_source(&self, _at: &str) -> Option<String> {
             None
         }
-        fn probe(&self, _device: &str) -> Option<Probe> {
-            None
+        fn probe(&self, device: &str) -> Option<Probe> {
+            let label = self.labels.borrow().iter().find(|(d, _)| d == device).map(|(_, l)| l.clone())?;
+            Some(Probe {
+                label: Some(label),
+                ..Probe::default()
+            })
         }
         fn volume_group(&self, _: &str) -> bool {
             false
@@ -650,11 +678,16 @@ pub(super) mod tests {
                 None => Resolved::Gone(format!("{path} is now another device")),
             }
         }
-        fn check_device(&self, device: &str, _force: bool) -> std::result::Result<(), String> {
+        fn check_device(&self, device: &str, force: bool) -> std::result::Result<(), String> {
             self.checked.borrow_mut().push(device.to_string());
-            match self.refused.borrow().iter().find(|(d, _)| d == device) {
-                Some((_, why)) => Err(why.clone()),
-                None => Ok(()),
+            if let Some((_, why)) = self.refused.borrow().iter().find(|(d, _)| d == device) {
+                return Err(why.clone());
+            }
+            match self.labels.borrow().iter().find(|(d, _)| d == device) {
+                Some((_, l)) if !force => Err(format!(
+                    "{device} carries a filesystem labelled {l} (pass --force if it is really unused)"
+                )),
+                _ => Ok(()),
             }
         }
         fn act(&self, action: &Action) -> std::result::Result<(), String> {

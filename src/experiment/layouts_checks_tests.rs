@@ -69,7 +69,7 @@ fn a_device_that_is_not_the_one_checked_stops_its_configurations_and_the_rest_go
         why(1)
     );
     assert!(
-        why(3).starts_with("xfs@loop3: not built: /dev/loop3 is another device now"),
+        why(3).starts_with("xfs@loop3: not built on /dev/loop3: /dev/loop3 is another device now"),
         "{}",
         why(3)
     );
@@ -115,7 +115,7 @@ fn each_write_is_preceded_by_the_safety_check_of_its_devices() {
     assert_eq!(*sys.checked.borrow(), ["/dev/loop3", "/dev/loop3", "/dev/loop4"]);
     let why = out[1].failed.as_ref().unwrap().to_string();
     assert!(
-        why.starts_with("zfs-mirror2: stopped before `zpool create -f") && why.ends_with("/dev/loop4 loop4 is mounted at /media/usb"),
+        why.starts_with("zfs-mirror2: stopped before `zpool create -f") && why.ends_with("`: loop4 is mounted at /media/usb"),
         "{why}"
     );
     assert!(!sys.ran.borrow().iter().any(|l| l.starts_with("zpool create")));
@@ -281,4 +281,32 @@ fn an_md_build_that_failed_at_its_create_leaves_no_journal() {
         !ran.iter().any(|l| l.starts_with("wipefs -a /dev/md") || l.starts_with("umount")),
         "{ran:?}"
     );
+}
+
+/// A signature of the run's own left on a device (a teardown step that could
+/// not wipe it) does not stop the next configuration; another one does.
+#[test]
+fn only_a_signature_of_the_runs_own_is_built_over() {
+    let names = RunNames::under_run("r1");
+    let configs = [
+        buildable(&config("ext4", Layout::Single(Fs::Ext4), &["/dev/loop3"]), 1, &names),
+        buildable(&config("xfs", Layout::Single(Fs::Xfs), &["/dev/loop4"]), 2, &names),
+    ];
+    let d = tempfile::tempdir().unwrap();
+    let sys = fake(&[("/dev/loop3", 30), ("/dev/loop4", 40)]);
+    *sys.labels.borrow_mut() = vec![("/dev/loop3".into(), names.label()), ("/dev/loop4".into(), "home".into())];
+    let out = run_each(&configs, d.path(), "r1", &sys, &Stop::default(), false, &mut |_: &Buildable| Ok(())).unwrap();
+    assert!(out[0].failed.is_none(), "{:?}", out[0].failed);
+    let why = out[1].failed.as_ref().unwrap().to_string();
+    assert!(
+        why.ends_with("`: /dev/loop4 carries a filesystem labelled home (pass --force if it is really unused)"),
+        "{why}"
+    );
+    // With --force the user's signature is theirs to give.
+    let d = tempfile::tempdir().unwrap();
+    let out = run_each(&configs[1..], d.path(), "r1", &sys, &Stop::default(), true, &mut |_: &Buildable| {
+        Ok(())
+    })
+    .unwrap();
+    assert!(out[0].failed.is_none(), "{:?}", out[0].failed);
 }
