@@ -8,6 +8,34 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+/// Windows a second signal must not cut (see [`hold`]), and the signal that
+/// came in one, to exit with once the last closes.
+static HELD: AtomicUsize = AtomicUsize::new(0);
+static PENDING: AtomicUsize = AtomicUsize::new(0);
+
+/// While the returned [`Hold`] lives, a second SIGINT or SIGTERM does not
+/// exit at once: it waits until the window closes (the last `Hold` is
+/// dropped), then exits with its status. For what must not be left half
+/// done: a user's pool exported until it is imported again.
+pub fn hold() -> Hold {
+    HELD.fetch_add(1, Ordering::SeqCst);
+    Hold(())
+}
+
+/// A window a second signal waits for; see [`hold`].
+pub struct Hold(());
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        if HELD.fetch_sub(1, Ordering::SeqCst) == 1 {
+            let sig = PENDING.load(Ordering::SeqCst);
+            if sig != 0 {
+                signal_hook::low_level::exit(128 + sig as i32);
+            }
+        }
+    }
+}
+
 #[derive(Clone, Default)]
 pub struct Stop {
     flag: Arc<AtomicBool>,
@@ -20,8 +48,21 @@ impl Stop {
         let s = Stop::default();
         for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
             // Registered first, so it sees the flag as it was before this signal:
-            // the second signal exits immediately.
-            let _ = signal_hook::flag::register_conditional_shutdown(sig, 128 + sig, s.flag.clone());
+            // the second signal exits immediately, or, inside a window held
+            // by `hold`, once it closes. Only atomics and _exit: async-signal-safe.
+            let flag = s.flag.clone();
+            // SAFETY: the action only loads and stores atomics and calls _exit.
+            let _ = unsafe {
+                signal_hook::low_level::register(sig, move || {
+                    if flag.load(Ordering::SeqCst) {
+                        // Written first: a window that closes meanwhile sees it.
+                        PENDING.store(sig as usize, Ordering::SeqCst);
+                        if HELD.load(Ordering::SeqCst) == 0 {
+                            signal_hook::low_level::exit(128 + sig);
+                        }
+                    }
+                })
+            };
             let _ = signal_hook::flag::register_usize(sig, s.sig.clone(), sig as usize);
             let _ = signal_hook::flag::register(sig, s.flag.clone());
         }

@@ -23,7 +23,8 @@ pub const PAUSE: Duration = Duration::from_secs(1);
 /// `layouts-build-INDEX-N` (before build step N runs),
 /// `layouts-measure-INDEX` (built, before the measurement),
 /// `layouts-teardown-INDEX-N` (before the Nth teardown step runs) and
-/// `layouts-sweep-N` (a killed run's journal unwound).
+/// `layouts-sweep-N` (a killed run's journal unwound); `zfs-exported` (a
+/// pool exported by `--allow-export`, before its import).
 /// A point named by a pattern is made with `format!` at the call site.
 pub const VAR: &str = "IOLAB_TEST_PAUSE_AT";
 

@@ -40,6 +40,9 @@ pub fn layouts(outcome: LayoutsOutcome, r: &Request, prices: &[crate::compare::L
                     crate::target::journal::Outcome::Failed(e) => {
                         problems.push(format!("{name}: {} was not undone ({e}): the next run tries again", u.what));
                     }
+                    crate::target::journal::Outcome::LeftAlone(why) => {
+                        problems.push(format!("{name}: {} was left alone: {why}", u.what));
+                    }
                     // Nothing to undo there (a build that stopped early).
                     crate::target::journal::Outcome::Skipped(_) | crate::target::journal::Outcome::Done => {}
                 }

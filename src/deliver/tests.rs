@@ -458,6 +458,7 @@ fn layout(name: &str, report: Option<Report>, why: Option<Error>, teardown_faile
             name: format!("iolab-x-{name}"),
         },
         best_effort: false,
+        after: None,
     };
     let (layout, count) = crate::plan::layouts::parse_name(name).unwrap();
     let devices: Vec<std::path::PathBuf> = (0..count.unwrap_or(1)).map(|k| format!("/dev/loop{k}").into()).collect();

@@ -10,6 +10,7 @@ mod cgroup;
 mod diskstats;
 mod facts;
 mod hints;
+pub mod identity;
 mod members;
 mod model;
 mod report;

@@ -16,7 +16,7 @@
 use crate::base::error::{Error, Result, failed};
 use crate::base::signals::Stop;
 use crate::base::testknob::pause_at;
-use crate::target::journal::{Action, Journal, Outcome as UndoOutcome, System, Undo};
+use crate::target::journal::{Action, Journal, Outcome as UndoOutcome, Recorded, System, Undo};
 use std::path::{Path, PathBuf};
 
 /// One configuration, ready to build: its name, the steps that build it,
@@ -25,6 +25,9 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Buildable {
     pub name: String,
+    /// The devices it is built on (checked again right before each step
+    /// that writes one of them).
+    pub devices: Vec<String>,
     pub build: Vec<Action>,
     pub teardown: Vec<Undo>,
     pub dir: PathBuf,
@@ -162,6 +165,7 @@ pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
                 U::Done => said.push(format!("undone, left by a killed run: {}", u.what)),
                 // Never built, or no longer the run's: nothing to do.
                 U::Skipped(_) => {}
+                U::LeftAlone(why) => said.push(format!("left alone, from a killed run: {}: {why}", u.what)),
                 U::Failed(e) => said.push(format!(
                     "could not undo {} ({e}), left by a killed run: see {}",
                     u.what,
@@ -170,6 +174,11 @@ pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
             }
         }
     }
+    // Pools a killed run left exported (`--allow-export`, which layouts implies on ZFS).
+    said.extend(crate::target::zfs::sweep_exports(
+        &crate::target::zfs::LiveZpool,
+        Path::new(crate::target::zfs::EXPORT_JOURNALS),
+    ));
     crate::target::safety::check_all(&ctx.sys, &devices, r.force).map_err(|refused| {
         let lines: Vec<String> = refused.iter().map(|x| x.message()).collect();
         crate::base::error::usage(format!("layouts builds nothing: {}", lines.join("; ")))
@@ -186,7 +195,7 @@ pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
         usable.push((b.name.clone(), usable_bytes(&b.dir)));
         super::run(&on_dir(&r.workload, &b.dir)?, ctx)
     };
-    let outcomes = run_each(&built, &r.journals, &r.names.id, &Live, ctx.stop, &mut measure);
+    let outcomes = run_each(&built, &r.journals, &r.names.id, &Live, ctx.stop, r.force, &mut measure);
     // The run's own directory, empty once every configuration is torn down.
     let _ = std::fs::remove_dir(&r.names.root);
     let configs = outcomes?
@@ -204,12 +213,23 @@ pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
 }
 
 /// Configuration `index` (from 1) of a plan, ready to build: the plan's
-/// build steps, and its teardown as guarded undo steps (see [`crate::target::journal`]): a
-/// pool's destroy only while a pool of the run's name is imported, an
-/// unmount only of the run's own mount point while it is mounted, a wipe
-/// only of a device that carries the run's label (a filesystem's, a pool's
-/// name, an md array's name), with the ZFS labels at both ends zeroed on a
-/// pool's members; unregistering a btrfs device is best effort.
+/// build steps, and its teardown as guarded undo steps (see
+/// [`crate::target::journal`]), each checked right before it runs and none
+/// that touches a device unguarded:
+/// - a pool's destroy only while a pool of the run's name is imported;
+/// - an unmount only of the run's own mount point while it is mounted;
+/// - a wipe (and `btrfs device scan --forget`) only of a device that
+///   carries the run's label: a filesystem's `iolab-XXXXXX`, a pool's name
+///   in its ZFS label, an md array's name; the ZFS labels at both ends
+///   zeroed on a pool's members;
+/// - `mdadm --stop` only while the array's node of the run's name exists,
+///   `mdadm --zero-superblock` only of a member whose superblock names the
+///   run's array;
+/// - `lvm vgremove` only while the run's volume group exists, `lvm
+///   pvremove` only of a physical volume with the UUID the run gave it.
+///
+/// Each step also names the build step that makes what it undoes, so a
+/// build that stopped early skips what it never built.
 pub fn buildable(c: &crate::plan::layouts::Config, index: usize, names: &crate::plan::layouts::RunNames) -> Buildable {
     use crate::plan::layouts::{Layout, Step as P, commands};
     use crate::target::journal::Guard;
@@ -217,7 +237,8 @@ pub fn buildable(c: &crate::plan::layouts::Config, index: usize, names: &crate::
     let label = names.label();
     let object = names.object(index);
     let dir = names.mount_dir(index, c);
-    let build = cmds
+    let devices: Vec<String> = c.devices.iter().map(|d| d.display().to_string()).collect();
+    let build: Vec<Action> = cmds
         .build
         .iter()
         .map(|step| match step {
@@ -230,6 +251,17 @@ pub fn buildable(c: &crate::plan::layouts::Config, index: usize, names: &crate::
             },
         })
         .collect();
+    // The build step (from 1) that first names `word`: what makes the thing it names.
+    let made_by = |word: &str| {
+        build
+            .iter()
+            .position(|a| matches!(a, Action::Run { argv } if argv.iter().any(|w| w == word)))
+            .map(|i| i + 1)
+    };
+    let mount_step = build
+        .iter()
+        .position(|a| matches!(a, Action::Run { argv } if argv.first().is_some_and(|w| w == "mount")))
+        .map(|i| i + 1);
     // What a member device carries once built: the pool's or array's name, or iolab's label.
     let member_label = match c.layout {
         Layout::Zfs(_) | Layout::Md(..) => object.clone(),
@@ -243,12 +275,14 @@ pub fn buildable(c: &crate::plan::layouts::Config, index: usize, names: &crate::
             _ => None,
         })
         .collect();
-    let undo = |what: String, action: Action, guard: Guard, best_effort: bool| Undo {
+    let undo = |what: String, action: Action, guard: Guard, best_effort: bool, after: Option<usize>| Undo {
         what,
         action,
         guard,
         best_effort,
+        after,
     };
+    let member = |dev: &str| devices.iter().position(|d| d == dev);
     let mut teardown = Vec::new();
     for step in &cmds.teardown {
         let u = match step {
@@ -258,30 +292,38 @@ pub fn buildable(c: &crate::plan::layouts::Config, index: usize, names: &crate::
                 Action::RemoveDir { path: d.clone() },
                 Guard::Always,
                 false,
+                made_by(&d.display().to_string()),
             ),
             P::MakeDir(_) => continue,
             P::Run(argv) => {
                 let words: Vec<&str> = argv.iter().map(String::as_str).collect();
+                let run = Action::Run { argv: argv.clone() };
                 match words.as_slice() {
                     ["umount", at] => undo(
                         format!("the mount at {at}"),
-                        Action::Run { argv: argv.clone() },
+                        run,
                         Guard::MountPoint { at: at.to_string() },
                         false,
+                        mount_step,
                     ),
                     ["zpool", "destroy", .., pool] => undo(
                         format!("pool {pool}"),
-                        Action::Run { argv: argv.clone() },
+                        run,
                         Guard::Pool { name: pool.to_string() },
                         false,
+                        made_by(pool),
                     ),
                     ["btrfs", "device", "scan", "--forget", dev] => undo(
                         format!("btrfs's registration of {dev}"),
-                        Action::Run { argv: argv.clone() },
-                        Guard::Always,
+                        run,
+                        Guard::Label {
+                            device: dev.to_string(),
+                            label: label.clone(),
+                        },
                         true,
+                        made_by(dev),
                     ),
-                    ["wipefs", "-a", dev] if c.devices.iter().any(|d| d.as_os_str() == *dev) => undo(
+                    ["wipefs", "-a", dev] if member(dev).is_some() => undo(
                         format!("the signatures on {dev}"),
                         Action::Wipe {
                             device: dev.to_string(),
@@ -292,10 +334,63 @@ pub fn buildable(c: &crate::plan::layouts::Config, index: usize, names: &crate::
                             label: member_label.clone(),
                         },
                         false,
+                        made_by(dev),
                     ),
-                    // The array's or volume's own device, the array, the volume group: by
-                    // names unique to the run.
-                    _ => undo(argv.join(" "), Action::Run { argv: argv.clone() }, Guard::Always, false),
+                    // The array's or the volume's own device: its filesystem, of the run's label.
+                    ["wipefs", "-a", dev] => undo(
+                        format!("the filesystem on {dev}"),
+                        run,
+                        Guard::Label {
+                            device: dev.to_string(),
+                            label: label.clone(),
+                        },
+                        false,
+                        made_by(dev),
+                    ),
+                    ["mdadm", "--stop", md] => undo(
+                        format!("the md array {md}"),
+                        run,
+                        Guard::Node { path: md.to_string() },
+                        false,
+                        made_by(md),
+                    ),
+                    ["mdadm", "--zero-superblock", dev] => undo(
+                        format!("the md superblock on {dev}"),
+                        run,
+                        Guard::MdMember {
+                            device: dev.to_string(),
+                            name: object.clone(),
+                        },
+                        false,
+                        made_by(dev),
+                    ),
+                    ["lvm", "vgremove", "-f", vg] => undo(
+                        format!("the volume group {vg}"),
+                        run,
+                        Guard::VolumeGroup { name: vg.to_string() },
+                        false,
+                        made_by(vg),
+                    ),
+                    ["lvm", "pvremove", "-ff", "-y", dev] if member(dev).is_some() => undo(
+                        format!("the physical volume {dev}"),
+                        run,
+                        Guard::LvmPv {
+                            device: dev.to_string(),
+                            uuid: names.pv_uuid(index, member(dev).unwrap_or_default()),
+                        },
+                        false,
+                        made_by(dev),
+                    ),
+                    // A command no guard is written for is never run by the teardown.
+                    _ => undo(
+                        argv.join(" "),
+                        run,
+                        Guard::Never {
+                            why: format!("no guard proves `{}` iolab's own", argv.join(" ")),
+                        },
+                        false,
+                        None,
+                    ),
                 }
             }
         };
@@ -307,9 +402,11 @@ pub fn buildable(c: &crate::plan::layouts::Config, index: usize, names: &crate::
         Action::RemoveDir { path: names.root.clone() },
         Guard::Always,
         true,
+        None,
     ));
     Buildable {
         name: c.name.clone(),
+        devices,
         build,
         teardown,
         dir,
@@ -344,10 +441,20 @@ pub fn on_dir(exp: &super::Experiment, dir: &Path) -> Result<super::Experiment> 
 
 /// Build, measure and tear down each configuration in order. `journals`:
 /// the directory of the journals, `run`: this run's id (in each journal's
-/// name); `measure(config, dir)` runs what is measured on one. Stops after
+/// name); `measure(config, dir)` runs what is measured on one; `force`:
+/// a signature does not stop a build (`--force`). Stops after
 /// the configuration a signal interrupted (its teardown done): one outcome
-/// per configuration, those not built then `Interrupted`. The test
-/// knob's points (configuration `INDEX` from 1): `layouts-build-INDEX-N`
+/// per configuration, those not built then `Interrupted`.
+///
+/// Every device is identified first ([`System::identity`]), as it was
+/// checked; then right before each build step that writes a device
+/// (`mkfs`, `zpool create`, `mdadm --create`, `pvcreate`, `wipefs`) that
+/// device must still be the one identified, at its path, and pass the
+/// safety check again ([`System::check_device`]). One that does not stops
+/// its configuration with the reason, and no later configuration is built
+/// on it; the others go on.
+///
+/// The test knob's points (configuration `INDEX` from 1): `layouts-build-INDEX-N`
 /// (see [`build`]), `layouts-measure-INDEX` (built, before the
 /// measurement), `layouts-teardown-INDEX-N` (before the Nth step of the
 /// unwinding runs, see [`Journal::unwind`]).
@@ -357,8 +464,24 @@ pub fn run_each<M>(
     run: &str,
     sys: &dyn System,
     stop: &Stop,
+    force: bool,
     measure: &mut dyn FnMut(&Buildable) -> Result<M>,
 ) -> Result<Vec<ConfigOutcome<M>>> {
+    let mut recorded: Vec<Recorded> = Vec::new();
+    // Devices that are no longer the ones checked: (path, why).
+    let mut lost: Vec<(String, String)> = Vec::new();
+    for d in configs.iter().flat_map(|c| &c.devices) {
+        if recorded.iter().any(|r| r.path == *d) || lost.iter().any(|(p, _)| p == d) {
+            continue;
+        }
+        match sys.identity(d) {
+            Some(identity) => recorded.push(Recorded { path: d.clone(), identity }),
+            None => lost.push((
+                d.clone(),
+                format!("{d} is not a block device sysfs knows: its identity cannot be told"),
+            )),
+        }
+    }
     let mut out = Vec::new();
     for (i, c) in configs.iter().enumerate() {
         // After a signal nothing more is built; the configurations left are
@@ -373,9 +496,19 @@ pub fn run_each<M>(
             });
             continue;
         }
+        if let Some((d, why)) = lost.iter().find(|(p, _)| c.devices.contains(p)) {
+            out.push(ConfigOutcome {
+                name: c.name.clone(),
+                measured: None,
+                failed: Some(failed(format!("{}: not built on {d}: {why}", c.name))),
+                teardown: Vec::new(),
+            });
+            continue;
+        }
         let index = i + 1;
         let mut journal = Journal::create(journals, &journal_name(run, &c.name))?;
-        let built = build(c, index, &mut journal, sys, stop);
+        let mine: Vec<Recorded> = recorded.iter().filter(|r| c.devices.contains(&r.path)).cloned().collect();
+        let built = build(c, index, &mut journal, &mine, sys, stop, force);
         let (measured, failed) = match built {
             Ok(()) => {
                 pause_at(&format!("layouts-measure-{index}"));
@@ -384,7 +517,11 @@ pub fn run_each<M>(
                     Err(e) => (None, Some(e)),
                 }
             }
-            Err(e) => (None, Some(e)),
+            Err(Halt::Changed { device, why, error }) => {
+                lost.push((device, why));
+                (None, Some(error))
+            }
+            Err(Halt::Error(e)) => (None, Some(e)),
         };
         // A signal from here on changes nothing: the teardown runs whole.
         let teardown = journal.unwind(sys, &format!("layouts-teardown-{index}"));
@@ -398,6 +535,24 @@ pub fn run_each<M>(
     Ok(out)
 }
 
+/// Why a build stopped.
+enum Halt {
+    /// A device is not the one checked any more, or no longer passes the
+    /// safety check: no later configuration is built on it.
+    Changed {
+        device: String,
+        why: String,
+        error: Error,
+    },
+    Error(Error),
+}
+
+impl From<Error> for Halt {
+    fn from(e: Error) -> Halt {
+        Halt::Error(e)
+    }
+}
+
 /// The journal's file name (without `.json`) of configuration `name` of
 /// run `run`, its name made a file name as the mount directory's is
 /// ([`crate::plan::layouts::file_slug`]).
@@ -405,38 +560,124 @@ fn journal_name(run: &str, name: &str) -> String {
     format!("{run}-{}", crate::plan::layouts::file_slug(name))
 }
 
-/// Write down the configuration's teardown (last step first: the journal
-/// unwinds newest first), then run its build steps (configuration `index`,
-/// from 1). A signal stops the build before its next step; the test knob's
-/// point `layouts-build-INDEX-N` holds right before step N (from 1) runs,
-/// so a signal sent there arrives while the step runs.
-fn build(c: &Buildable, index: usize, journal: &mut Journal, sys: &dyn System, stop: &Stop) -> Result<()> {
+/// Whether a build step writes the devices it names: `mkfs`, `zpool
+/// create`, `mdadm --create`, `pvcreate`, `wipefs`.
+fn writes_devices(step: &Action) -> bool {
+    let Action::Run { argv } = step else {
+        return matches!(step, Action::Wipe { .. });
+    };
+    let w: Vec<&str> = argv.iter().map(String::as_str).collect();
+    match w.as_slice() {
+        [first, ..] if first.starts_with("mkfs") => true,
+        ["zpool", "create", ..] | ["mdadm", "--create", ..] | ["lvm", "pvcreate", ..] | ["pvcreate", ..] | ["wipefs", ..] => true,
+        _ => false,
+    }
+}
+
+/// Whether `label` (a signature's, read with `blkid -p`) is one the run
+/// writes: its filesystems' `iolab-XXXXXX`, or its pool's or array's name
+/// (an md member's as `HOST:NAME`), as the configuration's guards name them.
+fn own_label(c: &Buildable, label: &str) -> bool {
+    use crate::target::journal::Guard;
+    c.teardown.iter().any(|u| match &u.guard {
+        Guard::Label { label: own, .. } | Guard::MdMember { name: own, .. } => {
+            label == own || label.strip_suffix(own.as_str()).is_some_and(|h| h.ends_with(':'))
+        }
+        _ => false,
+    })
+}
+
+/// Write down the configuration's devices and its teardown (last step
+/// first: the journal unwinds newest first), then run its build steps
+/// (configuration `index`, from 1), each written down as started before it
+/// runs and as done after. Right before a step that writes devices, each
+/// device it names is checked again: still the one `recorded` at its path,
+/// and passing the safety check. A signal stops the build before its next
+/// step; the test knob's point `layouts-build-INDEX-N` holds right before
+/// step N (from 1) runs (after the check), so a signal sent there arrives
+/// while the step runs.
+fn build(
+    c: &Buildable,
+    index: usize,
+    journal: &mut Journal,
+    recorded: &[Recorded],
+    sys: &dyn System,
+    stop: &Stop,
+    force: bool,
+) -> std::result::Result<(), Halt> {
+    use crate::device::identity::Resolved;
+    journal.record_devices(recorded.to_vec())?;
     for u in c.teardown.iter().rev() {
         journal.push(u.clone())?;
     }
     for (n, step) in c.build.iter().enumerate() {
         stop.check()?;
+        if writes_devices(step) {
+            let named = |r: &&Recorded| match step {
+                Action::Run { argv } => argv.contains(&r.path),
+                Action::Wipe { device, .. } => *device == r.path,
+                Action::RemoveDir { .. } => false,
+            };
+            for r in recorded.iter().filter(named) {
+                let why = match sys.resolve(&r.identity, &r.path) {
+                    // A signature of the run's own (left by a teardown step that
+                    // could not wipe it) does not stop it; anything else does.
+                    Resolved::Same => match sys.check_device(&r.path, force) {
+                        Err(_) if !force && sys.label(&r.path).is_some_and(|l| own_label(c, &l)) => sys.check_device(&r.path, true).err(),
+                        checked => checked.err(),
+                    },
+                    Resolved::Moved(to) => Some(format!(
+                        "{} is another device now: the one checked ({}) is {to}",
+                        r.path,
+                        r.identity.describe()
+                    )),
+                    Resolved::Gone(why) => Some(format!("{} is not the device checked: {why}", r.path)),
+                };
+                if let Some(why) = why {
+                    let error = failed(format!("{}: stopped before `{}`: {why}", c.name, step.line()));
+                    return Err(Halt::Changed {
+                        device: r.path.clone(),
+                        why,
+                        error,
+                    });
+                }
+            }
+        }
         pause_at(&format!("layouts-build-{index}-{}", n + 1));
+        journal.started(n + 1)?;
         sys.act(step).map_err(|why| {
             // The tool's own message, its first line (a usage text may follow).
             let why = why.lines().next().unwrap_or_default();
             failed(format!("{}: cannot build: `{}` failed: {why}", c.name, step.line()))
         })?;
+        journal.done(n + 1)?;
     }
     Ok(())
 }
 
 #[cfg(test)]
-mod tests {
+#[path = "layouts_checks_tests.rs"]
+mod checks_tests;
+
+#[cfg(test)]
+pub(super) mod tests {
     use super::*;
-    use crate::target::journal::Guard;
+    use crate::device::identity::{Identity, Resolved};
+    use crate::target::journal::{Guard, Probe};
     use std::cell::RefCell;
 
-    /// Commands succeed unless their first word is `fail`; pools exist once created.
+    /// Commands succeed unless their first word is `fail`; pools exist once
+    /// created. `devices`: each path with what sits there now; `refused`:
+    /// devices the safety check refuses, with why.
     #[derive(Default)]
-    struct Fake {
-        ran: RefCell<Vec<String>>,
-        pools: RefCell<Vec<String>>,
+    pub(super) struct Fake {
+        pub ran: RefCell<Vec<String>>,
+        pub pools: RefCell<Vec<String>>,
+        pub devices: RefCell<Vec<(String, Identity)>>,
+        pub refused: RefCell<Vec<(String, String)>>,
+        pub checked: RefCell<Vec<String>>,
+        /// Each device's label, and the refusals a signature makes (forceable).
+        pub labels: RefCell<Vec<(String, String)>>,
     }
 
     impl System for Fake {
@@ -446,8 +687,42 @@ mod tests {
         fn mount_source(&self, _at: &str) -> Option<String> {
             None
         }
-        fn label(&self, _device: &str) -> Option<String> {
-            None
+        fn probe(&self, device: &str) -> Option<Probe> {
+            let label = self.labels.borrow().iter().find(|(d, _)| d == device).map(|(_, l)| l.clone())?;
+            Some(Probe {
+                label: Some(label),
+                ..Probe::default()
+            })
+        }
+        fn volume_group(&self, _: &str) -> bool {
+            false
+        }
+        fn node_exists(&self, _: &str) -> bool {
+            false
+        }
+        fn identity(&self, path: &str) -> Option<Identity> {
+            self.devices.borrow().iter().find(|(p, _)| p == path).map(|(_, i)| i.clone())
+        }
+        fn resolve(&self, recorded: &Identity, path: &str) -> Resolved {
+            if self.identity(path).is_some_and(|i| recorded.matches(&i)) {
+                return Resolved::Same;
+            }
+            match self.devices.borrow().iter().find(|(_, i)| recorded.matches(i)) {
+                Some((p, _)) => Resolved::Moved(p.clone()),
+                None => Resolved::Gone(format!("{path} is now another device")),
+            }
+        }
+        fn check_device(&self, device: &str, force: bool) -> std::result::Result<(), String> {
+            self.checked.borrow_mut().push(device.to_string());
+            if let Some((_, why)) = self.refused.borrow().iter().find(|(d, _)| d == device) {
+                return Err(why.clone());
+            }
+            match self.labels.borrow().iter().find(|(d, _)| d == device) {
+                Some((_, l)) if !force => Err(format!(
+                    "{device} carries a filesystem labelled {l} (pass --force if it is really unused)"
+                )),
+                _ => Ok(()),
+            }
         }
         fn act(&self, action: &Action) -> std::result::Result<(), String> {
             let line = action.line();
@@ -475,6 +750,7 @@ mod tests {
     fn pool(name: &str, create: &str) -> Buildable {
         Buildable {
             name: name.into(),
+            devices: Vec::new(),
             build: vec![Action::run(words("mkdir /run/iolab-x")), Action::run(words(create))],
             teardown: vec![
                 Undo {
@@ -482,6 +758,7 @@ mod tests {
                     action: Action::run(words(&format!("zpool destroy {name}"))),
                     guard: Guard::Pool { name: name.into() },
                     best_effort: false,
+                    after: None,
                 },
                 Undo {
                     what: "dir".into(),
@@ -490,6 +767,7 @@ mod tests {
                     },
                     guard: Guard::Always,
                     best_effort: false,
+                    after: None,
                 },
             ],
             dir: PathBuf::from("/run/iolab-x"),
@@ -513,7 +791,7 @@ mod tests {
             measured.borrow_mut().push(c.name.clone());
             Ok(format!("{} measured", c.name))
         };
-        let out = run_each(&configs, d.path(), "r1", &sys, &stop, &mut measure).unwrap();
+        let out = run_each(&configs, d.path(), "r1", &sys, &stop, false, &mut measure).unwrap();
         assert_eq!(*measured.borrow(), ["p1", "p3"]);
         assert_eq!(out.len(), 3);
         assert_eq!(out[0].measured.as_deref(), Some("p1 measured"));
@@ -654,7 +932,7 @@ mod tests {
             assert_eq!(names, ["r1-zfs_recordsize_8K.json"]);
             Ok(())
         };
-        let out = run_each(&[c], d.path(), "r1", &sys, &stop, &mut measure).unwrap();
+        let out = run_each(&[c], d.path(), "r1", &sys, &stop, false, &mut measure).unwrap();
         assert!(out[0].failed.is_none() && out[0].torn_down());
     }
 
@@ -668,7 +946,7 @@ mod tests {
             stop.request();
             Err(crate::base::error::failed(format!("{}: the target went away", c.name)))
         };
-        let out = run_each(&configs, d.path(), "r1", &sys, &stop, &mut measure).unwrap();
+        let out = run_each(&configs, d.path(), "r1", &sys, &stop, false, &mut measure).unwrap();
         assert_eq!(out.len(), 2, "p2 is reported, not dropped");
         assert!(out[0].failed.as_ref().unwrap().to_string().contains("went away"));
         assert!(out[0].torn_down());
@@ -698,7 +976,7 @@ mod tests {
             stop.request();
             Ok(7)
         };
-        let out = run_each(&configs, d.path(), "r1", &sys, &stop, &mut measure).unwrap();
+        let out = run_each(&configs, d.path(), "r1", &sys, &stop, false, &mut measure).unwrap();
         let names: Vec<&str> = out.iter().map(|o| o.name.as_str()).collect();
         assert_eq!(names, ["p1", "p2", "p3"]);
         assert_eq!(out[0].measured, Some(7));

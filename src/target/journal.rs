@@ -16,6 +16,7 @@
 //! before the thing exists.
 
 use crate::base::error::{Result, failed};
+use crate::device::identity::{Identity, Resolved};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -36,6 +37,39 @@ pub enum Guard {
     /// own: a filesystem's LABEL, a pool's name in its ZFS label). A device
     /// that carries another label, or none, is not touched.
     Label { device: String, label: String },
+    /// The device is a member of the md array the run named `name` (the
+    /// name in its superblock, `HOST:NAME`, as `blkid -p` reads it).
+    MdMember { device: String, name: String },
+    /// The device is an LVM physical volume with the UUID the run gave it
+    /// (`pvcreate --uuid`).
+    LvmPv { device: String, uuid: String },
+    /// A volume group of this name (unique to the run) exists.
+    VolumeGroup { name: String },
+    /// The block device `path`, of a name unique to the run
+    /// (`/dev/md/iolab-ID-N`), exists.
+    Node { path: String },
+    /// No pool of this name is imported: a pool iolab exported, to import again.
+    PoolExported { name: String },
+    /// No guard is known for the step: it is never run (why).
+    Never { why: String },
+}
+
+/// What `blkid -p` finds on a device: the signature's type, label and UUID.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Probe {
+    pub kind: Option<String>,
+    pub label: Option<String>,
+    pub uuid: Option<String>,
+}
+
+/// A device the run built on, as it was when the run checked it: the
+/// path it had then and what it is ([`Identity`]). Before a step on that
+/// path runs, the identity is found again: at the same path, at another
+/// (the step then runs there), or nowhere (the step is left alone).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recorded {
+    pub path: String,
+    pub identity: Identity,
 }
 
 /// What an undo step does.
@@ -85,6 +119,47 @@ pub struct Undo {
     /// of a device the kernel never registered).
     #[serde(default)]
     pub best_effort: bool,
+    /// The build step (from 1) that makes what it undoes: a build that
+    /// stopped before that step built nothing for it to undo. `None`: it
+    /// applies whatever the build did (and in journals of iolab 0.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<usize>,
+}
+
+impl Undo {
+    /// Whether the step names `device` (in its command or its guard).
+    fn mentions(&self, device: &str) -> bool {
+        let in_action = match &self.action {
+            Action::Run { argv } => argv.iter().any(|a| a == device),
+            Action::Wipe { device: d, .. } => d == device,
+            Action::RemoveDir { .. } => false,
+        };
+        in_action || self.guard.device() == Some(device)
+    }
+
+    /// The step with each device path `from` replaced by its `to`, all at once.
+    fn retarget(&self, moved: &[(String, String)]) -> Undo {
+        let map = |s: &String| moved.iter().find(|(f, _)| f == s).map_or_else(|| s.clone(), |(_, t)| t.clone());
+        let mut u = self.clone();
+        match &mut u.action {
+            Action::Run { argv } => *argv = argv.iter().map(map).collect(),
+            Action::Wipe { device, .. } => *device = map(device),
+            Action::RemoveDir { .. } => {}
+        }
+        match &mut u.guard {
+            Guard::Label { device, .. } | Guard::MdMember { device, .. } | Guard::LvmPv { device, .. } => *device = map(device),
+            _ => {}
+        }
+        let notes: Vec<String> = moved
+            .iter()
+            .filter(|(f, _)| self.mentions(f))
+            .map(|(f, t)| format!("{f}, now {t}"))
+            .collect();
+        if !notes.is_empty() {
+            u.what = format!("{} ({})", self.what, notes.join(", "));
+        }
+        u
+    }
 }
 
 /// What the system says to a guard, and runs the commands; the live one
@@ -94,8 +169,24 @@ pub trait System {
     fn pool_imported(&self, name: &str) -> bool;
     /// The source `at` is mounted from, if it is a mount point.
     fn mount_source(&self, at: &str) -> Option<String>;
+    /// The signature on `device` (`None`: none, or unreadable).
+    fn probe(&self, device: &str) -> Option<Probe>;
     /// The label of the signature on `device` (`None`: none, or unreadable).
-    fn label(&self, device: &str) -> Option<String>;
+    fn label(&self, device: &str) -> Option<String> {
+        self.probe(device).and_then(|p| p.label)
+    }
+    /// Whether a volume group of this name exists.
+    fn volume_group(&self, name: &str) -> bool;
+    /// Whether the block device `path` exists.
+    fn node_exists(&self, path: &str) -> bool;
+    /// What the block device at `path` is (`None`: not a block device).
+    fn identity(&self, path: &str) -> Option<Identity>;
+    /// Where the device recorded as `recorded` at `path` is today.
+    fn resolve(&self, recorded: &Identity, path: &str) -> Resolved;
+    /// `Err` says why `device` may not be written now (mounted, held, a
+    /// member of a live pool or array, or a signature without `force`):
+    /// [`crate::target::safety`]'s check.
+    fn check_device(&self, device: &str, force: bool) -> std::result::Result<(), String>;
     /// Do an action: `Err` holds why it failed (a command's message).
     fn act(&self, action: &Action) -> std::result::Result<(), String>;
 }
@@ -124,6 +215,51 @@ impl Guard {
                 Some(l) => Err(format!("{device} carries the label {l}, not {label}")),
                 None => Err(format!("{device} carries no label")),
             },
+            Guard::MdMember { device, name } => match sys.probe(device) {
+                Some(p) if p.kind.as_deref() == Some("linux_raid_member") => match p.label {
+                    Some(l) if l == *name || l.strip_suffix(name.as_str()).is_some_and(|h| h.ends_with(':')) => Ok(()),
+                    Some(l) => Err(format!("{device} is a member of the md array {l}, not {name}")),
+                    None => Err(format!("{device} is a member of an unnamed md array, not {name}")),
+                },
+                Some(p) => Err(format!(
+                    "{device} carries {}, not a member of the md array {name}",
+                    p.kind.as_deref().unwrap_or("no signature")
+                )),
+                None => Err(format!("{device} carries no md superblock")),
+            },
+            Guard::LvmPv { device, uuid } => match sys.probe(device) {
+                Some(p) if p.kind.as_deref() == Some("LVM2_member") => match p.uuid {
+                    Some(u) if u == *uuid => Ok(()),
+                    Some(u) => Err(format!("{device} is the LVM physical volume {u}, not {uuid}")),
+                    None => Err(format!("{device} is an LVM physical volume of no UUID, not {uuid}")),
+                },
+                Some(p) => Err(format!(
+                    "{device} carries {}, not the LVM physical volume {uuid}",
+                    p.kind.as_deref().unwrap_or("no signature")
+                )),
+                None => Err(format!("{device} carries no LVM label")),
+            },
+            Guard::VolumeGroup { name } => match sys.volume_group(name) {
+                true => Ok(()),
+                false => Err(format!("no volume group {name} exists")),
+            },
+            Guard::Node { path } => match sys.node_exists(path) {
+                true => Ok(()),
+                false => Err(format!("{path} does not exist")),
+            },
+            Guard::PoolExported { name } => match sys.pool_imported(name) {
+                false => Ok(()),
+                true => Err(format!("a pool {name} is imported already")),
+            },
+            Guard::Never { why } => Err(why.clone()),
+        }
+    }
+
+    /// The device the guard reads, if it reads one.
+    fn device(&self) -> Option<&str> {
+        match self {
+            Guard::Label { device, .. } | Guard::MdMember { device, .. } | Guard::LvmPv { device, .. } => Some(device),
+            _ => None,
         }
     }
 }
@@ -132,14 +268,41 @@ impl Guard {
 struct Record {
     owner: String,
     undo: Vec<Undo>,
+    /// The devices the run builds on, as they were checked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    devices: Vec<Recorded>,
+    /// How far the build went: the steps started (written before each
+    /// runs) and those done. `None`: no build step has started (or a
+    /// journal of iolab 0.2, whose steps all apply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    started: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    done: Option<usize>,
+}
+
+impl Record {
+    fn new(owner: String) -> Record {
+        Record {
+            owner,
+            undo: Vec::new(),
+            devices: Vec::new(),
+            started: None,
+            done: None,
+        }
+    }
 }
 
 /// How one undo step went.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
     Done,
-    /// Its guard no longer held: nothing was run (why).
+    /// Its guard no longer held, or what it undoes was never built:
+    /// nothing was run (why).
     Skipped(String),
+    /// A device it names is not the one the run built on (another disk
+    /// took its name, a loop device was re-attached to another file), and
+    /// the one it built on is not found: left alone (why).
+    LeftAlone(String),
     /// It ran and failed (the command's message).
     Failed(String),
 }
@@ -162,10 +325,7 @@ impl Journal {
             .map_err(|e| failed(format!("cannot make the journal directory {}: {e}", dir.display())))?;
         let j = Journal {
             path: dir.join(format!("{run}.json")),
-            record: Record {
-                owner: super::owner::of_self(),
-                undo: Vec::new(),
-            },
+            record: Record::new(super::owner::of_self()),
         };
         if j.path.exists() {
             return Err(failed(format!("the journal {} exists already", j.path.display())));
@@ -189,6 +349,29 @@ impl Journal {
         self.write()
     }
 
+    /// Write down the devices the run builds on, with what each is.
+    pub fn record_devices(&mut self, devices: Vec<Recorded>) -> Result<()> {
+        self.record.devices = devices;
+        self.write()
+    }
+
+    /// The devices written down, as they were checked.
+    pub fn devices(&self) -> &[Recorded] {
+        &self.record.devices
+    }
+
+    /// Build step `n` (from 1) is about to run: written before it does.
+    pub fn started(&mut self, n: usize) -> Result<()> {
+        self.record.started = Some(n);
+        self.write()
+    }
+
+    /// Build step `n` (from 1) is done.
+    pub fn done(&mut self, n: usize) -> Result<()> {
+        self.record.done = Some(n);
+        self.write()
+    }
+
     /// Undo everything, newest first, each step only where its guard holds;
     /// what each came to. The journal's file is removed when no step failed,
     /// and kept otherwise, with the failed step and the older ones, for the
@@ -197,7 +380,8 @@ impl Journal {
     /// steps, `POINT-N` holding right before the Nth step (from 1, in the
     /// order they run) acts.
     pub fn unwind(mut self, sys: &dyn System, point: &str) -> Vec<(Undo, Outcome)> {
-        let (done, left) = unwind_steps(std::mem::take(&mut self.record.undo), sys, point);
+        let progress = Progress::of(&self.record);
+        let (done, left) = unwind_steps(std::mem::take(&mut self.record.undo), &progress, sys, point);
         self.record.undo = left;
         if self.record.undo.is_empty() {
             let _ = std::fs::remove_file(&self.path);
@@ -205,6 +389,12 @@ impl Journal {
             let _ = self.write();
         }
         done
+    }
+
+    /// Remove the journal without undoing anything: what it guarded is
+    /// over (an export refused, a pool imported again).
+    pub fn discard(self) {
+        let _ = std::fs::remove_file(&self.path);
     }
 
     fn write(&self) -> Result<()> {
@@ -222,22 +412,76 @@ const UNDO_PAUSE: std::time::Duration = if cfg!(test) {
     std::time::Duration::from_secs(2)
 };
 
+/// What the unwinding needs of a record besides its steps: the devices
+/// as they were, and how far the build went.
+struct Progress {
+    devices: Vec<Recorded>,
+    started: Option<usize>,
+    done: Option<usize>,
+}
+
+impl Progress {
+    fn of(r: &Record) -> Progress {
+        Progress {
+            devices: r.devices.clone(),
+            started: r.started,
+            done: r.done,
+        }
+    }
+}
+
 /// Run `steps` newest first (a stack: what was built on something is
 /// undone before it); the outcomes, and the steps left (oldest first). A
 /// step that still fails after [`UNDO_TRIES`] stops the unwinding: it and
 /// every older step are left for the next run, since they may depend on
 /// it (the members of a pool that could not be destroyed are not wiped).
-fn unwind_steps(steps: Vec<Undo>, sys: &dyn System, point: &str) -> (Vec<(Undo, Outcome)>, Vec<Undo>) {
+///
+/// Before a step runs: what it undoes must have been built (a step made
+/// by a build step that never started is skipped; one made by the step
+/// the build stopped in is tried, its failure not kept), each recorded
+/// device it names must be found again ([`System::resolve`]: at its path,
+/// or at another, where the step then runs; else it is left alone), and
+/// its guard must hold there.
+fn unwind_steps(steps: Vec<Undo>, progress: &Progress, sys: &dyn System, point: &str) -> (Vec<(Undo, Outcome)>, Vec<Undo>) {
     let mut out = Vec::new();
     let mut steps = steps;
-    while let Some(u) = steps.pop() {
-        let outcome = match u.guard.holds(sys) {
-            Err(why) => Outcome::Skipped(why),
-            Ok(()) => {
+    while let Some(recorded) = steps.pop() {
+        let stage = match (recorded.after, progress.started) {
+            (Some(k), Some(started)) if k > started => Err(format!("never built: the build stopped before step {k}")),
+            (Some(k), None) => Err(format!("never built: the build stopped before step {k}")),
+            // Made by the step the build stopped in: there may be nothing to undo.
+            (Some(k), Some(started)) => Ok(k == started && progress.done.is_none_or(|d| d < k)),
+            (None, _) => Ok(false),
+        };
+        let in_doubt = match stage {
+            Err(why) => {
+                out.push((recorded, Outcome::Skipped(why)));
+                continue;
+            }
+            Ok(d) => d,
+        };
+        let mut moved: Vec<(String, String)> = Vec::new();
+        let mut gone: Option<String> = None;
+        for r in progress.devices.iter().filter(|r| recorded.mentions(&r.path)) {
+            match sys.resolve(&r.identity, &r.path) {
+                Resolved::Same => {}
+                Resolved::Moved(to) => moved.push((r.path.clone(), to)),
+                Resolved::Gone(why) => {
+                    gone = Some(why);
+                    break;
+                }
+            }
+        }
+        let u = recorded.retarget(&moved);
+        let best_effort = u.best_effort || in_doubt;
+        let outcome = match (gone, u.guard.holds(sys)) {
+            (Some(why), _) => Outcome::LeftAlone(why),
+            (None, Err(why)) => Outcome::Skipped(why),
+            (None, Ok(())) => {
                 crate::base::testknob::pause_at(&format!("{point}-{}", out.len() + 1));
                 let mut result = sys.act(&u.action);
                 for _ in 1..UNDO_TRIES {
-                    if result.is_ok() || u.best_effort {
+                    if result.is_ok() || best_effort {
                         break;
                     }
                     std::thread::sleep(UNDO_PAUSE);
@@ -245,14 +489,19 @@ fn unwind_steps(steps: Vec<Undo>, sys: &dyn System, point: &str) -> (Vec<(Undo, 
                 }
                 match result {
                     Ok(()) => Outcome::Done,
+                    // Tried once: the step that makes it may have made nothing.
+                    Err(e) if in_doubt => Outcome::Skipped(format!(
+                        "the build stopped in the step that makes it, which left nothing to undo ({e})"
+                    )),
                     Err(e) => Outcome::Failed(e),
                 }
             }
         };
-        let failed = matches!(outcome, Outcome::Failed(_)) && !u.best_effort;
-        out.push((u.clone(), outcome));
+        let failed = matches!(outcome, Outcome::Failed(_)) && !best_effort;
+        out.push((u, outcome));
         if failed {
-            steps.push(u);
+            // Kept as written: the next run finds its devices again itself.
+            steps.push(recorded);
             return (out, steps);
         }
     }
@@ -307,6 +556,7 @@ pub fn sweep(dir: &Path, now: &dyn Fn(u32) -> Option<String>, sys: &dyn System) 
                 action: Action::run(Vec::<String>::new()),
                 guard: Guard::Always,
                 best_effort: false,
+                after: None,
             };
             out.push(Swept {
                 journal: path,
@@ -317,7 +567,8 @@ pub fn sweep(dir: &Path, now: &dyn Fn(u32) -> Option<String>, sys: &dyn System) 
         if super::owner::alive(&record.owner, now) {
             continue;
         }
-        let (steps, left) = unwind_steps(record.undo, sys, "layouts-sweep");
+        let progress = Progress::of(&record);
+        let (steps, left) = unwind_steps(record.undo, &progress, sys, "layouts-sweep");
         if left.is_empty() {
             let _ = std::fs::remove_file(&path);
         } else {
@@ -326,6 +577,9 @@ pub fn sweep(dir: &Path, now: &dyn Fn(u32) -> Option<String>, sys: &dyn System) 
                 &Record {
                     owner: record.owner,
                     undo: left,
+                    devices: record.devices,
+                    started: record.started,
+                    done: record.done,
                 },
             );
         }
@@ -353,14 +607,43 @@ impl System for Live {
             .map(|m| m.source)
     }
 
-    fn label(&self, device: &str) -> Option<String> {
+    fn probe(&self, device: &str) -> Option<Probe> {
         // -p: probe the device itself, not blkid's cache of it.
         let o = std::process::Command::new("blkid")
-            .args(["-p", "-o", "value", "-s", "LABEL", device])
+            .args(["-p", "-o", "export", device])
+            .stdin(std::process::Stdio::null())
             .output()
             .ok()?;
-        let l = String::from_utf8_lossy(&o.stdout).trim().to_string();
-        (o.status.success() && !l.is_empty()).then_some(l)
+        if !o.status.success() {
+            return None;
+        }
+        Some(parse_probe(&String::from_utf8_lossy(&o.stdout)))
+    }
+
+    fn volume_group(&self, name: &str) -> bool {
+        std::process::Command::new("lvm")
+            .args(["vgs", "--noheadings", "-o", "vg_name", name])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).trim() == name)
+    }
+
+    fn node_exists(&self, path: &str) -> bool {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
+    }
+
+    fn identity(&self, path: &str) -> Option<Identity> {
+        Identity::of(&crate::device::SysRoot::default(), path)
+    }
+
+    fn resolve(&self, recorded: &Identity, path: &str) -> Resolved {
+        crate::device::identity::resolve(&crate::device::SysRoot::default(), recorded, path)
+    }
+
+    fn check_device(&self, device: &str, force: bool) -> std::result::Result<(), String> {
+        super::safety::check_all(&crate::device::SysRoot::default(), &[PathBuf::from(device)], force)
+            .map_err(|refused| refused.iter().map(|r| r.message()).collect::<Vec<_>>().join("; "))
     }
 
     fn act(&self, action: &Action) -> std::result::Result<(), String> {
@@ -378,6 +661,21 @@ impl System for Live {
                 Ok(())
             }
         }
+    }
+}
+
+/// `blkid -o export`'s `KEY=VALUE` lines: TYPE, LABEL, UUID.
+fn parse_probe(text: &str) -> Probe {
+    let get = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    Probe {
+        kind: get("TYPE"),
+        label: get("LABEL"),
+        uuid: get("UUID"),
     }
 }
 
@@ -428,237 +726,5 @@ fn zero_zfs_labels(device: &Path) -> std::io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::cell::RefCell;
-
-    /// A system with pools, mounts and labels, recording what it runs; a
-    /// command whose first word is `fail` fails.
-    #[derive(Default)]
-    struct Fake {
-        pools: Vec<String>,
-        mounts: Vec<(String, String)>,
-        labels: Vec<(String, String)>,
-        ran: RefCell<Vec<String>>,
-    }
-
-    impl System for Fake {
-        fn pool_imported(&self, name: &str) -> bool {
-            self.pools.iter().any(|p| p == name)
-        }
-        fn mount_source(&self, at: &str) -> Option<String> {
-            self.mounts.iter().find(|(a, _)| a == at).map(|(_, s)| s.clone())
-        }
-        fn label(&self, device: &str) -> Option<String> {
-            self.labels.iter().find(|(d, _)| d == device).map(|(_, l)| l.clone())
-        }
-        fn act(&self, action: &Action) -> std::result::Result<(), String> {
-            let line = action.line();
-            self.ran.borrow_mut().push(line.clone());
-            if line.starts_with("fail") {
-                Err("it failed".into())
-            } else {
-                Ok(())
-            }
-        }
-    }
-
-    fn undo(what: &str, argv: &str, guard: Guard) -> Undo {
-        Undo {
-            what: what.into(),
-            action: Action::run(argv.split(' ')),
-            guard,
-            best_effort: false,
-        }
-    }
-
-    fn dir() -> tempfile::TempDir {
-        tempfile::tempdir().unwrap()
-    }
-
-    fn steps() -> Vec<Undo> {
-        vec![
-            undo(
-                "wipe loop3",
-                "wipefs -a /dev/loop3",
-                Guard::Label {
-                    device: "/dev/loop3".into(),
-                    label: "iolab-abc".into(),
-                },
-            ),
-            undo(
-                "wipe loop4",
-                "wipefs -a /dev/loop4",
-                Guard::Label {
-                    device: "/dev/loop4".into(),
-                    label: "iolab-abc".into(),
-                },
-            ),
-            undo(
-                "pool iolab-abc",
-                "zpool destroy iolab-abc",
-                Guard::Pool { name: "iolab-abc".into() },
-            ),
-            undo(
-                "mount /run/x",
-                "umount /run/x",
-                Guard::Mount {
-                    at: "/run/x".into(),
-                    source: "/dev/loop5".into(),
-                },
-            ),
-        ]
-    }
-
-    #[test]
-    fn unwound_newest_first_and_only_where_the_guard_holds() {
-        let d = dir();
-        let mut j = Journal::create(d.path(), "abc").unwrap();
-        for s in steps() {
-            j.push(s).unwrap();
-        }
-        // On disk before anything is undone, in order.
-        let on_disk: Record = serde_json::from_str(&std::fs::read_to_string(j.path()).unwrap()).unwrap();
-        assert_eq!(on_disk.undo, steps());
-        assert_eq!(on_disk.owner, crate::target::owner::of_self());
-        let sys = Fake {
-            pools: vec!["iolab-abc".into()],
-            // Mounted from another source: not ours any more.
-            mounts: vec![("/run/x".into(), "/dev/sdz".into())],
-            // loop4 now carries somebody else's filesystem.
-            labels: vec![("/dev/loop3".into(), "iolab-abc".into()), ("/dev/loop4".into(), "home".into())],
-            ..Fake::default()
-        };
-        let path = j.path().to_path_buf();
-        let out = j.unwind(&sys, "t");
-        assert_eq!(*sys.ran.borrow(), ["zpool destroy iolab-abc", "wipefs -a /dev/loop3"]);
-        let outcomes: Vec<&Outcome> = out.iter().map(|(_, o)| o).collect();
-        assert_eq!(outcomes[1], &Outcome::Done);
-        assert!(matches!(outcomes[0], Outcome::Skipped(w) if w.contains("/dev/sdz")), "{outcomes:?}");
-        assert!(matches!(outcomes[2], Outcome::Skipped(w) if w.contains("home")), "{outcomes:?}");
-        assert!(!path.exists(), "a journal fully unwound is removed");
-    }
-
-    #[test]
-    fn a_failed_step_is_tried_again_then_stops_the_unwinding_and_keeps_the_journal() {
-        let d = dir();
-        let mut j = Journal::create(d.path(), "abc").unwrap();
-        j.push(undo("members", "wipefs -a /dev/loop3", Guard::Always)).unwrap();
-        j.push(undo("pool", "fail destroy", Guard::Always)).unwrap();
-        j.push(undo("mount", "umount /run/x", Guard::Always)).unwrap();
-        let path = j.path().to_path_buf();
-        let sys = Fake::default();
-        let out = j.unwind(&sys, "t");
-        assert_eq!(
-            *sys.ran.borrow(),
-            ["umount /run/x", "fail destroy", "fail destroy", "fail destroy"],
-            "tried {UNDO_TRIES} times, and the members of a pool still there are not wiped"
-        );
-        assert_eq!(out.len(), 2);
-        assert_eq!(out[1].1, Outcome::Failed("it failed".into()));
-        let left: Record = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        assert_eq!(
-            left.undo,
-            [
-                undo("members", "wipefs -a /dev/loop3", Guard::Always),
-                undo("pool", "fail destroy", Guard::Always)
-            ]
-        );
-        assert!(Journal::create(d.path(), "abc").is_err(), "one journal per run id");
-    }
-
-    #[test]
-    fn a_best_effort_step_that_fails_does_not_stop_the_unwinding() {
-        let mut forget = undo("registration", "fail btrfs device scan --forget /dev/loop3", Guard::Always);
-        forget.best_effort = true;
-        let steps = vec![undo("members", "wipefs -a /dev/loop3", Guard::Always), forget];
-        let sys = Fake::default();
-        let (out, left) = unwind_steps(steps, &sys, "t");
-        assert_eq!(sys.ran.borrow().len(), 2, "tried once, then the wipe");
-        assert!(matches!(out[0].1, Outcome::Failed(_)));
-        assert_eq!(out[1].1, Outcome::Done);
-        assert!(left.is_empty());
-    }
-
-    #[test]
-    fn the_zfs_labels_are_at_both_ends() {
-        const K: u64 = 1024;
-        // 100 MiB + 100 KiB: the end labels sit below 100 MiB + 0 KiB rounded to 256 KiB.
-        let size = 100 * K * K + 100 * K;
-        assert_eq!(zfs_label_ranges(size), [(0, 512 * K), (100 * K * K - 512 * K, 612 * K)]);
-        assert_eq!(zfs_label_ranges(1024 * K), [(0, 512 * K), (512 * K, 512 * K)]);
-    }
-
-    #[test]
-    fn a_step_refused_for_a_moment_is_done_on_a_later_try() {
-        struct Busy(RefCell<u32>);
-        impl System for Busy {
-            fn pool_imported(&self, _: &str) -> bool {
-                true
-            }
-            fn mount_source(&self, _: &str) -> Option<String> {
-                None
-            }
-            fn label(&self, _: &str) -> Option<String> {
-                None
-            }
-            fn act(&self, _: &Action) -> std::result::Result<(), String> {
-                let mut n = self.0.borrow_mut();
-                *n += 1;
-                if *n < UNDO_TRIES { Err("pool is busy".into()) } else { Ok(()) }
-            }
-        }
-        let (out, left) = unwind_steps(vec![undo("pool", "zpool destroy p", Guard::Always)], &Busy(RefCell::new(0)), "t");
-        assert_eq!(out[0].1, Outcome::Done);
-        assert!(left.is_empty());
-    }
-
-    #[test]
-    fn the_sweep_unwinds_only_the_journals_of_runs_that_are_gone() {
-        let d = dir();
-        let write = |name: &str, owner: &str, steps: Vec<Undo>| {
-            write_atomic(
-                &d.path().join(name),
-                &Record {
-                    owner: owner.into(),
-                    undo: steps,
-                },
-            )
-            .unwrap();
-        };
-        write(
-            "dead.json",
-            "8@100@b1",
-            vec![undo("pool", "zpool destroy iolab-dead", Guard::Pool { name: "iolab-dead".into() })],
-        );
-        write(
-            "live.json",
-            "7@100@b1",
-            vec![undo("pool", "zpool destroy iolab-live", Guard::Always)],
-        );
-        write(
-            "doubt.json",
-            "8@?@?",
-            vec![undo("pool", "zpool destroy iolab-doubt", Guard::Always)],
-        );
-        std::fs::write(d.path().join("torn.json"), "{\"owner\": ").unwrap();
-        std::fs::write(d.path().join("notes.txt"), "not a journal").unwrap();
-        let now = |pid: u32| (pid == 7).then(|| "7@100@b1".to_string());
-        let sys = Fake {
-            pools: vec!["iolab-dead".into()],
-            ..Fake::default()
-        };
-        let swept = sweep(d.path(), &now, &sys);
-        assert_eq!(*sys.ran.borrow(), ["zpool destroy iolab-dead"]);
-        let names: Vec<String> = swept
-            .iter()
-            .map(|s| s.journal.file_name().unwrap().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(names, ["dead.json", "torn.json"]);
-        assert!(matches!(&swept[1].steps[0].1, Outcome::Failed(w) if w.contains("cannot be read")));
-        assert!(!d.path().join("dead.json").exists());
-        for kept in ["live.json", "doubt.json", "torn.json", "notes.txt"] {
-            assert!(d.path().join(kept).exists(), "{kept}");
-        }
-    }
-}
+#[path = "journal_tests.rs"]
+pub(crate) mod tests;

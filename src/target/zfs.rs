@@ -246,14 +246,72 @@ fn replace_fd(from: &impl AsRawFd, to: libc::c_int) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Where the journals of pools iolab exported live (root only, kept
+/// across a reboot): one per export, from before the export until the
+/// import, holding the command that imports the pool again.
+pub const EXPORT_JOURNALS: &str = "/var/lib/iolab/exports";
+
+/// The directory of the export journals: [`EXPORT_JOURNALS`], or in unit
+/// tests one of the test process's own.
+fn export_journals() -> PathBuf {
+    if cfg!(test) {
+        std::env::temp_dir().join(format!("iolab-unit-exports-{}", std::process::id()))
+    } else {
+        PathBuf::from(EXPORT_JOURNALS)
+    }
+}
+
 /// Export `re.pool` and import it again, running `between` while it is
 /// away; nothing of iolab's may be open on it. `Ok(Refused)` when the
 /// export was refused (the pool is as it was); an import that never
 /// succeeds is an error, with the command that imports it by hand.
+///
+/// The window is journalled like a layout ([`super::journal`]): before the
+/// export, a journal holding the import (guarded: only while no pool of
+/// that name is imported) is written, and it is removed once the pool is
+/// back. A run killed in between leaves it, and the next export (of any
+/// pool, by any run) first imports what a run that is gone left exported;
+/// so does `iolab layouts`. A second SIGINT in the window does not exit at
+/// once: it waits for the import ([`crate::base::signals::hold`]). An
+/// export that cannot be journalled is not made (`Refused`).
 pub fn export_import(zpool: &dyn Zpool, re: &Reimport, between: impl FnOnce()) -> Result<Cycled> {
+    export_import_in(zpool, re, &export_journals(), between)
+}
+
+/// [`export_import`] with its journals in `journals`.
+pub fn export_import_in(zpool: &dyn Zpool, re: &Reimport, journals: &Path, between: impl FnOnce()) -> Result<Cycled> {
+    use super::journal::{Action, Guard, Journal, Undo};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static CYCLES: AtomicUsize = AtomicUsize::new(0);
+    sweep_exports(zpool, journals);
+    let _hold = crate::base::signals::hold();
+    let name = format!(
+        "export-{}-{}-{}",
+        crate::plan::layouts::file_slug(&re.pool),
+        std::process::id(),
+        CYCLES.fetch_add(1, Ordering::Relaxed)
+    );
+    let mut argv = vec!["zpool".to_string()];
+    argv.extend(re.args());
+    let journal = Journal::create(journals, &name).and_then(|mut j| {
+        j.push(Undo {
+            what: format!("pool {}, exported by iolab to empty its ARC", re.pool),
+            action: Action::Run { argv },
+            guard: Guard::PoolExported { name: re.pool.clone() },
+            best_effort: false,
+            after: None,
+        })?;
+        Ok(j)
+    });
+    let journal = match journal {
+        Ok(j) => j,
+        Err(e) => return Ok(Cycled::Refused(format!("its export could not be journalled ({e})"))),
+    };
     if let Err(why) = zpool.run(&["export", &re.pool]) {
+        journal.discard();
         return Ok(Cycled::Refused(why));
     }
+    crate::base::testknob::pause_at("zfs-exported");
     between();
     let mut last = String::new();
     for i in 0..IMPORT_TRIES {
@@ -270,13 +328,75 @@ pub fn export_import(zpool: &dyn Zpool, re: &Reimport, between: impl FnOnce()) -
         }
     }
     if !last.is_empty() {
+        // The journal stays: the next run tries the import again.
         return Err(failed(format!(
             "pool {} was exported to empty its ARC and could not be imported again ({last}): import it with `{}`",
             re.pool,
             re.command()
         )));
     }
+    journal.discard();
     Ok(Cycled::Done)
+}
+
+/// Import again the pools that runs which are gone left exported (their
+/// export journals in `journals`): what was imported, or could not be, in
+/// words.
+pub fn sweep_exports(zpool: &dyn Zpool, journals: &Path) -> Vec<String> {
+    use super::journal::{Outcome, sweep};
+    let mut said = Vec::new();
+    for s in sweep(journals, &super::owner::of, &ZpoolSystem(zpool)) {
+        for (u, o) in &s.steps {
+            match o {
+                Outcome::Done => said.push(format!("imported again: {}, left exported by a killed run", u.what)),
+                Outcome::Failed(e) => said.push(format!("could not import {} again ({e}): see {}", u.what, s.journal.display())),
+                Outcome::Skipped(_) | Outcome::LeftAlone(_) => {}
+            }
+        }
+    }
+    said
+}
+
+/// A [`super::journal::System`] that knows only pools, through a [`Zpool`]:
+/// what the export journals need. Everything else fails closed.
+struct ZpoolSystem<'a>(&'a dyn Zpool);
+
+impl super::journal::System for ZpoolSystem<'_> {
+    fn pool_imported(&self, name: &str) -> bool {
+        self.0
+            .run(&["list", "-H", "-o", "name", name])
+            .is_ok_and(|o| o.lines().any(|l| l.trim() == name))
+    }
+    fn mount_source(&self, _: &str) -> Option<String> {
+        None
+    }
+    fn probe(&self, _: &str) -> Option<super::journal::Probe> {
+        None
+    }
+    fn volume_group(&self, _: &str) -> bool {
+        false
+    }
+    fn node_exists(&self, _: &str) -> bool {
+        false
+    }
+    fn identity(&self, _: &str) -> Option<crate::device::identity::Identity> {
+        None
+    }
+    fn resolve(&self, _: &crate::device::identity::Identity, path: &str) -> crate::device::identity::Resolved {
+        crate::device::identity::Resolved::Gone(format!("{path}: no device is looked at here"))
+    }
+    fn check_device(&self, device: &str, _: bool) -> std::result::Result<(), String> {
+        Err(format!("{device}: no device is checked here"))
+    }
+    fn act(&self, action: &super::journal::Action) -> std::result::Result<(), String> {
+        match action {
+            super::journal::Action::Run { argv } if argv.first().is_some_and(|a| a == "zpool") => {
+                let args: Vec<&str> = argv[1..].iter().map(String::as_str).collect();
+                self.0.run(&args).map(|_| ())
+            }
+            other => Err(format!("`{}` is not a zpool command", other.line())),
+        }
+    }
 }
 
 impl Target {

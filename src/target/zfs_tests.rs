@@ -59,6 +59,8 @@ impl Zpool for Fake {
                     .map(|_| String::new())
                     .map_err(|e| e.to_string())
             }
+            "list" if self.dir.exists() => Ok(format!("{}\n", args[args.len() - 1])),
+            "list" => Err(format!("cannot open '{}': no such pool", args[args.len() - 1])),
             _ => Err("unknown".into()),
         }
     }
@@ -237,4 +239,89 @@ fn a_pool_is_not_exported_when_it_holds_root_or_cannot_come_back() {
             .starts_with("its members are unknown")
     );
     assert!(export_refusal("tpool", &mounts, true, false).unwrap().contains("no name"));
+}
+
+/// The window between the export and the import is journalled: a run
+/// killed in it (here: its journal found while the pool is away) leaves
+/// the import written down, and the next export, of any pool, imports
+/// first what a run that is gone left exported.
+#[test]
+fn a_run_killed_while_the_pool_is_away_leaves_the_import_for_the_next_run() {
+    let d = tempfile::tempdir().unwrap();
+    let journals = d.path().join("exports");
+    let pool = d.path().join("tpool");
+    std::fs::create_dir(&pool).unwrap();
+    let zpool = Fake::new(&pool);
+    let re = Reimport::of(&zpool, "tpool", &["/var/tmp/m1"]);
+    let mut left = Vec::new();
+    let cycled = export_import_in(&zpool, &re, &journals, || {
+        for e in std::fs::read_dir(&journals).unwrap() {
+            left.push(std::fs::read_to_string(e.unwrap().path()).unwrap());
+        }
+    })
+    .unwrap();
+    assert_eq!(cycled, Cycled::Done);
+    assert_eq!(left.len(), 1, "while the pool is away its import is journalled");
+    let record: serde_json::Value = serde_json::from_str(&left[0]).unwrap();
+    assert_eq!(
+        record["undo"][0]["action"]["argv"],
+        serde_json::json!(["zpool", "import", "-d", "/var/tmp", "-o", "cachefile=none", "1234567890"])
+    );
+    assert_eq!(std::fs::read_dir(&journals).unwrap().count(), 0, "and no more once it is back");
+
+    // The journal a killed run left, the pool exported.
+    std::fs::rename(&pool, zpool.away()).unwrap();
+    let mut killed = record.clone();
+    killed["owner"] = serde_json::json!("1@1@another-boot");
+    std::fs::write(journals.join("export-tpool-1-0.json"), killed.to_string()).unwrap();
+    let other = Reimport {
+        pool: "other".into(),
+        guid: None,
+        dirs: Vec::new(),
+        cachefile: None,
+        altroot: None,
+    };
+    let zpool2 = Fake::new(&pool);
+    *zpool2.calls.borrow_mut() = Vec::new();
+    let said = sweep_exports(&zpool2, &journals);
+    assert!(pool.exists(), "the pool was not imported again: {:?}", zpool2.calls.borrow());
+    assert_eq!(
+        said,
+        ["imported again: pool tpool, exported by iolab to empty its ARC, left exported by a killed run"]
+    );
+    assert_eq!(std::fs::read_dir(&journals).unwrap().count(), 0);
+    // Imported already: nothing to do, and the journal goes.
+    std::fs::write(journals.join("export-tpool-1-0.json"), killed.to_string()).unwrap();
+    zpool2.calls.borrow_mut().clear();
+    let _ = export_import_in(&zpool2, &other, &journals, || {});
+    assert!(
+        !zpool2.calls.borrow().iter().any(|c| c.starts_with("import -d")),
+        "{:?}",
+        zpool2.calls.borrow()
+    );
+    assert_eq!(std::fs::read_dir(&journals).unwrap().count(), 0);
+}
+
+/// An import that never succeeds keeps its journal: the next run tries it.
+#[test]
+fn a_pool_that_could_not_be_imported_keeps_its_journal() {
+    let d = tempfile::tempdir().unwrap();
+    let journals = d.path().join("exports");
+    let pool = d.path().join("tpool");
+    std::fs::create_dir(&pool).unwrap();
+    let mut zpool = Fake::new(&pool);
+    zpool.imports_fail = 10;
+    let re = Reimport::of(&zpool, "tpool", &[]);
+    assert!(export_import_in(&zpool, &re, &journals, || {}).is_err());
+    assert_eq!(std::fs::read_dir(&journals).unwrap().count(), 1);
+    // A refused export leaves none.
+    let d = tempfile::tempdir().unwrap();
+    let journals = d.path().join("exports");
+    let mut zpool = Fake::new(&pool);
+    zpool.export_fails = Some("busy");
+    assert_eq!(
+        export_import_in(&zpool, &re, &journals, || {}).unwrap(),
+        Cycled::Refused("busy".into())
+    );
+    assert_eq!(std::fs::read_dir(&journals).unwrap().count(), 0);
 }

@@ -105,6 +105,33 @@ impl RunNames {
     pub fn object(&self, index: usize) -> String {
         format!("iolab-{}-{index}", self.id)
     }
+    /// The UUID iolab gives member `member` (from 0) of configuration
+    /// `index`'s LVM physical volumes (`pvcreate --uuid`), so that the
+    /// teardown's `pvremove` proves the volume is the run's before it runs:
+    /// 32 letters and digits from a hash of the run's id, the configuration
+    /// and the member, grouped 6-4-4-4-4-4-6 as LVM prints them.
+    pub fn pv_uuid(&self, index: usize, member: usize) -> String {
+        const CHARS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+        let seed = format!("{}/{index}/{member}", self.id);
+        let mut h = seed
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        let mut chars = Vec::with_capacity(38);
+        for i in 0..32 {
+            if [6, 10, 14, 18, 22, 26].contains(&i) {
+                chars.push(b'-');
+            }
+            // splitmix64's step: every character from fresh bits.
+            h = h.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = h;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            chars.push(CHARS[(z % CHARS.len() as u64) as usize]);
+        }
+        String::from_utf8(chars).expect("ASCII")
+    }
+
     /// Where configuration `index` is mounted: `ROOT/N-LAYOUT`.
     pub fn mount_dir(&self, index: usize, c: &Config) -> PathBuf {
         self.root.join(format!("{index:02}-{}", file_slug(&c.name)))
@@ -250,16 +277,19 @@ pub fn commands(c: &Config, index: usize, names: &RunNames) -> Commands {
             teardown.push(run(["umount", &path(&dir)]));
             teardown.push(run(["wipefs", "-a", &md]));
             teardown.push(run(["mdadm", "--stop", &md]));
-            let mut z = vec!["mdadm".to_string(), "--zero-superblock".into()];
-            z.extend(devs.iter().cloned());
-            teardown.push(Step::Run(z));
+            // One member at a time: each is checked to be the array's before it is zeroed.
+            for d in &devs {
+                teardown.push(run(["mdadm", "--zero-superblock", d]));
+            }
             teardown.extend(wipe(&devs));
         }
         Layout::LvmStripe(fs) => {
             let lv = format!("/dev/{object}/lv");
-            let mut pv: Vec<String> = ["lvm", "pvcreate", "-ff", "-y"].map(String::from).to_vec();
-            pv.extend(devs.iter().cloned());
-            build.push(Step::Run(pv));
+            // Each physical volume with a UUID of the run's, which its `pvremove` checks.
+            for (m, d) in devs.iter().enumerate() {
+                let uuid = names.pv_uuid(index, m);
+                build.push(run(["lvm", "pvcreate", "-ff", "-y", "--norestorefile", "--uuid", &uuid, d]));
+            }
             let mut vg: Vec<String> = vec!["lvm".into(), "vgcreate".into(), object.clone()];
             vg.extend(devs.iter().cloned());
             build.push(Step::Run(vg));
@@ -272,9 +302,9 @@ pub fn commands(c: &Config, index: usize, names: &RunNames) -> Commands {
             teardown.push(run(["umount", &path(&dir)]));
             teardown.push(run(["wipefs", "-a", &lv]));
             teardown.push(run(["lvm", "vgremove", "-f", &object]));
-            let mut pr: Vec<String> = ["lvm", "pvremove", "-ff", "-y"].map(String::from).to_vec();
-            pr.extend(devs.iter().cloned());
-            teardown.push(Step::Run(pr));
+            for d in &devs {
+                teardown.push(run(["lvm", "pvremove", "-ff", "-y", d]));
+            }
             teardown.extend(wipe(&devs));
         }
     }

@@ -130,7 +130,9 @@ fn each_kind_has_its_exact_build_and_teardown() {
                 format!("umount {}", dir("md-raid5_ext4")),
                 "wipefs -a /dev/md/iolab-t1-2".into(),
                 "mdadm --stop /dev/md/iolab-t1-2".into(),
-                "mdadm --zero-superblock /dev/loop10 /dev/loop11 /dev/loop12".into(),
+                "mdadm --zero-superblock /dev/loop10".into(),
+                "mdadm --zero-superblock /dev/loop11".into(),
+                "mdadm --zero-superblock /dev/loop12".into(),
                 "wipefs -a /dev/loop10".into(),
                 "wipefs -a /dev/loop11".into(),
                 "wipefs -a /dev/loop12".into(),
@@ -151,7 +153,8 @@ fn each_kind_has_its_exact_build_and_teardown() {
             config(Layout::LvmStripe(Fs::Xfs), 2, &[("mount-options", "noatime")]),
             vec![
                 format!("mkdir -p {}", dir("lvm-stripe_xfs")),
-                "lvm pvcreate -ff -y /dev/loop10 /dev/loop11".into(),
+                format!("lvm pvcreate -ff -y --norestorefile --uuid {} /dev/loop10", run_names().pv_uuid(2, 0)),
+                format!("lvm pvcreate -ff -y --norestorefile --uuid {} /dev/loop11", run_names().pv_uuid(2, 1)),
                 "lvm vgcreate iolab-t1-2 /dev/loop10 /dev/loop11".into(),
                 "lvm lvcreate -y -n lv -i 2 -I 64k -l 100%FREE iolab-t1-2".into(),
                 "mkfs.xfs -L iolab-6a5e16 -f -q /dev/iolab-t1-2/lv".into(),
@@ -161,7 +164,8 @@ fn each_kind_has_its_exact_build_and_teardown() {
                 format!("umount {}", dir("lvm-stripe_xfs")),
                 "wipefs -a /dev/iolab-t1-2/lv".into(),
                 "lvm vgremove -f iolab-t1-2".into(),
-                "lvm pvremove -ff -y /dev/loop10 /dev/loop11".into(),
+                "lvm pvremove -ff -y /dev/loop10".into(),
+                "lvm pvremove -ff -y /dev/loop11".into(),
                 "wipefs -a /dev/loop10".into(),
                 "wipefs -a /dev/loop11".into(),
                 format!("rmdir {}", dir("lvm-stripe_xfs")),
@@ -227,4 +231,16 @@ fn the_dry_run_of_three_loop_devices() {
         None,
         &run_names()
     ));
+}
+
+#[test]
+fn each_physical_volume_gets_a_uuid_of_the_runs_own_in_lvms_format() {
+    let n = run_names();
+    let u = n.pv_uuid(2, 0);
+    let groups: Vec<usize> = u.split('-').map(str::len).collect();
+    assert_eq!(groups, [6, 4, 4, 4, 4, 4, 6], "{u}");
+    assert!(u.chars().all(|c| c == '-' || c.is_ascii_alphanumeric()), "{u}");
+    assert_eq!(u, n.pv_uuid(2, 0), "the same run, configuration and member: the same UUID");
+    let all = [n.pv_uuid(2, 1), n.pv_uuid(3, 0), RunNames::under_run("t2").pv_uuid(2, 0)];
+    assert!(all.iter().all(|o| *o != u), "{u} {all:?}");
 }
