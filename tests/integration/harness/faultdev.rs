@@ -759,6 +759,8 @@ fn every_fault() -> FaultSpec {
         flip: vec![2 * MIB],
         drop: vec![(3 * MIB, 4 * MIB)],
         write_pace: None,
+        hold: vec![(5 * MIB, 5 * MIB + 4096, 1)],
+        hold_log: None,
     }
 }
 
