@@ -4,7 +4,7 @@
 //! exactly there (during the prefill, the flush that ends a write window,
 //! the store transaction, each build, measurement and teardown step of
 //! `iolab layouts`), and keep a copy of every JSON document written
-//! ([`keep_document`]).
+//! ([`keep_document`]), and note when named moments happen ([`mark`]).
 //!
 //! `IOLAB_TEST_PAUSE_AT=POINT:FILE`: the first time the run reaches POINT,
 //! it creates FILE (the test waits for it) and sleeps [`PAUSE`].
@@ -108,4 +108,25 @@ pub fn keep_document(kind: crate::base::document::Kind, text: &str) {
     let dir = std::path::Path::new(&dir);
     let _ = std::fs::create_dir_all(dir);
     let _ = std::fs::write(dir.join(format!("{}.{}.{n}.json", kind.name(), std::process::id())), text);
+}
+
+/// `IOLAB_TEST_MARKS=FILE`: each [`mark`] appends a line `NAME NS` to FILE
+/// (`NS`: CLOCK_MONOTONIC nanoseconds, comparable with another process's
+/// clock), e.g. `buffers-free` just before a worker's I/O buffers are freed,
+/// which a test compares with the moment its device answered the last read.
+pub const MARKS: &str = "IOLAB_TEST_MARKS";
+
+/// Note that `name` happens now, if the test knob asks for it (best effort).
+pub fn mark(name: &str) {
+    let Some(path) = std::env::var_os(MARKS).filter(|p| !p.is_empty()) else {
+        return;
+    };
+    use std::io::Write;
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    let ns = t.tv_sec as u128 * 1_000_000_000 + t.tv_nsec as u128;
+    let _ = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(format!("{name} {ns}\n").as_bytes()));
 }

@@ -191,6 +191,33 @@ pub fn measure(opts: &TimeOpts, place: &Place, sys: &SysRoot, ctx: &Context, out
     Ok(())
 }
 
+/// The timed command's process, held by a pidfd taken right after the
+/// spawn: the waiter thread reaps the child with `wait4`, after which its
+/// PID may belong to another process, so a stop never signals it by PID.
+struct Running {
+    /// `None` where the kernel has no pidfds (before 5.3): the command is
+    /// then not signalled at all (a terminal's Ctrl-C reaches it anyway).
+    pidfd: Option<std::os::fd::OwnedFd>,
+}
+
+impl Running {
+    /// Hold `pid`, a child nobody has waited for yet.
+    fn hold(pid: libc::pid_t) -> Running {
+        let pidfd =
+            rustix::process::Pid::from_raw(pid).and_then(|p| rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()).ok());
+        Running { pidfd }
+    }
+
+    /// Ask the command to end (SIGTERM). A child that has already been
+    /// reaped is not signalled (the kernel answers ESRCH): whether it was
+    /// is the answer.
+    fn terminate(&self) -> bool {
+        self.pidfd
+            .as_ref()
+            .is_some_and(|fd| rustix::process::pidfd_send_signal(fd, rustix::process::Signal::TERM).is_ok())
+    }
+}
+
 /// One timed run: spawn, wait (with live ticks), read the counters.
 fn one(opts: &TimeOpts, place: &Place, sys: &SysRoot, stop: &Stop, observer: &dyn Observer, label: &str) -> Result<CommandRun> {
     let mut cmd = Command::new(&opts.command[0]);
@@ -202,6 +229,8 @@ fn one(opts: &TimeOpts, place: &Place, sys: &SysRoot, stop: &Stop, observer: &dy
     let start = before.at;
     let child = cmd.spawn().map_err(|e| usage(format!("cannot run `{}`: {e}", opts.command[0])))?;
     let pid = child.id() as libc::pid_t;
+    // Before the waiter exists, so nobody can have reaped the child yet.
+    let running = Running::hold(pid);
     let (tx, rx) = mpsc::channel();
     let waiter = std::thread::spawn(move || {
         let mut status = 0;
@@ -225,8 +254,9 @@ fn one(opts: &TimeOpts, place: &Place, sys: &SysRoot, stop: &Stop, observer: &dy
             Ok(v) => break v,
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if stop.requested() && !killed {
-                    // SAFETY: plain syscall; the child has not been reaped (the waiter has not returned).
-                    unsafe { libc::kill(pid, libc::SIGTERM) };
+                    // The waiter may have reaped the child a moment ago: the pidfd
+                    // signals this child or nothing, never a process that took its PID.
+                    running.terminate();
                     killed = true;
                 }
                 let now = Instant::now();
@@ -268,4 +298,73 @@ fn one(opts: &TimeOpts, place: &Place, sys: &SysRoot, stop: &Stop, observer: &dy
         own_write_bytes: ru.ru_oublock.max(0) as u64 * 512,
         cold_by: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Child;
+
+    /// Reap `pid` as `one`'s waiter thread does.
+    fn reap(pid: libc::pid_t) {
+        let mut status = 0;
+        // SAFETY: our child, a valid out-pointer.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+    }
+
+    /// A process that takes PID `pid` (free again), as the kernel hands
+    /// PIDs out again once they wrap around: `ns_last_pid` (root) makes the
+    /// next fork get it. Other processes fork too, so a few tries.
+    fn take_pid(pid: libc::pid_t) -> Option<Child> {
+        for _ in 0..50 {
+            if std::fs::write("/proc/sys/kernel/ns_last_pid", (pid - 1).to_string()).is_err() {
+                return None;
+            }
+            let c = Command::new("sleep").arg("30").spawn().expect("spawn sleep");
+            if c.id() as libc::pid_t == pid {
+                return Some(c);
+            }
+            let mut c = c;
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        None
+    }
+
+    /// The waiter reaped the command just before a stop came: the stop
+    /// must not signal whatever process now has the command's PID (a
+    /// `kill(pid)` did).
+    #[test]
+    fn a_reaped_child_is_never_signalled_through_a_reused_pid() {
+        if !rustix::process::geteuid().is_root() {
+            // Taking a given PID (ns_last_pid) needs root; counted as a skip.
+            crate::base::testknob::skip_for_missing_tool("root");
+            return;
+        }
+        let child = Command::new("true").spawn().expect("spawn true");
+        let pid = child.id() as libc::pid_t;
+        let running = Running::hold(pid);
+        std::mem::forget(child);
+        reap(pid);
+        let Some(mut other) = take_pid(pid) else {
+            panic!("no process could take PID {pid} again (ns_last_pid)");
+        };
+        let signalled = running.terminate();
+        std::thread::sleep(Duration::from_millis(200));
+        let alive = other.try_wait().expect("try_wait").is_none();
+        let _ = other.kill();
+        let _ = other.wait();
+        assert!(alive, "the process that took PID {pid} was signalled");
+        assert!(!signalled, "a reaped child counts as signalled");
+    }
+
+    /// A child still running is signalled, and ends.
+    #[test]
+    fn a_running_child_is_terminated() {
+        let mut child = Command::new("sleep").arg("30").spawn().expect("spawn sleep");
+        let running = Running::hold(child.id() as libc::pid_t);
+        assert!(running.terminate());
+        let st = child.wait().expect("wait");
+        assert_eq!(st.signal(), Some(libc::SIGTERM));
+    }
 }

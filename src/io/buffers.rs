@@ -19,6 +19,11 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 pub const ALIGN: usize = 4096;
 /// Granularity of the anti-dedup stamp.
 pub const STAMP_EVERY: usize = 4096;
+/// Every window starts at a multiple of this, so the stamp's two words are
+/// aligned for [`AtomicU64`]: chunks are whole multiples of it, block sizes
+/// are ([`Buffers::with_pool`]), and [`WriteData::next`] rounds the window
+/// it hands out up to it.
+const STAMP_ALIGN: usize = std::mem::align_of::<AtomicU64>();
 /// The private pool of [`Buffers::new`] (the prefill, tests): long enough
 /// that nothing a filesystem compresses on its own (btrfs: 128 KiB
 /// extents; ZFS: the record, usually at most 1 MiB) holds a repeat.
@@ -106,7 +111,8 @@ impl Pool {
     /// `len` random bytes from `seed` (rounded up to a whole number of
     /// `chunk`s, each a multiple of [`ALIGN`]... or of the block size).
     pub fn new(len: usize, chunk: usize, seed: u64) -> Arc<Pool> {
-        let chunk = chunk.max(1);
+        // Whole words: every chunk starts 8-aligned, as the stamps' atomic stores need.
+        let chunk = chunk.max(1).next_multiple_of(STAMP_ALIGN);
         let mut buf = AlignedBuf::new(len.max(chunk).next_multiple_of(chunk));
         Rng::new(seed ^ GOLDEN_GAMMA).fill(buf.as_mut_slice());
         Arc::new(Pool {
@@ -195,9 +201,15 @@ impl WriteData {
     /// 4 KiB from the window's start is unique. The window follows the
     /// previous one, or starts a new chunk when it would run past the
     /// current one's end: a window never wraps.
+    ///
+    /// The window starts where the previous one ended, so a caller whose
+    /// lengths are not all multiples of [`STAMP_ALIGN`] must realign
+    /// `pos` afterwards (as [`WriteData::next`] does); block writers use
+    /// block sizes, which are ([`Buffers::with_pool`]).
     #[inline]
-    pub fn next_ptr(&mut self, len: usize) -> *mut u8 {
+    fn next_ptr(&mut self, len: usize) -> *mut u8 {
         assert!(len <= self.pool.chunk, "a window of {len} bytes in chunks of {}", self.pool.chunk);
+        debug_assert_eq!(self.pos % STAMP_ALIGN, 0, "an unaligned window");
         if self.pos + len > self.end {
             self.pos = self.pool.claim();
             self.end = self.pos + self.pool.chunk;
@@ -209,9 +221,10 @@ impl WriteData {
         while off + 16 <= len {
             self.counter = self.counter.wrapping_add(1);
             // SAFETY: off + 16 <= len, inside the window; the window starts at a
-            // multiple of the block size (512) in a 4096-aligned buffer, so
-            // both words are 8-aligned. Atomic stores: another writer of a
-            // shared pool may stamp the same chunk (see `Pool`).
+            // multiple of STAMP_ALIGN (see there) in a 4096-aligned buffer, and
+            // off is a multiple of 4096, so both words are 8-aligned. Atomic
+            // stores: another writer of a shared pool may stamp the same chunk
+            // (see `Pool`).
             unsafe {
                 AtomicU64::from_ptr(p.add(off) as *mut u64).store(self.counter.to_le(), Ordering::Relaxed);
                 AtomicU64::from_ptr(p.add(off + 8) as *mut u64).store(self.seed.to_le(), Ordering::Relaxed);
@@ -221,14 +234,21 @@ impl WriteData {
         p
     }
 
-    /// [`WriteData::next_ptr`] as a slice, for writes through `std::io`.
-    /// Only for a pool of its own ([`WriteData::new`]): nobody else writes
-    /// into it while the slice lives.
+    /// The next `len` bytes (any length up to a chunk) as a slice, for
+    /// writes through `std::io`. Only for a pool of its own
+    /// ([`WriteData::new`]): a shared pool's other writers stamp its
+    /// chunks while the slice would live, so this panics on one, in
+    /// release builds too (a check per call, never on the block path).
     pub fn next(&mut self, len: usize) -> &[u8] {
-        debug_assert_eq!(Arc::strong_count(&self.pool), 1, "a slice of a shared pool");
+        assert!(
+            Arc::get_mut(&mut self.pool).is_some(),
+            "WriteData::next on a shared pool: another writer may stamp the slice"
+        );
         let p = self.next_ptr(len);
+        // The next window starts aligned again, whatever this one's length.
+        self.pos = self.pos.next_multiple_of(STAMP_ALIGN);
         // SAFETY: next_ptr returned a window of len bytes inside the pool,
-        // which only this writer uses, borrowed with self.
+        // which only this writer uses (checked above), borrowed with self.
         unsafe { std::slice::from_raw_parts(p, len) }
     }
 }
@@ -259,6 +279,11 @@ impl Buffers {
     /// Buffers that write from `pool` (shared with the job's other workers,
     /// see [`job_pool`]), stamping with `seed`.
     pub fn with_pool(bs: usize, depth: usize, seed: u64, reads: bool, pool: Arc<Pool>) -> Self {
+        // Consecutive windows of `bs` bytes stay aligned for the stamp (see STAMP_ALIGN).
+        assert!(
+            bs > 0 && bs.is_multiple_of(STAMP_ALIGN),
+            "a block size of {bs} bytes is not a multiple of {STAMP_ALIGN}"
+        );
         let reads = AlignedBuf::new(if reads { depth * bs } else { ALIGN });
         Buffers {
             pool: WriteData::from_pool(pool, seed),
@@ -338,6 +363,43 @@ mod tests {
                 assert!(seen.insert(chunk.to_vec()), "a 4K block repeated");
             }
         }
+    }
+
+    /// The files suite writes files of any size from one `WriteData`: every
+    /// window still starts 8-aligned, so the stamps' atomic stores are
+    /// sound (an odd length used to leave the next window, and its stamp,
+    /// unaligned), and each window holds its stamp.
+    #[test]
+    fn windows_of_odd_lengths_stay_aligned_for_the_stamp() {
+        let mut d = WriteData::new(64 << 10, 9);
+        let pool = d.as_ptr() as usize;
+        let mut seen = HashSet::new();
+        for len in [1usize, 3, 17, 4095, 4097, 5000, 7, 12289, 16, 8191] {
+            let w = d.next(len);
+            let at = w.as_ptr() as usize;
+            assert_eq!(at % 8, 0, "a window of {len} bytes at pool offset {}", at - pool);
+            assert_eq!(w.len(), len);
+            if len >= 16 {
+                assert_eq!(&w[8..16], &9u64.to_le_bytes(), "the seed's word of the stamp");
+                assert!(seen.insert(w[..8].to_vec()), "a counter repeated");
+            }
+        }
+    }
+
+    /// A slice of a shared pool would be stamped by the pool's other
+    /// writers while it lives: refused, in release builds too.
+    #[test]
+    #[should_panic(expected = "shared pool")]
+    fn a_slice_of_a_shared_pool_is_refused() {
+        let pool = Pool::new(1 << 20, 1 << 20, 1);
+        let mut d = WriteData::from_pool(pool.clone(), 1);
+        let _ = d.next(4096);
+    }
+
+    #[test]
+    #[should_panic(expected = "not a multiple of 8")]
+    fn a_block_size_that_would_misalign_the_stamp_is_refused() {
+        let _ = Buffers::new(4100, 1, 1, false, true);
     }
 
     /// The data does not compress: a crude order-0 entropy estimate near 8 bits/byte.

@@ -69,7 +69,8 @@ pub struct IoFailure {
 
 /// What a worker shares with the rest of its stream.
 pub struct Shared<'a> {
-    /// Set on a signal or another worker's failure: stop issuing.
+    /// Set on a signal or a worker's failure (the main thread's, or this
+    /// worker's own on its way out): stop issuing.
     pub stop: &'a AtomicBool,
     /// Bumped at every completion, for the watchdog of a target that stops
     /// answering ([`crate::io::stall`]).
@@ -163,21 +164,25 @@ pub fn drive<E: Engine, C: Clock>(
                     Dir::Write => (bufs.next_write(), 0),
                 };
                 slots[slot as usize] = (now, dir, offset);
-                engine
-                    .queue(Io {
-                        slot,
-                        dir,
-                        offset,
-                        len: bs as u32,
-                        buf,
-                        region,
-                    })
-                    .map_err(|e| IoFailure {
-                        dir,
-                        offset,
-                        len: bs as u32,
-                        source: e,
-                    })?;
+                if let Err(e) = engine.queue(Io {
+                    slot,
+                    dir,
+                    offset,
+                    len: bs as u32,
+                    buf,
+                    region,
+                }) {
+                    return Err(leave(
+                        engine,
+                        sh,
+                        IoFailure {
+                            dir,
+                            offset,
+                            len: bs as u32,
+                            source: e,
+                        },
+                    ));
+                }
                 inflight += 1;
                 issued += bs;
             }
@@ -185,12 +190,18 @@ pub fn drive<E: Engine, C: Clock>(
         if inflight == 0 {
             break;
         }
-        engine.submit_and_reap(batch.min(inflight), &mut done).map_err(|e| IoFailure {
-            dir: Dir::Read,
-            offset: 0,
-            len: 0,
-            source: e,
-        })?;
+        if let Err(e) = engine.submit_and_reap(batch.min(inflight), &mut done) {
+            return Err(leave(
+                engine,
+                sh,
+                IoFailure {
+                    dir: Dir::Read,
+                    offset: 0,
+                    len: 0,
+                    source: e,
+                },
+            ));
+        }
         now = clock.now_ns();
         sh.beat.add(done.len() as u64);
         if let Some(k) = sh.stream.cut()
@@ -229,12 +240,16 @@ pub fn drive<E: Engine, C: Clock>(
                     Some(e) => io::Error::from_raw_os_error(e),
                     None => io::Error::new(io::ErrorKind::UnexpectedEof, format!("short transfer: {} of {bs} bytes", d.result)),
                 };
-                return Err(IoFailure {
-                    dir,
-                    offset,
-                    len: bs as u32,
-                    source,
-                });
+                return Err(leave(
+                    engine,
+                    sh,
+                    IoFailure {
+                        dir,
+                        offset,
+                        len: bs as u32,
+                        source,
+                    },
+                ));
             }
             match dir {
                 Dir::Read => reads += 1,
@@ -275,6 +290,21 @@ pub fn drive<E: Engine, C: Clock>(
     }
     out[last].seq_next = seq_pos * bs;
     Ok(out)
+}
+
+/// The way out of a failed stream: the other workers are told to stop
+/// issuing, and every I/O this one still has in flight is cancelled or
+/// waited for ([`Engine::drain`]), beating as they complete so the stream's
+/// stall watchdog sees the drain move (and gives up on it, leaving this
+/// thread and its buffers behind, if the target stopped answering). Only
+/// then may the caller free the buffers. Off the hot path: called once.
+#[cold]
+#[inline(never)]
+fn leave<E: Engine>(engine: &mut E, sh: &Shared, failure: IoFailure) -> IoFailure {
+    sh.stop.store(true, Ordering::Relaxed);
+    // A drain that fails leaves the I/Os to the engine's drop, which waits for them too.
+    let _ = engine.drain(&mut |n| sh.beat.add(n));
+    failure
 }
 
 #[cfg(test)]

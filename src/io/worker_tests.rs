@@ -1,6 +1,6 @@
 //! The driver loop on the mock engine: exact counts, windows, cuts, batches.
 use super::*;
-use crate::io::engine::mock::{MockClock, MockEngine};
+use crate::io::engine::mock::{MockClock, MockEngine, MockFault};
 
 /// Drive one worker alone in its stream; each window's samples carry
 /// the stream's latencies for it.
@@ -372,4 +372,48 @@ fn batch_reaping_counts_the_same_and_bounds_latency() {
     assert!(lat_off.is_none(), "off keeps no latency");
     assert!(mins_exact.iter().all(|&m| m == 1));
     assert!(mins_batch.iter().take(100).all(|&m| m == 4), "batch: four per wait");
+}
+
+/// A stream that fails (an I/O error, a short transfer, or the engine's
+/// own submit error) while the device holds another read for 5 s (on the
+/// virtual clock): the worker returns, and its caller may free the
+/// buffers, only once that read has completed, with nothing in flight;
+/// the drain beats for the watchdog, and the other workers are told to stop.
+#[test]
+fn a_failed_stream_returns_only_after_its_last_io_has_completed() {
+    const HOLD: u64 = 5_000_000_000;
+    let cases: [(&str, Option<MockFault>, Option<u32>); 3] = [
+        ("an I/O error", Some(MockFault::Fail(libc::EIO)), None),
+        ("a short transfer", Some(MockFault::Short(512)), None),
+        ("a submit error", None, Some(2)),
+    ];
+    for (what, fault, submit_error_at) in cases {
+        let mut p = plan(100, false);
+        p.windows = vec![60_000_000_000];
+        let clock = MockClock::default();
+        let mut eng = MockEngine::new(clock.clone(), 4, 4, 100_000, 0.0);
+        // Sequential reads: the first I/O is at 0, the second (held) at 4096.
+        eng.faults = fault.map(|f| (0, f)).into_iter().collect();
+        eng.faults.push((4096, MockFault::Hold(HOLD)));
+        eng.submit_error_at = submit_error_at;
+        let mut bufs = Buffers::new(4096, 4, 1, true, false);
+        let stream = StreamShared::new(1, 1);
+        let (stop, beat) = (AtomicBool::new(false), Beat::default());
+        let sh = Shared {
+            stop: &stop,
+            beat: &beat,
+            stream: &stream,
+            index: 0,
+        };
+        let e = drive(&mut eng, &clock, &mut bufs, &p, &sh).expect_err(what);
+        assert_eq!(eng.pending(), 0, "{what}: I/Os still in flight when the worker returned ({e})");
+        assert!(
+            clock.now_ns() >= HOLD,
+            "{what}: returned at {} ns, before the held read completed at {HOLD}",
+            clock.now_ns()
+        );
+        assert!(stop.load(Ordering::Relaxed), "{what}: the other workers were not told to stop");
+        assert!(beat.get() >= 1, "{what}: the drain did not beat");
+        drop(bufs);
+    }
 }

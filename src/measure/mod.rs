@@ -188,7 +188,11 @@ impl Runner<'_> {
                         colocate,
                         nowait,
                     };
-                    engine.open(setup, &mut bufs, Worker { ctx: &ctx, plan })
+                    engine.open(setup, &mut bufs, Worker { ctx: &ctx, plan });
+                    // The engine is gone, and with it every I/O into these
+                    // buffers (it drained: `worker::drive`, `Engine::drain`).
+                    crate::base::testknob::mark("buffers-free");
+                    drop(bufs);
                 })
                 .map_err(|e| failed(format!("cannot start a worker thread: {e}")))?;
             handles.push(h);
@@ -679,7 +683,8 @@ fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &m
             break;
         }
     }
-    // The engine (and its registered buffers) goes before the buffers do.
+    // The engine goes before the buffers do: its drop waits for (or
+    // cancels) anything still in flight and unregisters them.
     drop(engine);
 }
 

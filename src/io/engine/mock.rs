@@ -6,6 +6,10 @@
 //! fixed `service_ns` per I/O (plus `per_byte_ns` per byte): an I/O starts
 //! when a server is free and completes `service` later. `submit_and_reap`
 //! advances the shared virtual clock to the earliest completion.
+//!
+//! [`MockFault`]s make the I/O at an offset fail, or hold it for a while
+//! (a device that answers one request late), for the tests of what a
+//! worker does on the way out.
 
 use super::{Clock, Done, Engine, Io};
 use std::cell::Cell;
@@ -30,14 +34,31 @@ impl Clock for MockClock {
     }
 }
 
+/// What the mock does to the I/O at one offset.
+#[derive(Clone, Copy, Debug)]
+pub enum MockFault {
+    /// It completes in the usual time with this errno.
+    Fail(i32),
+    /// It completes this many ns after it was queued, on no server.
+    Hold(u64),
+    /// It completes in the usual time, with only this many bytes.
+    Short(i32),
+}
+
 pub struct MockEngine {
     clock: MockClock,
     depth: usize,
     service_ns: u64,
     per_byte_ns: f64,
     servers: Vec<u64>,
-    /// (completion time, slot, len)
-    inflight: Vec<(u64, u32, u32)>,
+    /// (completion time, slot, result)
+    inflight: Vec<(u64, u32, i32)>,
+    /// Faults by offset (empty but in tests).
+    pub faults: Vec<(u64, MockFault)>,
+    /// The call of `submit_and_reap` (from 1) that fails itself, as a
+    /// ring that cannot submit would; the calls after it work.
+    pub submit_error_at: Option<u32>,
+    reaps: u32,
     pub syncs: u32,
     pub sync_ns: u64,
 }
@@ -51,9 +72,17 @@ impl MockEngine {
             per_byte_ns,
             servers: vec![0; servers.max(1)],
             inflight: Vec::new(),
+            faults: Vec::new(),
+            submit_error_at: None,
+            reaps: 0,
             syncs: 0,
             sync_ns: 0,
         }
+    }
+
+    /// I/Os queued whose completion has not been reaped.
+    pub fn pending(&self) -> usize {
+        self.inflight.len()
     }
 }
 
@@ -64,25 +93,39 @@ impl Engine for MockEngine {
 
     fn queue(&mut self, io: Io) -> io::Result<()> {
         let now = self.clock.now_ns();
+        let fault = self.faults.iter().find(|f| f.0 == io.offset).map(|f| f.1);
+        if let Some(MockFault::Hold(ns)) = fault {
+            self.inflight.push((now + ns, io.slot, io.len as i32));
+            return Ok(());
+        }
         let (i, free_at) = self.servers.iter().copied().enumerate().min_by_key(|&(_, t)| t).unwrap();
         let start = free_at.max(now);
         let end = start + self.service_ns + (self.per_byte_ns * io.len as f64) as u64;
         self.servers[i] = end;
-        self.inflight.push((end, io.slot, io.len));
+        let result = match fault {
+            Some(MockFault::Fail(errno)) => -errno,
+            Some(MockFault::Short(bytes)) => bytes,
+            _ => io.len as i32,
+        };
+        self.inflight.push((end, io.slot, result));
         Ok(())
     }
 
     fn submit_and_reap(&mut self, min: usize, out: &mut Vec<Done>) -> io::Result<()> {
+        self.reaps += 1;
+        if self.submit_error_at == Some(self.reaps) {
+            return Err(io::Error::from_raw_os_error(libc::ENOMEM));
+        }
         self.inflight.sort_by_key(|&(t, _, _)| std::cmp::Reverse(t));
         let want = min.min(self.inflight.len());
         let mut reaped = 0;
-        while let Some(&(t, slot, len)) = self.inflight.last() {
+        while let Some(&(t, slot, result)) = self.inflight.last() {
             if reaped >= want && t > self.clock.now_ns() {
                 break;
             }
             self.clock.advance_to(t);
             self.inflight.pop();
-            out.push(Done { slot, result: len as i32 });
+            out.push(Done { slot, result });
             reaped += 1;
         }
         Ok(())
@@ -91,6 +134,16 @@ impl Engine for MockEngine {
     fn sync(&mut self) -> io::Result<()> {
         self.syncs += 1;
         self.clock.advance_to(self.clock.now_ns() + self.sync_ns);
+        Ok(())
+    }
+
+    /// Nothing is cancellable: every I/O in flight completes in its time.
+    fn drain(&mut self, progress: &mut dyn FnMut(u64)) -> io::Result<()> {
+        if let Some(last) = self.inflight.iter().map(|i| i.0).max() {
+            self.clock.advance_to(last);
+            progress(self.inflight.len() as u64);
+            self.inflight.clear();
+        }
         Ok(())
     }
 }

@@ -60,6 +60,18 @@ pub trait Engine {
     /// Make everything written so far durable: fdatasync of a file, a cache
     /// flush for a block device.
     fn sync(&mut self) -> io::Result<()>;
+    /// On the way out only (a failure, a drop): cancel what the kernel can
+    /// still cancel of the I/Os in flight, and wait until every I/O ever
+    /// queued has completed, calling `progress` with each batch of
+    /// completions (so the stall watchdog sees a drain that moves). Once
+    /// this returns `Ok`, no I/O uses the worker's buffers and they may be
+    /// freed; until then they may not, even after an error. Its
+    /// completions are not reported: the stream has already failed. A
+    /// synchronous engine has nothing in flight between calls.
+    fn drain(&mut self, progress: &mut dyn FnMut(u64)) -> io::Result<()> {
+        let _ = progress;
+        Ok(())
+    }
 }
 
 /// Nanosecond clock used by the driver loop; a trait so that the mock engine

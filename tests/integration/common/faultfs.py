@@ -16,6 +16,10 @@ byte offsets in the file's (the device's) address space:
               onto the start).
   eio         [[a, b], ...]: a read touching any byte in [a, b) fails with EIO
   eio_writes  true: so does a write (default false: writes there are stored)
+  hold        [[a, b, ms], ...]: a read touching any byte in [a, b) is answered ms
+              milliseconds late (a device that keeps one request for seconds)
+  hold_log    a file: each held read, once answered, appends a line
+              "answered OFFSET NS" (NS: CLOCK_MONOTONIC nanoseconds, just before the answer)
   flip        [block, ...]: 4 KiB-aligned offsets. A read that covers byte
               block + FLIP_POS gets that byte with bit FLIP_MASK flipped, every time;
               the stored data is unchanged.
@@ -155,6 +159,8 @@ class FaultFS(Operations):
         self._store = cfg["store"]
         self._eio = Ranges(cfg["eio"])
         self._eio_writes = cfg["eio_writes"]
+        self._hold = [tuple(h) for h in cfg["hold"]]
+        self._hold_log = cfg.get("hold_log")
         self._flips = sorted(set(cfg["flip"]))
         self._drop = Ranges(cfg["drop"])
         self._pace = None
@@ -228,6 +234,12 @@ class FaultFS(Operations):
         end = min(offset + size, self._size)
         if self._eio and self._eio.overlaps(offset, end):
             raise FuseOSError(errno.EIO)
+        for a, b, ms in self._hold:
+            if offset < b and a < end:
+                time.sleep(ms / 1000)
+                if self._hold_log:
+                    with open(self._hold_log, "a") as f:
+                        f.write(f"answered {offset} {time.monotonic_ns()}\n")
         if end <= self._store:
             data = os.pread(self._fd, end - offset, offset)
         else:
@@ -396,12 +408,13 @@ def config(p, text):
     if not isinstance(c, dict):
         p.error("--config must be a JSON object")
     pace = ("write_bps_before", "write_bps_after", "write_drop_offset")
-    unknown = set(c) - {"name", "announce", "store", "eio", "eio_writes", "flip", "drop", *pace, "write_slack"}
+    unknown = set(c) - {"name", "announce", "store", "eio", "eio_writes", "flip", "drop", *pace, "write_slack",
+                        "hold", "hold_log"}
     if unknown:
         p.error(f"unknown config keys: {sorted(unknown)}")
     c.setdefault("name", "disk.img")
     c.setdefault("store", c.get("announce"))
-    for k in ("eio", "flip", "drop"):
+    for k in ("eio", "flip", "drop", "hold"):
         c.setdefault(k, [])
     c.setdefault("eio_writes", False)
     n, m = c.get("announce"), c["store"]
@@ -417,6 +430,12 @@ def config(p, text):
             if not (isinstance(r, list) and len(r) == 2 and all(isinstance(x, int) for x in r)
                     and 0 <= r[0] < r[1] <= n):
                 p.error(f"{k}: {r!r} is not a range [a, b) with 0 <= a < b <= announce")
+    for h in c["hold"]:
+        if not (isinstance(h, list) and len(h) == 3 and all(isinstance(x, int) for x in h)
+                and 0 <= h[0] < h[1] <= n and 0 < h[2] <= 600_000):
+            p.error(f"hold: {h!r} is not [a, b, ms] with 0 <= a < b <= announce, 0 < ms <= 600000")
+    if c.get("hold_log") is not None and not isinstance(c["hold_log"], str):
+        p.error("hold_log must be a path")
     for b in c["flip"]:
         if not isinstance(b, int) or b % BLOCK or not 0 <= b < n:
             p.error(f"flip: {b!r} is not a 4 KiB-aligned block offset below announce")

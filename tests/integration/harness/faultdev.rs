@@ -465,6 +465,41 @@ fn faultdev_paces_writes_by_offset() {
 
 /// EIO: a read touching [a, b) fails, whole (never short); writes there succeed unless
 /// `eio_writes`, then they fail too.
+/// A held range answers late, by the time asked, and logs the answer; the
+/// blocks beside it answer at once (issue 36's device that keeps one read).
+#[test]
+fn faultdev_holds_a_read() {
+    need_root!();
+    let _g = shared();
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("held");
+    let held = 2 * MIB;
+    let d = FaultDev::new(FaultSpec {
+        hold: vec![(held, held + 4096, 700)],
+        hold_log: Some(log.clone()),
+        ..FaultSpec::clean(16 * MIB)
+    });
+    let t = Instant::now();
+    must_read(d.path(), held - 4096, 4096);
+    assert!(
+        t.elapsed() < Duration::from_millis(500),
+        "a block beside the hold waited {:?}",
+        t.elapsed()
+    );
+    assert!(!log.exists(), "an unheld read was logged");
+    let t = Instant::now();
+    let before = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    must_read(d.path(), held, 4096);
+    assert!(t.elapsed() >= Duration::from_millis(700), "the held read took {:?}", t.elapsed());
+    let text = fs::read_to_string(&log).expect("the hold's log");
+    let ns: u64 = text
+        .strip_prefix(&format!("answered {held} "))
+        .and_then(|r| r.trim().parse().ok())
+        .unwrap_or_else(|| panic!("log: {text:?}"));
+    let before = before.tv_sec as u64 * 1_000_000_000 + before.tv_nsec as u64;
+    assert!(ns >= before + 700_000_000, "answered at {ns}, asked at {before}");
+}
+
 #[test]
 fn faultdev_eio_range() {
     need_root!();
@@ -759,6 +794,8 @@ fn every_fault() -> FaultSpec {
         flip: vec![2 * MIB],
         drop: vec![(3 * MIB, 4 * MIB)],
         write_pace: None,
+        hold: vec![(5 * MIB, 5 * MIB + 4096, 1)],
+        hold_log: None,
     }
 }
 

@@ -723,3 +723,87 @@ fn issue_16_a_read_only_store_disk_still_prints_the_result_and_exits_4() {
     }
     case.check_consistent();
 }
+
+// ------------------------------------------------- buffers and in-flight I/O
+
+/// Puts a block device's `queue/nomerges` back as it was.
+struct NoMerges(PathBuf, String);
+
+impl NoMerges {
+    fn set(dev: &Path) -> NoMerges {
+        let name = dev.file_name().expect("a device name").to_string_lossy().into_owned();
+        let knob = PathBuf::from(format!("/sys/block/{name}/queue/nomerges"));
+        let was = std::fs::read_to_string(&knob).expect("read nomerges").trim().to_string();
+        std::fs::write(&knob, "2").expect("write nomerges");
+        NoMerges(knob, was)
+    }
+}
+
+impl Drop for NoMerges {
+    fn drop(&mut self) {
+        let _ = std::fs::write(&self.0, &self.1);
+    }
+}
+
+/// The `NAME NS` lines of a marks file (IOLAB_TEST_MARKS, faultfs's hold_log).
+fn marks(path: &Path, name: &str) -> Vec<u64> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.strip_prefix(name))
+        .filter_map(|rest| rest.split_whitespace().last()?.parse().ok())
+        .collect()
+}
+
+/// Issue 36: a read fails (EIO) while the next one, already submitted, is
+/// held by the device for 3 s. iolab reports the failure, but frees the
+/// worker's io_uring buffers only after that held read has completed:
+/// before, the worker returned at the failure, its engine and buffers were
+/// dropped with the read in flight, and its late completion wrote into freed
+/// (reusable) memory.
+#[test]
+fn issue_36_buffers_are_freed_only_after_the_last_completion() {
+    need_root!();
+    const HOLD_MS: u64 = 3000;
+    let tmp = tempfile::tempdir().unwrap();
+    let (held_log, iolab_marks) = (tmp.path().join("held"), tmp.path().join("marks"));
+    // The first read of the 2nd MiB fails; the one after it is held.
+    let (bad, held) = (MIB, MIB + 4096);
+    let dev = FaultDev::new(FaultSpec {
+        eio: vec![(bad, bad + 4096)],
+        hold: vec![(held, held + 4096, HOLD_MS)],
+        hold_log: Some(held_log.clone()),
+        ..FaultSpec::clean(64 * MIB)
+    });
+    // One request per read, so the failing read and the held one stay apart.
+    let _nomerges = NoMerges::set(dev.path());
+    let mut c = iolab();
+    c.arg("job")
+        .arg(dev.path())
+        .args(["--rw", "read", "--bs", "4k", "--qd", "8", "--engine", "io_uring"])
+        .args(SHORT)
+        .arg("-q")
+        .env("IOLAB_TEST_MARKS", &iolab_marks);
+    let t = Instant::now();
+    let out = output_with_timeout(&mut c, TIMEOUT);
+    let ended = t.elapsed();
+    let line = one_line(&out);
+    assert_eq!(out.status.code(), Some(1), "{line}");
+    assert!(line.contains(&format!("at offset {bad} ")), "{line}");
+    // The device answers the held read in its own time, iolab gone or not.
+    let by = Instant::now() + Duration::from_millis(HOLD_MS) + Duration::from_secs(10);
+    let mut answered = marks(&held_log, &format!("answered {held} "));
+    while answered.is_empty() && Instant::now() < by {
+        std::thread::sleep(Duration::from_millis(50));
+        answered = marks(&held_log, &format!("answered {held} "));
+    }
+    assert_eq!(answered.len(), 1, "the held read was answered once: {answered:?}");
+    let freed = marks(&iolab_marks, "buffers-free ");
+    assert_eq!(freed.len(), 1, "one worker's buffers freed: {freed:?}");
+    assert!(
+        freed[0] > answered[0],
+        "the buffers were freed {:.3} s before the held read was answered",
+        (answered[0] - freed[0]) as f64 / 1e9
+    );
+    assert!(ended >= Duration::from_millis(HOLD_MS), "iolab ended {ended:?} after it started");
+}

@@ -106,6 +106,11 @@ pub struct FaultSpec {
     pub drop: Vec<(u64, u64)>,
     /// Writes paced by offset (`None`: as fast as the server goes): see [`WritePace`].
     pub write_pace: Option<WritePace>,
+    /// Reads touching a range `[a, b)` are answered this many ms late: `(a, b, ms)`.
+    pub hold: Vec<(u64, u64, u64)>,
+    /// Each held read, once answered, appends `answered OFFSET NS` here
+    /// (`NS`: CLOCK_MONOTONIC, just before the answer).
+    pub hold_log: Option<PathBuf>,
 }
 
 /// A write rate that changes at an offset (a stick whose write cache fills up):
@@ -182,6 +187,8 @@ impl FaultSpec {
             "write_bps_before": self.write_pace.map(|p| p.before_bps),
             "write_bps_after": self.write_pace.map(|p| p.after_bps),
             "write_drop_offset": self.write_pace.map(|p| p.drop_offset),
+            "hold": self.hold.iter().map(|&(a, b, ms)| [a, b, ms]).collect::<Vec<_>>(),
+            "hold_log": self.hold_log,
         })
         .to_string()
     }
