@@ -9,10 +9,33 @@ use crate::render::{Document, Format, Page};
 use crate::store::{Filter, RunSummary, Store};
 use std::path::{Path, PathBuf};
 
-/// `iolab list`: the stored runs `filter` keeps, one line each.
+/// `iolab list`: the stored runs `filter` keeps, one line each. An
+/// `--offset` past them all says how many there are, instead of a table
+/// saying there are none (a document still gets its empty list).
 pub fn list(db: &Path, filter: &Filter, x: &Export, out: Stdout) -> Delivery {
     Delivery::collect(|d| {
-        let runs = Store::open(db)?.list(filter)?;
+        let st = Store::open(db)?;
+        let runs = st.list(filter)?;
+        let offset = filter.page.offset;
+        if runs.is_empty() && offset > 0 {
+            let all = Filter {
+                page: Default::default(),
+                ..filter.clone()
+            };
+            let n = st.count(&all)?;
+            if n > 0 {
+                if x.format != Format::Table || x.file().is_some() {
+                    d.export(x, Document::Runs(&runs), out)?;
+                }
+                let (s, kept) = (if n == 1 { "" } else { "s" }, if all == Filter::default() { "" } else { " that the filters keep" });
+                d.say(format!(
+                    "there {} {n} stored run{s}{kept}: --offset {offset} is past {}",
+                    if n == 1 { "is" } else { "are" },
+                    if n == 1 { "it" } else { "them" },
+                ));
+                return Ok(());
+            }
+        }
         d.export(x, Document::Runs(&runs), out)
     })
 }
@@ -97,11 +120,9 @@ pub fn report(db: &Path, ids: &[i64], baseline: Option<i64>, output: Option<Path
             units: crate::base::units::BwUnit::Mb,
         };
         d.export(&x, Document::Page(&page), out)?;
+        // The page holds each run's warnings: not repeated on stderr.
         if let Some(p) = x.file() {
             d.say(format!("wrote {}", p.display()));
-        }
-        for r in &stored {
-            d.warn(&r.report);
         }
         Ok(())
     })
