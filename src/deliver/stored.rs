@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// saying there are none (a document still gets its empty list).
 pub fn list(db: &Path, filter: &Filter, x: &Export, out: Stdout) -> Delivery {
     Delivery::collect(|d| {
-        let st = Store::open(db)?;
+        let st = Store::open_read(db)?;
         let runs = st.list(filter)?;
         let offset = filter.page.offset;
         if runs.is_empty() && offset > 0 {
@@ -44,7 +44,7 @@ pub fn list(db: &Path, filter: &Filter, x: &Export, out: Stdout) -> Delivery {
 /// stdout does not carry its table.
 pub fn show(db: &Path, id: i64, x: &Export, out: Stdout) -> Delivery {
     Delivery::collect(|d| {
-        let run = Store::open(db)?.load(id)?;
+        let run = Store::open_read(db)?.load(id)?;
         d.export(x, Document::Run(&run.report, Some(&run.summary)), out)?;
         if x.format != Format::Table || x.file().is_some() {
             d.warn(&run.report);
@@ -68,7 +68,12 @@ pub struct CompareRequest {
 /// under the comparison.
 pub fn compare(db: &Path, c: &CompareRequest, config: Option<&Config>, x: &Export, out: Stdout) -> Delivery {
     Delivery::collect(|d| {
-        let mut st = Store::open(db)?;
+        // Prices and capacities to keep make it a write; else a read.
+        let mut st = if c.prices.is_empty() && c.capacities.is_empty() {
+            Store::open_read(db)?
+        } else {
+            Store::open(db)?
+        };
         for &(id, price) in &c.prices {
             st.set_price(id, price)?;
         }
@@ -97,7 +102,7 @@ pub fn compare(db: &Path, c: &CompareRequest, config: Option<&Config>, x: &Expor
 /// to `iolab-report-ID[-ID...].html`, said on stderr.
 pub fn report(db: &Path, ids: &[i64], baseline: Option<i64>, output: Option<PathBuf>, config: Option<&Config>, out: Stdout) -> Delivery {
     Delivery::collect(|d| {
-        let st = Store::open(db)?;
+        let st = Store::open_read(db)?;
         let stored = ids.iter().map(|&id| st.load(id)).collect::<std::result::Result<Vec<_>, _>>()?;
         let compared = if ids.len() > 1 {
             Some(comparison(d, &st, ids, baseline, config)?.1)

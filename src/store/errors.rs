@@ -21,6 +21,7 @@ impl From<StoreError> for Error {
 pub fn not_saved(db: &Path, e: &StoreError) -> Error {
     let reason = match e {
         StoreError::Sql { source, .. } => source.to_string(),
+        StoreError::ReadOnly { .. } => "the store cannot be written".to_string(),
         StoreError::Busy {
             source, waited, timeout, ..
         } => super::busy_message(source, *waited, *timeout),

@@ -211,6 +211,53 @@ pub(crate) fn refuse(path: &Path) -> Result<(), String> {
     }
 }
 
+/// Why iolab cannot write the existing store at `path`, if it cannot: its
+/// filesystem is mounted read-only, the file is not writable, or its
+/// directory is not (SQLite creates the store's `-wal` and `-shm` files
+/// there). None for a path that does not exist or that SQLite names.
+pub(crate) fn why_unwritable(path: &Path) -> Option<String> {
+    use rustix::fs::{Access, StatVfsMountFlags, access, statvfs};
+    if is_special(path) || !path.exists() {
+        return None;
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if statvfs(dir).is_ok_and(|v| v.f_flag.contains(StatVfsMountFlags::RDONLY)) {
+        return Some("its filesystem is mounted read-only".into());
+    }
+    if let Err(e) = access(path, Access::WRITE_OK) {
+        return Some(format!("the file is not writable ({})", std::io::Error::from(e)));
+    }
+    if let Err(e) = access(dir, Access::WRITE_OK) {
+        return Some(format!(
+            "its directory {} is not writable ({}), and SQLite keeps the store's -wal and -shm files there",
+            dir.display(),
+            std::io::Error::from(e)
+        ));
+    }
+    None
+}
+
+/// The SQLite URI that opens the store at `path` for reading only: with
+/// `mode=ro` when its `-shm` file exists (another process may be writing
+/// through it), else `immutable=1`: a WAL store needs its `-shm` even to be
+/// read, and where the directory is read-only none can be made, so SQLite is
+/// told that nothing changes the file (nothing can: the store is read-only
+/// here and no writer has it open).
+pub(crate) fn read_only_uri(path: &Path) -> String {
+    let mut shm = path.as_os_str().to_owned();
+    shm.push("-shm");
+    let query = if Path::new(&shm).exists() { "mode=ro" } else { "immutable=1" };
+    let mut uri = String::from(if path.is_absolute() { "file://" } else { "file:" });
+    for &b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_graphic() && !matches!(b, b'%' | b'?' | b'#') {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    format!("{uri}?{query}")
+}
+
 /// Create what is missing of the store at `path`: its directories (0700) and
 /// the empty database file (0600), each handed to `owner` when given. What
 /// exists already is left as it is, owner and mode.
@@ -437,6 +484,18 @@ alice:x:2000:2000::/home/second:/bin/sh\nodd:x:5:5::/home/\xffodd:/bin/sh";
         assert_eq!(root.uid, 0);
         assert!(root.home.is_absolute());
         assert_eq!(lookup_user("no-such-user-iolab-xyz"), None);
+    }
+
+    #[test]
+    fn read_only_uris_escape_the_path_and_say_how_to_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("a b?#%\u{e9}.db");
+        let uri = read_only_uri(&db);
+        let want = format!("file://{}/a%20b%3F%23%25%C3%A9.db?immutable=1", dir.path().display());
+        assert_eq!(uri, want);
+        std::fs::write(dir.path().join("a b?#%\u{e9}.db-shm"), b"").unwrap();
+        assert!(read_only_uri(&db).ends_with("?mode=ro"));
+        assert_eq!(read_only_uri(Path::new("r.db")), "file:r.db?immutable=1");
     }
 
     #[test]

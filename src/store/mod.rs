@@ -125,6 +125,9 @@ pub enum StoreError {
     /// A path iolab will not use as a store (a planted link, not a file).
     #[error("{0}")]
     Refused(String),
+    /// A store iolab may read but not write, and why.
+    #[error("results store {path} cannot be written: {why}")]
+    ReadOnly { path: String, why: String },
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -324,6 +327,9 @@ impl Store {
         let p = path.display().to_string();
         let sql = |source| StoreError::Sql { path: p.clone(), source };
         location::refuse(path).map_err(StoreError::Refused)?;
+        if let Some(why) = location::why_unwritable(path) {
+            return Err(StoreError::ReadOnly { path: p, why });
+        }
         location::prepare(path, owner).map_err(StoreError::Invalid)?;
         let mut flags = rusqlite::OpenFlags::default();
         if owner.is_some() {
@@ -347,6 +353,38 @@ impl Store {
         store.enable_wal()?;
         store.conn.pragma_update(None, "foreign_keys", true).map_err(sql)?;
         store.migrate()?;
+        Ok(store)
+    }
+
+    /// Open the store to read it (`list`, `show`, `compare`, `report`): as
+    /// [`Store::open`] where iolab may write it, else read-only
+    /// ([`location::read_only_uri`]), without changing a byte. A read-only
+    /// store of an older schema, which iolab cannot bring up to date, is
+    /// refused with the reason.
+    pub fn open_read(path: &Path) -> Result<Store> {
+        let Some(why) = location::why_unwritable(path) else {
+            return Store::open(path);
+        };
+        location::refuse(path).map_err(StoreError::Refused)?;
+        let p = path.display().to_string();
+        let sql = |source| StoreError::Sql { path: p.clone(), source };
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+            | rusqlite::OpenFlags::SQLITE_OPEN_URI
+            | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let conn = Connection::open_with_flags(location::read_only_uri(path), flags).map_err(sql)?;
+        let busy = busy_timeout();
+        conn.busy_timeout(busy).map_err(sql)?;
+        conn.pragma_update(None, "trusted_schema", false).map_err(sql)?;
+        let store = Store { conn, path: p, busy };
+        store.check_schema()?;
+        let v = store.version()?;
+        if v < SCHEMA_VERSION {
+            return Err(StoreError::Invalid(format!(
+                "results store {} has schema version {v}, older than this iolab's ({SCHEMA_VERSION}), and cannot be brought up to date: it cannot be written ({why})",
+                store.path
+            )));
+        }
         Ok(store)
     }
 
