@@ -49,7 +49,10 @@ fn action(first: &AtomicU64, now: u64) -> Action {
 /// Monotonic nanoseconds, never 0 (async-signal-safe: `clock_gettime`).
 fn now_ns() -> u64 {
     let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-    (t.tv_sec as u64).saturating_mul(1_000_000_000).saturating_add(t.tv_nsec as u64).max(1)
+    (t.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(t.tv_nsec as u64)
+        .max(1)
 }
 
 impl Stop {

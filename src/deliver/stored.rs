@@ -27,7 +27,10 @@ pub fn list(db: &Path, filter: &Filter, x: &Export, out: Stdout) -> Delivery {
                 if x.format != Format::Table || x.file().is_some() {
                     d.export(x, Document::Runs(&runs), out)?;
                 }
-                let (s, kept) = (if n == 1 { "" } else { "s" }, if all == Filter::default() { "" } else { " that the filters keep" });
+                let (s, kept) = (
+                    if n == 1 { "" } else { "s" },
+                    if all == Filter::default() { "" } else { " that the filters keep" },
+                );
                 d.say(format!(
                     "there {} {n} stored run{s}{kept}: --offset {offset} is past {}",
                     if n == 1 { "is" } else { "are" },

@@ -284,23 +284,29 @@ fn prepare_with(path: &Path, owner: Option<&SudoUser>, made: impl Fn(&Path)) -> 
     let ids = owner.map(|u| (rustix::fs::Uid::from_raw(u.uid), rustix::fs::Gid::from_raw(u.gid)));
     let give = |u: &SudoUser, p: &Path, e: Errno| format!("cannot give {} to {}: {}", p.display(), u.name, std::io::Error::from(e));
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| format!("{} does not name a file", path.display()))?;
+    let name = path.file_name().ok_or_else(|| format!("{} does not name a file", path.display()))?;
     // Where the walk starts, and the names below it.
     let start = match owner {
         Some(u) if dir.starts_with(&u.home) => u.home.clone(),
-        _ => dir.ancestors().find(|d| d.as_os_str().is_empty() || d.is_dir()).unwrap_or(dir).to_path_buf(),
+        _ => dir
+            .ancestors()
+            .find(|d| d.as_os_str().is_empty() || d.is_dir())
+            .unwrap_or(dir)
+            .to_path_buf(),
     };
     let below: Vec<&std::ffi::OsStr> = dir
         .strip_prefix(&start)
         .map_err(|_| format!("cannot create {}", dir.display()))?
         .iter()
         .collect();
-    let start = if start.as_os_str().is_empty() { Path::new(".") } else { start.as_path() };
+    let start = if start.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        start.as_path()
+    };
     let dir_flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
-    let mut fd = open(start, dir_flags, Mode::empty())
-        .map_err(|e| format!("cannot open {}: {}", start.display(), std::io::Error::from(e)))?;
+    let mut fd =
+        open(start, dir_flags, Mode::empty()).map_err(|e| format!("cannot open {}: {}", start.display(), std::io::Error::from(e)))?;
     let mut at = start.to_path_buf();
     for c in below {
         at.push(c);
@@ -331,7 +337,8 @@ fn prepare_with(path: &Path, owner: Option<&SudoUser>, made: impl Fn(&Path)) -> 
     match openat(&fd, name, flags, Mode::from_raw_mode(0o600)) {
         Ok(f) => {
             // Exactly 0600 whatever the umask, and the owner before SQLite writes a byte.
-            fchmod(&f, Mode::from_raw_mode(0o600)).map_err(|e| format!("cannot set the mode of {}: {}", path.display(), std::io::Error::from(e)))?;
+            fchmod(&f, Mode::from_raw_mode(0o600))
+                .map_err(|e| format!("cannot set the mode of {}: {}", path.display(), std::io::Error::from(e)))?;
             if let (Some(u), Some((uid, gid))) = (owner, ids) {
                 fchown(&f, Some(uid), Some(gid)).map_err(|e| give(u, path, e))?;
             }
@@ -579,7 +586,12 @@ alice:x:2000:2000::/home/second:/bin/sh\nodd:x:5:5::/home/\xffodd:/bin/sh";
         // Undisturbed, every directory and the file are the user's, private.
         std::fs::remove_file(home.join(".local")).unwrap();
         prepare(&db, Some(&user)).unwrap();
-        for p in [home.join(".local"), home.join(".local/share"), home.join(".local/share/iolab"), db.clone()] {
+        for p in [
+            home.join(".local"),
+            home.join(".local/share"),
+            home.join(".local/share/iolab"),
+            db.clone(),
+        ] {
             let m = std::fs::metadata(&p).unwrap();
             assert_eq!((m.uid(), m.gid()), (4242, 4243), "{}", p.display());
             assert_eq!(m.mode() & 0o777, if p == db { 0o600 } else { 0o700 }, "{}", p.display());

@@ -187,7 +187,9 @@ impl Store {
         let (sql, args) = list_sql(filter);
         let n: i64 = self
             .conn
-            .query_row(&format!("SELECT count(*) FROM ({sql})"), rusqlite::params_from_iter(args), |r| r.get(0))
+            .query_row(&format!("SELECT count(*) FROM ({sql})"), rusqlite::params_from_iter(args), |r| {
+                r.get(0)
+            })
             .map_err(|e| self.err(e))?;
         Ok(n as u64)
     }

@@ -291,7 +291,10 @@ fn issue_36_eight_processes_importing_200_runs_each_keep_1600_of_1600_20_times()
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(out.status.success(), "trial {trial}, writer {w}: {err}");
             let lower = err.to_lowercase();
-            assert!(!lower.contains("locked") && !lower.contains("busy"), "trial {trial}, writer {w}: {err}");
+            assert!(
+                !lower.contains("locked") && !lower.contains("busy"),
+                "trial {trial}, writer {w}: {err}"
+            );
             stored += err.matches("stored as run ").count();
         }
         assert_eq!(stored, PROCESSES * RUNS, "trial {trial}: runs said stored");

@@ -201,7 +201,10 @@ fn shoot(env: &Env, args: &[String], sig: i32, after: Duration, pause_at: Option
 /// interrupt for two).
 fn said_interrupted(sig: i32, err: &str, what: &str) {
     let name = if real(sig) == libc::SIGINT { "SIGINT" } else { "SIGTERM" };
-    assert!(err.contains(&format!("interrupted by {name}")), "{what}: exited without a word: {err:?}");
+    assert!(
+        err.contains(&format!("interrupted by {name}")),
+        "{what}: exited without a word: {err:?}"
+    );
     assert!(!err.contains("exiting at once"), "{what}: one interrupt taken for two: {err}");
 }
 
@@ -435,7 +438,7 @@ fn issue_36_a_second_sigint_later_exits_at_once_and_says_so() {
     let mut c = env.cmd(&args);
     let flag = env.tmp.path().join("paused");
     c.env("IOLAB_TEST_PAUSE_AT", format!("prefill:{}", flag.display()));
-    let mut child = c.spawn().unwrap();
+    let child = c.spawn().unwrap();
     let t0 = Instant::now();
     while !flag.exists() {
         assert!(t0.elapsed() < HANG, "never reached the prefill");
