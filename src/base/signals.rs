@@ -6,7 +6,16 @@
 //! away ([`crate::target::leftovers`]).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// A second SIGINT or SIGTERM this long after the first exits at once;
+/// one sooner is the same request delivered again. `timeout -s INT` sends
+/// its signal to the process and then to its process group, a shell may
+/// pass a terminal's Ctrl-C on as well: the one interrupt arrives twice,
+/// microseconds apart, or milliseconds on a busy machine, and was taken for
+/// a second one (an exit with status 130, nothing printed or stored).
+pub const AGAIN_AFTER: Duration = Duration::from_millis(500);
 
 /// Windows a second signal must not cut (see [`hold`]), and the signal that
 /// came in one, to exit with once the last closes.
@@ -40,31 +49,74 @@ impl Drop for Hold {
 pub struct Stop {
     flag: Arc<AtomicBool>,
     sig: Arc<AtomicUsize>,
+    /// When the first signal came (monotonic nanoseconds, never 0), or 0.
+    first: Arc<AtomicU64>,
+}
+
+/// What a signal does, given when the first one came.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Action {
+    /// The first: ask every loop to stop.
+    Stop,
+    /// The same interrupt again (within [`AGAIN_AFTER`]): nothing more.
+    Same,
+    /// A second request: exit at once.
+    Exit,
+}
+
+/// The action for a signal at `now` (monotonic nanoseconds, above 0),
+/// recording it in `first` when it is the first.
+fn action(first: &AtomicU64, now: u64) -> Action {
+    match first.compare_exchange(0, now, Ordering::SeqCst, Ordering::SeqCst) {
+        Ok(_) => Action::Stop,
+        Err(t0) if now.saturating_sub(t0) >= AGAIN_AFTER.as_nanos() as u64 => Action::Exit,
+        Err(_) => Action::Same,
+    }
+}
+
+/// Monotonic nanoseconds, never 0 (async-signal-safe: `clock_gettime`).
+fn now_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    (t.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(t.tv_nsec as u64)
+        .max(1)
 }
 
 impl Stop {
-    /// A stop flag wired to SIGINT and SIGTERM.
+    /// A stop flag wired to SIGINT and SIGTERM: the first one sets it, the
+    /// same one delivered again within [`AGAIN_AFTER`] is passed over, and
+    /// a later one exits at once (128 + the signal), saying so on stderr.
     pub fn install() -> Stop {
         let s = Stop::default();
         for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            // Registered first, so it sees the flag as it was before this signal:
-            // the second signal exits immediately, or, inside a window held
-            // by `hold`, once it closes. Only atomics and _exit: async-signal-safe.
-            let flag = s.flag.clone();
-            // SAFETY: the action only loads and stores atomics and calls _exit.
-            let _ = unsafe {
-                signal_hook::low_level::register(sig, move || {
-                    if flag.load(Ordering::SeqCst) {
-                        // Written first: a window that closes meanwhile sees it.
-                        PENDING.store(sig as usize, Ordering::SeqCst);
-                        if HELD.load(Ordering::SeqCst) == 0 {
-                            signal_hook::low_level::exit(128 + sig);
-                        }
+            let (flag, signo, first) = (s.flag.clone(), s.sig.clone(), s.first.clone());
+            let handler = move || match action(&first, now_ns()) {
+                Action::Stop => {
+                    signo.store(sig as usize, Ordering::SeqCst);
+                    flag.store(true, Ordering::SeqCst);
+                }
+                Action::Same => {}
+                Action::Exit => {
+                    // Written first: a window held by `hold` that closes meanwhile sees it.
+                    PENDING.store(sig as usize, Ordering::SeqCst);
+                    let held = HELD.load(Ordering::SeqCst) != 0;
+                    let line: &[u8] = match (sig == signal_hook::consts::SIGINT, held) {
+                        (true, false) => b"iolab: a second SIGINT: exiting at once, without keeping or printing this run\n",
+                        (false, false) => b"iolab: a second SIGTERM: exiting at once, without keeping or printing this run\n",
+                        (true, true) => b"iolab: a second SIGINT: exiting once what must not be left half done is undone\n",
+                        (false, true) => b"iolab: a second SIGTERM: exiting once what must not be left half done is undone\n",
+                    };
+                    // SAFETY: write(2) of a static buffer to stderr.
+                    unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
+                    if !held {
+                        signal_hook::low_level::exit(128 + sig);
                     }
-                })
+                }
             };
-            let _ = signal_hook::flag::register_usize(sig, s.sig.clone(), sig as usize);
-            let _ = signal_hook::flag::register(sig, s.flag.clone());
+            // SAFETY: the handler only uses atomics, clock_gettime(2),
+            // write(2) and _exit(2), all async-signal-safe; it allocates nothing.
+            let _ = unsafe { signal_hook::low_level::register(sig, handler) };
         }
         s
     }
@@ -110,5 +162,24 @@ impl Stop {
             }
             std::thread::sleep((end - now).min(std::time::Duration::from_millis(50)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue_36_the_same_interrupt_delivered_twice_is_one_stop() {
+        let first = AtomicU64::new(0);
+        let t0 = 5_000_000_000;
+        assert_eq!(action(&first, t0), Action::Stop);
+        // timeout(1)'s second delivery, microseconds to milliseconds later.
+        assert_eq!(action(&first, t0 + 3_000), Action::Same);
+        assert_eq!(action(&first, t0 + 20_000_000), Action::Same);
+        // A second request, later: exit at once.
+        let again = t0 + AGAIN_AFTER.as_nanos() as u64;
+        assert_eq!(action(&first, again), Action::Exit);
+        assert_eq!(first.load(Ordering::SeqCst), t0, "the first signal's time is kept");
     }
 }

@@ -9,10 +9,36 @@ use crate::render::{Document, Format, Page};
 use crate::store::{Filter, RunSummary, Store};
 use std::path::{Path, PathBuf};
 
-/// `iolab list`: the stored runs `filter` keeps, one line each.
+/// `iolab list`: the stored runs `filter` keeps, one line each. An
+/// `--offset` past them all says how many there are, instead of a table
+/// saying there are none (a document still gets its empty list).
 pub fn list(db: &Path, filter: &Filter, x: &Export, out: Stdout) -> Delivery {
     Delivery::collect(|d| {
-        let runs = Store::open(db)?.list(filter)?;
+        let st = Store::open_read(db)?;
+        let runs = st.list(filter)?;
+        let offset = filter.page.offset;
+        if runs.is_empty() && offset > 0 {
+            let all = Filter {
+                page: Default::default(),
+                ..filter.clone()
+            };
+            let n = st.count(&all)?;
+            if n > 0 {
+                if x.format != Format::Table || x.file().is_some() {
+                    d.export(x, Document::Runs(&runs), out)?;
+                }
+                let (s, kept) = (
+                    if n == 1 { "" } else { "s" },
+                    if all == Filter::default() { "" } else { " that the filters keep" },
+                );
+                d.say(format!(
+                    "there {} {n} stored run{s}{kept}: --offset {offset} is past {}",
+                    if n == 1 { "is" } else { "are" },
+                    if n == 1 { "it" } else { "them" },
+                ));
+                return Ok(());
+            }
+        }
         d.export(x, Document::Runs(&runs), out)
     })
 }
@@ -21,7 +47,7 @@ pub fn list(db: &Path, filter: &Filter, x: &Export, out: Stdout) -> Delivery {
 /// stdout does not carry its table.
 pub fn show(db: &Path, id: i64, x: &Export, out: Stdout) -> Delivery {
     Delivery::collect(|d| {
-        let run = Store::open(db)?.load(id)?;
+        let run = Store::open_read(db)?.load(id)?;
         d.export(x, Document::Run(&run.report, Some(&run.summary)), out)?;
         if x.format != Format::Table || x.file().is_some() {
             d.warn(&run.report);
@@ -45,7 +71,12 @@ pub struct CompareRequest {
 /// under the comparison.
 pub fn compare(db: &Path, c: &CompareRequest, config: Option<&Config>, x: &Export, out: Stdout) -> Delivery {
     Delivery::collect(|d| {
-        let mut st = Store::open(db)?;
+        // Prices and capacities to keep make it a write; else a read.
+        let mut st = if c.prices.is_empty() && c.capacities.is_empty() {
+            Store::open_read(db)?
+        } else {
+            Store::open(db)?
+        };
         for &(id, price) in &c.prices {
             st.set_price(id, price)?;
         }
@@ -74,7 +105,7 @@ pub fn compare(db: &Path, c: &CompareRequest, config: Option<&Config>, x: &Expor
 /// to `iolab-report-ID[-ID...].html`, said on stderr.
 pub fn report(db: &Path, ids: &[i64], baseline: Option<i64>, output: Option<PathBuf>, config: Option<&Config>, out: Stdout) -> Delivery {
     Delivery::collect(|d| {
-        let st = Store::open(db)?;
+        let st = Store::open_read(db)?;
         let stored = ids.iter().map(|&id| st.load(id)).collect::<std::result::Result<Vec<_>, _>>()?;
         let compared = if ids.len() > 1 {
             Some(comparison(d, &st, ids, baseline, config)?.1)
@@ -97,11 +128,9 @@ pub fn report(db: &Path, ids: &[i64], baseline: Option<i64>, output: Option<Path
             units: crate::base::units::BwUnit::Mb,
         };
         d.export(&x, Document::Page(&page), out)?;
+        // The page holds each run's warnings: not repeated on stderr.
         if let Some(p) = x.file() {
             d.say(format!("wrote {}", p.display()));
-        }
-        for r in &stored {
-            d.warn(&r.report);
         }
         Ok(())
     })

@@ -364,7 +364,9 @@ fn stored_runs_are_listed_shown_compared_and_reported() {
     };
     let d = stored::report(&db, &[1, 2], None, None, None, terminal);
     assert_eq!(written(&d)[0].0, "iolab-report-1-2.html");
-    assert_eq!(said(&d)[0], "iolab: wrote iolab-report-1-2.html");
+    // Issue 36: the page holds the runs' warnings; stderr does not repeat them.
+    assert_eq!(said(&d), vec!["iolab: wrote iolab-report-1-2.html"]);
+    assert!(written(&d)[0].1.contains("the page cache answered"));
     let d = stored::report(&db, &[1], None, None, None, Stdout::default());
     assert_eq!(written(&d)[0].0, "-");
     let d = stored::report(&db, &[1], Some(2), None, None, Stdout::default());
@@ -376,6 +378,53 @@ fn stored_runs_are_listed_shown_compared_and_reported() {
     let d = stored::delete(&db, 1);
     assert_eq!(said(&d), vec!["deleted run 1"]);
     assert_eq!(exit(&stored::delete(&db, 1)), Some(2));
+}
+
+/// Issue 36: `iolab list --limit 50 --offset 50` with 30 runs said "no
+/// stored runs": it says how many there are and that the offset is past them.
+#[test]
+fn an_offset_past_the_stored_runs_says_how_many_there_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let r = Request {
+        quiet: true,
+        ..request(&db)
+    };
+    for _ in 0..30 {
+        assert!(run(outcome(measured(), None, None), &r).exit.is_none());
+    }
+    let page = |limit, offset| crate::store::Filter {
+        page: crate::store::Page {
+            limit: Some(limit),
+            offset,
+        },
+        ..Default::default()
+    };
+    let table = export(Format::Table, None);
+    let d = stored::list(&db, &page(50, 50), &table, Stdout::default());
+    assert_eq!(exit(&d), None);
+    assert!(written(&d).is_empty(), "{:?}", written(&d));
+    assert_eq!(said(&d), vec!["iolab: there are 30 stored runs: --offset 50 is past them"]);
+    // A document still gets its (empty) list, and the line on stderr.
+    let d = stored::list(&db, &page(50, 50), &table.or_json(true), Stdout::default());
+    assert_eq!(written(&d)[0].1.trim(), "[]");
+    assert_eq!(said(&d).len(), 1);
+    // Filters: the runs they keep.
+    let labelled = crate::store::Filter {
+        label: Some("lab".into()),
+        ..page(10, 30)
+    };
+    let d = stored::list(&db, &labelled, &table, Stdout::default());
+    assert_eq!(
+        said(&d),
+        vec!["iolab: there are 30 stored runs that the filters keep: --offset 30 is past them"]
+    );
+    // A page inside the runs, and an empty store, as before.
+    let d = stored::list(&db, &page(50, 20), &table, Stdout::default());
+    assert!(said(&d).is_empty() && written(&d)[0].1.contains("lab"));
+    let empty = dir.path().join("empty.db");
+    let d = stored::list(&empty, &page(50, 50), &table, Stdout::default());
+    assert!(said(&d).is_empty() && written(&d)[0].1.contains("no stored runs"));
 }
 
 #[test]

@@ -21,6 +21,10 @@ impl From<StoreError> for Error {
 pub fn not_saved(db: &Path, e: &StoreError) -> Error {
     let reason = match e {
         StoreError::Sql { source, .. } => source.to_string(),
+        StoreError::ReadOnly { .. } => "the store cannot be written".to_string(),
+        StoreError::Busy {
+            source, waited, timeout, ..
+        } => super::busy_message(source, *waited, *timeout),
         other => other.to_string(),
     };
     Error::NotSaved(format!("the run was not saved in {}: {reason}{}", db.display(), disk_state(db)))

@@ -8,9 +8,6 @@
 //! the environment and the passwd lookup are parameters.
 
 use std::ffi::OsString;
-use std::fs::{DirBuilder, OpenOptions};
-use std::io::ErrorKind;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// A passwd entry: what [`default_location_from`] needs to know of a user.
@@ -211,47 +208,144 @@ pub(crate) fn refuse(path: &Path) -> Result<(), String> {
     }
 }
 
+/// Why iolab cannot write the existing store at `path`, if it cannot: its
+/// filesystem is mounted read-only, the file is not writable, or its
+/// directory is not (SQLite creates the store's `-wal` and `-shm` files
+/// there). None for a path that does not exist or that SQLite names.
+pub(crate) fn why_unwritable(path: &Path) -> Option<String> {
+    use rustix::fs::{Access, StatVfsMountFlags, access, statvfs};
+    if is_special(path) || !path.exists() {
+        return None;
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if statvfs(dir).is_ok_and(|v| v.f_flag.contains(StatVfsMountFlags::RDONLY)) {
+        return Some("its filesystem is mounted read-only".into());
+    }
+    if let Err(e) = access(path, Access::WRITE_OK) {
+        return Some(format!("the file is not writable ({})", std::io::Error::from(e)));
+    }
+    if let Err(e) = access(dir, Access::WRITE_OK) {
+        return Some(format!(
+            "its directory {} is not writable ({}), and SQLite keeps the store's -wal and -shm files there",
+            dir.display(),
+            std::io::Error::from(e)
+        ));
+    }
+    None
+}
+
+/// The SQLite URI that opens the store at `path` for reading only: with
+/// `mode=ro` when its `-shm` file exists (another process may be writing
+/// through it), else `immutable=1`: a WAL store needs its `-shm` even to be
+/// read, and where the directory is read-only none can be made, so SQLite is
+/// told that nothing changes the file (nothing can: the store is read-only
+/// here and no writer has it open).
+pub(crate) fn read_only_uri(path: &Path) -> String {
+    let mut shm = path.as_os_str().to_owned();
+    shm.push("-shm");
+    let query = if Path::new(&shm).exists() { "mode=ro" } else { "immutable=1" };
+    let mut uri = String::from(if path.is_absolute() { "file://" } else { "file:" });
+    for &b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_graphic() && !matches!(b, b'%' | b'?' | b'#') {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    format!("{uri}?{query}")
+}
+
 /// Create what is missing of the store at `path`: its directories (0700) and
 /// the empty database file (0600), each handed to `owner` when given. What
 /// exists already is left as it is, owner and mode.
+///
+/// Everything is made and handed over through directory file descriptors
+/// (`mkdirat`, then `fchownat` with `AT_SYMLINK_NOFOLLOW` on the name just
+/// made, `openat` with `O_NOFOLLOW` to go down), never by path: under sudo,
+/// a user who swaps a directory iolab just made for a symbolic link gets
+/// the link itself handed to them and the store refused, not root's chown
+/// of what the link points to. Under sudo the walk starts at the user's
+/// home and follows no link below it.
 pub(crate) fn prepare(path: &Path, owner: Option<&SudoUser>) -> Result<(), String> {
+    prepare_with(path, owner, |_| {})
+}
+
+/// [`prepare`], calling `made` with each directory's path right after it
+/// is made (the tests' seam for a link planted there).
+fn prepare_with(path: &Path, owner: Option<&SudoUser>, made: impl Fn(&Path)) -> Result<(), String> {
+    use rustix::fs::{AtFlags, Mode, OFlags, chownat, fchmod, fchown, mkdirat, open, openat};
+    use rustix::io::Errno;
     if is_special(path) {
         return Ok(());
     }
     if let Some(user) = owner {
         refuse_links(path, &user.home)?;
     }
-    let chown = |p: &Path| match owner {
-        Some(u) => {
-            std::os::unix::fs::chown(p, Some(u.uid), Some(u.gid)).map_err(|e| format!("cannot give {} to {}: {e}", p.display(), u.name))
-        }
-        None => Ok(()),
+    let ids = owner.map(|u| (rustix::fs::Uid::from_raw(u.uid), rustix::fs::Gid::from_raw(u.gid)));
+    let give = |u: &SudoUser, p: &Path, e: Errno| format!("cannot give {} to {}: {}", p.display(), u.name, std::io::Error::from(e));
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().ok_or_else(|| format!("{} does not name a file", path.display()))?;
+    // Where the walk starts, and the names below it.
+    let start = match owner {
+        Some(u) if dir.starts_with(&u.home) => u.home.clone(),
+        _ => dir
+            .ancestors()
+            .find(|d| d.as_os_str().is_empty() || d.is_dir())
+            .unwrap_or(dir)
+            .to_path_buf(),
     };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        // The missing directories, outermost first.
-        let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.as_os_str().is_empty() && !d.exists()).collect();
-        for d in missing.into_iter().rev() {
-            match DirBuilder::new().mode(0o700).create(d) {
-                Ok(()) => chown(d)?,
-                Err(e) if e.kind() == ErrorKind::AlreadyExists => {} // another iolab was quicker
-                Err(e) => return Err(format!("cannot create {}: {e}", d.display())),
+    let below: Vec<&std::ffi::OsStr> = dir
+        .strip_prefix(&start)
+        .map_err(|_| format!("cannot create {}", dir.display()))?
+        .iter()
+        .collect();
+    let start = if start.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        start.as_path()
+    };
+    let dir_flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
+    let mut fd =
+        open(start, dir_flags, Mode::empty()).map_err(|e| format!("cannot open {}: {}", start.display(), std::io::Error::from(e)))?;
+    let mut at = start.to_path_buf();
+    for c in below {
+        at.push(c);
+        match mkdirat(&fd, c, Mode::from_raw_mode(0o700)) {
+            Ok(()) => {
+                made(&at);
+                if let (Some(u), Some((uid, gid))) = (owner, ids) {
+                    chownat(&fd, c, Some(uid), Some(gid), AtFlags::SYMLINK_NOFOLLOW).map_err(|e| give(u, &at, e))?;
+                }
             }
+            Err(Errno::EXIST) => {} // there already, or another iolab was quicker
+            Err(e) => return Err(format!("cannot create {}: {}", at.display(), std::io::Error::from(e))),
         }
+        fd = match openat(&fd, c, dir_flags | OFlags::NOFOLLOW, Mode::empty()) {
+            Ok(f) => f,
+            Err(Errno::LOOP | Errno::NOTDIR) => {
+                return Err(format!(
+                    "refusing to use {}: {} is not a directory (a symbolic link?)",
+                    path.display(),
+                    at.display()
+                ));
+            }
+            Err(e) => return Err(format!("cannot open {}: {}", at.display(), std::io::Error::from(e))),
+        };
     }
     // O_EXCL: create the file only if nothing (not even a dangling link) is there.
-    match OpenOptions::new().write(true).create_new(true).mode(0o600).open(path) {
+    let flags = OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    match openat(&fd, name, flags, Mode::from_raw_mode(0o600)) {
         Ok(f) => {
             // Exactly 0600 whatever the umask, and the owner before SQLite writes a byte.
-            f.set_permissions(std::fs::Permissions::from_mode(0o600))
-                .map_err(|e| format!("cannot set the mode of {}: {e}", path.display()))?;
-            if let Some(u) = owner {
-                std::os::unix::fs::fchown(&f, Some(u.uid), Some(u.gid))
-                    .map_err(|e| format!("cannot give {} to {}: {e}", path.display(), u.name))?;
+            fchmod(&f, Mode::from_raw_mode(0o600))
+                .map_err(|e| format!("cannot set the mode of {}: {}", path.display(), std::io::Error::from(e)))?;
+            if let (Some(u), Some((uid, gid))) = (owner, ids) {
+                fchown(&f, Some(uid), Some(gid)).map_err(|e| give(u, path, e))?;
             }
             Ok(())
         }
-        Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(format!("cannot create {}: {e}", path.display())),
+        Err(Errno::EXIST) => Ok(()),
+        Err(e) => Err(format!("cannot create {}: {}", path.display(), std::io::Error::from(e))),
     }
 }
 
@@ -440,7 +534,73 @@ alice:x:2000:2000::/home/second:/bin/sh\nodd:x:5:5::/home/\xffodd:/bin/sh";
     }
 
     #[test]
+    fn read_only_uris_escape_the_path_and_say_how_to_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("a b?#%\u{e9}.db");
+        let uri = read_only_uri(&db);
+        let want = format!("file://{}/a%20b%3F%23%25%C3%A9.db?immutable=1", dir.path().display());
+        assert_eq!(uri, want);
+        std::fs::write(dir.path().join("a b?#%\u{e9}.db-shm"), b"").unwrap();
+        assert!(read_only_uri(&db).ends_with("?mode=ro"));
+        assert_eq!(read_only_uri(Path::new("r.db")), "file:r.db?immutable=1");
+    }
+
+    /// Issue 36: under sudo, the store's directories were made with `mkdir`
+    /// and then chowned by path, so the user could swap one just made for a
+    /// symbolic link and have root chown what it points to. Through
+    /// directory descriptors, the link (not its target) is what is handed
+    /// over, the store is refused, and nothing is made through the link.
+    #[test]
+    fn issue_36_a_link_planted_after_a_directory_is_made_is_not_followed() {
+        if !rustix::process::geteuid().is_root() {
+            eprintln!("skipped: chown needs root");
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let victim = tmp.path().join("victim");
+        std::fs::create_dir(&home).unwrap();
+        std::fs::create_dir(&victim).unwrap();
+        let user = SudoUser {
+            name: "alice".into(),
+            uid: 4242,
+            gid: 4243,
+            home: home.clone(),
+        };
+        let db = home.join(".local/share/iolab/results.db");
+        let plant = |made: &Path| {
+            if made == home.join(".local") {
+                std::fs::rename(made, home.join("moved")).unwrap();
+                std::os::unix::fs::symlink(&victim, made).unwrap();
+            }
+        };
+        let e = prepare_with(&db, Some(&user), plant).unwrap_err();
+        assert!(e.contains("refusing") && e.contains(".local"), "{e}");
+        use std::os::unix::fs::MetadataExt;
+        let v = std::fs::metadata(&victim).unwrap();
+        assert_eq!((v.uid(), v.gid()), (0, 0), "the link's target keeps its owner");
+        assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 0, "nothing made through the link");
+        let link = std::fs::symlink_metadata(home.join(".local")).unwrap();
+        assert!(link.file_type().is_symlink());
+        assert_eq!(link.uid(), 4242, "the link itself went to the user");
+        // Undisturbed, every directory and the file are the user's, private.
+        std::fs::remove_file(home.join(".local")).unwrap();
+        prepare(&db, Some(&user)).unwrap();
+        for p in [
+            home.join(".local"),
+            home.join(".local/share"),
+            home.join(".local/share/iolab"),
+            db.clone(),
+        ] {
+            let m = std::fs::metadata(&p).unwrap();
+            assert_eq!((m.uid(), m.gid()), (4242, 4243), "{}", p.display());
+            assert_eq!(m.mode() & 0o777, if p == db { 0o600 } else { 0o700 }, "{}", p.display());
+        }
+    }
+
+    #[test]
     fn prepare_creates_private_files_and_leaves_existing_ones() {
+        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("a/b/results.db");
         prepare(&db, None).unwrap();

@@ -9,13 +9,20 @@
 //!
 //! Concurrency and crashes: WAL journaling with a busy timeout lets several
 //! iolab processes save at once; each save is one transaction, so a process
-//! killed while saving leaves either the whole run or nothing.
+//! killed while saving leaves either the whole run or nothing. Every writing
+//! transaction takes the write lock when it begins (`BEGIN IMMEDIATE`, see
+//! [`Store::write`]): a transaction that began as a reader and then asked
+//! for the write lock would get SQLite's "database is locked" at once,
+//! without waiting, whenever another process was writing (SQLite refuses
+//! that upgrade rather than risk a deadlock). The switch of a new store to
+//! WAL is such an upgrade inside SQLite, so it is retried within the busy
+//! timeout ([`Store::enable_wal`]).
 
 use crate::summary::Report;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 mod errors;
 mod location;
@@ -102,6 +109,15 @@ pub fn busy_timeout() -> Duration {
 pub enum StoreError {
     #[error("results store {path}: {}", sql_message(source))]
     Sql { path: String, source: rusqlite::Error },
+    /// Another process held the lock this store operation needed: how long
+    /// this one waited, and the busy timeout it would have waited.
+    #[error("results store {path}: {}", busy_message(source, *waited, *timeout))]
+    Busy {
+        path: String,
+        source: rusqlite::Error,
+        waited: Duration,
+        timeout: Duration,
+    },
     #[error("no run {0} in the store")]
     NotFound(i64),
     #[error("{0}")]
@@ -109,6 +125,9 @@ pub enum StoreError {
     /// A path iolab will not use as a store (a planted link, not a file).
     #[error("{0}")]
     Refused(String),
+    /// A store iolab may read but not write, and why.
+    #[error("results store {path} cannot be written: {why}")]
+    ReadOnly { path: String, why: String },
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -120,12 +139,61 @@ fn sql_message(e: &rusqlite::Error) -> String {
     match e.sqlite_error_code() {
         Some(NotADatabase) => format!("{e}: not an SQLite file, or a damaged one {left}"),
         Some(DatabaseCorrupt) => format!("{e}: the file is damaged (truncated or overwritten) {left}"),
-        Some(DatabaseBusy | DatabaseLocked) => format!(
-            "{e}: another process held it for longer than the busy timeout ({}); try again when it is done {left}",
-            crate::base::units::fmt_duration(busy_timeout())
-        ),
+        Some(DatabaseBusy | DatabaseLocked) => format!("{e}: another process is writing it; try again when it is done {left}"),
         _ => e.to_string(),
     }
+}
+
+/// A busy store in the store's terms, true to what happened: a wait that
+/// ran out, or a lock SQLite refused without waiting.
+fn busy_message(e: &rusqlite::Error, waited: Duration, timeout: Duration) -> String {
+    let fmt = crate::base::units::fmt_duration;
+    let left = "(the file is left as it is)";
+    if waited >= timeout {
+        format!(
+            "{e}: another process held it for longer than the busy timeout ({}); try again when it is done {left}",
+            fmt(timeout)
+        )
+    } else {
+        format!(
+            "{e}: another process was writing it, and SQLite refused the lock after {} without waiting out the busy timeout ({}); try again {left}",
+            fmt(Duration::from_millis(waited.as_millis() as u64)),
+            fmt(timeout)
+        )
+    }
+}
+
+/// `source` from an operation on the store at `path` that began at `since`:
+/// a busy store ([`StoreError::Busy`]) says how long it waited of `busy`.
+fn failure(path: &str, busy: Duration, since: Instant, source: rusqlite::Error) -> StoreError {
+    let path = path.to_string();
+    if is_busy(&source) {
+        StoreError::Busy {
+            path,
+            source,
+            waited: since.elapsed(),
+            timeout: busy,
+        }
+    } else {
+        StoreError::Sql { path, source }
+    }
+}
+
+/// An error of a statement inside a [`Store::write`] transaction (which
+/// holds the write lock already).
+fn sql_error(path: &str, source: rusqlite::Error) -> StoreError {
+    StoreError::Sql {
+        path: path.to_string(),
+        source,
+    }
+}
+
+/// Whether `e` is SQLite's "database is locked" (busy) or "table is locked".
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 /// One line of `iolab list`.
@@ -189,6 +257,8 @@ pub struct StoredRun {
 pub struct Store {
     conn: Connection,
     path: String,
+    /// How long an operation waits for another process's lock.
+    busy: Duration,
 }
 
 /// Where the store lives: see [`default_location`].
@@ -249,9 +319,17 @@ impl Store {
 
     /// [`Store::open`], handing what it creates to `owner` when given.
     pub fn open_for(path: &Path, owner: Option<&SudoUser>) -> Result<Store> {
+        Store::open_waiting(path, owner, busy_timeout())
+    }
+
+    /// [`Store::open_for`], waiting up to `busy` for another process's lock.
+    pub(crate) fn open_waiting(path: &Path, owner: Option<&SudoUser>, busy: Duration) -> Result<Store> {
         let p = path.display().to_string();
         let sql = |source| StoreError::Sql { path: p.clone(), source };
         location::refuse(path).map_err(StoreError::Refused)?;
+        if let Some(why) = location::why_unwritable(path) {
+            return Err(StoreError::ReadOnly { path: p, why });
+        }
         location::prepare(path, owner).map_err(StoreError::Invalid)?;
         let mut flags = rusqlite::OpenFlags::default();
         if owner.is_some() {
@@ -259,19 +337,82 @@ impl Store {
             flags |= rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW;
         }
         let conn = Connection::open_with_flags(path, flags).map_err(sql)?;
-        conn.busy_timeout(busy_timeout()).map_err(sql)?;
+        conn.busy_timeout(busy).map_err(sql)?;
         // A store is data, not code: its schema may not call functions with
         // side effects (a crafted file planted as the store).
         conn.pragma_update(None, "trusted_schema", false).map_err(sql)?;
         // Before anything is written (the journal mode included): a file
         // that is not an SQLite database, a damaged one, another program's
         // database and a newer iolab's store are refused as they are.
-        let mut store = Store { conn, path: p.clone() };
+        let mut store = Store {
+            conn,
+            path: p.clone(),
+            busy,
+        };
         store.check_schema()?;
-        store.conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
+        store.enable_wal()?;
         store.conn.pragma_update(None, "foreign_keys", true).map_err(sql)?;
         store.migrate()?;
         Ok(store)
+    }
+
+    /// Open the store to read it (`list`, `show`, `compare`, `report`): as
+    /// [`Store::open`] where iolab may write it, else read-only
+    /// ([`location::read_only_uri`]), without changing a byte. A read-only
+    /// store of an older schema, which iolab cannot bring up to date, is
+    /// refused with the reason.
+    pub fn open_read(path: &Path) -> Result<Store> {
+        let Some(why) = location::why_unwritable(path) else {
+            return Store::open(path);
+        };
+        location::refuse(path).map_err(StoreError::Refused)?;
+        let p = path.display().to_string();
+        let sql = |source| StoreError::Sql { path: p.clone(), source };
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+            | rusqlite::OpenFlags::SQLITE_OPEN_URI
+            | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let conn = Connection::open_with_flags(location::read_only_uri(path), flags).map_err(sql)?;
+        let busy = busy_timeout();
+        conn.busy_timeout(busy).map_err(sql)?;
+        conn.pragma_update(None, "trusted_schema", false).map_err(sql)?;
+        let store = Store { conn, path: p, busy };
+        store.check_schema()?;
+        let v = store.version()?;
+        if v < SCHEMA_VERSION {
+            return Err(StoreError::Invalid(format!(
+                "results store {} has schema version {v}, older than this iolab's ({SCHEMA_VERSION}), and cannot be brought up to date: it cannot be written ({why})",
+                store.path
+            )));
+        }
+        Ok(store)
+    }
+
+    /// WAL journaling, switched on once (the mode is kept in the file).
+    /// The switch reads the file's header and then writes it: SQLite asks
+    /// for the write lock as a reader there, and answers "database is
+    /// locked" at once, without its busy handler, when another process
+    /// switching the same new store holds it. So iolab waits itself, within
+    /// the busy timeout.
+    fn enable_wal(&self) -> Result<()> {
+        let mode: String = self
+            .conn
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        if mode.eq_ignore_ascii_case("wal") {
+            return Ok(());
+        }
+        let t0 = Instant::now();
+        loop {
+            match self
+                .conn
+                .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0))
+            {
+                Ok(_) => return Ok(()),
+                Err(e) if is_busy(&e) && t0.elapsed() < self.busy => std::thread::sleep(Duration::from_millis(2)),
+                Err(e) => return Err(self.fail(e, t0)),
+            }
+        }
     }
 
     /// The store is one this iolab can use: readable as a database, its
@@ -308,6 +449,28 @@ impl Store {
         }
     }
 
+    /// `source`, from an operation that began at `since`: a busy store says
+    /// how long it waited.
+    fn fail(&self, source: rusqlite::Error, since: Instant) -> StoreError {
+        failure(&self.path, self.busy, since, source)
+    }
+
+    /// Run `f` in one writing transaction that takes the write lock when it
+    /// begins (`BEGIN IMMEDIATE`, waiting up to the busy timeout for it), so
+    /// no statement in it asks for that lock as a reader. `f` is given the
+    /// store's path, to name in its errors.
+    fn write<T>(&mut self, f: impl FnOnce(&rusqlite::Transaction, &str) -> Result<T>) -> Result<T> {
+        let t0 = Instant::now();
+        let (path, busy) = (self.path.clone(), self.busy);
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| failure(&path, busy, t0, e))?;
+        let out = f(&tx, &path)?;
+        tx.commit().map_err(|e| failure(&path, busy, t0, e))?;
+        Ok(out)
+    }
+
     pub fn version(&self) -> Result<usize> {
         let v: i64 = self
             .conn
@@ -323,43 +486,32 @@ impl Store {
             return Ok(());
         }
         loop {
-            // Each step re-reads the version inside an IMMEDIATE transaction, so two
+            // Each step re-reads the version inside its writing transaction, so two
             // processes opening an old store at once do not both apply a step.
-            let tx = self
-                .conn
-                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-                .map_err(|e| StoreError::Sql {
-                    path: self.path.clone(),
-                    source: e,
-                })?;
-            let v: i64 = tx
-                .pragma_query_value(None, "user_version", |r| r.get(0))
-                .map_err(|e| StoreError::Sql {
-                    path: self.path.clone(),
-                    source: e,
-                })?;
-            let v = v as usize;
-            if v > SCHEMA_VERSION {
-                return Err(StoreError::Invalid(format!(
-                    "{} has schema version {v}, newer than this iolab understands ({SCHEMA_VERSION}); upgrade iolab",
-                    self.path
-                )));
-            }
-            if v == SCHEMA_VERSION {
+            let done = self.write(|tx, path| {
+                let step = |e| sql_error(path, e);
+                let v: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(step)?;
+                let v = v as usize;
+                if v > SCHEMA_VERSION {
+                    return Err(StoreError::Invalid(format!(
+                        "{path} has schema version {v}, newer than this iolab understands ({SCHEMA_VERSION}); upgrade iolab"
+                    )));
+                }
+                if v == SCHEMA_VERSION {
+                    return Ok(true);
+                }
+                tx.execute_batch(MIGRATIONS[v]).map_err(step)?;
+                match v {
+                    1 => backfill_jobs(tx).map_err(step)?,
+                    2 => query::backfill_devices(tx).map_err(step)?,
+                    _ => {}
+                }
+                tx.pragma_update(None, "user_version", (v + 1) as i64).map_err(step)?;
+                Ok(false)
+            })?;
+            if done {
                 return Ok(());
             }
-            let step = |e| StoreError::Sql {
-                path: self.path.clone(),
-                source: e,
-            };
-            tx.execute_batch(MIGRATIONS[v]).map_err(step)?;
-            match v {
-                1 => backfill_jobs(&tx).map_err(step)?,
-                2 => query::backfill_devices(&tx).map_err(step)?,
-                _ => {}
-            }
-            tx.pragma_update(None, "user_version", (v + 1) as i64).map_err(step)?;
-            tx.commit().map_err(step)?;
         }
     }
 
@@ -367,46 +519,39 @@ impl Store {
     pub fn save(&mut self, report: &Report, label: Option<&str>, tags: &[(String, String)], complete: bool) -> Result<i64> {
         let doc = serde_json::to_string(report).map_err(|e| StoreError::Invalid(format!("cannot encode the run: {e}")))?;
         crate::base::testknob::keep_document(report.schema_kind(), &doc);
-        let path = self.path.clone();
-        let sql = |source| StoreError::Sql {
-            path: path.clone(),
-            source,
-        };
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(sql)?;
-        tx.execute(
-            "INSERT INTO runs (started_at, saved_at, kind, target, label, complete, host, kernel, iolab_version, document)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![
-                report.started_at,
-                crate::base::units::now_rfc3339(),
-                report.command,
-                report.target.path,
-                label,
-                complete,
-                report.host.hostname,
-                report.host.kernel,
-                report.iolab_version,
-                doc
-            ],
-        )
-        .map_err(sql)?;
-        let id = tx.last_insert_rowid();
-        for (k, v) in tags {
+        self.write(|tx, path| {
+            let sql = |e| sql_error(path, e);
             tx.execute(
-                "INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)",
-                params![id, k, v],
+                "INSERT INTO runs (started_at, saved_at, kind, target, label, complete, host, kernel, iolab_version, document)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![
+                    report.started_at,
+                    crate::base::units::now_rfc3339(),
+                    report.command,
+                    report.target.path,
+                    label,
+                    complete,
+                    report.host.hostname,
+                    report.host.kernel,
+                    report.iolab_version,
+                    doc
+                ],
             )
             .map_err(sql)?;
-        }
-        insert_jobs(&tx, id, report).map_err(sql)?;
-        query::insert_devices(&tx, id, report).map_err(sql)?;
-        fault_injection_pause();
-        crate::base::testknob::pause_at("store");
-        tx.commit().map_err(sql)?;
-        Ok(id)
+            let id = tx.last_insert_rowid();
+            for (k, v) in tags {
+                tx.execute(
+                    "INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)",
+                    params![id, k, v],
+                )
+                .map_err(sql)?;
+            }
+            insert_jobs(tx, id, report).map_err(sql)?;
+            query::insert_devices(tx, id, report).map_err(sql)?;
+            fault_injection_pause();
+            crate::base::testknob::pause_at("store");
+            Ok(id)
+        })
     }
 
     pub fn load(&self, id: i64) -> Result<StoredRun> {
@@ -450,49 +595,43 @@ impl Store {
     }
 
     pub fn delete(&mut self, id: i64) -> Result<()> {
-        let n = self.conn.execute("DELETE FROM runs WHERE id = ?1", [id]).map_err(|e| self.err(e))?;
-        if n == 0 { Err(StoreError::NotFound(id)) } else { Ok(()) }
+        self.change(id, "DELETE FROM runs WHERE id = ?1", params![id])
     }
 
     pub fn set_label(&mut self, id: i64, label: &str) -> Result<()> {
-        let n = self
-            .conn
-            .execute("UPDATE runs SET label = ?2 WHERE id = ?1", params![id, label])
-            .map_err(|e| self.err(e))?;
-        if n == 0 { Err(StoreError::NotFound(id)) } else { Ok(()) }
+        self.change(id, "UPDATE runs SET label = ?2 WHERE id = ?1", params![id, label])
     }
 
     pub fn set_tag(&mut self, id: i64, key: &str, value: &str) -> Result<()> {
-        let exists = self
-            .conn
-            .query_row("SELECT 1 FROM runs WHERE id = ?1", [id], |_| Ok(()))
-            .optional()
-            .map_err(|e| self.err(e))?;
-        if exists.is_none() {
-            return Err(StoreError::NotFound(id));
-        }
-        self.conn
-            .execute(
+        self.write(|tx, path| {
+            let exists = tx
+                .query_row("SELECT 1 FROM runs WHERE id = ?1", [id], |_| Ok(()))
+                .optional()
+                .map_err(|e| sql_error(path, e))?;
+            if exists.is_none() {
+                return Err(StoreError::NotFound(id));
+            }
+            tx.execute(
                 "INSERT OR REPLACE INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)",
                 params![id, key, value],
             )
-            .map_err(|e| self.err(e))?;
-        Ok(())
+            .map_err(|e| sql_error(path, e))?;
+            Ok(())
+        })
     }
 
     pub fn set_price(&mut self, id: i64, price: f64) -> Result<()> {
-        let n = self
-            .conn
-            .execute("UPDATE runs SET price = ?2 WHERE id = ?1", params![id, price])
-            .map_err(|e| self.err(e))?;
-        if n == 0 { Err(StoreError::NotFound(id)) } else { Ok(()) }
+        self.change(id, "UPDATE runs SET price = ?2 WHERE id = ?1", params![id, price])
     }
 
     pub fn set_capacity(&mut self, id: i64, bytes: u64) -> Result<()> {
-        let n = self
-            .conn
-            .execute("UPDATE runs SET capacity_bytes = ?2 WHERE id = ?1", params![id, bytes as i64])
-            .map_err(|e| self.err(e))?;
+        self.change(id, "UPDATE runs SET capacity_bytes = ?2 WHERE id = ?1", params![id, bytes as i64])
+    }
+
+    /// One statement on run `id` in its own writing transaction; no row
+    /// changed is [`StoreError::NotFound`].
+    fn change(&mut self, id: i64, statement: &str, args: &[&dyn rusqlite::ToSql]) -> Result<()> {
+        let n = self.write(|tx, path| tx.execute(statement, args).map_err(|e| sql_error(path, e)))?;
         if n == 0 { Err(StoreError::NotFound(id)) } else { Ok(()) }
     }
 

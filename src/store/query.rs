@@ -182,6 +182,18 @@ impl Store {
         rows.collect::<std::result::Result<_, _>>().map_err(|e| self.err(e))
     }
 
+    /// How many runs `filter` keeps (its page included).
+    pub fn count(&self, filter: &Filter) -> Result<u64> {
+        let (sql, args) = list_sql(filter);
+        let n: i64 = self
+            .conn
+            .query_row(&format!("SELECT count(*) FROM ({sql})"), rusqlite::params_from_iter(args), |r| {
+                r.get(0)
+            })
+            .map_err(|e| self.err(e))?;
+        Ok(n as u64)
+    }
+
     /// SQLite's plan for `filter`'s query, one line per step (for the
     /// scale benchmark and the tests of the indexes).
     pub fn list_plan(&self, filter: &Filter) -> Result<Vec<String>> {

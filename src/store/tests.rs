@@ -266,3 +266,65 @@ fn the_filters_use_their_indexes() {
     let p = plan(Filter::default());
     assert!(!p.contains("SCAN t"), "the tags of a run come from its key: {p}");
 }
+
+/// Issue 36: a new store's switch to WAL asks SQLite for the write lock as a
+/// reader, which SQLite refuses at once (no busy handler) while another
+/// process holds it: 1 run in 200 was lost that way, with a message claiming
+/// a 30 s wait. The open now waits for the other writer.
+#[test]
+fn issue_36_a_new_store_waits_for_another_writer_instead_of_failing_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    // Another process switching the same new file: it holds the write lock.
+    let other = Connection::open(&db).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        other.execute_batch("COMMIT").unwrap();
+    });
+    let t0 = std::time::Instant::now();
+    let st = Store::open_waiting(&db, None, Duration::from_secs(10));
+    release.join().unwrap();
+    let mut st = st.expect("the open waits for the other writer");
+    assert!(t0.elapsed() >= Duration::from_millis(250), "{:?}", t0.elapsed());
+    assert_eq!(st.version().unwrap(), SCHEMA_VERSION);
+    let mode: String = st.conn.pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
+    assert_eq!(mode, "wal");
+    st.save(&run("2026-01-01T00:00:00Z", &[]), None, &[], true).unwrap();
+}
+
+/// Issue 36: a writer that holds the store past the busy timeout is named
+/// for what it did, with the timeout that ran out.
+#[test]
+fn issue_36_a_store_held_past_the_busy_timeout_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    drop(Store::open(&db).unwrap());
+    let other = Connection::open(&db).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let mut st = Store::open_waiting(&db, None, Duration::from_millis(200)).unwrap();
+    let t0 = std::time::Instant::now();
+    let e = st.set_label(1, "x").unwrap_err();
+    assert!(t0.elapsed() >= Duration::from_millis(200));
+    assert!(matches!(e, StoreError::Busy { .. }), "{e:?}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("database is locked") && msg.contains("for longer than the busy timeout (200ms)"),
+        "{msg}"
+    );
+    other.execute_batch("COMMIT").unwrap();
+}
+
+/// A lock SQLite refused without waiting is not said to have waited.
+#[test]
+fn issue_36_a_lock_refused_at_once_is_not_called_a_timeout() {
+    let locked = || rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(5), Some("database is locked".into()));
+    let at_once = busy_message(&locked(), Duration::from_millis(3), Duration::from_secs(30));
+    assert!(!at_once.contains("longer than"), "{at_once}");
+    assert!(
+        at_once.contains("refused the lock after 3ms without waiting out the busy timeout (30s)"),
+        "{at_once}"
+    );
+    let waited = busy_message(&locked(), Duration::from_secs(30), Duration::from_secs(30));
+    assert!(waited.contains("held it for longer than the busy timeout (30s)"), "{waited}");
+}

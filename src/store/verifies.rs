@@ -77,7 +77,7 @@ pub fn earlier_verifies(db: &Path, no_store: bool) -> EarlierVerifies {
     if db.as_os_str() == ":memory:" || (no_store && !db.exists()) {
         return EarlierVerifies::default();
     }
-    match Store::open(db).and_then(|s| s.earlier_verifies()) {
+    match Store::open_read(db).and_then(|s| s.earlier_verifies()) {
         Ok(runs) => EarlierVerifies { runs, warning: None },
         Err(e) => EarlierVerifies {
             runs: Vec::new(),

@@ -807,3 +807,45 @@ fn issue_36_buffers_are_freed_only_after_the_last_completion() {
     );
     assert!(ended >= Duration::from_millis(HOLD_MS), "iolab ended {ended:?} after it started");
 }
+
+/// Issue 36: a store on a read-only mount could not be read: `iolab list`
+/// failed with "unable to open database file" (exit 1), `label` the same
+/// with no reason. Reading needs no write access (a WAL store without its
+/// `-shm`, which cannot be made there, is opened immutable); each write says
+/// why it cannot; and nothing on the mount changes.
+#[test]
+fn issue_36_a_read_only_store_is_read_and_a_write_says_why_not() {
+    need_root!();
+    let case = StoreCase::new();
+    let _ro = Remounted::read_only(case.fs.dir());
+    let files = |dir: &Path| crate::common::emu::list_dir(dir);
+    let before = files(case.fs.dir());
+    assert_eq!(before, ["results.db"], "a closed WAL store: no -wal, no -shm");
+    let db = case.db();
+    let run = |args: &[&str]| {
+        let mut c = iolab();
+        c.args(args).arg("--db").arg(&db);
+        output_with_timeout(&mut c, TIMEOUT)
+    };
+    let list = run(&["list", "--json"]);
+    assert_eq!(list.status.code(), Some(0), "{}", stderr_of(&list));
+    let runs: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(runs.as_array().unwrap().len(), 1, "{runs}");
+    let show = run(&["show", "1", "--json"]);
+    assert_eq!(show.status.code(), Some(0), "{}", stderr_of(&show));
+    let doc: Value = serde_json::from_slice(&show.stdout).unwrap();
+    assert_eq!(doc["run_id"], 1);
+    let report = run(&["report", "1", "-o", "-"]);
+    assert_eq!(report.status.code(), Some(0), "{}", stderr_of(&report));
+    assert!(String::from_utf8_lossy(&report.stdout).starts_with("<!DOCTYPE html>"));
+    let want = format!(
+        "iolab: results store {} cannot be written: its filesystem is mounted read-only",
+        db.display()
+    );
+    for args in [&["label", "1", "x"][..], &["tag", "1", "k=v"], &["delete", "1"]] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr_of(&out));
+        assert_eq!(one_line(&out), want, "{args:?}");
+    }
+    assert_eq!(files(case.fs.dir()), before);
+}

@@ -6,7 +6,9 @@
 //! iolab's left in the target (what SIGKILL leaves carries its owner marker, and the
 //! next run removes it and says so), the store passes `PRAGMA integrity_check`, every
 //! stored run interrupted by a signal is marked incomplete, and every complete one
-//! came from a run that exited 0.
+//! came from a run that exited 0. Issue 36: also SIGINT delivered twice a moment apart
+//! (as `timeout -s INT` does: to the process, then to its group), which is one
+//! interrupt: the run ends as after one SIGINT, says so and keeps what finished.
 
 use crate::common::iolab;
 use std::path::{Path, PathBuf};
@@ -16,7 +18,22 @@ use std::time::{Duration, Instant};
 
 /// Moments per command and signal.
 const MOMENTS: usize = 5;
-const SIGNALS: [(i32, &str); 3] = [(libc::SIGINT, "SIGINT"), (libc::SIGTERM, "SIGTERM"), (libc::SIGKILL, "SIGKILL")];
+const SIGNALS: [(i32, &str); 4] = [
+    (libc::SIGINT, "SIGINT"),
+    (libc::SIGTERM, "SIGTERM"),
+    (libc::SIGKILL, "SIGKILL"),
+    (TWICE, "SIGINT twice"),
+];
+/// Not a signal: SIGINT, then SIGINT again [`TWICE_GAP`] later.
+const TWICE: i32 = -libc::SIGINT;
+/// The gap between the two deliveries of [`TWICE`]: long enough for the
+/// first to be handled, far shorter than a second Ctrl-C.
+const TWICE_GAP: Duration = Duration::from_millis(20);
+
+/// The signal `sig` stands for ([`TWICE`] is SIGINT).
+fn real(sig: i32) -> i32 {
+    sig.abs()
+}
 /// A run that outlives this after its signal has hung.
 const HANG: Duration = Duration::from_secs(20);
 
@@ -157,7 +174,12 @@ fn shoot(env: &Env, args: &[String], sig: i32, after: Duration, pause_at: Option
         std::thread::sleep(after);
     }
     // SAFETY: kill(2) of our own child (it may have exited: ESRCH is fine).
-    unsafe { libc::kill(child.id() as i32, sig) };
+    unsafe { libc::kill(child.id() as i32, real(sig)) };
+    if sig == TWICE {
+        std::thread::sleep(TWICE_GAP);
+        // SAFETY: as above.
+        unsafe { libc::kill(child.id() as i32, real(sig)) };
+    }
     let mut stderr = String::new();
     loop {
         if let Some(st) = child.try_wait().unwrap() {
@@ -172,6 +194,18 @@ fn shoot(env: &Env, args: &[String], sig: i32, after: Duration, pause_at: Option
         }
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// A run that ended with 128 + the signal said why: iolab's handler saw it
+/// (an exit without a word is a process that had none, or took one
+/// interrupt for two).
+fn said_interrupted(sig: i32, err: &str, what: &str) {
+    let name = if real(sig) == libc::SIGINT { "SIGINT" } else { "SIGTERM" };
+    assert!(
+        err.contains(&format!("interrupted by {name}")),
+        "{what}: exited without a word: {err:?}"
+    );
+    assert!(!err.contains("exiting at once"), "{what}: one interrupt taken for two: {err}");
 }
 
 fn signame(sig: i32) -> &'static str {
@@ -263,8 +297,11 @@ fn torture(case: &Case, seed: u64, log: &Mutex<Vec<String>>) {
                     complete_exits += 1;
                     late += 1;
                 }
-                (Some(c), _) if c == 128 + sig => early += 1,
-                (None, Some(s)) if s == sig => early += 1,
+                (Some(c), _) if c == 128 + real(sig) => {
+                    said_interrupted(sig, &err, &what);
+                    early += 1
+                }
+                (None, Some(s)) if s == real(sig) => early += 1,
                 other => panic!("{what}: ended with {other:?}: {err}"),
             }
             check_left(&env, sig, &what);
@@ -286,8 +323,8 @@ fn torture(case: &Case, seed: u64, log: &Mutex<Vec<String>>) {
             match (code, by) {
                 // A signal during the store transaction: the run had finished and is kept whole.
                 (Some(0), _) if *point == "store" => complete_exits += 1,
-                (Some(c), _) if c == 128 + sig => {}
-                (None, Some(s)) if s == sig => {}
+                (Some(c), _) if c == 128 + real(sig) => said_interrupted(sig, &err, &what),
+                (None, Some(s)) if s == real(sig) => {}
                 other => panic!("{what}: ended with {other:?}: {err}"),
             }
             check_left(&env, sig, &what);
@@ -360,4 +397,61 @@ fn issue_16_signals_at_any_moment_leave_nothing_and_a_sound_store() {
         }
     });
     assert_eq!(log.into_inner().unwrap().len(), cases.len());
+}
+
+/// Issue 36: `timeout -s INT 6 iolab run DIR ...` sometimes printed and
+/// stored nothing, exit status 130: timeout signals the process and then its
+/// group, and when the first delivery was handled before the second was
+/// sent, the second counted as "a second SIGINT: exit at once". Held at each
+/// point of the run (the prefill, the flush, the store transaction), SIGINT
+/// twice, 20 ms apart, is one interrupt: the run says so and keeps what
+/// finished (during the store transaction, the finished run whole).
+#[test]
+fn issue_36_sigint_delivered_twice_a_moment_apart_is_one_interrupt() {
+    let case = &cases()[0];
+    assert_eq!(case.name, "run");
+    let env = Env::new("twice");
+    let args = (case.args)(&env.dir());
+    let mut complete_exits = 0;
+    for point in ["prefill", "flush", "store"] {
+        let what = format!("SIGINT twice during {point}");
+        let (code, by, _, err) = shoot(&env, &args, TWICE, Duration::ZERO, Some(point));
+        match (code, by) {
+            (Some(0), _) if point == "store" => {
+                assert!(err.contains("stored as run"), "{what}: {err}");
+                complete_exits += 1;
+            }
+            (Some(130), _) => said_interrupted(TWICE, &err, &what),
+            other => panic!("{what}: ended with {other:?}: {err:?}"),
+        }
+        check_left(&env, libc::SIGINT, &what);
+        check_store(&env, &mut complete_exits, false, &what);
+    }
+}
+
+/// A second SIGINT that is a second request (later than the same one
+/// delivered again could be) still exits at once, and says so.
+#[test]
+fn issue_36_a_second_sigint_later_exits_at_once_and_says_so() {
+    let env = Env::new("again");
+    let args = (cases()[0].args)(&env.dir());
+    let mut c = env.cmd(&args);
+    let flag = env.tmp.path().join("paused");
+    c.env("IOLAB_TEST_PAUSE_AT", format!("prefill:{}", flag.display()));
+    let child = c.spawn().unwrap();
+    let t0 = Instant::now();
+    while !flag.exists() {
+        assert!(t0.elapsed() < HANG, "never reached the prefill");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Both inside the prefill's pause (1 s), 600 ms apart.
+    // SAFETY: kill(2) of our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    std::thread::sleep(Duration::from_millis(600));
+    // SAFETY: as above.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("a second SIGINT: exiting at once"), "{err}");
 }
