@@ -442,7 +442,20 @@ impl Store {
         Ok(())
     }
 
+    /// The error of a statement that only reads. A reader that finds the
+    /// store locked waits in SQLite's busy handler up to the busy timeout
+    /// before it is told "locked": SQLite refuses a lock at once only to a
+    /// reader that asks for the write lock, which every write avoids by
+    /// taking it first ([`Store::write`]). So a busy read waited it out.
     fn err(&self, source: rusqlite::Error) -> StoreError {
+        if is_busy(&source) {
+            return StoreError::Busy {
+                path: self.path.clone(),
+                source,
+                waited: self.busy,
+                timeout: self.busy,
+            };
+        }
         StoreError::Sql {
             path: self.path.clone(),
             source,
