@@ -272,7 +272,13 @@ class FaultFS(Operations):
             # write faster than the pace.
             gap = now - self._last_reply
             if gap <= self._slack:
-                start = self._next_free
+                # Credited up to the gaps a stream usually has (its 97th percentile):
+                # a writer's own pause that still fits in the slack (verify's flush and
+                # bookkeeping between two regions, one request in 128) is idle time, not
+                # turnaround; credited whole it made every other region up to 20 ms
+                # (a quarter at 160 MB/s) faster than the pace.
+                usual = sorted(self._gaps)[int(len(self._gaps) * 0.97)] if self._gaps else gap
+                start = max(self._next_free, now - usual)
                 self._gaps.append(gap)
             else:
                 # A new stream: its first request reached us after the same path as
