@@ -210,6 +210,8 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
         }
         Ok(())
     })?;
+    // A write's flush, against the same target's reads in this run.
+    summary::flush::judge_flushes(&mut jobs, &target.info);
     let info = target.info.clone();
     drop(target); // closes (and so removes) the test file before the result is handed on (unless abandoned)
     Ok(Measured {

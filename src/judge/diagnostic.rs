@@ -164,6 +164,10 @@ codes! {
     AtThrottle = "at_throttle", Warning;
     /// I/O failed and was counted (`--continue-on-error`): the figures are of the I/O that succeeded.
     IoErrors = "io_errors", Untrustworthy("some of its I/O failed: the figures count only the I/O that succeeded");
+    /// A flush returned far sooner than the device could have stored what
+    /// was written before it (`judge::flush`): a cache answered the writes
+    /// and the flush did not wait for it.
+    FlushTooFast = "flush_too_fast", Untrustworthy("a flush returned before the device could have stored the writes: the write figure is a cache's");
     /// ZFS: no method kept the ARC (or the members' page cache) from
     /// answering a read job, so its figure is labelled cached (`judge::zfs`).
     ZfsArcCached = "zfs_arc_cached", Untrustworthy("ZFS's caches (the ARC) may have answered its reads: the figure is labelled cached, not the disks'");
@@ -596,6 +600,10 @@ mod tests {
             ("high_cv", "the runs varied by more than 10%"),
             ("cpu_bound", "iolab's CPU, not the device, may have been the limit"),
             ("io_errors", "some of its I/O failed: the figures count only the I/O that succeeded"),
+            (
+                "flush_too_fast",
+                "a flush returned before the device could have stored the writes: the write figure is a cache's",
+            ),
             (
                 "zfs_arc_cached",
                 "ZFS's caches (the ARC) may have answered its reads: the figure is labelled cached, not the disks'",

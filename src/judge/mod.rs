@@ -9,6 +9,7 @@
 //! - [`capacity`]: `iolab capacity`'s verdict (genuine, fake, damaged, suspect).
 //! - [`scan`]: the scan curve note.
 //! - [`steady`] and [`cliff`]: steady state across rounds, the write cliff in a run.
+//! - [`flush`]: a flush that returned sooner than the device could store what it acknowledged.
 //! - [`curve`]: where `verify`'s speed across the device drops and stays down.
 //! - [`settle`]: when a test's windows have settled (`--runs auto`).
 //! - [`scale`]: depth, thread, together and layout verdicts.
@@ -25,6 +26,7 @@ pub mod cliff;
 pub mod cold;
 pub mod curve;
 pub mod diagnostic;
+pub mod flush;
 pub mod hosts;
 pub mod job;
 pub mod layouts;
