@@ -66,10 +66,11 @@ read-write, write the command, read the answer (JSON) to its end.
   thaw     ends a freeze without a cut
   pending  {"pending": [block offsets]}: blocks whose newest write is cached
   stats    {"stored_bytes", "accepted_bytes", "writes", "flushes",
-            "flushes_with_data_cached", "cached_bytes", "cuts", "dropped_blocks",
+            "flushes_with_data_cached", "flush_ns", "cached_bytes", "cuts", "dropped_blocks",
             "frozen", "off"}: bytes the media stored, bytes of writes answered, writes
            answered, flushes seen, flushes answered while writes from before them were
-           still cached (lies), bytes cached now, power cuts, blocks they dropped,
+           still cached (lies), the answered flushes' time here (arrival to answer, ns),
+           bytes cached now, power cuts, blocks they dropped,
            whether frozen, whether off (cut and not on again)
   stop     every waiting and later write and flush fails with EIO (the device goes away)
 
@@ -105,7 +106,7 @@ from faultfs import FUSE, MAX_REQ, FuseOSError, Operations, detach, loops_over  
 BLOCK = 4096
 CONTROL = "control"
 MODES = ("honest", "lie", "reorder")
-WRITE_SLACK = 0.005  # write-through: a gap up to this since the last answer is turnaround
+WRITE_SLACK = 0.020  # write-through: a gap up to this since the last answer is turnaround
 DRAIN_NAP = 0.001  # the drain thread's shortest sleep while the cache holds data
 SPIN = 0.0003  # the last part of a paced answer's wait is a busy wait (see sleep_until)
 PR_SET_TIMERSLACK = 29  # <linux/prctl.h>
@@ -159,7 +160,7 @@ class CacheFS(Operations):
         self._last_reply = -1.0  # write-through: when the last write was answered
         self._stream = False  # write-through: the last request was a write
         self._st = {k: 0 for k in ("stored_bytes", "accepted_bytes", "writes", "flushes",
-                                   "flushes_with_data_cached", "cuts", "dropped_blocks")}
+                                   "flushes_with_data_cached", "flush_ns", "cuts", "dropped_blocks")}
         self._answers = {}  # control file handle -> its answer
         self._fh = 0
         self._time = time.time_ns()
@@ -484,6 +485,7 @@ class CacheFS(Operations):
             self._commit_due(time.monotonic())
             if self._pending_upto(mark):
                 self._st["flushes_with_data_cached"] += 1
+            self._st["flush_ns"] += int((time.monotonic() - arrived) * 1e9)
         return 0
 
     def truncate(self, path, length, fh=None):

@@ -310,11 +310,38 @@ fn cachedev_reorder_loses_an_older_block_while_a_newer_one_survived() {
 
 // ---- write-through -----------------------------------------------------------------
 
-/// `cache: 0`: 16 MiB of 1 MiB writes go at the media's rate (within 5%), nothing is
-/// ever cached, and a flush costs `flush_ms`: 200 flushes (each after a 4 KiB write) on
-/// a device with `flush_ms` 2 against the same on one with 0, taken in turn, differ by
-/// 2 ms within 5% (medians). The one with 0 is the host's own cost of a flush through
-/// the loop device and the server.
+/// The calling thread at nice -20 until dropped (Linux's setpriority applies to the
+/// calling thread alone), so that the compilers of a busy machine do not stretch what
+/// it times: the server it times runs at nice -20 too.
+struct Urgent(libc::c_int);
+
+impl Urgent {
+    fn new() -> Urgent {
+        // SAFETY: getpriority/setpriority on the calling thread; no memory is involved.
+        unsafe {
+            let was = libc::getpriority(libc::PRIO_PROCESS, 0);
+            libc::setpriority(libc::PRIO_PROCESS, 0, -20);
+            Urgent(was)
+        }
+    }
+}
+
+impl Drop for Urgent {
+    fn drop(&mut self) {
+        // SAFETY: as in `new`.
+        unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, self.0) };
+    }
+}
+
+/// `cache: 0`: a 16 MiB O_DIRECT write (the block layer queues its 124 KiB requests
+/// together, so the device never waits for the writer) goes at the media's rate within
+/// 5%, 1 MiB writes one after another within 5% too, nothing is ever cached, and a
+/// flush costs `flush_ms`: 200 flushes (each after a 4 KiB write) on a device with
+/// `flush_ms` 2 against the same on one with 0, taken in turn, differ by 2 ms within 5%
+/// (medians). The one with 0 is the host's own cost of a flush through the loop device
+/// and the server. Timed from a thread at nice -20. The server's own time per flush
+/// (arrival to answer, `CacheStats::flush_ns`) is never under `flush_ms`; it is reported
+/// (its mean takes the busy machine's preemptions of the server whole).
 #[test]
 fn cachedev_write_through_stores_at_the_media_rate_and_a_flush_costs_flush_ms() {
     need_root!();
@@ -328,14 +355,19 @@ fn cachedev_write_through_stores_at_the_media_rate_and_a_flush_costs_flush_ms() 
     let len = 16 * MIB;
     let mut data = stamped(0, len, 4);
     let f = open_direct(slow.path(), true);
-    let ends = write_mib(&f, 0, &mut data);
-    let w = rate(&ends, 0, ends.len());
+    let _urgent = Urgent::new();
+    let t = Instant::now();
+    f.write_all_at(data.buf(), 0).expect("one 16 MiB write");
+    let w = len as f64 / t.elapsed().as_secs_f64();
+    let ends = write_mib(&f, len, &mut data);
+    let w1 = rate(&ends, 0, ends.len());
     let after_writes = slow.stats();
 
     let g = open_direct(bare.path(), true);
     let mut block = stamped(0, BLOCK, 5);
     let (mut with, mut without, mut writes_4k) = (Vec::new(), Vec::new(), Vec::new());
-    let flushes_before = slow.stats().flushes;
+    let before = slow.stats();
+    let (flushes_before, flush_ns_before) = (before.flushes, before.flush_ns);
     for i in 0..200u64 {
         let off = len + i * BLOCK;
         for (file, out) in [(&f, &mut with), (&g, &mut without)] {
@@ -347,13 +379,17 @@ fn cachedev_write_through_stores_at_the_media_rate_and_a_flush_costs_flush_ms() 
     }
     let stats = slow.stats();
     let added = median(&with) - median(&without);
+    let server_ms = (stats.flush_ns - flush_ns_before) as f64 / 200.0 / 1e6;
     note!(
-        "write-through at {} MB/s: 16 MiB of 1 MiB writes at {:.2} MB/s ({:+.2}%); 4 KiB writes took {:.3} ms \
-         (median; the media's time {:.3} ms); 200 flushes: {:.3} ms median / {:.3} ms mean with flush_ms 2, \
-         {:.3} / {:.3} ms with 0 (the host's cost of a flush): flush_ms adds {:.3} ms ({:+.2}%)",
+        "write-through at {} MB/s: one 16 MiB write at {:.2} MB/s ({:+.2}%), 16 MiB of 1 MiB writes at {:.2} MB/s \
+         ({:+.2}%); 4 KiB writes took {:.3} ms (median; the media's time {:.3} ms); 200 flushes: {:.3} ms median / \
+         {:.3} ms mean with flush_ms 2, {:.3} / {:.3} ms with 0 (the host's cost of a flush): flush_ms adds {:.3} ms \
+         ({:+.2}%); in the server {:.4} ms a flush",
         mb(MEDIA_BPS),
         mb(w),
         (w / MEDIA_BPS - 1.0) * 100.0,
+        mb(w1),
+        (w1 / MEDIA_BPS - 1.0) * 100.0,
         median(&writes_4k) * 1e3,
         BLOCK as f64 / MEDIA_BPS * 1e3,
         median(&with) * 1e3,
@@ -361,10 +397,20 @@ fn cachedev_write_through_stores_at_the_media_rate_and_a_flush_costs_flush_ms() 
         median(&without) * 1e3,
         mean(&without) * 1e3,
         added * 1e3,
-        (added / 0.002 - 1.0) * 100.0
+        (added / 0.002 - 1.0) * 100.0,
+        server_ms
     );
-    assert!((w / MEDIA_BPS - 1.0).abs() <= 0.05, "write-through at {:.2} MB/s", mb(w));
-    assert_eq!(after_writes.stored_bytes, len, "the writes were answered before they were stored");
+    assert!((w / MEDIA_BPS - 1.0).abs() <= 0.05, "a write-through write at {:.2} MB/s", mb(w));
+    assert!(
+        (w1 / MEDIA_BPS - 1.0).abs() <= 0.05,
+        "write-through 1 MiB writes at {:.2} MB/s",
+        mb(w1)
+    );
+    assert_eq!(
+        after_writes.stored_bytes,
+        2 * len,
+        "the writes were answered before they were stored"
+    );
     assert_eq!(stats.cached_bytes, 0);
     assert_eq!(
         stats.flushes - flushes_before,
@@ -373,6 +419,7 @@ fn cachedev_write_through_stores_at_the_media_rate_and_a_flush_costs_flush_ms() 
     );
     assert_eq!(stats.flushes_with_data_cached, 0);
     assert!(median(&with) >= 0.002, "a flush took less than flush_ms");
+    assert!(server_ms >= 2.0, "the server answered a flush before flush_ms: {server_ms:.4} ms");
     assert!((added / 0.002 - 1.0).abs() <= 0.05, "flush_ms 2 added {:.3} ms", added * 1e3);
     assert_eq!(slow.power_cut().dropped, Vec::<u64>::new(), "a write-through device dropped blocks");
 }

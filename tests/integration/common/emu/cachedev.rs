@@ -192,6 +192,10 @@ pub struct CacheStats {
     pub flushes: u64,
     /// Flushes answered while writes from before them were still cached: the lies.
     pub flushes_with_data_cached: u64,
+    /// The answered flushes' time in the server, from each one's arrival to its answer
+    /// (ns): the emulator's share of what a writer times (the rest is the host's path
+    /// through the loop device and FUSE).
+    pub flush_ns: u64,
     /// Bytes cached now (not stored yet).
     pub cached_bytes: u64,
     /// Power cuts.
