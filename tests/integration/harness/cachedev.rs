@@ -19,7 +19,8 @@ use std::os::unix::fs::FileExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -127,10 +128,15 @@ fn mb(bps: f64) -> f64 {
     bps / 1e6
 }
 
-fn median(v: &[f64]) -> f64 {
+/// The `q` quantile of `v` (nearest rank).
+fn quantile(v: &[f64], q: f64) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
-    s[s.len() / 2]
+    s[((s.len() - 1) as f64 * q).round() as usize]
+}
+
+fn median(v: &[f64]) -> f64 {
+    quantile(v, 0.5)
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -338,7 +344,9 @@ impl Drop for Urgent {
 /// 5%, 1 MiB writes one after another within 5% too, nothing is ever cached, and a
 /// flush costs `flush_ms`: 200 flushes (each after a 4 KiB write) on a device with
 /// `flush_ms` 2 against the same on one with 0, taken in turn, differ by 2 ms within 5%
-/// (medians). The one with 0 is the host's own cost of a flush through the loop device
+/// at the lower quartile (host noise only adds: a busy machine wakes the loop device's
+/// worker and the writer late, +0.1-0.15 ms at the median at load average 8 on 2 CPUs)
+/// and within 10% at the median. The one with 0 is the host's own cost of a flush through the loop device
 /// and the server. Timed from a thread at nice -20. The server's own time per flush
 /// (arrival to answer, `CacheStats::flush_ns`) is never under `flush_ms`; it is reported
 /// (its mean takes the busy machine's preemptions of the server whole).
@@ -379,12 +387,16 @@ fn cachedev_write_through_stores_at_the_media_rate_and_a_flush_costs_flush_ms() 
     }
     let stats = slow.stats();
     let added = median(&with) - median(&without);
+    // Host noise only ever adds (the loop device's worker and the writer woken late on
+    // a busy machine): the lower quartiles are the flushes it did not stretch.
+    let added_q1 = quantile(&with, 0.25) - quantile(&without, 0.25);
     let server_ms = (stats.flush_ns - flush_ns_before) as f64 / 200.0 / 1e6;
     note!(
         "write-through at {} MB/s: one 16 MiB write at {:.2} MB/s ({:+.2}%), 16 MiB of 1 MiB writes at {:.2} MB/s \
-         ({:+.2}%); 4 KiB writes took {:.3} ms (median; the media's time {:.3} ms); 200 flushes: {:.3} ms median / \
-         {:.3} ms mean with flush_ms 2, {:.3} / {:.3} ms with 0 (the host's cost of a flush): flush_ms adds {:.3} ms \
-         ({:+.2}%); in the server {:.4} ms a flush",
+         ({:+.2}%); 4 KiB writes took {:.3} ms (median; the media's time {:.3} ms); 200 flushes: {:.3} ms lower quartile / \
+         {:.3} median / {:.3} mean with flush_ms 2, {:.3} / {:.3} / {:.3} ms with 0 (the host's cost of a flush): \
+         flush_ms adds {:.3} ms ({:+.2}%) at the lower quartile, {:.3} ms ({:+.2}%) at the median; in the server \
+         {:.4} ms a flush",
         mb(MEDIA_BPS),
         mb(w),
         (w / MEDIA_BPS - 1.0) * 100.0,
@@ -392,10 +404,14 @@ fn cachedev_write_through_stores_at_the_media_rate_and_a_flush_costs_flush_ms() 
         (w1 / MEDIA_BPS - 1.0) * 100.0,
         median(&writes_4k) * 1e3,
         BLOCK as f64 / MEDIA_BPS * 1e3,
+        quantile(&with, 0.25) * 1e3,
         median(&with) * 1e3,
         mean(&with) * 1e3,
+        quantile(&without, 0.25) * 1e3,
         median(&without) * 1e3,
         mean(&without) * 1e3,
+        added_q1 * 1e3,
+        (added_q1 / 0.002 - 1.0) * 100.0,
         added * 1e3,
         (added / 0.002 - 1.0) * 100.0,
         server_ms
@@ -420,7 +436,16 @@ fn cachedev_write_through_stores_at_the_media_rate_and_a_flush_costs_flush_ms() 
     assert_eq!(stats.flushes_with_data_cached, 0);
     assert!(median(&with) >= 0.002, "a flush took less than flush_ms");
     assert!(server_ms >= 2.0, "the server answered a flush before flush_ms: {server_ms:.4} ms");
-    assert!((added / 0.002 - 1.0).abs() <= 0.05, "flush_ms 2 added {:.3} ms", added * 1e3);
+    assert!(
+        (added_q1 / 0.002 - 1.0).abs() <= 0.05,
+        "flush_ms 2 added {:.3} ms at the lower quartile",
+        added_q1 * 1e3
+    );
+    assert!(
+        (added / 0.002 - 1.0).abs() <= 0.10,
+        "flush_ms 2 added {:.3} ms at the median",
+        added * 1e3
+    );
     assert_eq!(slow.power_cut().dropped, Vec::<u64>::new(), "a write-through device dropped blocks");
 }
 
@@ -473,6 +498,79 @@ fn cachedev_sees_every_flush_of_the_loop_device() {
 }
 
 // ---- power cuts --------------------------------------------------------------------
+
+/// Ten power cuts at random moments (150-450 ms into a stream of 64 KiB O_DIRECT
+/// writes, each batch ended by fdatasync) on a drive with a 4 MiB cache over 4 MB/s
+/// media, each round in a 32 MiB region of its own: per cut, the blocks whose flush had
+/// returned (acknowledged), how many of them the cut dropped, and how many of the
+/// acknowledged and not dropped read back other than written.
+fn acknowledged_losses(mode: FlushMode) -> Vec<(usize, usize, usize)> {
+    const REGION: u64 = 32 * MIB;
+    const BATCH: u64 = 64 * 1024;
+    // Media slower than any writer here, so a lying cache always holds acknowledged
+    // writes (at 32 MB/s a writer slowed by a busy machine let it drain to nothing).
+    let d = CacheDev::new(CacheSpec::new(10 * REGION, 4 * MIB, 4e6, mode));
+    let mut x = u64::from(std::process::id()) << 20 | 0x2545_f491;
+    let mut out = Vec::new();
+    for round in 0..10u64 {
+        let base = round * REGION;
+        let stop = Arc::new(AtomicBool::new(false));
+        let (path, halt) = (d.path().to_path_buf(), Arc::clone(&stop));
+        let writer = thread::spawn(move || {
+            let mut data = stamped(base, REGION, 10 + round);
+            let f = open_direct(&path, true);
+            let mut acked = Vec::new();
+            let mut off = base;
+            while !halt.load(Ordering::Relaxed) && off < base + REGION {
+                let at = (off - base) as usize;
+                if f.write_all_at(&data.buf()[at..at + BATCH as usize], off).is_err() || f.sync_data().is_err() {
+                    break;
+                }
+                acked.push(off);
+                off += BATCH;
+            }
+            (acked, data)
+        });
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        thread::sleep(Duration::from_millis(150 + x % 300));
+        let cut = d.power_cut();
+        stop.store(true, Ordering::Relaxed);
+        let (acked, mut data) = writer.join().expect("the writer");
+        let blocks: Vec<u64> = acked.iter().flat_map(|&o| (o..o + BATCH).step_by(BLOCK as usize)).collect();
+        let lost = blocks.iter().filter(|&&b| cut.lost(b)).count();
+        let held = held(d.path(), base, &mut data);
+        let wrong = blocks
+            .iter()
+            .filter(|&&b| !cut.lost(b) && held[((b - base) / BLOCK) as usize] != Held::Written)
+            .count();
+        out.push((blocks.len(), lost, wrong));
+    }
+    out
+}
+
+/// An honest drive loses no acknowledged block, cut at ten random moments.
+#[test]
+fn cachedev_honest_loses_no_acknowledged_block_at_ten_random_cuts() {
+    need_root!();
+    let _g = alone();
+    let cuts = acknowledged_losses(FlushMode::Honest);
+    note!("honest, ten random cuts: (acknowledged blocks, of them lost, read back wrong) {cuts:?}");
+    assert!(cuts.iter().all(|&(acked, _, _)| acked > 0), "a cut came before any flush returned");
+    assert!(cuts.iter().all(|&(_, lost, wrong)| lost == 0 && wrong == 0), "{cuts:?}");
+}
+
+/// A lying drive loses acknowledged blocks at each of ten random cuts (its cache is
+/// never empty while the writer writes), and what it did not drop reads back as written.
+#[test]
+fn cachedev_lying_loses_acknowledged_blocks_at_ten_random_cuts() {
+    need_root!();
+    let _g = alone();
+    let cuts = acknowledged_losses(FlushMode::Lie);
+    note!("lie, ten random cuts: (acknowledged blocks, of them lost, read back wrong) {cuts:?}");
+    assert!(cuts.iter().all(|&(_, lost, wrong)| lost > 0 && wrong == 0), "{cuts:?}");
+}
 
 /// A power cut kills the writer at the same instant: dd writes 64 MiB into an 8 MiB
 /// lying cache (paced by the media once full) and is SIGKILLed while the device is
