@@ -314,6 +314,50 @@ fn cachedev_reorder_loses_an_older_block_while_a_newer_one_survived() {
     assert_dropped_are_zeros_and_the_rest_written(d.path(), 0, &mut data, &cut);
 }
 
+/// Reads return the newest data, cache first: a cached 1 MiB reads back as written
+/// while the media has stored none of it, a 512-byte write into a cached block and one
+/// into a stored block are merged with the block's newest content, and after an honest
+/// flush (everything stored) the device reads the same from the media.
+#[test]
+fn cachedev_reads_the_newest_data_cache_first() {
+    need_root!();
+    let _g = alone();
+    // 1 MB/s: nothing of a 1 MiB write is stored for a second.
+    let d = CacheDev::new(CacheSpec::new(16 * MIB, 8 * MIB, 1e6, FlushMode::Honest));
+    let mut first = stamped(0, MIB, 11);
+    let f = open_direct(d.path(), true);
+    write_mib(&f, 0, &mut first);
+    let cached = d.stats().cached_bytes;
+    assert!(
+        held(d.path(), 0, &mut first).iter().all(|&h| h == Held::Written),
+        "a cached write does not read back"
+    );
+    // 512 bytes into block 1 (cached) and into block 200 (stored by the flush between).
+    let mut sector = Aligned::new(512);
+    sector.buf().copy_from_slice(&pattern(12, 512));
+    f.write_all_at(sector.buf(), BLOCK + 1024).expect("512-byte write");
+    let mut want = stamped(0, MIB, 11);
+    want.buf()[BLOCK as usize + 1024..][..512].copy_from_slice(&pattern(12, 512));
+    let t = timed_flush(&f);
+    f.write_all_at(sector.buf(), 200 * BLOCK + 512).expect("512-byte write");
+    want.buf()[200 * BLOCK as usize + 512..][..512].copy_from_slice(&pattern(12, 512));
+    let before_flush = held(d.path(), 0, &mut want);
+    let t2 = timed_flush(&f);
+    let stats = d.stats();
+    note!(
+        "{:.0} KiB cached at first; the flushes took {t:.3} s and {t2:.4} s; {} bytes stored",
+        cached as f64 / 1024.0,
+        stats.stored_bytes
+    );
+    assert!(cached >= MIB - 64 * 1024, "only {cached} bytes of 1 MiB were cached");
+    assert!(before_flush.iter().all(|&h| h == Held::Written), "a merged block reads wrong");
+    assert_eq!(stats.cached_bytes, 0);
+    assert!(
+        held(d.path(), 0, &mut want).iter().all(|&h| h == Held::Written),
+        "the media holds other data than was read from the cache"
+    );
+}
+
 // ---- write-through -----------------------------------------------------------------
 
 /// The calling thread at nice -20 until dropped (Linux's setpriority applies to the
