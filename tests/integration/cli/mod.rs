@@ -2,8 +2,8 @@
 //! run prints and leaves behind (`usage`), the configuration file (`config`),
 //! one convention for output formats (`output`), the results store
 //! (`store`), the store of the invoking user under sudo (`sudo`), fio job
-//! files (`fio_files`), and the
-//! shell completions and man pages (`shell`).
+//! files (`fio_files`), the shell completions and man pages (`shell`), and
+//! verdicts that must not rest on untrustworthy figures (`verdicts`).
 
 mod config;
 mod fio_files;
@@ -14,3 +14,4 @@ pub(crate) mod shell;
 mod store;
 mod sudo;
 mod usage;
+mod verdicts;
