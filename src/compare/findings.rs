@@ -559,6 +559,11 @@ pub fn engines(runs: &[RunRef], c: &Comparison) -> Vec<Diagnostic> {
         };
         let (code, text) = if agree == n {
             (Code::EnginesAgree, format!("{head}: they agree within noise on every test ({n})."))
+        } else if !differ.is_empty() && agree == 0 {
+            (
+                Code::EnginesDiffer,
+                format!("{head}: they differ: {}{unknown_tail}.", differ.join("; ")),
+            )
         } else if !differ.is_empty() {
             (
                 Code::EnginesDiffer,

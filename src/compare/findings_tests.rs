@@ -381,6 +381,14 @@ fn two_engines_that_differ_say_by_how_much_and_which_is_faster() {
         "fio (fio, io_uring) and iolab (iolab, io_uring) ran the same plan on /mnt: they agree within noise on 1 of 2 tests and differ on 1: on SEQ1M Q8T1 read fio is 20% slower (80.0 MB/s vs 100.0 MB/s; 95% interval of the ratio 0.78×–0.82×)."
     );
     assert!(rules(&c, "engines_agree").is_empty());
+    // One test, and it differs.
+    let iolab = run(1, "iolab", vec![seq("SEQ1M Q8T1 read", &[100.0, 101.0, 99.0])]);
+    let fio = as_fio(run(2, "fio", vec![seq("SEQ1M Q8T1 read", &[105.0, 106.0, 104.0])]));
+    let c = cmp(&[iolab, fio]);
+    assert_eq!(
+        rules(&c, "engines_differ")[0].message,
+        "fio (fio, io_uring) and iolab (iolab, io_uring) ran the same plan on /mnt: they differ: on SEQ1M Q8T1 read fio is 5% faster (105.0 MB/s vs 100.0 MB/s; 95% interval of the ratio 1.03×–1.07×)."
+    );
 }
 
 #[test]
