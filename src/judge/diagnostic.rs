@@ -274,6 +274,12 @@ codes! {
     LatencyModesDiffer = "latency_modes_differ", Info;
     /// Per run and code: tests carrying a code that makes them untrustworthy.
     Untrustworthy = "untrustworthy", Untrustworthy;
+    /// Per run: the same plan on the same target with another engine
+    /// (iolab's, fio's) gave figures within the noise on every test.
+    EnginesAgree = "engines_agree", Info;
+    /// Per run: the same plan on the same target with another engine
+    /// differs outside the noise on some test, or the noise is unknown.
+    EnginesDiffer = "engines_differ", Warning;
     // ---- layouts (`compare::layouts`, rules in `judge::layouts`)
     /// A multi-device configuration gives what its layout should over one disk of its kind.
     LayoutDelivers = "layout_delivers", Info;

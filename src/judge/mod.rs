@@ -18,6 +18,7 @@
 //! - [`cold`]: what makes a timed run cold (`drop_caches`, a ZFS export and import) or not.
 //! - [`stats`]: median and coefficient of variation, shared with `summary`.
 //! - [`zfs`]: ZFS's read caches (which method keeps them out) and its layouts' write model.
+//! - [`trust`]: whether a figure may carry a verdict (its untrustworthy codes), and the caveat when it does not.
 
 pub mod apps;
 pub mod capacity;
@@ -35,6 +36,7 @@ pub mod scan;
 pub mod settle;
 pub mod stats;
 pub mod steady;
+pub mod trust;
 pub mod zfs;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
