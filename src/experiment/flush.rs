@@ -25,7 +25,7 @@ use crate::base::error::{Result, failed, usage};
 use crate::base::progress::{Event, Level};
 use crate::device::{BlockDev, SysRoot};
 use crate::io::buffers::AlignedBuf;
-use crate::summary::flush::{FlushAction, FlushReport, FlushTimes};
+use crate::summary::flush_check::{FlushAction, FlushReport, FlushTimes};
 use crate::summary::verify::device_identity;
 use crate::summary::{Body, Settings};
 use crate::target::{self, Choice, Target};

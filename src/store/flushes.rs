@@ -59,7 +59,7 @@ impl Store {
 mod tests {
     use super::*;
     use crate::summary::Body;
-    use crate::summary::flush::{FlushAction, FlushReport};
+    use crate::summary::flush_check::{FlushAction, FlushReport};
     use crate::summary::tests::fixtures;
     use crate::verify::Class;
     use crate::verify::flush::{Expect, FlushPlan, FlushTally, Found};

@@ -4,7 +4,7 @@
 //! without changing the file format, and documents of earlier versions
 //! (and their stores) keep loading.
 
-use super::{Body, Host, JobReport, Report, Settings, apps, capacity, flush, scale, scan, verify};
+use super::{Body, Host, JobReport, Report, Settings, apps, capacity, flush_check, scale, scan, verify};
 use crate::target::TargetInfo;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -66,7 +66,7 @@ pub(super) struct Document {
     capacity: Option<capacity::CapacityReport>,
     /// `flush`: stamped generations and their acknowledged flushes, or the check after a power cut.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    flush: Option<flush::FlushReport>,
+    flush: Option<flush_check::FlushReport>,
     /// `run --suite sdcard`: the SD classes the jobs' figures meet and miss.
     /// Derived from `jobs` when the document is written (iolab judges a
     /// stored run again when it reads it: this is for other readers).

@@ -5,8 +5,11 @@
 //! warnings, shared by every kind that runs jobs), [`scan`], [`scale`],
 //! [`apps`] (`time` and the application suites), [`verify`], [`capacity`]
 //! and [`hosts`] (one plan on many hosts), with [`zfs`] a job's figures on a
-//! ZFS pool (its members, the write model); [`fio`] reads fio's sections
-//! back into tests, and [`figures`] derives what the views quote.
+//! ZFS pool (its members, the write model); [`flush`] is the pass over a
+//! run's jobs that names a flush too fast for the run's reads, and
+//! [`flush_check`] is `iolab flush`'s power-cut check; [`fio`]
+//! reads fio's sections back into tests, and [`figures`] derives what the
+//! views quote.
 //!
 //! These types are the JSON document; renderers only format them.
 
@@ -21,6 +24,7 @@ mod document;
 pub mod figures;
 pub mod fio;
 pub mod flush;
+pub mod flush_check;
 pub mod hosts;
 pub mod job;
 mod named;
@@ -87,7 +91,7 @@ pub enum Body {
     /// `capacity`: the probe of the device's real size, and its verdict.
     Capacity(capacity::CapacityReport),
     /// `flush`: stamped generations written and their flushes logged, or checked after a power cut.
-    Flush(flush::FlushReport),
+    Flush(flush_check::FlushReport),
 }
 
 impl Report {
@@ -148,7 +152,7 @@ impl Report {
             _ => None,
         }
     }
-    pub fn flush(&self) -> Option<&flush::FlushReport> {
+    pub fn flush(&self) -> Option<&flush_check::FlushReport> {
         match &self.body {
             Body::Flush(f) => Some(f),
             _ => None,

@@ -5,7 +5,7 @@
 
 use crate::render::view::{Block, Cell, Column, Detail, Fact, Heading, Line, Note, NoteTone, Section, Table, Tone};
 use crate::summary::Report;
-use crate::summary::flush::{FlushAction, FlushReport};
+use crate::summary::flush_check::{FlushAction, FlushReport};
 use crate::verify::flush::{FlushFindings, FlushVerdict};
 
 /// Lost ranges listed (the JSON document has all it kept).
