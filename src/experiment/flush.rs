@@ -536,7 +536,7 @@ fn check(r: &FlushRequest, ctx: &Context) -> Result<Measured> {
     }
     let pass = log.header.pass;
     let expect = plan.expectations(log.last_acked);
-    let mut tally = FlushTally::new();
+    let mut tally = FlushTally::with_plan(plan);
     let mut buf = AlignedBuf::new(plan.extent_bytes() as usize);
     let total = expect.len() as u64;
     let interrupted = until_stopped(|| {

@@ -142,6 +142,19 @@ impl FlushPlan {
         out
     }
 
+    /// The extent that holds the byte at `offset`, if one does.
+    pub fn extent_at(&self, offset: u64) -> Option<u64> {
+        let spacing = self.spacing_blocks * BLOCK_U64;
+        let e = offset / spacing;
+        (e < self.extents && offset - e * spacing < self.extent_bytes()).then_some(e)
+    }
+
+    /// The first generation after `after` (from generation 0 when `None`)
+    /// and up to `until` that wrote extent `e`.
+    pub fn next_write(&self, e: u64, after: Option<u64>, until: u64) -> Option<u64> {
+        (after.map_or(0, |a| a + 1)..=until).find(|&g| self.extents_of(g).any(|x| x == e))
+    }
+
     /// Every extent the log's acknowledgements (up to `last_acked`) and the
     /// generation after it (possibly in flight at the cut) wrote, by offset:
     /// what [`FlushTally`] expects there.
@@ -460,7 +473,10 @@ pub struct FlushFindings {
     /// The most generations a stale block went back (its acknowledged generation less the one it holds).
     #[schemars(extend("x-unit" = "count"))]
     pub max_stale_back: Option<u64>,
-    /// Blocks of this run that survived with a generation later than the oldest lost acknowledged one: stored out of order across a flush.
+    /// The oldest acknowledged write that was lost: for a block that holds an older generation of this run, the write that followed that one; for a block that holds none, the run's first write to it.
+    #[schemars(extend("x-unit" = "index"))]
+    pub oldest_lost_write: Option<u64>,
+    /// Blocks of this run that survived with a generation later than the oldest lost write's: stored out of order across a flush.
     #[schemars(extend("x-unit" = "count"))]
     pub reordered_blocks: u64,
     /// Blocks the generation in flight at the cut (never acknowledged) wrote.
@@ -483,6 +499,12 @@ pub struct FlushFindings {
 /// The blocks of a check, pushed in ascending offset order.
 #[derive(Debug, Default)]
 pub struct FlushTally {
+    /// The run's plan, which says which generations wrote a block: without
+    /// it, a lost block's oldest lost write is taken as its acknowledged one.
+    plan: Option<FlushPlan>,
+    /// The oldest lost write of each extent already seen, by what it held.
+    next_writes: BTreeMap<(u64, Option<u64>), Option<u64>>,
+    oldest_lost_write: Option<u64>,
     acked: u64,
     intact: u64,
     newer: u64,
@@ -504,6 +526,29 @@ pub struct FlushTally {
 impl FlushTally {
     pub fn new() -> FlushTally {
         FlushTally::default()
+    }
+
+    /// A tally that knows the run's plan, and so each lost block's oldest
+    /// lost write (what tells a reordering device from one that loses the
+    /// tail of what it was sent).
+    pub fn with_plan(plan: FlushPlan) -> FlushTally {
+        FlushTally {
+            plan: Some(plan),
+            ..FlushTally::default()
+        }
+    }
+
+    /// The oldest write to the block at `offset`, acknowledged up to
+    /// `acked`, that is not on the device, which holds generation `ours`
+    /// (`None`: none of this run).
+    fn lost_write(&mut self, offset: u64, acked: u64, ours: Option<u64>) -> u64 {
+        let Some(plan) = self.plan else { return acked };
+        let Some(e) = plan.extent_at(offset) else { return acked };
+        *self
+            .next_writes
+            .entry((e, ours))
+            .or_insert_with(|| plan.next_write(e, ours, acked))
+            .get_or_insert(acked)
     }
 
     /// The block at `offset`, expected as `expect`, read back as `found`.
@@ -531,6 +576,8 @@ impl FlushTally {
         self.lost += 1;
         *self.classes.entry(class).or_default() += 1;
         self.oldest_lost = Some(self.oldest_lost.map_or(acked, |o| o.min(acked)));
+        let w = self.lost_write(offset, acked, ours);
+        self.oldest_lost_write = Some(self.oldest_lost_write.map_or(w, |o| o.min(w)));
         if let Some(h) = ours {
             self.stale += 1;
             self.max_stale_back = Some(self.max_stale_back.unwrap_or(0).max(acked - h));
@@ -564,7 +611,11 @@ impl FlushTally {
 
     /// The findings, given the log's last acknowledged generation.
     pub fn summary(self, last_acknowledged: Option<u64>) -> FlushFindings {
-        let reordered: u64 = self.oldest_lost.map_or(0, |o| self.survivors.range(o + 1..).map(|(_, n)| n).sum());
+        // A device that stores in the order it was sent loses a tail of
+        // it: no block it kept holds a write later than one it lost.
+        let reordered: u64 = self
+            .oldest_lost_write
+            .map_or(0, |o| self.survivors.range(o + 1..).map(|(_, n)| n).sum());
         let verdict = if last_acknowledged.is_none() || self.acked == 0 {
             FlushVerdict::NothingAcknowledged
         } else if self.lost == 0 {
@@ -591,6 +642,7 @@ impl FlushTally {
                 .map(|(class, blocks)| LostClass { class, blocks })
                 .collect(),
             oldest_lost_generation: self.oldest_lost,
+            oldest_lost_write: self.oldest_lost_write,
             generations_back,
             max_stale_back: self.max_stale_back,
             reordered_blocks: reordered,
@@ -648,8 +700,9 @@ fn message(f: &FlushFindings) -> String {
             }
             if f.verdict == FlushVerdict::Reordered {
                 s += &format!(
-                    "; written out of order across a flush: {} of later generations survived while generation {oldest}'s acknowledged blocks were lost",
-                    blocks(f.reordered_blocks)
+                    "; written out of order across a flush: {} of later generations survived while generation {}'s acknowledged writes were lost",
+                    blocks(f.reordered_blocks),
+                    f.oldest_lost_write.unwrap_or(oldest)
                 );
             }
             s

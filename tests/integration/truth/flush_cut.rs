@@ -75,7 +75,10 @@ fn cut_once(mode: FlushMode, lines: usize) -> Cut {
         if t0.elapsed() > TIMEOUT || child.try_wait().unwrap().is_some() {
             let _ = child.kill();
             let out = child.wait_with_output().unwrap();
-            panic!("the writer did not log {lines} generations: {}", String::from_utf8_lossy(&out.stderr));
+            panic!(
+                "the writer did not log {lines} generations: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
         std::thread::sleep(Duration::from_millis(1));
     }
@@ -94,11 +97,16 @@ fn cut_once(mode: FlushMode, lines: usize) -> Cut {
         .copied()
         .collect();
     let mut c = iolab();
-    c.arg("flush").arg(dev.path()).arg("--check").arg("--log").arg(&log).args(["--json", "-", "-q"]);
+    c.arg("flush")
+        .arg(dev.path())
+        .arg("--check")
+        .arg("--log")
+        .arg(&log)
+        .args(["--json", "-", "-q"]);
     let out = output_with_timeout(&mut c, TIMEOUT);
     let status = out.status.code().unwrap_or(-1);
-    let doc: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("no document ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    let doc: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("no document ({e}): {}", String::from_utf8_lossy(&out.stderr)));
     Cut {
         doc,
         status,
