@@ -23,7 +23,28 @@ pub struct FlushCheck {
     pub message: String,
 }
 
+impl FlushCheck {
+    /// The day of the check, `YYYY-MM-DD` (runs start in UTC, RFC 3339).
+    pub fn date(&self) -> &str {
+        self.started_at.get(..10).unwrap_or(&self.started_at)
+    }
+}
+
 impl Store {
+    /// The latest stored power-cut check of `device` (as
+    /// [`device_identity`](crate::summary::verify::device_identity) names
+    /// it) that judged something: its [`date`](FlushCheck::date) and its
+    /// [`lost_blocks`](FlushCheck::lost_blocks) (0: honest) are what
+    /// `compare`'s verdict on a log device (SLOG) rests on. A check whose
+    /// log held no acknowledged generation is no evidence and is skipped.
+    pub fn latest_power_cut_check(&self, device: &str) -> super::Result<Option<FlushCheck>> {
+        Ok(self
+            .flush_checks()?
+            .into_iter()
+            .rev()
+            .find(|c| c.device.as_deref() == Some(device) && c.verdict != FlushVerdict::NothingAcknowledged))
+    }
+
     /// Every stored flush check, oldest first; a document this version
     /// cannot read is skipped, as elsewhere.
     pub fn flush_checks(&self) -> super::Result<Vec<FlushCheck>> {
@@ -121,5 +142,26 @@ mod tests {
             "the checks only, oldest first"
         );
         assert!(got[1].message.starts_with("the flush lied: 3 block(s)"), "{}", got[1].message);
+    }
+
+    /// Issue 37: `compare`'s SLOG verdict asks for a device's latest check:
+    /// its day and the acknowledged blocks it lost.
+    #[test]
+    fn the_latest_power_cut_check_of_a_device() {
+        let mut st = Store::open(Path::new(":memory:")).unwrap();
+        let mut at = |r: Report, day: &str| {
+            let mut r = r;
+            r.started_at = format!("{day}T10:00:00Z");
+            st.save(&r, None, &[], true).unwrap()
+        };
+        at(flush_run("serial:A", Some(2)), "2026-12-01");
+        let honest = at(flush_run("serial:A", Some(0)), "2026-12-03");
+        at(flush_run("serial:A", None), "2026-12-04");
+        at(flush_run("serial:B", Some(5)), "2026-12-05");
+        let c = st.latest_power_cut_check("serial:A").unwrap().expect("a check of A");
+        assert_eq!((c.run_id, c.date(), c.lost_blocks), (honest, "2026-12-03", 0));
+        let b = st.latest_power_cut_check("serial:B").unwrap().unwrap();
+        assert_eq!((b.date(), b.lost_blocks, b.verdict), ("2026-12-05", 5, FlushVerdict::Lied));
+        assert_eq!(st.latest_power_cut_check("serial:C").unwrap(), None);
     }
 }
