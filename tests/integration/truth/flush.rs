@@ -8,8 +8,9 @@
 //!
 //! Needs root (loop devices).
 
+use crate::common::emu::fiohosts::NetHost;
 use crate::common::emu::{LoopDev, MIB, output_with_timeout};
-use crate::common::iolab;
+use crate::common::{iolab, iolab_as};
 use ::iolab::verify::block::{BLOCK, fill_generation};
 use ::iolab::verify::flush::{FlushLog, parse_log};
 use serde_json::Value;
@@ -243,6 +244,8 @@ fn issue_37_a_writer_killed_mid_run_leaves_a_log_the_device_agrees_with() {
     assert_eq!(num(&doc, "lost_blocks"), 0);
 }
 
+/// The listener on another host: a network namespace joined by a veth pair
+/// (`NetHost`), the writer in the root namespace sending to its address.
 #[test]
 fn issue_37_a_log_kept_on_another_host_checks_the_same() {
     need_root!();
@@ -250,10 +253,11 @@ fn issue_37_a_log_kept_on_another_host_checks_the_same() {
     let dev = LoopDev::new(SIZE);
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("remote.log");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut listener = iolab()
+    let host = NetHost::new("flushlog");
+    let port = "7717";
+    let mut listener = iolab_as(&["ip", "netns", "exec", host.ns()])
         .arg("flush")
-        .args(["--listen", &port.to_string(), "--log"])
+        .args(["--listen", port, "--log"])
         .arg(&log)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -269,22 +273,36 @@ fn issue_37_a_log_kept_on_another_host_checks_the_same() {
     });
     let first = rx.recv_timeout(TIMEOUT).expect("the listener says it listens");
     assert!(first.contains(&format!("listening on port {port}")), "{first}");
+    let at = format!("{}:{port}", host.peer_ip);
+    // Not reachable from the root namespace's loopback: the listener is on the other host.
+    let mut local = iolab();
+    local
+        .arg("flush")
+        .arg(dev.path())
+        .args(["--allow-destroy", "--generations", "1", "-q", "--log-host"])
+        .arg(format!("127.0.0.1:{port}"));
+    let out = output_with_timeout(&mut local, TIMEOUT);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     let mut c = iolab();
     c.arg("flush")
         .arg(dev.path())
         .args(["--allow-destroy", "--generations", "40", "--batch", BATCH, "--json", "-", "-q"])
         .arg("--log-host")
-        .arg(format!("127.0.0.1:{port}"));
+        .arg(&at);
     let out = output_with_timeout(&mut c, TIMEOUT);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["flush"]["log"], format!("127.0.0.1:{port} (iolab flush --listen)"));
+    assert_eq!(doc["flush"]["log"], format!("{at} (iolab flush --listen)"));
     assert_eq!(doc["flush"]["acknowledged_generations"].as_u64(), Some(40));
     let status = listener.wait().unwrap();
     reader.join().unwrap();
     let said: Vec<String> = rx.try_iter().collect();
     assert!(status.success(), "{said:?}");
     assert!(said.iter().any(|l| l.contains("kept 40 acknowledged generation(s)")), "{said:?}");
+    assert!(
+        said.iter().any(|l| l.contains(&format!("from {}:", host.host_ip))),
+        "the writer came from the root side of the veth pair: {said:?}"
+    );
     let (code, doc) = check(dev.path(), &log);
     assert_eq!(code, 0, "{doc}");
     assert_eq!(findings(&doc)["verdict"], "honest");
