@@ -473,7 +473,7 @@ pub struct FlushFindings {
     /// The most generations a stale block went back (its acknowledged generation less the one it holds).
     #[schemars(extend("x-unit" = "count"))]
     pub max_stale_back: Option<u64>,
-    /// The oldest acknowledged write that was lost: for a block that holds an older generation of this run, the write that followed that one; for a block that holds none, the run's first write to it.
+    /// The oldest acknowledged write that was lost: for a block that holds an older generation of this run, the write that followed that one; for a block that holds none, its acknowledged one.
     #[schemars(extend("x-unit" = "index"))]
     pub oldest_lost_write: Option<u64>,
     /// Blocks of this run that survived with a generation later than the oldest lost write's: stored out of order across a flush.
@@ -540,9 +540,14 @@ impl FlushTally {
 
     /// The oldest write to the block at `offset`, acknowledged up to
     /// `acked`, that is not on the device, which holds generation `ours`
-    /// (`None`: none of this run).
+    /// (`None`: nothing of this run, and then `acked`).
     fn lost_write(&mut self, offset: u64, acked: u64, ours: Option<u64>) -> u64 {
-        let Some(plan) = self.plan else { return acked };
+        // A block that holds nothing of this run (blank, another run's,
+        // garbage) does not say which of its writes went first: its
+        // acknowledged one is the only one known lost.
+        let (Some(plan), Some(_)) = (self.plan, ours) else {
+            return acked;
+        };
         let Some(e) = plan.extent_at(offset) else { return acked };
         *self
             .next_writes

@@ -308,3 +308,44 @@ fn issue_37_a_log_kept_on_another_host_checks_the_same() {
     assert_eq!(findings(&doc)["verdict"], "honest");
     assert_eq!(num(&doc, "last_acknowledged"), 39);
 }
+
+/// A check is kept in the store like a verify run: `list` names it, `show`
+/// gives it back in every format, the document the same as the run's.
+#[test]
+fn issue_37_a_check_is_stored_and_shown_in_every_format() {
+    need_root!();
+    let w = Written::new(10);
+    let store = w._dir.path().join("store.db");
+    let mut c = iolab();
+    c.env("IOLAB_DB", &store)
+        .arg("flush")
+        .arg(w.dev.path())
+        .args(["--check", "--json", "-", "-q", "--log"])
+        .arg(&w.log);
+    let out = output_with_timeout(&mut c, TIMEOUT);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = run["run_id"].as_i64().expect("the check was stored");
+    let show = |format: &str| {
+        let mut c = iolab();
+        c.env("IOLAB_DB", &store).args(["show", &id.to_string(), "--format", format]);
+        let out = output_with_timeout(&mut c, TIMEOUT);
+        assert!(out.status.success(), "{format}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let kept: Value = serde_json::from_str(&show("json")).unwrap();
+    assert_eq!(kept["flush"], run["flush"]);
+    assert_eq!(kept["command"], "flush");
+    for format in ["table", "markdown"] {
+        let text = show(format);
+        assert!(text.contains("every acknowledged block is there"), "{format}: {text}");
+    }
+    let csv = show("csv");
+    assert!(csv.lines().count() > 1 && csv.contains(",640,0,HONEST"), "{csv}");
+    let mut c = iolab();
+    c.env("IOLAB_DB", &store).args(["list", "--json"]);
+    let out = output_with_timeout(&mut c, TIMEOUT);
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list[0]["id"].as_i64(), Some(id), "{list}");
+    assert_eq!(list[0]["kind"], "flush", "{list}");
+}
