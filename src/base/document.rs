@@ -20,6 +20,8 @@ pub enum Kind {
     Verify,
     /// The probe of a device's real size (`capacity`).
     Capacity,
+    /// Stamped generations and their acknowledged flushes, or the check after a power cut (`flush`).
+    Flush,
     /// One plan run on many hosts (`run`/`job --hosts`).
     Hosts,
     /// Stored runs side by side (`compare`).
@@ -34,7 +36,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in `iolab schema`'s order.
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 13] = [
         Kind::Run,
         Kind::Scan,
         Kind::Scale,
@@ -42,6 +44,7 @@ impl Kind {
         Kind::App,
         Kind::Verify,
         Kind::Capacity,
+        Kind::Flush,
         Kind::Hosts,
         Kind::Comparison,
         Kind::Info,
@@ -59,6 +62,7 @@ impl Kind {
             Kind::App => "app",
             Kind::Verify => "verify",
             Kind::Capacity => "capacity",
+            Kind::Flush => "flush",
             Kind::Hosts => "hosts",
             Kind::Comparison => "comparison",
             Kind::Info => "info",
@@ -84,6 +88,7 @@ impl Kind {
             | Kind::App
             | Kind::Verify
             | Kind::Capacity
+            | Kind::Flush
             | Kind::Hosts
             | Kind::Comparison
             | Kind::Info
@@ -114,6 +119,7 @@ impl Kind {
             Kind::App => "run --suite files|git, show",
             Kind::Verify => "verify, show",
             Kind::Capacity => "capacity, show",
+            Kind::Flush => "flush, show",
             Kind::Hosts => "run --hosts, job --hosts",
             Kind::Comparison => "compare",
             Kind::Info => "info",
@@ -132,6 +138,7 @@ impl Kind {
             Kind::App => "an application workload's phases",
             Kind::Verify => "every block written, read back and classified",
             Kind::Capacity => "the probe of a device's real size, and its verdict",
+            Kind::Flush => "stamped generations and the flushes that acknowledged them, or what a device kept of them after a power cut",
             Kind::Hosts => "one plan run on many hosts, side by side",
             Kind::Comparison => "stored runs side by side, with ratios and findings",
             Kind::Info => "what iolab found about a target",
@@ -149,6 +156,7 @@ impl Kind {
             Kind::App => Some("app"),
             Kind::Verify => Some("verify"),
             Kind::Capacity => Some("capacity"),
+            Kind::Flush => Some("flush"),
             _ => None,
         }
     }
@@ -158,7 +166,7 @@ impl Kind {
     pub fn is_run(self) -> bool {
         matches!(
             self,
-            Kind::Run | Kind::Scan | Kind::Scale | Kind::Time | Kind::App | Kind::Verify | Kind::Capacity
+            Kind::Run | Kind::Scan | Kind::Scale | Kind::Time | Kind::App | Kind::Verify | Kind::Capacity | Kind::Flush
         )
     }
 }

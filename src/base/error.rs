@@ -13,7 +13,8 @@ pub enum Error {
     #[error("{0}")]
     Failed(String),
     /// The measurement worked and the device failed it: `verify` found
-    /// data that did not read back, `capacity` a fake size. Exit status 3.
+    /// data that did not read back, `capacity` a fake size, `flush` acknowledged
+    /// writes lost. Exit status 3.
     #[error("{0}")]
     Check(String),
     /// The result was printed (and its JSON written where asked) but could
@@ -43,7 +44,7 @@ pub const EXIT_STATUSES: &[(&str, &str)] = &[
     ("2", "Usage: bad arguments or input (a missing target), a refused write."),
     (
         "3",
-        "The device failed a check: verify found data that did not read back as written, capacity found a fake size (the result is kept).",
+        "The device failed a check: verify found data that did not read back as written, capacity found a fake size, flush found acknowledged writes lost (the result is kept).",
     ),
     (
         "4",

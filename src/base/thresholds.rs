@@ -377,6 +377,15 @@ pub const WRAP_MIN_PERIOD: u64 = 1 << 20;
 /// names better. Inclusive.
 pub const FAKE_MIN_BYTES: u64 = 1 << 20;
 
+/// `iolab flush`: the acknowledged generations a verdict needs, in cycles
+/// (a cycle writes every extent of the plan once). After one cycle an
+/// acknowledged write that is lost reads back as blank or another run's
+/// data; after two, as an older generation of this run too, which says how
+/// far back the device lost what it acknowledged. The progress line says
+/// when this many are acknowledged: a power cut before is still judged,
+/// on fewer blocks.
+pub const FLUSH_VERDICT_CYCLES: u64 = 2;
+
 /// `iolab verify`: the share of the bad bytes a wrap must explain (as
 /// misplaced blocks) to be the verdict. A fake's address map is exact, so
 /// on a fake nearly every bad block is misplaced; when more than half of

@@ -40,7 +40,7 @@ fn definition() -> Command {
 /// (its `help` too) is in exactly one group, and nothing else is: a test
 /// checks, so a new command cannot be left off the first screen.
 pub const GROUPS: &[(&str, &str)] = &[
-    ("Measure", "run job scan scale layouts time verify capacity selftest"),
+    ("Measure", "run job scan scale layouts time verify flush capacity selftest"),
     ("Results", "list show compare report import label tag delete"),
     ("Describe", "info suites schema"),
     ("Setup", "completions man help"),
@@ -240,6 +240,21 @@ mod tests {
         assert_eq!(sigint, 128 + libc::SIGINT as u8);
         assert!(codes.contains(&"128+N"));
         assert!(exit_status_help().contains("128+N"));
+    }
+
+    /// Issue 37: a flush that lied is exit status 3, and the statuses of
+    /// `--help` and the man page, docs/safety.md and the README say so.
+    #[test]
+    fn a_lying_flush_is_documented_as_exit_status_3() {
+        let three = EXIT_STATUSES.iter().find(|(c, _)| *c == "3").expect("status 3").1;
+        assert!(three.contains("flush"), "{three}");
+        assert!(exit_status_help().contains("flush found acknowledged writes lost"));
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let safety = std::fs::read_to_string(root.join("docs/safety.md")).unwrap();
+        let row = safety.lines().find(|l| l.starts_with("| 3 |")).expect("the row of status 3");
+        assert!(row.contains("`flush`"), "{row}");
+        let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+        assert!(readme.contains("3 the device failed a check (`verify`, `capacity`, `flush`)"));
     }
 
     /// Issue 24: the first screen lists every command clap knows exactly

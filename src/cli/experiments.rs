@@ -7,6 +7,7 @@ use crate::config::Config;
 use crate::experiment::Experiment;
 use crate::experiment::apps::AppRequest;
 use crate::experiment::capacity::CapacityRequest;
+use crate::experiment::flush::{FlushRequest, FlushRun, LogPlace};
 use crate::experiment::jobs::JobsRequest;
 use crate::experiment::scale::{GivenLayout, ScaleRequest};
 use crate::experiment::scan::ScanRequest;
@@ -252,6 +253,39 @@ pub(super) fn verify(a: &VerifyArgs) -> Result<Experiment> {
         bs: a.bs,
         zones: a.zones,
         cold_wait: a.cold_wait,
+    }))
+}
+
+/// `iolab flush`: a write run, or with `--check` the check of its log.
+pub(super) fn flush(a: &FlushArgs) -> Result<Experiment> {
+    let path = a
+        .target
+        .clone()
+        .ok_or_else(|| usage("flush needs the DEVICE it writes or checks"))?;
+    let log = match (&a.log_host, &a.log) {
+        (Some(h), _) => LogPlace::Host(h.clone()),
+        (None, Some(f)) => LogPlace::File(f.clone()),
+        (None, None) => return Err(usage("flush needs --log FILE or --log-host HOST:PORT")),
+    };
+    Ok(Experiment::Flush(FlushRequest {
+        target: Choice {
+            path,
+            size: a.size,
+            buffered: false,
+            allow_destroy: a.allow_destroy,
+            force: a.force,
+            continue_on_error: false,
+            allow_export: false,
+        },
+        log,
+        run: if a.check {
+            FlushRun::Check
+        } else {
+            FlushRun::Write {
+                generations: a.generations,
+                batch: a.batch,
+            }
+        },
     }))
 }
 

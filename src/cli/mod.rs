@@ -111,6 +111,18 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
             }
         },
         Cmd::Verify(a) => measure(experiments::verify(&a)?, None, &a.out, &db),
+        Cmd::Flush(a) => match (a.listen, &a.log) {
+            (Some(port), Some(log)) => {
+                let kept = deliver::live(a.out.quiet, a.out.export.units, |ctx| {
+                    crate::experiment::flush::listen(port, log, ctx)
+                })?;
+                write(Delivery {
+                    steps: vec![Step::Say(kept)],
+                    exit: None,
+                })
+            }
+            _ => measure(experiments::flush(&a)?, None, &a.out, &db),
+        },
         Cmd::Suites(_) => write(deliver::suites(config)),
         Cmd::Info(a) => write(deliver::info(&a.target, &a.export.to(a.json), out)),
         Cmd::List(a) => write(stored::list(&db, &a.filter(), &a.export.to(a.json), out)),

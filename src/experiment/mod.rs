@@ -14,13 +14,15 @@
 //! Each kind lives in its own module: [`jobs`] (suites and custom jobs),
 //! [`scan`], [`scale`], [`time`], [`apps`] (the files and git workloads),
 //! [`verify`] (stamped blocks written and read back), [`capacity`]
-//! (whether a device's announced size is real), and [`fio`] (fio as the
+//! (whether a device's announced size is real), [`flush`] (does a device keep
+//! what a flush acknowledged), and [`fio`] (fio as the
 //! executor of a plan, here or on many `fio --server` hosts).
 
 pub mod apps;
 pub mod capacity;
 pub mod cold;
 pub mod fio;
+pub mod flush;
 pub mod jobs;
 pub mod layouts;
 pub mod scale;
@@ -54,6 +56,8 @@ pub enum Experiment {
     Capacity(capacity::CapacityRequest),
     /// `verify`: every block written, read back and checked.
     Verify(verify::VerifyRequest),
+    /// `flush`: stamped generations, each flushed and logged; or the check of what the device kept.
+    Flush(flush::FlushRequest),
 }
 
 impl Experiment {
@@ -67,6 +71,7 @@ impl Experiment {
             Experiment::App(r) => r.validate(),
             Experiment::Capacity(r) => r.validate(),
             Experiment::Verify(r) => r.validate(),
+            Experiment::Flush(r) => r.validate(),
         }
     }
 }
@@ -114,6 +119,7 @@ pub fn run(exp: &Experiment, ctx: &Context) -> Result<Outcome> {
         Experiment::App(r) => apps::run(r, ctx)?,
         Experiment::Capacity(r) => capacity::run(r, ctx)?,
         Experiment::Verify(r) => verify::run(r, ctx)?,
+        Experiment::Flush(r) => flush::run(r, ctx)?,
     };
     Ok(outcome(started_at, m))
 }

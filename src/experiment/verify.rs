@@ -408,7 +408,7 @@ fn directory_bytes(dir: &Path, size: Option<u64>) -> Result<u64> {
 }
 
 /// `pwrite` all of `buf` at `off`; a write that stores nothing is ENOSPC.
-fn pwrite_all(fd: RawFd, buf: &[u8], off: u64) -> std::io::Result<()> {
+pub(super) fn pwrite_all(fd: RawFd, buf: &[u8], off: u64) -> std::io::Result<()> {
     let mut done = 0;
     while done < buf.len() {
         // SAFETY: the pointer and length stay inside `buf`.
@@ -428,7 +428,7 @@ fn pwrite_all(fd: RawFd, buf: &[u8], off: u64) -> std::io::Result<()> {
 }
 
 /// `pread` all of `buf` at `off`; a short read (the end) is an error.
-fn pread_all(fd: RawFd, buf: &mut [u8], off: u64) -> std::io::Result<()> {
+pub(super) fn pread_all(fd: RawFd, buf: &mut [u8], off: u64) -> std::io::Result<()> {
     let mut done = 0;
     while done < buf.len() {
         // SAFETY: the pointer and length stay inside `buf`.

@@ -30,7 +30,7 @@ use crate::base::document::Kind;
 mod tests;
 
 /// The sections of a run document, one per kind.
-const SECTIONS: [&str; 6] = ["scan", "scale", "time", "app", "verify", "capacity"];
+const SECTIONS: [&str; 7] = ["scan", "scale", "time", "app", "verify", "capacity", "flush"];
 
 /// The units `x-unit` may name. Every number in every document has one.
 pub const UNITS: &[(&str, &str)] = &[
@@ -206,7 +206,7 @@ fn run_kind(s: &mut Schema, kind: Kind) {
     if kind != Kind::Run {
         props.remove("classes");
     }
-    if matches!(kind, Kind::Time | Kind::App | Kind::Verify | Kind::Capacity) {
+    if matches!(kind, Kind::Time | Kind::App | Kind::Verify | Kind::Capacity | Kind::Flush) {
         props.insert(
             "jobs".into(),
             json!({

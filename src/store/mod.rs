@@ -25,10 +25,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 mod errors;
+mod flushes;
 mod location;
 mod query;
 mod verifies;
 pub use errors::not_saved;
+pub use flushes::FlushCheck;
 pub use location::{Account, Location, SudoUser, default_location, default_location_from, default_path_from, lookup_user};
 pub use query::{Filter, Page, parse_since};
 pub use verifies::{EarlierVerifies, earlier_verifies};

@@ -4,7 +4,7 @@
 //! without changing the file format, and documents of earlier versions
 //! (and their stores) keep loading.
 
-use super::{Body, Host, JobReport, Report, Settings, apps, capacity, scale, scan, verify};
+use super::{Body, Host, JobReport, Report, Settings, apps, capacity, flush_check, scale, scan, verify};
 use crate::target::TargetInfo;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -64,6 +64,9 @@ pub(super) struct Document {
     /// `capacity`: the probe of the device's real size, and its verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     capacity: Option<capacity::CapacityReport>,
+    /// `flush`: stamped generations and their acknowledged flushes, or the check after a power cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    flush: Option<flush_check::FlushReport>,
     /// `run --suite sdcard`: the SD classes the jobs' figures meet and miss.
     /// Derived from `jobs` when the document is written (iolab judges a
     /// stored run again when it reads it: this is for other readers).
@@ -86,6 +89,8 @@ impl From<Document> for Report {
             Body::Verify(v)
         } else if let Some(c) = d.capacity {
             Body::Capacity(c)
+        } else if let Some(f) = d.flush {
+            Body::Flush(f)
         } else {
             Body::Jobs(d.jobs)
         };
@@ -111,6 +116,7 @@ impl From<Report> for Document {
         let schema = r.names_schema.then(|| r.schema_kind().id());
         let classes = super::classes::of(&r);
         let (mut scan, mut scale, mut time, mut app, mut verify, mut capacity) = (None, None, None, None, None, None);
+        let mut flush = None;
         let jobs = match r.body {
             Body::Jobs(j) => j,
             Body::Scan { scan: s, jobs } => {
@@ -137,6 +143,10 @@ impl From<Report> for Document {
                 capacity = Some(c);
                 Vec::new()
             }
+            Body::Flush(f) => {
+                flush = Some(f);
+                Vec::new()
+            }
         };
         Document {
             schema,
@@ -157,6 +167,7 @@ impl From<Report> for Document {
             app,
             verify,
             capacity,
+            flush,
             classes,
         }
     }

@@ -58,7 +58,7 @@ pub fn section_of(name: &str) -> Option<(&str, u32)> {
 pub fn merge_fio_sections(mut report: Report) -> Report {
     let jobs = match &mut report.body {
         Body::Jobs(jobs) | Body::Scan { jobs, .. } | Body::Scale { jobs, .. } => jobs,
-        Body::Time(_) | Body::App(_) | Body::Verify(_) | Body::Capacity(_) => return report,
+        Body::Time(_) | Body::App(_) | Body::Verify(_) | Body::Capacity(_) | Body::Flush(_) => return report,
     };
     let (merged, runs) = merge_jobs(std::mem::take(jobs));
     *jobs = merged;

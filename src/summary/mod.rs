@@ -6,7 +6,8 @@
 //! [`apps`] (`time` and the application suites), [`verify`], [`capacity`]
 //! and [`hosts`] (one plan on many hosts), with [`zfs`] a job's figures on a
 //! ZFS pool (its members, the write model); [`flush`] is the pass over a
-//! run's jobs that names a flush too fast for the run's reads; [`fio`]
+//! run's jobs that names a flush too fast for the run's reads, and
+//! [`flush_check`] is `iolab flush`'s power-cut check; [`fio`]
 //! reads fio's sections back into tests, and [`figures`] derives what the
 //! views quote.
 //!
@@ -23,6 +24,7 @@ mod document;
 pub mod figures;
 pub mod fio;
 pub mod flush;
+pub mod flush_check;
 pub mod hosts;
 pub mod job;
 mod named;
@@ -88,6 +90,8 @@ pub enum Body {
     Verify(verify::VerifyReport),
     /// `capacity`: the probe of the device's real size, and its verdict.
     Capacity(capacity::CapacityReport),
+    /// `flush`: stamped generations written and their flushes logged, or checked after a power cut.
+    Flush(flush_check::FlushReport),
 }
 
 impl Report {
@@ -102,13 +106,14 @@ impl Report {
             Body::App(_) => Kind::App,
             Body::Verify(_) => Kind::Verify,
             Body::Capacity(_) => Kind::Capacity,
+            Body::Flush(_) => Kind::Flush,
         }
     }
     /// Every job of the run (none for `time` and the app suites).
     pub fn jobs(&self) -> &[JobReport] {
         match &self.body {
             Body::Jobs(jobs) | Body::Scan { jobs, .. } | Body::Scale { jobs, .. } => jobs,
-            Body::Time(_) | Body::App(_) | Body::Verify(_) | Body::Capacity(_) => &[],
+            Body::Time(_) | Body::App(_) | Body::Verify(_) | Body::Capacity(_) | Body::Flush(_) => &[],
         }
     }
     pub fn scan(&self) -> Option<&scan::ScanReport> {
@@ -147,6 +152,12 @@ impl Report {
             _ => None,
         }
     }
+    pub fn flush(&self) -> Option<&flush_check::FlushReport> {
+        match &self.body {
+            Body::Flush(f) => Some(f),
+            _ => None,
+        }
+    }
     /// What a check found wrong with the device (`verify` not clean,
     /// `capacity` fake, damaged or suspect), for the exit status: the
     /// measurement itself worked.
@@ -154,6 +165,7 @@ impl Report {
         match &self.body {
             Body::Verify(v) if v.failed() => Some(v.summary.message.clone()),
             Body::Capacity(c) if c.failed() => Some(c.message.clone()),
+            Body::Flush(f) if f.failed() => f.findings.as_ref().map(|x| x.message.clone()),
             _ => None,
         }
     }
@@ -165,6 +177,7 @@ impl Report {
             Body::App(a) => a.runs > 0,
             Body::Verify(v) => v.written_bytes > 0,
             Body::Capacity(c) => c.probe.is_some() || c.bytes_written > 0,
+            Body::Flush(f) => f.acknowledged_generations > 0 || f.findings.is_some(),
         }
     }
 }

@@ -4,6 +4,8 @@
 //!   it, [`classify`] to say what a block read back is ([`BlockState`]).
 //! - [`tally`]: a verify pass summed up as it is read ([`VerifyTally`]):
 //!   bytes per class, bad ranges, the usable size and a [`Verdict`].
+//! - [`flush`]: `iolab flush`'s plan of stamped generations, its log, and
+//!   the check of what a device kept after a power cut ([`flush::FlushTally`]).
 //! - [`probe`]: the capacity probe, a state machine the I/O layer drives
 //!   round by round ([`Probe`]), and the save-and-restore bookkeeping for a
 //!   probe that must not destroy data ([`Backup`]).
@@ -12,6 +14,7 @@
 //! [`crate::base::thresholds`].
 
 pub mod block;
+pub mod flush;
 pub mod probe;
 pub mod tally;
 

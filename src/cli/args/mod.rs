@@ -59,6 +59,7 @@ impl Cli {
             Cmd::Time(a) => Some(&a.out.files),
             Cmd::Capacity(a) => Some(&a.out.files),
             Cmd::Verify(a) => Some(&a.out.files),
+            Cmd::Flush(a) => Some(&a.out.files),
             Cmd::List(a) => Some(&a.files),
             Cmd::Show(a) => Some(&a.files),
             Cmd::Compare(a) => Some(&a.files),
@@ -192,6 +193,23 @@ pub enum Cmd {
     /// stamped data, read it back, classify each 4 KiB block (good, corrupted, misplaced, stale, blank,
     /// garbage, unreadable); finds fake capacity, corruption and lost writes
     Verify(VerifyArgs),
+    /// Does a device keep what a flush acknowledged? Stamped blocks in generations, each ended by a flush
+    /// and logged on another disk; cut the power while it runs, then --check (diskchecker.pl's test)
+    ///
+    /// Without --check (needs --allow-destroy): generations of stamped 4 KiB blocks (each names its offset,
+    /// the run and its generation) are written with O_DIRECT at extents spread over the device, every
+    /// extent written again each cycle; each generation ends with a flush (fdatasync), and when the flush
+    /// returns the generation is appended to the log FILE and the log is flushed. The log must be on
+    /// another disk than the device (refused otherwise). Cut the device's power while it writes (pull its
+    /// cable or plug) once the progress line says enough generations are acknowledged; an I/O error ends
+    /// the writes without failing the run.
+    ///
+    /// With --check, after the power is back: every block the log says was acknowledged is read with
+    /// O_DIRECT. Verdict: honest (every acknowledged block is there), the flush lied (how many acknowledged
+    /// blocks were lost or read back older, their ranges, how many generations back), or lied out of order
+    /// (a later write survived where an earlier acknowledged one was lost). Exit status 3 when a flush lied.
+    /// Without a power cut, --check proves that the log and the device agree.
+    Flush(FlushArgs),
     /// Prove iolab's accuracy on this machine (root): emulated devices with known limits, short jobs
     /// and a scan, each figure against its limit (±3%); leaves nothing behind
     Selftest(SelftestArgs),
@@ -692,6 +710,49 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub buffered: bool,
     /// Allow writing a whole block device (destroys its contents)
+    #[arg(long)]
+    pub allow_destroy: bool,
+    /// With --allow-destroy: write even over a partition table or filesystem signature (never over a
+    /// mounted, swap or in-use device)
+    #[arg(long, requires = "allow_destroy")]
+    pub force: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct FlushArgs {
+    /// The block device (a USB stick, an SD card, a disk, a partition; not mounted). Its blocks are
+    /// overwritten: needs --allow-destroy, except with --check
+    #[arg(required_unless_present = "listen")]
+    pub target: Option<PathBuf>,
+    /// The log of acknowledged generations: a new file (it must not exist), or with --check the file of
+    /// the run to check. Never on the device under test (refused): a power cut must not take it too
+    #[arg(long, value_name = "FILE", required_unless_present = "log_host")]
+    pub log: Option<PathBuf>,
+    /// Log on another host instead, where `iolab flush --listen PORT --log FILE` runs: a power cut of this
+    /// whole machine then leaves the log
+    #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["log", "check", "listen"])]
+    pub log_host: Option<String>,
+    /// Keep the log of a writer on another host (its --log-host): accept one run on PORT, append each line
+    /// to --log FILE, flushed before it is answered; ends when the writer's connection closes
+    #[arg(long, value_name = "PORT", requires = "log", conflicts_with_all = ["target", "check", "allow_destroy", "generations", "size"])]
+    pub listen: Option<u16>,
+    /// Read back every block the log says was acknowledged and say whether the device kept them (after
+    /// the power cut; without one, it proves the log and the device agree). Exit status 3 when a flush lied
+    #[arg(long, conflicts_with_all = ["allow_destroy", "generations", "batch", "size"])]
+    pub check: bool,
+    /// Stop after this many acknowledged generations (default: write until stopped, or until the power is cut)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub generations: Option<u64>,
+    /// Bytes each generation writes before its flush, in extents of up to 64 KiB spread over the device
+    /// (a multiple of 4 KiB)
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = limit::bs)]
+    pub batch: u64,
+    /// Spread the extents over the first SIZE of the device (default: all of it; a multiple of 4 KiB)
+    #[arg(long, value_parser = limit::nonzero_size)]
+    pub size: Option<u64>,
+    /// Allow writing the device (destroys its contents)
     #[arg(long)]
     pub allow_destroy: bool,
     /// With --allow-destroy: write even over a partition table or filesystem signature (never over a

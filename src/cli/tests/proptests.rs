@@ -488,6 +488,7 @@ fn exercise(argv: &[OsString]) {
         Cmd::Scale(a) => Some(experiments::scale(a)),
         Cmd::Time(a) => Some(experiments::time(a)),
         Cmd::Verify(a) => Some(experiments::verify(a)),
+        Cmd::Flush(a) => Some(experiments::flush(a)),
         // Parsing and validation only: no store lookup, no backup directory.
         Cmd::Capacity(a) => Some(experiments::capacity(a, Vec::new(), std::env::temp_dir())),
         Cmd::Suites(_) => {

@@ -14,6 +14,7 @@
 //! | scale | `scale.rs` (+ `jobs.rs`) |
 //! | time, app suites | `apps.rs` |
 //! | verify | `verify.rs` |
+//! | flush | `flush.rs` |
 //! | run header (page) | `header.rs` (+ `info.rs`'s sections) |
 //! | comparison | `compare.rs` |
 //! | selftest | `selftest.rs` |
@@ -50,6 +51,7 @@ pub mod apps;
 pub mod capacity;
 pub mod classes;
 pub mod compare;
+pub mod flush;
 pub mod header;
 pub mod hosts;
 pub mod info;
@@ -101,6 +103,7 @@ pub fn run_lines(r: &Report) -> View {
         }
         Body::Capacity(c) => v.sections.push(capacity::section(r, c)),
         Body::Verify(vr) => v.sections.extend(verify::sections(r, vr)),
+        Body::Flush(f) => v.sections.extend(flush::sections(r, f)),
         Body::Time(t) => v.sections.extend(apps::time_sections(r, t)),
         Body::App(a) => v.sections.extend(apps::app_sections(r, a)),
     }

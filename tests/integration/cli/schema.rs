@@ -193,6 +193,26 @@ fn every_document_iolab_writes_is_valid_against_its_schema() {
             lab.cmd().arg("capacity").arg(dev.path()).args(["--allow-destroy", "--json", "-"]),
         );
         kinds.push("capacity");
+        // Issue 37: a flush run and its check, each a flush document.
+        let log = lab.dir.path().join("flush.log");
+        lab.doc(
+            "flush",
+            lab.cmd()
+                .arg("flush")
+                .arg(dev.path())
+                .args(["--allow-destroy", "--generations", "3", "--batch", "64KiB", "--json", "-", "--log"])
+                .arg(&log),
+        );
+        let check = lab.doc(
+            "flush",
+            lab.cmd()
+                .arg("flush")
+                .arg(dev.path())
+                .args(["--check", "--json", "-", "--log"])
+                .arg(&log),
+        );
+        assert_eq!(check["flush"]["findings"]["verdict"], "honest", "{check}");
+        kinds.push("flush");
     }
     let out = validate(&lab.docs, &kinds);
     let said = String::from_utf8_lossy(&out.stdout);
@@ -281,6 +301,7 @@ fn iolab_schema_prints_the_kinds_and_each_schema() {
         "app",
         "verify",
         "capacity",
+        "flush",
         "hosts",
         "comparison",
         "info",

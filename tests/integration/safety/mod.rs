@@ -4,10 +4,11 @@
 //! planted links, damaged stores (`hostile`); faults during a run: EIO,
 //! ENOSPC, a target that goes away or is read-only (`faults`); and signals
 //! at any moment of any command (`signals`); a check that cannot look fails
-//! closed (`failclosed`).
+//! closed (`failclosed`); `flush`'s refusals, its log on the device's disk among them (`flush`).
 
 mod failclosed;
 mod faults;
+mod flush;
 mod hostile;
 mod journal;
 mod layouts;

@@ -738,3 +738,34 @@ impl Footprint {
         }
     }
 }
+
+/// Another host for a test that needs one on the network (`iolab flush --listen`): a
+/// network namespace joined to the root one by a veth pair, `host_ip` on the root side
+/// and `peer_ip` inside, named and swept like [`FioHosts`]' hosts. Drop removes the veth
+/// pair and the namespace (also while a test panics).
+pub struct NetHost {
+    net: HostNet,
+    /// The root side's address.
+    pub host_ip: String,
+    /// The address inside the namespace.
+    pub peer_ip: String,
+}
+
+impl NetHost {
+    /// A new namespace named after `tag`.
+    pub fn new(tag: &str) -> NetHost {
+        SWEEP.call_once(sweep_stale_fio_hosts);
+        let instance = INSTANCE.fetch_add(1, Ordering::Relaxed);
+        let ns = unique_name(&format!("fio-{tag}"));
+        let _lock = SweepLock::take();
+        let x = free_subnet(instance);
+        let (host_ip, peer_ip) = (format!("10.{x}.1.1"), format!("10.{x}.1.2"));
+        let net = HostNet::new(ns, if_name(instance, 'h', 1), if_name(instance, 'p', 1), &host_ip, &peer_ip);
+        NetHost { net, host_ip, peer_ip }
+    }
+
+    /// The namespace's name, for `ip netns exec`.
+    pub fn ns(&self) -> &str {
+        &self.net.ns
+    }
+}
