@@ -61,6 +61,36 @@ pub const CPU_SATURATED: f64 = 0.90;
 /// the run-to-run noise. Exclusive: exactly 10% is not flagged.
 pub const UNEVEN_THREADS: f64 = 0.10;
 
+// ------------------------------------------------------------ flush too fast
+
+/// `flush_too_fast`: the fastest read of the same target in the same run,
+/// times this factor, is taken as the most the device can store per
+/// second. Reads are an upper bound on the sustained write rate of nearly
+/// every device (flash reads a page far faster than it programs one, an
+/// SLC cache is read as fast as it is written, a disk reads and writes a
+/// track alike), but they are measured, not known: runs of a quiet device
+/// spread by up to [`HIGH_CV`], and a disk or an SSD writes sequentially
+/// within 10% of what it reads. 25% above the fastest read run covers both,
+/// so an honest device that stores as fast as it reads is never taken for
+/// one whose cache answered.
+pub const FLUSH_BOUND_SLACK: f64 = 1.25;
+
+/// `flush_too_fast`: the flush must have had at least this long to do
+/// (the bytes written beyond what the device could store by the time the
+/// flush began, at the bound above) before its own time is judged. Below
+/// it a flush's time is scheduling and timer noise (a busy machine delays
+/// a syscall's return by milliseconds) and a job too short to tell.
+/// Inclusive.
+pub const FLUSH_NEEDED_MIN_NS: u64 = 100_000_000;
+
+/// `flush_too_fast`: a flush that took less than this fraction of the time
+/// it needed did not store what it acknowledged. An honest flush takes at
+/// least the whole of it (the bound is an upper bound on the store rate),
+/// so half leaves the other half for error in the bound, and a lying flush
+/// (a fraction of a millisecond: the virtual disk, zfs-fuse) is
+/// far below it. Exclusive.
+pub const FLUSH_TOO_FAST_FRACTION: f64 = 0.5;
+
 // ------------------------------------------------------------------- ZFS
 
 /// A read job on ZFS is measured "past the caches" when its span is at

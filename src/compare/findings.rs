@@ -7,16 +7,23 @@
 //! run it is about (never the baseline, except for `untrustworthy`) and
 //! whose subject is the test it is about, when it is about one.
 
-use super::{Comparison, PowerCutCheck, RunInfo, TestComparison};
+use super::{Comparison, PowerCutCheck, RunInfo, RunRef, TestComparison};
 use crate::base::thresholds::{CACHE_MIN_GAIN, CPU_NOTABLE, MIN_RUNS_FOR_NOISE};
-use crate::base::units::{fmt_ns, fmt_value, signed_diff};
-use crate::judge::{Code, Diagnostic};
+use crate::base::units::{fmt_ns, fmt_ratio, fmt_value, signed_diff};
+use crate::judge::trust::Distrust;
+use crate::judge::{Code, Diagnostic, Severity};
 use crate::plan::SyncMode;
-use crate::summary::Direction;
 use crate::summary::median;
+use crate::summary::{Direction, JobReport, Report};
 
-/// Every rule, in the order the findings are shown.
+/// Every rule, in the order the findings are shown; a finding that rests
+/// on figures iolab calls untrustworthy carries the caveat ([`guard`]).
 pub fn all(c: &Comparison) -> Vec<Diagnostic> {
+    rules(c).into_iter().map(|f| guard(c, f)).collect()
+}
+
+/// The rules' findings as they find them.
+fn rules(c: &Comparison) -> Vec<Diagnostic> {
     let mut f = no_common_tests(c);
     f.extend(direction_summary(c));
     f.extend(biggest(c, true));
@@ -28,6 +35,68 @@ pub fn all(c: &Comparison) -> Vec<Diagnostic> {
     f.extend(latency_modes_differ(c));
     f.extend(untrustworthy(c));
     f
+}
+
+/// The rules whose findings are no verdict on the figures: they say what
+/// cannot be compared, what CPU it cost, or list the untrustworthy figures
+/// themselves.
+const NOT_VERDICTS: &[Code] = &[
+    Code::NoCommonTests,
+    Code::NoiseUnknown,
+    Code::LatencyModesDiffer,
+    Code::CpuCost,
+    Code::Untrustworthy,
+];
+
+/// What a caveat starts with, in every finding that carries one.
+const CAVEAT: &str = " Caveat: ";
+
+/// The figures a finding rests on that iolab calls untrustworthy (see
+/// [`crate::judge::trust`]): its test (every test when it names none) in
+/// the run it is about and in the baseline. Empty for a finding about no
+/// run, and for the rules in [`NOT_VERDICTS`].
+pub fn distrust(c: &Comparison, f: &Diagnostic) -> Distrust {
+    let mut d = Distrust::new();
+    if NOT_VERDICTS.contains(&f.code) {
+        return d;
+    }
+    let Some(i) = f.run.and_then(|id| c.runs.iter().position(|r| r.id == id)) else {
+        return d;
+    };
+    let b = c.baseline_index();
+    for t in c.tests.iter().filter(|t| f.subject.as_deref().is_none_or(|s| s == t.test)) {
+        for k in [i, b] {
+            d.add(&c.runs[k].name(), &crate::judge::trust::untrusted_codes(&t.warnings[k]));
+        }
+    }
+    d
+}
+
+/// A finding on figures iolab calls untrustworthy is marked so: its
+/// severity becomes `untrustworthy` (so it never leads: [`leads`]) and,
+/// unless its rule wrote one, it carries the caveat naming whose figures
+/// and why.
+pub fn guard(c: &Comparison, mut f: Diagnostic) -> Diagnostic {
+    let d = distrust(c, &f);
+    if d.is_empty() {
+        return f;
+    }
+    f.severity = Severity::Untrustworthy;
+    if !f.message.contains(CAVEAT) {
+        f.message = format!(
+            "{}{CAVEAT}{}: these figures are not the devices' speed.",
+            f.message.trim_end(),
+            d.sentence()
+        );
+    }
+    f
+}
+
+/// Whether a finding leads the comparison (first, and bold on a page):
+/// the answer to the question a comparison of two devices or two engines
+/// is for, unless it rests on figures iolab calls untrustworthy.
+pub fn leads(f: &Diagnostic) -> bool {
+    matches!(f.code, Code::CacheCandidate | Code::EnginesAgree | Code::EnginesDiffer) && f.severity != Severity::Untrustworthy
 }
 
 fn base(c: &Comparison) -> (usize, &RunInfo) {
@@ -90,7 +159,7 @@ fn caveat(c: &Comparison, t: &TestComparison, i: usize) -> String {
     if parts.is_empty() {
         String::new()
     } else {
-        format!(" Caveat: {}.", parts.join("; "))
+        format!("{CAVEAT}{}.", parts.join("; "))
     }
 }
 
@@ -260,14 +329,25 @@ pub fn noise_unknown(c: &Comparison) -> Vec<Diagnostic> {
     out
 }
 
+/// Whether run `k`'s CPU figure for test `t` counts fio's job threads only
+/// (`fio_cpu_per_thread`: fio's `usr_cpu`/`sys_cpu`), not iolab's whole
+/// process (every thread, io_uring's workers included).
+fn cpu_per_thread(t: &TestComparison, k: usize) -> bool {
+    t.warnings[k].iter().any(|w| Code::FioCpuPerThread == w.as_str())
+}
+
 /// Per run: the median over jobs of its CPU % per 100 MB/s relative to the
-/// baseline's, when at least [`CPU_NOTABLE`] apart.
+/// baseline's, when at least [`CPU_NOTABLE`] apart. Only like is set against
+/// like: a job whose CPU one run took as fio's per-thread figure and the
+/// other as iolab's whole process is not compared, and when that leaves no
+/// job, the finding says why.
 pub fn cpu_cost(c: &Comparison) -> Vec<Diagnostic> {
     let (b, base_run) = base(c);
     let mut out = Vec::new();
     for (i, r) in others(c) {
         let mut jobs: Vec<&str> = Vec::new();
         let mut ratios = Vec::new();
+        let mut unlike = false;
         for t in &c.tests {
             if jobs.contains(&t.job.as_str()) {
                 continue; // a mixed job's two tests share one CPU figure
@@ -277,10 +357,29 @@ pub fn cpu_cost(c: &Comparison) -> Vec<Diagnostic> {
                 && x > 0.0
                 && y > 0.0
             {
+                if cpu_per_thread(t, i) != cpu_per_thread(t, b) {
+                    unlike = true;
+                    continue;
+                }
                 ratios.push(x / y);
             }
         }
         if ratios.is_empty() {
+            if unlike {
+                let (fio, iolab) = if c.tests.iter().any(|t| cpu_per_thread(t, i)) {
+                    (r.name(), base_run.name())
+                } else {
+                    (base_run.name(), r.name())
+                };
+                out.push(finding(
+                    Code::CpuCost,
+                    Some(r.id),
+                    None,
+                    format!(
+                        "CPU is not compared: {fio}'s figure is fio's, of its job threads only (fio_cpu_per_thread), and {iolab}'s is iolab's whole process (every thread, io_uring's workers included)."
+                    ),
+                ));
+            }
             continue;
         }
         let m = median(&ratios);
@@ -310,9 +409,8 @@ pub fn cpu_cost(c: &Comparison) -> Vec<Diagnostic> {
 /// 4K QD1 random read test: at least [`CACHE_MIN_GAIN`] times the IOPS,
 /// outside the noise, and a lower p99. A sync-write log (ZFS SLOG) is
 /// judged by [`log_device`] when the runs have the sync suite's 4K sync
-/// writes; without them, by the 4K QD1 random write p99, a lower bound. No
-/// verdict rests on a figure iolab calls untrustworthy (a cache's, a memory
-/// device's): it is withheld, and says why.
+/// writes; without them, by the 4K QD1 random write p99, a lower bound.
+/// Whether a verdict may rest on the figures is [`guard`]'s to say.
 pub fn cache_candidate(c: &Comparison) -> Vec<Diagnostic> {
     let probe = |d: Direction| c.tests.iter().find(|t| t.cache_probe && t.direction == d);
     // With the sync suite's tests, the log verdict is their own finding.
@@ -351,9 +449,7 @@ fn read_cache(c: &Comparison, read: &TestComparison, write: Option<&TestComparis
         );
         // Without comparable latencies the verdict rests on the IOPS alone.
         let latency_known = read.latencies_comparable(fast, slow);
-        let mut text = if let Some(why) = withheld(c, read, fast, slow) {
-            format!("As a read cache for {sname}, {fname} is not judged: {why}.")
-        } else if read.outside_noise(i) && gain >= CACHE_MIN_GAIN && (lower_p99 || !latency_known) {
+        let mut text = if read.outside_noise(i) && gain >= CACHE_MIN_GAIN && (lower_p99 || !latency_known) {
             format!("As a read cache for {sname} (L2ARC, bcache), {fname} is worth it: {numbers}.")
         } else if read.within_noise[i] == Some(true) {
             format!(
@@ -372,35 +468,16 @@ fn read_cache(c: &Comparison, read: &TestComparison, write: Option<&TestComparis
         if let Some(w) = write
             && let (Some(f), Some(s)) = (p99(w, fast), p99(w, slow))
         {
-            text.push_str(&match withheld(c, w, fast, slow) {
-                Some(why) => format!(" As a sync-write log (ZFS SLOG) it is not judged: {why}."),
-                None => format!(
-                    " As a sync-write log (ZFS SLOG) it {}: 4K QD1 write p99 {} vs {} (iolab flushes once per run, not after every write, so both are lower bounds; the sync suite measures sync writes).",
-                    if s / f >= CACHE_MIN_GAIN { "would help" } else { "would not help" },
-                    fmt_ns(f),
-                    fmt_ns(s)
-                ),
-            });
+            let verdict = if s / f >= CACHE_MIN_GAIN { "would help" } else { "would not help" };
+            text.push_str(&format!(
+                " As a sync-write log (ZFS SLOG) it {verdict}: 4K QD1 write p99 {} vs {} (iolab flushes once per run, not after every write, so both are lower bounds; the sync suite measures sync writes).",
+                fmt_ns(f),
+                fmt_ns(s)
+            ));
         }
         out.push(finding(Code::CacheCandidate, Some(r.id), Some(read.test.clone()), text));
     }
     out
-}
-
-/// Why no verdict may rest on test `t` between runs `a` and `b`: each
-/// untrustworthy warning either carries there, with what it means ("tmpfs
-/// carries memory_device on RND4K Q1T1 read (the device is memory-backed:
-/// memory speed)"). `None` when neither carries one.
-fn withheld(c: &Comparison, t: &TestComparison, a: usize, b: usize) -> Option<String> {
-    let mut parts = Vec::new();
-    for k in [a, b] {
-        for (code, why) in untrustworthy_codes() {
-            if t.warnings[k].iter().any(|w| w == code.as_str()) {
-                parts.push(format!("{} carries {code} on {} ({why})", c.runs[k].name(), t.test));
-            }
-        }
-    }
-    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// The sync suite's 4K QD1 sync-write test, for the log-device verdict: a
@@ -419,8 +496,8 @@ fn log_probe(c: &Comparison) -> Option<&TestComparison> {
 /// write and its flush), what the ZIL waits for: fit when it is at most
 /// 1/[`CACHE_MIN_GAIN`] of the other's, unless a stored power-cut check
 /// ([`RunInfo::power_cut`]) found it losing acknowledged writes, which
-/// makes it unfit whatever its speed. Withheld when either figure is
-/// untrustworthy.
+/// makes it unfit whatever its speed. On figures iolab calls
+/// untrustworthy the verdict carries [`guard`]'s caveat and never leads.
 pub fn log_device(c: &Comparison) -> Vec<Diagnostic> {
     let Some(t) = log_probe(c) else { return Vec::new() };
     let b = base(c).0;
@@ -443,9 +520,7 @@ pub fn log_device(c: &Comparison) -> Vec<Diagnostic> {
         };
         let figures = format!("4K sync writes ({how}) at p99 {} vs {}", fmt_ns(f), fmt_ns(s));
         let check = c.runs[fast].power_cut.as_ref();
-        let text = if let Some(why) = withheld(c, t, fast, slow) {
-            format!("{head} is not judged: {why}.")
-        } else if let Some(lost) = check.filter(|p| p.lost_blocks > 0) {
+        let text = if let Some(lost) = check.filter(|p| p.lost_blocks > 0) {
             format!(
                 "{head} is not fit: the power-cut check on {} lost {} acknowledged blocks ({figures}).",
                 lost.date, lost.lost_blocks
@@ -467,6 +542,130 @@ fn power_cut_clause(check: Option<&PowerCutCheck>) -> String {
         Some(p) => format!(", and a power-cut check on {} found every acknowledged write", p.date),
         None => ", if it keeps what it acknowledges: no power-cut check of it is stored (`iolab flush`)".into(),
     }
+}
+
+/// The engine a run's jobs ran on, as one name: iolab's own (`io_uring`,
+/// `psync`) or fio's (`fio:io_uring`, as `--engine fio` stores it; a run
+/// imported from fio's JSON is fio's whatever its engine). `None` when its
+/// jobs ran on several, or it has none.
+fn engine(r: &Report) -> Option<String> {
+    let imported = r.command.starts_with("import:fio");
+    let mut names = r.jobs().iter().map(|j| match j.engine.as_str() {
+        e if imported && !e.starts_with("fio:") => format!("fio:{e}"),
+        e => e.to_string(),
+    });
+    let first = names.next()?;
+    names.all(|n| n == first).then_some(first)
+}
+
+/// "fio, io_uring" or "iolab, psync".
+fn engine_label(e: &str) -> String {
+    match e.strip_prefix("fio:") {
+        Some(inner) => format!("fio, {inner}"),
+        None => format!("iolab, {e}"),
+    }
+}
+
+/// The same plan: the same jobs (name, pattern, block size, depth,
+/// threads), in any order.
+fn same_plan(a: &Report, b: &Report) -> bool {
+    let shape = |j: &JobReport| (j.name.clone(), j.rw.as_str().to_string(), j.bs, j.qd, j.threads);
+    let (ja, jb) = (a.jobs(), b.jobs());
+    !ja.is_empty() && ja.len() == jb.len() && ja.iter().all(|x| jb.iter().any(|y| shape(y) == shape(x)))
+}
+
+/// Per run that ran the baseline's plan on the baseline's target with
+/// another engine (`--engine fio` against iolab's own, `psync` against
+/// `io_uring`): whether the two agree within the noise (each test's
+/// bootstrap interval of the ratio contains 1), and where they do not, by
+/// how much and which is faster. `engines_agree` when every test agrees;
+/// `engines_differ` when one differs, or the noise is unknown (fewer than
+/// [`MIN_RUNS_FOR_NOISE`] measured runs on a side), which it then says.
+pub fn engines(runs: &[RunRef], c: &Comparison) -> Vec<Diagnostic> {
+    let (b, base_run) = base(c);
+    let Some(base_ref) = runs.get(b) else { return Vec::new() };
+    let Some(base_engine) = engine(&base_ref.report) else {
+        return Vec::new();
+    };
+    let tests: Vec<&TestComparison> = c.tests.iter().filter(|t| t.direction != Direction::App).collect();
+    let mut out = Vec::new();
+    for (i, r) in others(c) {
+        let Some(other) = runs.get(i) else { continue };
+        let Some(e) = engine(&other.report) else { continue };
+        let path = &base_ref.report.target.path;
+        if e == base_engine || tests.is_empty() || other.report.target.path != *path || !same_plan(&other.report, &base_ref.report) {
+            continue;
+        }
+        let n = tests.len();
+        let agree = tests.iter().filter(|t| t.within_noise[i] == Some(true)).count();
+        let unknown = tests
+            .iter()
+            .filter(|t| t.within_noise[i].is_none() || t.ratios[i].is_none())
+            .count();
+        let differ: Vec<String> = tests
+            .iter()
+            .filter(|t| t.outside_noise(i))
+            .map(|t| {
+                let ci = t.ci[i].map_or(String::new(), |[lo, hi]| {
+                    format!("; 95% interval of the ratio {}–{}", fmt_ratio(lo), fmt_ratio(hi))
+                });
+                format!(
+                    "on {} {} is {} ({} vs {}{ci})",
+                    t.test,
+                    r.name(),
+                    words(t.ratios[i].unwrap_or(f64::NAN)),
+                    fmt_value(t.values[i], t.unit),
+                    fmt_value(t.values[b], t.unit)
+                )
+            })
+            .collect();
+        let head = format!(
+            "{} ({}) and {} ({}) ran the same plan on {path}",
+            r.name(),
+            engine_label(&e),
+            base_run.name(),
+            engine_label(&base_engine)
+        );
+        let unknown_tail = if unknown == 0 {
+            String::new()
+        } else {
+            format!(
+                "; on {} the noise is unknown (fewer than {MIN_RUNS_FOR_NOISE} measured runs on a side): measure with --runs 3 or more to tell",
+                n_tests(unknown)
+            )
+        };
+        let (code, text) = if agree == n {
+            (Code::EnginesAgree, format!("{head}: they agree within noise on every test ({n})."))
+        } else if !differ.is_empty() && agree == 0 {
+            (
+                Code::EnginesDiffer,
+                format!("{head}: they differ: {}{unknown_tail}.", differ.join("; ")),
+            )
+        } else if !differ.is_empty() {
+            (
+                Code::EnginesDiffer,
+                format!(
+                    "{head}: they agree within noise on {agree} of {n} tests and differ on {}: {}{unknown_tail}.",
+                    differ.len(),
+                    differ.join("; ")
+                ),
+            )
+        } else {
+            (
+                Code::EnginesDiffer,
+                format!(
+                    "{head}: whether they agree is not known{}{unknown_tail}.",
+                    if agree > 0 {
+                        format!("; they agree within noise on {agree} of {n} tests")
+                    } else {
+                        String::new()
+                    }
+                ),
+            )
+        };
+        out.push(finding(code, Some(r.id), None, text));
+    }
+    out
 }
 
 /// Per run against the baseline: the tests whose latencies the two runs

@@ -335,40 +335,10 @@ fn a_log_device_is_fit_from_half_the_sync_write_p99_and_not_when_it_lost_writes(
     );
 }
 
-/// Issue 37: no cache verdict rests on a figure iolab calls untrustworthy:
-/// ext4 against tmpfs, whose figures are memory's, is not judged, and says why.
+/// Issue 37: the log verdict on sync writes a cache answered carries
+/// [`guard`]'s caveat, whichever side's figure it is, and never leads.
 #[test]
-fn no_cache_verdict_rests_on_an_untrustworthy_figure() {
-    let runs = vec![
-        run(
-            1,
-            "ext4",
-            vec![
-                rand("RND4K Q1T1 read", &[150.0, 152.0, 148.0]).p99(12_000_000),
-                rand("RND4K Q1T1 write", &[140.0, 141.0, 139.0]).p99(9_000_000),
-            ],
-        ),
-        run(
-            2,
-            "tmpfs",
-            vec![
-                rand("RND4K Q1T1 read", &[90000.0, 91000.0, 89000.0])
-                    .p99(21_000)
-                    .warn("memory_device"),
-                rand("RND4K Q1T1 write", &[80000.0, 80100.0, 79900.0])
-                    .p99(6_000)
-                    .warn("memory_device"),
-            ],
-        ),
-    ];
-    let v = log_verdicts(&runs);
-    assert_eq!(
-        v,
-        [
-            "As a read cache for ext4, tmpfs is not judged: tmpfs carries memory_device on RND4K Q1T1 read (the device is memory-backed: memory speed). As a sync-write log (ZFS SLOG) it is not judged: tmpfs carries memory_device on RND4K Q1T1 write (the device is memory-backed: memory speed)."
-        ]
-    );
-    // The sync suite's verdict alike, whichever side carries it.
+fn a_log_verdict_on_an_untrustworthy_sync_write_carries_the_caveat() {
     let mut runs = sync_runs(3_900_000, 210_000);
     runs[0] = run(
         1,
@@ -377,14 +347,215 @@ fn no_cache_verdict_rests_on_an_untrustworthy_figure() {
             seq("SYNC4K Q1T1 write fsync", &[1.0, 1.1, 0.9])
                 .sync("fsync")
                 .p99(3_900_000)
-                .warn("cache_answered"),
+                .warn("flush_too_fast"),
         ],
     );
-    let v = log_verdicts(&runs);
+    runs[1] = run(
+        2,
+        "SSD",
+        vec![seq("SYNC4K Q1T1 write fsync", &[1.0, 1.1, 0.9]).sync("fsync").p99(210_000)],
+    );
+    let c = cmp(&runs);
+    let f = rules(&c, "cache_candidate");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].severity, Severity::Untrustworthy);
+    assert!(!leads(f[0]));
+    assert!(
+        f[0].message.starts_with("As a sync-write log (ZFS SLOG) for HDD, SSD is fit: ")
+            && f[0].message.contains(" Caveat: HDD carries flush_too_fast ("),
+        "{}",
+        f[0].message
+    );
+    // Trusted on both sides, it leads.
+    let c = cmp(&sync_runs(3_900_000, 210_000));
+    let f = rules(&c, "cache_candidate");
+    assert!(f[0].severity != Severity::Untrustworthy && leads(f[0]), "{f:?}");
+}
+
+// ---- issue 37: no finding rests on untrustworthy figures as if they were
+// the device's, and two engines on one plan say whether they agree ----
+
+/// ext4 against tmpfs: tmpfs's figures carry `no_block_device`. Every
+/// verdict on them (the cache question, the biggest win, the summary)
+/// carries the caveat and the `untrustworthy` severity, and none leads.
+#[test]
+fn a_finding_on_untrustworthy_figures_carries_the_caveat_and_never_leads() {
+    let ext4 = run(1, "ext4", vec![rand("RND4K Q1T1 read", &[1000.0, 1010.0, 990.0]).p99(900_000)]);
+    let tmpfs = run(
+        2,
+        "tmpfs",
+        vec![
+            rand("RND4K Q1T1 read", &[90_000.0, 91_000.0, 89_000.0])
+                .p99(20_000)
+                .warn("no_block_device"),
+        ],
+    );
+    let c = cmp(&[ext4, tmpfs]);
+    let cache = rules(&c, "cache_candidate");
+    assert_eq!(cache.len(), 1);
+    assert_eq!(cache[0].severity, Severity::Untrustworthy);
+    assert!(
+        cache[0].message.ends_with(
+            " Caveat: tmpfs carries no_block_device (no block device serves the target: memory or cache speed): these figures are not the devices' speed."
+        ),
+        "{}",
+        cache[0].message
+    );
+    for rule in ["biggest_win", "direction_summary"] {
+        let f = rules(&c, rule);
+        assert_eq!(f[0].severity, Severity::Untrustworthy, "{rule}");
+        assert_eq!(f[0].message.matches("Caveat:").count(), 1, "{}", f[0].message);
+    }
+    assert!(!c.findings.iter().any(leads), "{:?}", c.findings);
+    // The same comparison on trusted figures leads with the cache question.
+    let ext4 = run(1, "ext4", vec![rand("RND4K Q1T1 read", &[1000.0, 1010.0, 990.0]).p99(900_000)]);
+    let nvme = run(
+        2,
+        "nvme",
+        vec![rand("RND4K Q1T1 read", &[90_000.0, 91_000.0, 89_000.0]).p99(20_000)],
+    );
+    let c = cmp(&[ext4, nvme]);
+    let lead: Vec<&Diagnostic> = c.findings.iter().filter(|f| leads(f)).collect();
+    assert_eq!(lead.len(), 1);
+    assert_eq!(lead[0].code, "cache_candidate");
+    assert!(
+        c.findings
+            .iter()
+            .all(|f| f.severity != Severity::Untrustworthy && !f.message.contains("Caveat"))
+    );
+}
+
+/// The run `r` as if `--engine fio` had run it: fio's engine name and fio's
+/// per-thread CPU note on every job.
+fn as_fio(mut r: RunRef) -> RunRef {
+    if let crate::summary::Body::Jobs(jobs) = &mut r.report.body {
+        for j in jobs {
+            j.engine = crate::summary::Named::Other("fio:io_uring".into());
+            j.warnings
+                .push(Diagnostic::new(Code::FioCpuPerThread, "fio counts its job threads only"));
+        }
+    }
+    r
+}
+
+#[test]
+fn two_engines_on_one_plan_agree_within_noise() {
+    let iolab = run(
+        1,
+        "iolab",
+        vec![
+            seq("SEQ1M Q8T1 read", &[100.0, 104.0, 97.0]),
+            rand("RND4K Q32T1 read", &[5000.0, 5100.0, 4900.0]),
+        ],
+    );
+    let fio = as_fio(run(
+        2,
+        "fio",
+        vec![
+            seq("SEQ1M Q8T1 read", &[101.0, 98.0, 103.0]),
+            rand("RND4K Q32T1 read", &[5050.0, 4950.0, 5000.0]),
+        ],
+    ));
+    let c = cmp(&[iolab, fio]);
+    let f = rules(&c, "engines_agree");
+    assert_eq!(f.len(), 1, "{:?}", c.findings);
     assert_eq!(
-        v,
-        [
-            "As a sync-write log (ZFS SLOG) for HDD, SSD is not judged: HDD carries cache_answered on SYNC4K Q1T1 write fsync (a cache answered instead of the device)."
-        ]
+        f[0].message,
+        "fio (fio, io_uring) and iolab (iolab, io_uring) ran the same plan on /mnt: they agree within noise on every test (2)."
+    );
+    assert!(leads(f[0]));
+    assert!(rules(&c, "engines_differ").is_empty());
+}
+
+/// docs/fio.md's promise: the two runs "20% slower" apart is said as a
+/// difference outside the noise, with its interval and which is faster.
+#[test]
+fn two_engines_that_differ_say_by_how_much_and_which_is_faster() {
+    let iolab = run(
+        1,
+        "iolab",
+        vec![
+            seq("SEQ1M Q8T1 read", &[100.0, 101.0, 99.0]),
+            seq("SEQ1M Q1T1 read", &[50.0, 51.0, 49.0]),
+        ],
+    );
+    let fio = as_fio(run(
+        2,
+        "fio",
+        vec![
+            seq("SEQ1M Q8T1 read", &[80.0, 81.0, 79.0]),
+            seq("SEQ1M Q1T1 read", &[50.5, 49.5, 50.0]),
+        ],
+    ));
+    let c = cmp(&[iolab, fio]);
+    let f = rules(&c, "engines_differ");
+    assert_eq!(f.len(), 1, "{:?}", c.findings);
+    assert_eq!(
+        f[0].message,
+        "fio (fio, io_uring) and iolab (iolab, io_uring) ran the same plan on /mnt: they agree within noise on 1 of 2 tests and differ on 1: on SEQ1M Q8T1 read fio is 20% slower (80.0 MB/s vs 100.0 MB/s; 95% interval of the ratio 0.78×–0.82×)."
+    );
+    assert!(rules(&c, "engines_agree").is_empty());
+    // One test, and it differs.
+    let iolab = run(1, "iolab", vec![seq("SEQ1M Q8T1 read", &[100.0, 101.0, 99.0])]);
+    let fio = as_fio(run(2, "fio", vec![seq("SEQ1M Q8T1 read", &[105.0, 106.0, 104.0])]));
+    let c = cmp(&[iolab, fio]);
+    assert_eq!(
+        rules(&c, "engines_differ")[0].message,
+        "fio (fio, io_uring) and iolab (iolab, io_uring) ran the same plan on /mnt: they differ: on SEQ1M Q8T1 read fio is 5% faster (105.0 MB/s vs 100.0 MB/s; 95% interval of the ratio 1.03×–1.07×)."
+    );
+}
+
+#[test]
+fn two_engines_with_single_runs_cannot_tell_and_say_so() {
+    let iolab = run(1, "iolab", vec![seq("SEQ1M Q8T1 read", &[100.0])]);
+    let fio = as_fio(run(2, "fio", vec![seq("SEQ1M Q8T1 read", &[80.0])]));
+    let c = cmp(&[iolab, fio]);
+    let f = rules(&c, "engines_differ");
+    assert_eq!(
+        f[0].message,
+        "fio (fio, io_uring) and iolab (iolab, io_uring) ran the same plan on /mnt: whether they agree is not known; on 1 test the noise is unknown (fewer than 2 measured runs on a side): measure with --runs 3 or more to tell."
+    );
+}
+
+/// The boundary: the same engine, another plan or another target is no
+/// comparison of engines.
+#[test]
+fn engines_are_compared_only_on_the_same_plan_and_target() {
+    let jobs = || vec![seq("SEQ1M Q8T1 read", &[100.0, 101.0, 99.0])];
+    let same = cmp(&[run(1, "a", jobs()), run(2, "b", jobs())]);
+    assert!(same.findings.iter().all(|f| !f.code.as_str().starts_with("engines_")));
+    let more = as_fio(run(
+        2,
+        "fio",
+        vec![seq("SEQ1M Q8T1 read", &[100.0, 101.0, 99.0]), seq("SEQ1M Q1T1 read", &[50.0, 51.0])],
+    ));
+    let other_plan = cmp(&[run(1, "iolab", jobs()), more]);
+    assert!(other_plan.findings.iter().all(|f| !f.code.as_str().starts_with("engines_")));
+    let mut elsewhere = as_fio(run(2, "fio", jobs()));
+    elsewhere.report.target.path = "/mnt/other".into();
+    let other_target = cmp(&[run(1, "iolab", jobs()), elsewhere]);
+    assert!(other_target.findings.iter().all(|f| !f.code.as_str().starts_with("engines_")));
+}
+
+/// fio's CPU counts its job threads only, iolab's the whole process: the
+/// two are not set against each other, and the finding says why.
+#[test]
+fn fios_per_thread_cpu_is_not_set_against_iolabs_whole_process() {
+    let iolab = run(1, "iolab", vec![seq("SEQ1M Q8T1 read", &[100.0, 101.0, 99.0]).cpu(4.0)]);
+    let fio = as_fio(run(2, "fio", vec![seq("SEQ1M Q8T1 read", &[100.0, 101.0, 99.0]).cpu(1.0)]));
+    let c = cmp(&[iolab, fio]);
+    let f = rules(&c, "cpu_cost");
+    assert_eq!(f.len(), 1);
+    assert_eq!(
+        f[0].message,
+        "CPU is not compared: fio's figure is fio's, of its job threads only (fio_cpu_per_thread), and iolab's is iolab's whole process (every thread, io_uring's workers included)."
+    );
+    // Two fio runs' CPU figures are alike, and compared.
+    let a = as_fio(run(1, "a", vec![seq("SEQ1M Q8T1 read", &[100.0, 101.0, 99.0]).cpu(4.0)]));
+    let b = as_fio(run(2, "b", vec![seq("SEQ1M Q8T1 read", &[100.0, 101.0, 99.0]).cpu(1.0)]));
+    let c = cmp(&[a, b]);
+    assert_eq!(
+        rules(&c, "cpu_cost")[0].message,
+        "a uses 4.0x the CPU per MB/s of b (median over 1 job(s))."
     );
 }

@@ -89,21 +89,30 @@ fn samples(runs: &[RunRef], t: &TestComparison) -> Vec<Vec<f64>> {
 }
 
 /// A verdict on figures a warning calls untrustworthy (a cache answered,
-/// the ARC, no block device...) says so: " Caveat: zfs-stripe2 carries
+/// the ARC, no block device...: [`crate::judge::trust`]) says so, and its
+/// severity is `untrustworthy`: " Caveat: zfs-stripe2 carries
 /// zfs_arc_cached." The verdict stands on the figures as measured.
-fn caveat(mut d: Diagnostic, t: &TestComparison, runs: &[(usize, &String)]) -> Diagnostic {
+fn caveat(d: Diagnostic, t: &TestComparison, runs: &[(usize, &String)]) -> Diagnostic {
+    caveat_all(d, std::slice::from_ref(t), runs)
+}
+
+/// The same for a verdict on several tests (the best configuration): the
+/// untrustworthy codes each of `runs` carries on any of `tests`.
+fn caveat_all(mut d: Diagnostic, tests: &[TestComparison], runs: &[(usize, &String)]) -> Diagnostic {
     let parts: Vec<String> = runs
         .iter()
         .filter_map(|&(k, name)| {
-            let codes: Vec<&str> = t.warnings[k]
-                .iter()
-                .filter(|c| crate::judge::Code::parse(c).untrustworthy().is_some())
-                .map(String::as_str)
-                .collect();
+            let mut codes: Vec<String> = Vec::new();
+            for c in tests.iter().flat_map(|t| crate::judge::trust::untrusted_codes(&t.warnings[k])) {
+                if !codes.contains(&c) {
+                    codes.push(c);
+                }
+            }
             (!codes.is_empty()).then(|| format!("{name} carries {}", codes.join(", ")))
         })
         .collect();
     if !parts.is_empty() {
+        d.severity = crate::judge::Severity::Untrustworthy;
         d.message = format!("{}. Caveat: {}: these figures may not be the disks'", d.message, parts.join("; "));
     }
     d
@@ -264,7 +273,12 @@ pub fn findings(runs: &[RunRef], tests: &[TestComparison], baseline: usize) -> V
                 },
             })
             .collect();
-        out.extend(best(&standings, &names[baseline], tests.len()));
+        // The best rests on its own figures and the baseline's (its score's divisor).
+        let mut under: Vec<(usize, &String)> = vec![(top, &names[top])];
+        if baseline != top {
+            under.push((baseline, &names[baseline]));
+        }
+        out.extend(best(&standings, &names[baseline], tests.len()).map(|d| caveat_all(d, tests, &under)));
     }
     out
 }

@@ -16,7 +16,9 @@
 //!   interval containing 1.0 is noise). With fewer than 2 runs on a side it
 //!   is unknown (`null`). The baseline's own entry is ratio 1.0,
 //!   `within_noise: true`, `ci: null`.
-//! - Findings are plain sentences, each from one rule in [`findings`].
+//! - Findings are plain sentences, each from one rule in [`findings`]. A
+//!   finding on figures iolab calls untrustworthy carries the caveat and the
+//!   `untrustworthy` severity, and never leads ([`findings::leads`]).
 
 pub mod findings;
 
@@ -392,6 +394,8 @@ pub fn compare(runs: &[RunRef], baseline_id: i64) -> Result<Comparison, String> 
     };
     // The layout verdicts answer the question a layouts run asks: first.
     let mut f = layouts::findings(runs, &c.tests, b);
+    // Two engines on one plan and target: whether they agree, before the rest.
+    f.extend(findings::engines(runs, &c).into_iter().map(|d| findings::guard(&c, d)));
     f.extend(findings::all(&c));
     c.findings = f;
     Ok(c)

@@ -96,7 +96,8 @@ pub struct BlockDev {
     pub model: Option<String>,
     /// For a loop device: the file behind it.
     pub backing_file: Option<String>,
-    /// Memory-backed devices (zram, ram disks, loop over tmpfs is *not* flagged here).
+    /// Memory-backed: zram, a RAM disk, pmem, or a loop device whose
+    /// backing file is on tmpfs or ramfs (`/dev/shm`).
     pub memory: bool,
 }
 
@@ -195,19 +196,41 @@ pub fn block_dev(root: &SysRoot, major: u32, minor: u32) -> Option<BlockDev> {
     let rd = |p: &Path| fs::read_to_string(p).ok().map(|s| s.trim().to_string());
     let sectors: u64 = rd(&real.join("size")).and_then(|s| s.parse().ok()).unwrap_or(0);
     let q = disk_dir.join("queue");
-    let memory = disk.starts_with("zram") || disk.starts_with("ram") || disk.starts_with("pmem");
+    let backing_file = rd(&disk_dir.join("loop/backing_file")).filter(|s| !s.is_empty());
+    let memory = disk.starts_with("zram")
+        || disk.starts_with("ram")
+        || disk.starts_with("pmem")
+        || backing_file.as_deref().is_some_and(|f| on_memory_fs(root, f));
     Some(BlockDev {
         partition_of: is_part.then(|| disk.clone()),
         size_bytes: sectors * 512,
         logical_block_size: rd(&q.join("logical_block_size")).and_then(|s| s.parse().ok()).unwrap_or(512),
         rotational: rd(&q.join("rotational")).map(|s| s == "1"),
         model: rd(&disk_dir.join("device/model")).filter(|s| !s.is_empty()),
-        backing_file: rd(&disk_dir.join("loop/backing_file")).filter(|s| !s.is_empty()),
+        backing_file,
         memory,
         name,
         major,
         minor,
     })
+}
+
+/// Whether a loop device's backing `file` (as sysfs gives it, perhaps with
+/// " (deleted)") is on tmpfs or ramfs, as `info` decides it
+/// (`report::loop_backing`): live, the file's own device number picks
+/// among stacked mounts; under a fixture root (or a deleted file), the
+/// longest mount point over it.
+fn on_memory_fs(root: &SysRoot, file: &str) -> bool {
+    let path = Path::new(file.strip_suffix(" (deleted)").unwrap_or(file));
+    let all = mounts(root);
+    let live_dev = (root.0 == Path::new("/"))
+        .then(|| fs::metadata(path).ok())
+        .flatten()
+        .map(|m| (rustix::fs::major(m.dev()), rustix::fs::minor(m.dev())));
+    live_dev
+        .and_then(|d| mount_for(&all, path, Some(d)))
+        .or_else(|| mount_for(&all, path, None))
+        .is_some_and(|m| matches!(m.fstype.as_str(), "tmpfs" | "ramfs"))
 }
 
 /// The device number of the block device with kernel name `name` (`sdb`, `loop3`, `dm-0`).

@@ -4,6 +4,7 @@ use super::{Context, Measured, cpus, until_cut};
 use crate::base::error::{Result, usage};
 use crate::base::progress::Event;
 use crate::io::engine::EngineKind;
+use crate::judge::zfs::ReadMethod;
 use crate::measure::Runner;
 use crate::plan::{JobSpec, Region, Repeat, SuiteName};
 use crate::summary::{self, Body, Settings};
@@ -191,17 +192,32 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
                 ctx.observer.event(Event::Interval { planned: rest });
                 ctx.stop.sleep(rest);
             }
-            let zfs_read = match &zfs {
+            let mut zfs_read = match &zfs {
                 Some(z) => z.before(&target, spec, &r.repeat, spec.span, ctx.observer)?,
                 None => None,
             };
-            let mut samples = runner.run_job(spec, &r.repeat)?;
+            let mut samples = match (&zfs, &mut zfs_read) {
+                (Some(z), Some(read)) if read.method == ReadMethod::ExportEachRun => {
+                    let mut samples = runner.run_job_apart(spec, &r.repeat, &mut || {
+                        z.between_runs(&target, read, &crate::target::zfs::LiveZpool, &super::cold::drop_caches)
+                    })?;
+                    let bytes: Vec<u64> = samples.runs.iter().map(|run| run.read.bytes).collect();
+                    if let Some(wrapped) = crate::judge::zfs::wrapped_run(read, &bytes, spec.span) {
+                        *read = wrapped;
+                    }
+                    samples.zfs_read = None;
+                    samples
+                }
+                _ => runner.run_job(spec, &r.repeat)?,
+            };
             samples.zfs_read = zfs_read;
             jobs.push(summary::job_report(&samples, target.facts(), cpus));
             ctx.stop.check()?;
         }
         Ok(())
     })?;
+    // A write's flush, against the same target's reads in this run.
+    summary::flush::judge_flushes(&mut jobs, &target.info);
     let info = target.info.clone();
     drop(target); // closes (and so removes) the test file before the result is handed on (unless abandoned)
     Ok(Measured {

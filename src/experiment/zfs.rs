@@ -13,6 +13,10 @@ use crate::plan::{JobSpec, Limit, Repeat};
 use crate::target::Target;
 use crate::target::zfs::{Cycled, Reimport, Zpool, export_refusal};
 
+/// Tries of an export that found the pool busy, [`BUSY_PAUSE`] apart.
+const BUSY_TRIES: u32 = 5;
+const BUSY_PAUSE: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// What iolab knows and may do about the ZFS pool under a target.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ZfsSide {
@@ -58,6 +62,12 @@ impl ZfsSide {
         let z = self.info.as_ref();
         let runs = u64::from(repeat.runs.max());
         // Bytes the job moves in all, when its plan bounds them.
+        // Bytes each run moves, when its plan bounds them.
+        let per_run = match spec.limit {
+            Limit::Time(_) => None,
+            Limit::Bytes(b) => Some(b),
+            Limit::Span => Some(span),
+        };
         let total = match spec.limit {
             _ if repeat.steady_for(spec).is_some() => None,
             Limit::Time(_) => None,
@@ -77,6 +87,16 @@ impl ZfsSide {
                     .is_none_or(|(m, _)| m >= 2),
             span,
             reads_once: crate::judge::zfs::reads_once(!spec.rw.is_random(), !repeat.warmup.is_zero(), total, span),
+            // One worker: a run that read at most its span read each byte once
+            // (several sequential workers each stream through a part of it).
+            runs_apart: repeat.steady_for(spec).is_none()
+                && crate::measure::layout(spec).0 == 1
+                && crate::judge::zfs::runs_apart(
+                    !spec.rw.is_random(),
+                    repeat.runs.max() + u32::from(!repeat.warmup.is_zero()),
+                    per_run,
+                    span,
+                ),
             can_drop_caches: self.can_drop_caches,
             allow_export: self.allow_export,
             export_refused: self.export_refused.clone(),
@@ -96,6 +116,45 @@ impl ZfsSide {
             .map(Some)
     }
 
+    /// Export and import the pool under `target` (and drop the kernel's
+    /// caches while it is away, when `drop`): `Some(why)` when the export
+    /// was refused (a busy pool), the pool then left as it was.
+    pub fn cycle(&self, target: &Target, drop: bool, zpool: &dyn Zpool, drop_caches: &dyn Fn() -> Result<()>) -> Result<Option<String>> {
+        let leaves: Vec<&str> = self.info.iter().flat_map(|z| z.leaves()).map(|v| v.name.as_str()).collect();
+        let re = Reimport::of(zpool, &self.pool, &leaves);
+        // A pass's engine that just closed can hold the file a moment longer
+        // (an io_uring ring is torn down after close returns): a busy pool
+        // is tried again before it counts as refused.
+        for tries_left in (0..BUSY_TRIES).rev() {
+            let mut dropped = Ok(());
+            let cycled = target.cycle_pool(zpool, &re, || {
+                if drop {
+                    dropped = drop_caches();
+                }
+            })?;
+            dropped?;
+            match cycled {
+                Cycled::Refused(why) if tries_left > 0 && why.contains("busy") => std::thread::sleep(BUSY_PAUSE),
+                Cycled::Refused(why) => return Ok(Some(why)),
+                Cycled::Done => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
+
+    /// Before each pass of a job run apart ([`ReadMethod::ExportEachRun`])
+    /// but the first: the same export and import. A refused export labels
+    /// the figure cached from then on (`read`), and nothing more is exported.
+    pub fn between_runs(&self, target: &Target, read: &mut ZfsRead, zpool: &dyn Zpool, drop_caches: &dyn Fn() -> Result<()>) -> Result<()> {
+        if read.method != ReadMethod::ExportEachRun {
+            return Ok(());
+        }
+        if let Some(why) = self.cycle(target, read.dropped_caches, zpool, drop_caches)? {
+            *read = export_failed(read, &self.pool, &why);
+        }
+        Ok(())
+    }
+
     /// Choose the method for the job `name` from `facts` and do it on
     /// `target`: drop the kernel's caches, export and import the pool. An
     /// export refused when tried (a busy pool) labels the figure instead.
@@ -109,21 +168,12 @@ impl ZfsSide {
         observer: &dyn Observer,
     ) -> Result<ZfsRead> {
         let mut read = choose(facts);
-        if read.method == ReadMethod::ExportImport {
+        if matches!(read.method, ReadMethod::ExportImport | ReadMethod::ExportEachRun) {
             observer.event(Event::Notice {
                 level: Level::Note,
                 text: &format!("exporting and importing pool {} to empty its ARC before \"{name}\"", self.pool),
             });
-            let leaves: Vec<&str> = self.info.iter().flat_map(|z| z.leaves()).map(|v| v.name.as_str()).collect();
-            let re = Reimport::of(zpool, &self.pool, &leaves);
-            let mut dropped = Ok(());
-            let cycled = target.cycle_pool(zpool, &re, || {
-                if read.dropped_caches {
-                    dropped = drop_caches();
-                }
-            })?;
-            dropped?;
-            if let Cycled::Refused(why) = cycled {
+            if let Some(why) = self.cycle(target, read.dropped_caches, zpool, drop_caches)? {
                 read = export_failed(&read, &self.pool, &why);
                 if read.dropped_caches {
                     drop_caches()?;
@@ -206,7 +256,18 @@ mod tests {
             true,
         );
         assert!(!timed.reads_once);
-        assert_eq!(choose(&timed).method, ReadMethod::Cached);
+        // With --allow-export (as `side` has it) a timed run is run apart:
+        // exported before it, and checked afterwards to have read at most its span.
+        assert!(timed.runs_apart);
+        assert_eq!(choose(&timed).method, ReadMethod::ExportEachRun);
+        assert_eq!(
+            choose(&ReadFacts {
+                allow_export: false,
+                ..timed.clone()
+            })
+            .method,
+            ReadMethod::Cached
+        );
         assert!(
             !s.facts(&job(Rw::Randread, Limit::Bytes(1 << 20)), &repeat(1, Duration::ZERO), span, true)
                 .reads_once
@@ -291,10 +352,45 @@ mod tests {
             Ok(())
         };
         let s = side(pool());
-        let r = s
+        let mut r = s
             .prepare(&t, facts, "SEQ128K read", &zpool, &drop, &crate::base::progress::Silent)
             .unwrap();
+        // A job run apart: two more passes, each after an export and import.
+        for _ in 0..2 {
+            s.between_runs(&t, &mut r, &zpool, &drop).unwrap();
+        }
         (r, zpool.calls.into_inner(), drops.get())
+    }
+
+    /// Issue 37: a sequential read of several timed runs is run apart, the
+    /// pool exported and imported before each pass; a busy pool mid-job
+    /// labels it cached and nothing more is tried.
+    #[test]
+    fn issue_37_timed_sequential_runs_are_cycled_before_each_pass() {
+        let s = side(pool());
+        let timed = s.facts(
+            &job(Rw::Read, Limit::Time(Duration::from_secs(2))),
+            &repeat(3, Duration::ZERO),
+            96 << 20,
+            true,
+        );
+        assert!(timed.runs_apart && !timed.reads_once);
+        let (r, calls, drops) = prepared(&timed, false);
+        assert_eq!((r.method, r.dropped_caches, drops), (ReadMethod::ExportEachRun, true, 3));
+        assert_eq!(calls.iter().filter(|c| c.starts_with("export")).count(), 3, "{calls:?}");
+        assert_eq!(calls.iter().filter(|c| c.starts_with("import")).count(), 3, "{calls:?}");
+        // Busy from the start: labelled at once, exports tried 5 times, never again.
+        let (r, calls, _) = prepared(&timed, true);
+        assert_eq!(r.method, ReadMethod::Cached);
+        assert_eq!(calls.iter().filter(|c| c.starts_with("export")).count(), 5, "{calls:?}");
+        // Random reads re-read within a run: not run apart.
+        let random = s.facts(
+            &job(Rw::Randread, Limit::Time(Duration::from_secs(2))),
+            &repeat(3, Duration::ZERO),
+            96 << 20,
+            true,
+        );
+        assert!(!random.runs_apart);
     }
 
     #[test]

@@ -8,6 +8,10 @@
 //! exactly at a bar, or whose runs straddle it, is not called a member. A
 //! figure with a single run has no interval and meets nothing.
 //!
+//! A class a figure clears is withheld, not met, when that figure is one
+//! iolab calls untrustworthy (its job carries `memory_device`,
+//! `cache_answered`...: [`super::trust`]); a figure that misses still says so.
+//!
 //! A2 is meant with the host's command queueing: its IOPS are taken at the
 //! suite's deep queue. Behind a reader that cannot queue (USB bulk-only
 //! transport, a SCSI queue depth of 1) a card that misses A2 is said to be
@@ -16,6 +20,7 @@
 //! Pure: figures in, verdicts out. The bars are `base::thresholds`'.
 
 use super::stats::{median, median_ci};
+use super::trust::Distrust;
 use crate::base::thresholds::{APP_CLASSES, ClassBar, SD_MB, SPEED_CLASSES, UHS_CLASSES, VIDEO_CLASSES};
 use serde::{Deserialize, Serialize};
 
@@ -92,6 +97,11 @@ pub struct Measured {
     /// Runs measured.
     #[schemars(extend("x-unit" = "count"))]
     pub runs: usize,
+    /// The warnings of its job that make it untrustworthy as the card's
+    /// speed (`memory_device`, `cache_answered`...): a class it clears is
+    /// then withheld, not met.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub untrusted: Vec<String>,
 }
 
 impl Measured {
@@ -106,7 +116,14 @@ impl Measured {
             lo: ci.map(|c| c.0),
             hi: ci.map(|c| c.1),
             runs: v.len(),
+            untrusted: Vec::new(),
         })
+    }
+
+    /// The same, with the untrustworthy codes of the job it comes from.
+    pub fn untrusted(mut self, codes: Vec<String>) -> Measured {
+        self.untrusted = codes;
+        self
     }
     /// The median's interval, when there is one.
     pub fn interval(&self) -> Option<(f64, f64)> {
@@ -232,7 +249,9 @@ fn queued(bar: &ClassBar) -> bool {
     bar.name == "A2"
 }
 
-/// The first figure of `bar` that does not clear it, as a [`Miss`].
+/// The first figure of `bar` that does not clear it, as a [`Miss`]; else
+/// the first that clears it on a figure iolab calls untrustworthy (the
+/// class is then withheld: no class is met on a cache's or memory's speed).
 fn miss(bar: &ClassBar, figures: &[Measured], reader: &Reader) -> Option<Miss> {
     let deep = queued(bar);
     let wants = [
@@ -240,6 +259,7 @@ fn miss(bar: &ClassBar, figures: &[Measured], reader: &Reader) -> Option<Miss> {
         (Figure::RandRead, bar.rand_read_iops),
         (Figure::RandWrite, bar.rand_write_iops),
     ];
+    let mut withheld: Option<Miss> = None;
     for (f, want) in wants {
         let Some(want) = want else { continue };
         let f = figure_for(deep, f);
@@ -248,7 +268,21 @@ fn miss(bar: &ClassBar, figures: &[Measured], reader: &Reader) -> Option<Miss> {
         let text = match m {
             None => format!("not {}: {} not measured", bar.name, f.label()),
             Some(m) => match m.interval() {
-                Some((lo, _)) if lo >= want => continue,
+                Some((lo, _)) if lo >= want => {
+                    if withheld.is_none() && !m.untrusted.is_empty() {
+                        let mut d = Distrust::new();
+                        d.add(&format!("{} {}", f.label(), f.fmt(m.median)), &m.untrusted);
+                        withheld = Some(Miss {
+                            class: bar.name.to_string(),
+                            figure: f,
+                            bar: want,
+                            measured: Some(m.clone()),
+                            unreachable: false,
+                            text: format!("{} withheld: {}, so it is not the card's speed", bar.name, d.sentence()),
+                        });
+                    }
+                    continue;
+                }
                 None => format!(
                     "{} unknown: {} {} from one run (no interval; use --runs 2 or more)",
                     bar.name,
@@ -287,7 +321,7 @@ fn miss(bar: &ClassBar, figures: &[Measured], reader: &Reader) -> Option<Miss> {
             text,
         });
     }
-    None
+    withheld
 }
 
 /// A bar without its unit when the unit was just said (`< 500`, `< 60`).

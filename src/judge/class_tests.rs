@@ -132,3 +132,33 @@ fn a_missing_figure_is_named() {
     assert_eq!(app.misses[0].text, "not A1: random read not measured");
     assert_eq!(verdict(&r, Family::Video).met.as_deref(), Some("V30"));
 }
+
+/// Issue 37: a class is not met on figures iolab itself calls
+/// untrustworthy (a memory device's, a cache's): it is withheld, naming the
+/// figure and why; a trusted figure that misses still decides first.
+#[test]
+fn a_class_cleared_by_an_untrustworthy_figure_is_withheld_not_met() {
+    let mut figs = card(12.0 * MB, 1600.0, 600.0, 1600.0, 600.0);
+    figs[2] = around(Figure::RandRead, 1600.0).untrusted(vec!["memory_device".into()]);
+    let r = judge(figs.clone(), reader(Some(true)));
+    let app = verdict(&r, Family::Application);
+    assert_eq!(app.met, None, "{}", app.text);
+    assert_eq!(
+        app.misses[0].text,
+        "A1 withheld: random read 1600 IOPS carries memory_device (the device is memory-backed: memory speed), so it is not the card's speed"
+    );
+    assert!(app.misses[0].measured.as_ref().is_some_and(|m| m.untrusted == ["memory_device"]));
+    // The sustained write is trusted: the video classes stand.
+    assert_eq!(verdict(&r, Family::Video).met.as_deref(), Some("V10"));
+    // A trusted figure that misses the bar is named before the withheld one.
+    figs[3] = around(Figure::RandWrite, 300.0);
+    let r = judge(figs, reader(Some(true)));
+    assert_eq!(
+        verdict(&r, Family::Application).misses[0].text,
+        "not A1: random write 300 IOPS < 500"
+    );
+    // The document keeps the codes, and a figure without them writes none.
+    let json = serde_json::to_value(&r.figures).unwrap();
+    assert_eq!(json[2]["untrusted"], serde_json::json!(["memory_device"]));
+    assert!(json[0].get("untrusted").is_none());
+}

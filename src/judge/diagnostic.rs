@@ -164,6 +164,10 @@ codes! {
     AtThrottle = "at_throttle", Warning;
     /// I/O failed and was counted (`--continue-on-error`): the figures are of the I/O that succeeded.
     IoErrors = "io_errors", Untrustworthy("some of its I/O failed: the figures count only the I/O that succeeded");
+    /// A flush returned far sooner than the device could have stored what
+    /// was written before it (`judge::flush`): a cache answered the writes
+    /// and the flush did not wait for it.
+    FlushTooFast = "flush_too_fast", Untrustworthy("a flush returned before the device could have stored the writes: the write figure is a cache's");
     /// ZFS: no method kept the ARC (or the members' page cache) from
     /// answering a read job, so its figure is labelled cached (`judge::zfs`).
     ZfsArcCached = "zfs_arc_cached", Untrustworthy("ZFS's caches (the ARC) may have answered its reads: the figure is labelled cached, not the disks'");
@@ -270,6 +274,12 @@ codes! {
     LatencyModesDiffer = "latency_modes_differ", Info;
     /// Per run and code: tests carrying a code that makes them untrustworthy.
     Untrustworthy = "untrustworthy", Untrustworthy;
+    /// Per run: the same plan on the same target with another engine
+    /// (iolab's, fio's) gave figures within the noise on every test.
+    EnginesAgree = "engines_agree", Info;
+    /// Per run: the same plan on the same target with another engine
+    /// differs outside the noise on some test, or the noise is unknown.
+    EnginesDiffer = "engines_differ", Warning;
     // ---- layouts (`compare::layouts`, rules in `judge::layouts`)
     /// A multi-device configuration gives what its layout should over one disk of its kind.
     LayoutDelivers = "layout_delivers", Info;
@@ -596,6 +606,10 @@ mod tests {
             ("high_cv", "the runs varied by more than 10%"),
             ("cpu_bound", "iolab's CPU, not the device, may have been the limit"),
             ("io_errors", "some of its I/O failed: the figures count only the I/O that succeeded"),
+            (
+                "flush_too_fast",
+                "a flush returned before the device could have stored the writes: the write figure is a cache's",
+            ),
             (
                 "zfs_arc_cached",
                 "ZFS's caches (the ARC) may have answered its reads: the figure is labelled cached, not the disks'",

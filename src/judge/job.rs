@@ -80,6 +80,14 @@ pub fn memory_device(name: &str, memory: bool) -> Option<Diagnostic> {
     })
 }
 
+/// Whether a throttle set every figure a job has (each direction it moved
+/// is [`at_throttle`]): then its figures are the throttle's, and a memory
+/// device under it does not make them memory speed (`memory_device` is not
+/// given). A job with no direction has no figure a throttle set.
+pub fn throttle_set_every_figure(reads: bool, read_capped: bool, writes: bool, write_capped: bool) -> bool {
+    (reads || writes) && (!reads || read_capped) && (!writes || write_capped)
+}
+
 /// A cgroup throttle's limits on one device in one direction, as
 /// [`at_throttle`] judges them.
 #[derive(Clone, Debug, PartialEq)]

@@ -321,3 +321,16 @@ fn at_throttle_is_inclusive_at_the_threshold_and_names_the_limit() {
     };
     assert!(at_throttle("read", 1e9, 1e6, &none).is_none());
 }
+
+/// Issue 37: a memory device's figures are memory speed unless a throttle
+/// set every one of them (the suite's throttled loop devices over /dev/shm).
+#[test]
+fn a_throttle_sets_a_jobs_figures_only_when_it_capped_every_direction() {
+    // (reads, read capped, writes, write capped)
+    assert!(throttle_set_every_figure(true, true, false, false));
+    assert!(throttle_set_every_figure(false, false, true, true));
+    assert!(throttle_set_every_figure(true, true, true, true));
+    assert!(!throttle_set_every_figure(true, false, false, false), "reads below the throttle");
+    assert!(!throttle_set_every_figure(true, true, true, false), "a mixed job's writes below it");
+    assert!(!throttle_set_every_figure(false, false, false, false), "no figure at all");
+}

@@ -9,6 +9,7 @@
 //! - [`capacity`]: `iolab capacity`'s verdict (genuine, fake, damaged, suspect).
 //! - [`scan`]: the scan curve note.
 //! - [`steady`] and [`cliff`]: steady state across rounds, the write cliff in a run.
+//! - [`flush`]: a flush that returned sooner than the device could store what it acknowledged.
 //! - [`curve`]: where `verify`'s speed across the device drops and stays down.
 //! - [`settle`]: when a test's windows have settled (`--runs auto`).
 //! - [`scale`]: depth, thread, together and layout verdicts.
@@ -17,6 +18,7 @@
 //! - [`cold`]: what makes a timed run cold (`drop_caches`, a ZFS export and import) or not.
 //! - [`stats`]: median and coefficient of variation, shared with `summary`.
 //! - [`zfs`]: ZFS's read caches (which method keeps them out) and its layouts' write model.
+//! - [`trust`]: whether a figure may carry a verdict (its untrustworthy codes), and the caveat when it does not.
 
 pub mod apps;
 pub mod capacity;
@@ -25,6 +27,7 @@ pub mod cliff;
 pub mod cold;
 pub mod curve;
 pub mod diagnostic;
+pub mod flush;
 pub mod hosts;
 pub mod job;
 pub mod layouts;
@@ -33,6 +36,7 @@ pub mod scan;
 pub mod settle;
 pub mod stats;
 pub mod steady;
+pub mod trust;
 pub mod zfs;
 
 pub use diagnostic::{Code, Diagnostic, Severity};

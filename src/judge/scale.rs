@@ -16,7 +16,10 @@
 //! - [`layout_verdict`]: does a stripe or mirror (btrfs raid0/raid1/raid10,
 //!   md, ZFS) give the textbook multiple of one member's rate?
 //!
-//! Every verdict carries its figures and one sentence for the user. Every
+//! Every verdict carries its figures and one sentence for the user; one
+//! whose figures iolab calls untrustworthy (a memory device, a cache) is
+//! withheld (`withhold`: inconclusive, the figures kept, the text says
+//! why). Every
 //! `f64` in a verdict is finite: a figure that cannot be computed (a zero
 //! or missing baseline) is `None`, because JSON has no NaN and a stored
 //! run document must read back. The thresholds are in
@@ -26,6 +29,8 @@
 //! runs), so a verdict does not flip with the noise.
 
 use crate::base::units::{fmt_mbs, fmt_pct, fmt_ratio};
+use crate::judge::Code;
+use crate::judge::trust::Distrust;
 use crate::plan::Rw;
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +57,89 @@ fn known_cpu(c: Option<f64>) -> Option<f64> {
 /// `a / b` when both are finite, `b > 0` and the result is finite.
 fn ratio(a: f64, b: f64) -> Option<f64> {
     (a.is_finite() && b.is_finite() && b > 0.0).then(|| a / b).filter(|r| r.is_finite())
+}
+
+// ------------------------------------------------------------ withholding
+
+/// What a verdict on untrustworthy figures says instead: the figures as
+/// measured, and why no verdict rests on them. `None` when nothing under
+/// it is untrustworthy once `cpu_bound` is left out (every verdict here
+/// weighs the CPU itself, with [`CPU_SATURATED`]).
+fn withheld(figures: &str, distrust: &Distrust) -> Option<String> {
+    let d = distrust.without(&Code::CpuBound);
+    (!d.is_empty()).then(|| {
+        format!(
+            "{figures}; no verdict: {}, so these figures are not the devices' speed",
+            d.sentence()
+        )
+    })
+}
+
+impl SweepVerdict {
+    /// Withholds the verdict when a figure of the sweep is untrustworthy
+    /// (`distrust`: each point's target and its untrustworthy codes): the
+    /// kind becomes `Inconclusive`, the knee goes, the gains stay as
+    /// measured and the text says why. A verdict already inconclusive
+    /// stays as it is.
+    pub fn withhold(&mut self, distrust: &Distrust) {
+        if self.kind == SweepKind::Inconclusive {
+            return;
+        }
+        let d = self.dimension;
+        let figures = match (self.best_x, self.base_x, self.gain) {
+            (Some(best), Some(base), Some(g)) => format!("{} {} {}", d.gives(best), fmt_ratio(g), d.label(base)),
+            _ => "the sweep was measured".to_string(),
+        };
+        if let Some(text) = withheld(&figures, distrust) {
+            self.kind = SweepKind::Inconclusive;
+            self.knee_x = None;
+            self.knee_cpu_busy = None;
+            self.text = text;
+        }
+    }
+}
+
+impl TogetherVerdict {
+    /// Withholds the verdict when a figure under it (a target alone, or
+    /// the run together) is untrustworthy, as [`SweepVerdict::withhold`]:
+    /// no shared path is named on figures that are not the devices'.
+    pub fn withhold(&mut self, distrust: &Distrust) {
+        if self.kind == TogetherKind::Inconclusive {
+            return;
+        }
+        let (Some(one), Some(eff), Some(agg)) = (self.vs_one, self.efficiency, self.together) else {
+            return;
+        };
+        let figures = format!(
+            "{} devices together give {} one device ({} of the sum of their solo rates), {} together",
+            self.n,
+            fmt_ratio(one),
+            fmt_pct(eff),
+            fmt_mbs(agg)
+        );
+        if let Some(text) = withheld(&figures, distrust) {
+            self.kind = TogetherKind::Inconclusive;
+            self.ceiling_bps = None;
+            self.text = text;
+        }
+    }
+}
+
+impl LayoutVerdict {
+    /// Withholds the verdict when the layout's or its member's figure is
+    /// untrustworthy, as [`SweepVerdict::withhold`].
+    pub fn withhold(&mut self, distrust: &Distrust) {
+        if self.kind == LayoutCheck::Inconclusive {
+            return;
+        }
+        // The text's head (what was measured against what was expected)
+        // comes before its first ": ", as `layout_verdict` writes it.
+        let figures = self.text.split_once(": ").map_or(self.text.as_str(), |(head, _)| head).to_string();
+        if let Some(text) = withheld(&figures, distrust) {
+            self.kind = LayoutCheck::Inconclusive;
+            self.text = text;
+        }
+    }
 }
 
 // ------------------------------------------------------------------- sweeps
@@ -125,7 +213,8 @@ pub enum SweepKind {
     /// [`CPU_SATURATED`] busy: the CPU is the limit, not the device.
     CpuBound,
     /// Too little to judge: no usable point, one point, or no throughput
-    /// at the first point.
+    /// at the first point; or withheld: a point's figure is untrustworthy
+    /// (a memory device, a cache: `judge::trust`).
     Inconclusive,
 }
 
@@ -380,7 +469,8 @@ pub enum TogetherKind {
     /// not a bus, is the likely limit.
     CpuBound,
     /// Nothing to judge: fewer than two targets, or a solo or aggregate
-    /// figure missing.
+    /// figure missing; or withheld: a figure under it is untrustworthy (a
+    /// memory device, a cache: `judge::trust`).
     Inconclusive,
 }
 
@@ -647,7 +737,8 @@ pub enum LayoutCheck {
     CpuBound,
     /// Above it: a cache answered, or the member's figure is low.
     AboveExpected,
-    /// No expectation (an unknown layout) or a figure missing.
+    /// No expectation (an unknown layout) or a figure missing; or
+    /// withheld: a figure under it is untrustworthy (`judge::trust`).
     Inconclusive,
 }
 

@@ -796,3 +796,93 @@ proptest! {
         roundtrips(&v);
     }
 }
+
+// ---- verdicts on untrustworthy figures (issue 37) ----
+
+/// Whose figures carry which codes: ("loop1", "memory_device,high_cv").
+fn untrusted(pairs: &[(&str, &str)]) -> Distrust {
+    let mut d = Distrust::new();
+    for (whose, codes) in pairs {
+        d.add(whose, &codes.split(',').map(String::from).collect::<Vec<_>>());
+    }
+    d
+}
+
+/// Issue 37's case: two RAM-backed loop devices, 17,452 MB/s each alone
+/// and 23,955.9 together, were said to share a bus. On memory devices'
+/// figures no shared path is named: the verdict is withheld, the figures stay.
+#[test]
+fn no_shared_path_is_named_on_memory_devices_figures() {
+    let mut v = together_verdict(&rates(&[17_452.0 * MB; 2]), 23_955.9 * MB, Some(0.5));
+    assert_eq!(v.kind, TogetherKind::SharedPath, "{}", v.text);
+    v.withhold(&untrusted(&[("loop0", "memory_device"), ("loop1", "memory_device,high_cv")]));
+    assert_eq!(v.kind, TogetherKind::Inconclusive);
+    assert_eq!(v.ceiling_bps, None);
+    assert!(close(v.together.unwrap(), 23_955.9 * MB) && close(v.efficiency.unwrap(), 23_955.9 / 34_904.0));
+    assert_eq!(
+        v.text,
+        "2 devices together give 1.37× one device (69% of the sum of their solo rates), 23955.9 MB/s together; no verdict: loop0 carries memory_device (the device is memory-backed: memory speed); loop1 carries memory_device, high_cv (the runs varied by more than 10%), so these figures are not the devices' speed"
+    );
+    assert!(!v.text.contains("shared path"));
+    roundtrips(&v);
+}
+
+/// The boundary: nothing untrustworthy (or only `cpu_bound`, which the
+/// verdicts weigh themselves) leaves a verdict as it was.
+#[test]
+fn a_verdict_stands_when_nothing_under_it_is_untrustworthy_but_the_cpu() {
+    let base = together_verdict(&rates(&[1000.0 * MB; 3]), 1500.0 * MB, Some(0.97));
+    assert_eq!(base.kind, TogetherKind::CpuBound);
+    for d in [Distrust::new(), untrusted(&[("loop0", "cpu_bound")])] {
+        let mut v = base.clone();
+        v.withhold(&d);
+        assert_eq!(v, base);
+    }
+    let mut v = base.clone();
+    v.withhold(&untrusted(&[("loop2", "cpu_bound,cache_answered")]));
+    assert_eq!(v.kind, TogetherKind::Inconclusive);
+    assert!(
+        v.text
+            .contains("loop2 carries cache_answered (a cache answered instead of the device)"),
+        "{}",
+        v.text
+    );
+    assert!(!v.text.contains("cpu_bound"), "{}", v.text);
+    // An inconclusive verdict has nothing to withhold.
+    let mut one = together_verdict(&rates(&[100.0 * MB]), 100.0 * MB, None);
+    let before = one.clone();
+    one.withhold(&untrusted(&[("loop0", "memory_device")]));
+    assert_eq!(one, before);
+}
+
+#[test]
+fn a_sweep_on_a_memory_device_keeps_its_gain_but_gives_no_verdict() {
+    let mut v = sweep_verdict(Dimension::Depth, &sweep(&[1, 32], &[500.0 * MB, 2000.0 * MB]));
+    assert_eq!(v.kind, SweepKind::Scales);
+    v.withhold(&untrusted(&[("/dev/zram0", "memory_device")]));
+    assert_eq!(v.kind, SweepKind::Inconclusive);
+    assert_eq!((v.gain, v.knee_x), (Some(4.0), None));
+    assert_eq!(
+        v.text,
+        "QD32 gives 4.00× QD1; no verdict: /dev/zram0 carries memory_device (the device is memory-backed: memory speed), so these figures are not the devices' speed"
+    );
+    let mut kept = sweep_verdict(Dimension::Threads, &sweep(&[1, 2], &[100.0 * MB, 101.0 * MB]));
+    let before = kept.clone();
+    kept.withhold(&untrusted(&[("sdb", "cpu_bound")]));
+    assert_eq!(kept, before);
+}
+
+#[test]
+fn a_layout_on_a_cache_answered_figure_gives_no_verdict() {
+    let mut v = layout_verdict(&layout(Layout::Raid0, 2, Rw::Read, 8, 900.0, 100.0));
+    assert_eq!(v.kind, LayoutCheck::AboveExpected);
+    v.withhold(&untrusted(&[("/mnt/r0", "cache_answered")]));
+    assert_eq!(v.kind, LayoutCheck::Inconclusive);
+    assert_eq!(v.measured, Some(9.0));
+    assert!(
+        v.text
+            .starts_with("btrfs raid0 over 2 devices reads 9.00× one member (expected ≈2×); no verdict: /mnt/r0 carries cache_answered"),
+        "{}",
+        v.text
+    );
+}

@@ -100,6 +100,11 @@ pub struct ReadFacts {
     /// The job reads each byte of its span at most once (sequential, and
     /// no more bytes in all than the span; see [`reads_once`]).
     pub reads_once: bool,
+    /// The job can run each of its runs apart, cold: a sequential read of
+    /// several runs (or of a run for a time) whose every run reads at most
+    /// its span, the pool exported and imported before each run (see
+    /// [`runs_apart`]).
+    pub runs_apart: bool,
     /// iolab may drop the kernel's caches (root: `/proc/sys/vm/drop_caches`).
     pub can_drop_caches: bool,
     /// The user allowed an export and import of the pool (`--allow-export`).
@@ -119,6 +124,10 @@ pub enum ReadMethod {
     SpanPastArc,
     /// The pool exported and imported between the prefill and the job.
     ExportImport,
+    /// The pool exported and imported before each run of the job (and
+    /// before its warm-up), each run on workers of its own, each reading
+    /// at most its span.
+    ExportEachRun,
     /// None of them: the figure is labelled cached (`zfs_arc_cached`).
     Cached,
     /// A method a newer iolab named, kept as written.
@@ -126,10 +135,11 @@ pub enum ReadMethod {
 }
 
 impl ReadMethod {
-    const KNOWN: [ReadMethod; 4] = [
+    const KNOWN: [ReadMethod; 5] = [
         ReadMethod::DirectIo,
         ReadMethod::SpanPastArc,
         ReadMethod::ExportImport,
+        ReadMethod::ExportEachRun,
         ReadMethod::Cached,
     ];
 
@@ -138,6 +148,7 @@ impl ReadMethod {
             ReadMethod::DirectIo => "direct_io",
             ReadMethod::SpanPastArc => "span_past_arc",
             ReadMethod::ExportImport => "export_import",
+            ReadMethod::ExportEachRun => "export_each_run",
             ReadMethod::Cached => "cached",
             ReadMethod::Other(s) => s,
         }
@@ -152,7 +163,10 @@ impl ReadMethod {
 
     /// Whether the figure is the disks' (not labelled cached).
     pub fn is_cold(&self) -> bool {
-        matches!(self, ReadMethod::DirectIo | ReadMethod::SpanPastArc | ReadMethod::ExportImport)
+        matches!(
+            self,
+            ReadMethod::DirectIo | ReadMethod::SpanPastArc | ReadMethod::ExportImport | ReadMethod::ExportEachRun
+        )
     }
 }
 
@@ -175,7 +189,7 @@ impl schemars::JsonSchema for ReadMethod {
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         let known = Self::KNOWN.map(|m| m.as_str().to_string());
         schemars::json_schema!({
-            "description": "`direct_io` (OpenZFS 2.3's Direct I/O bypassed the ARC), `span_past_arc` (a span well past the caches' maximum), `export_import` (the pool exported and imported before the job), `cached` (none could: the figure is labelled cached). A document of another version may carry others.",
+            "description": "`direct_io` (OpenZFS 2.3's Direct I/O bypassed the ARC), `span_past_arc` (a span well past the caches' maximum), `export_import` (the pool exported and imported before the job), `export_each_run` (the same before each of its runs, each run reading its span at most once), `cached` (none could: the figure is labelled cached). A document of another version may carry others.",
             "type": "string",
             "examples": known,
         })
@@ -190,7 +204,7 @@ fn is_false(b: &bool) -> bool {
 /// the job (`zfs_read`), and said under the table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ZfsRead {
-    /// How: `direct_io`, `span_past_arc`, `export_import`, or `cached`
+    /// How: `direct_io`, `span_past_arc`, `export_import`, `export_each_run`, or `cached`
     /// (none could: the figure is labelled cached, `zfs_arc_cached`).
     pub method: ReadMethod,
     /// The kernel's caches were dropped before the job (zfs-fuse reads its
@@ -260,6 +274,36 @@ pub fn read_caches(implementation: Implementation, member_page_cache: Option<boo
 /// (`total`: `None` when time-limited, so unknown) than its span.
 pub fn reads_once(sequential: bool, warmup: bool, total: Option<u64>, span: u64) -> bool {
     sequential && !warmup && total.is_some_and(|t| t <= span)
+}
+
+/// Whether a sequential job can be run as runs apart, each cold: it has
+/// more than one pass (runs, or a warm-up before its run) or reads for a
+/// time, and no run is planned to read more than its span (`per_run`:
+/// bytes per run, `None` when time-limited, checked afterwards by
+/// [`wrapped_run`]).
+pub fn runs_apart(sequential: bool, passes: u32, per_run: Option<u64>, span: u64) -> bool {
+    sequential && (passes > 1 || per_run.is_none()) && per_run.is_none_or(|b| b <= span)
+}
+
+/// A job run apart ([`ReadMethod::ExportEachRun`]) whose run read more
+/// than its span (`run_bytes`, a time-limited run that wrapped around):
+/// the ARC may have answered that run's second pass, so the figure is
+/// labelled cached, with the run named.
+pub fn wrapped_run(chosen: &ZfsRead, run_bytes: &[u64], span: u64) -> Option<ZfsRead> {
+    if chosen.method != ReadMethod::ExportEachRun {
+        return None;
+    }
+    let (i, b) = run_bytes.iter().enumerate().find(|(_, b)| **b > span)?;
+    Some(ZfsRead {
+        method: ReadMethod::Cached,
+        dropped_caches: chosen.dropped_caches,
+        reason: format!(
+            "run {} read {} of a {} span, so it read part of its span twice and the ARC may have answered the second time; a larger --size or a shorter run would do",
+            i + 1,
+            fmt_bytes(*b),
+            fmt_bytes(span)
+        ),
+    })
 }
 
 /// Why the job's reads are not the disks' with these caches emptied (or
@@ -351,7 +395,20 @@ pub fn choose(f: &ReadFacts) -> ZfsRead {
             )),
         };
     };
-    let with_export = cold(f, true, drop);
+    // Each run apart: the pool exported and imported before every run,
+    // when that is what keeps a job that reads its span more than once cold.
+    let each_run = f.runs_apart
+        && !f.reads_once
+        && cold(
+            &ReadFacts {
+                reads_once: true,
+                ..f.clone()
+            },
+            true,
+            drop,
+        )
+        .is_none();
+    let with_export = if each_run { None } else { cold(f, true, drop) };
     let no_help = |why: &str| {
         if why == no_span {
             format!("an export and import of pool {} would not help", f.pool)
@@ -369,6 +426,14 @@ pub fn choose(f: &ReadFacts) -> ZfsRead {
         (None, true, None) => Ok(()),
     };
     match export {
+        Ok(()) if each_run => ZfsRead {
+            method: ReadMethod::ExportEachRun,
+            dropped_caches: drop,
+            reason: dropped(format!(
+                "pool {} was exported and imported before each run of the job, each run on workers of its own, reading its span at most once: the ARC held none of it",
+                f.pool
+            )),
+        },
         Ok(()) => ZfsRead {
             method: ReadMethod::ExportImport,
             dropped_caches: drop,

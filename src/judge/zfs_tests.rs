@@ -132,6 +132,7 @@ fn fuse(span: u64) -> ReadFacts {
         l2arc_persistent: false,
         span,
         reads_once: false,
+        runs_apart: false,
         can_drop_caches: true,
         allow_export: false,
         export_refused: None,
@@ -217,6 +218,7 @@ fn members_read_through_the_page_cache_make_the_cache_unbounded() {
     // less than a tenth of the span.
     let once = ReadFacts {
         reads_once: true,
+        runs_apart: false,
         ..fuse(GIB)
     };
     let r = choose(&once);
@@ -239,6 +241,7 @@ fn members_read_through_the_page_cache_make_the_cache_unbounded() {
 fn an_export_empties_the_arc_for_a_job_that_reads_once_with_consent() {
     let small = ReadFacts {
         reads_once: true,
+        runs_apart: false,
         ..fuse(96 * MIB)
     };
     // No consent: labelled, and told what would help.
@@ -276,6 +279,7 @@ fn an_export_empties_the_arc_for_a_job_that_reads_once_with_consent() {
     // A job that reads its span again: the ARC fills during it.
     let r = choose(&ReadFacts {
         reads_once: false,
+        runs_apart: false,
         member_page_cache: Some(false),
         ..allowed.clone()
     });
@@ -314,6 +318,7 @@ fn a_persistent_l2arc_survives_an_export() {
     let f = ReadFacts {
         cache_devices: true,
         reads_once: true,
+        runs_apart: false,
         allow_export: true,
         ..openzfs(GIB)
     };
@@ -331,6 +336,91 @@ fn a_persistent_l2arc_survives_an_export() {
         ..f
     });
     assert_eq!(r.method, ReadMethod::ExportImport);
+}
+
+/// Issue 37: a sequential read of several timed runs (the layouts' read
+/// jobs) stayed labelled cached unless its span was 10× the ARC, because the
+/// pool was exported once per job. Run apart, each run starts cold.
+#[test]
+fn issue_37_several_timed_runs_are_each_made_cold_apart() {
+    let timed = ReadFacts {
+        reads_once: false,
+        runs_apart: true,
+        allow_export: true,
+        ..fuse(96 * MIB)
+    };
+    let r = choose(&timed);
+    assert_eq!((r.method.clone(), r.dropped_caches), (ReadMethod::ExportEachRun, true));
+    assert!(r.method.is_cold());
+    assert!(
+        r.reason
+            .starts_with("pool tpool was exported and imported before each run of the job"),
+        "{}",
+        r.reason
+    );
+    assert_eq!(ReadMethod::parse("export_each_run"), ReadMethod::ExportEachRun);
+    // Without consent, or refused: still labelled, as before.
+    assert_eq!(
+        choose(&ReadFacts {
+            allow_export: false,
+            ..timed.clone()
+        })
+        .method,
+        ReadMethod::Cached
+    );
+    let refused = ReadFacts {
+        export_refused: Some("it holds the root filesystem".into()),
+        ..timed.clone()
+    };
+    assert_eq!(choose(&refused).method, ReadMethod::Cached);
+    // A job that reads once needs one export, not one per run.
+    assert_eq!(
+        choose(&ReadFacts {
+            reads_once: true,
+            ..timed.clone()
+        })
+        .method,
+        ReadMethod::ExportImport
+    );
+    // A cache the export does not empty still answers (a persistent L2ARC).
+    let l2 = ReadFacts {
+        cache_devices: true,
+        l2arc_persistent: true,
+        ..timed.clone()
+    };
+    assert_eq!(choose(&l2).method, ReadMethod::Cached);
+    // A span past the ARC needs no export at all, where nothing unbounded
+    // (the members' page cache of zfs-fuse's file vdevs) can answer.
+    let past = ReadFacts {
+        span: GIB,
+        member_page_cache: Some(false),
+        ..timed.clone()
+    };
+    assert_eq!(choose(&past).method, ReadMethod::SpanPastArc);
+    // Where it can, the caches are dropped while the pool is away, before each run.
+    let r = choose(&ReadFacts {
+        span: GIB,
+        ..timed.clone()
+    });
+    assert_eq!((r.method, r.dropped_caches), (ReadMethod::ExportEachRun, true));
+
+    // Which jobs can run apart: sequential, more than one pass or timed, no
+    // run planned past its span.
+    assert!(runs_apart(true, 3, None, GIB), "three timed runs");
+    assert!(runs_apart(true, 1, None, GIB), "one timed run: checked afterwards");
+    assert!(runs_apart(true, 2, Some(GIB), GIB), "two runs of the span each");
+    assert!(!runs_apart(true, 2, Some(GIB + 1), GIB), "a run past its span");
+    assert!(!runs_apart(true, 1, Some(MIB), GIB), "one bounded pass: reads_once covers it");
+    assert!(!runs_apart(false, 3, None, GIB), "random reads land twice within a run");
+
+    // Afterwards: a timed run that read more than its span wrapped around.
+    let chosen = choose(&timed);
+    assert_eq!(wrapped_run(&chosen, &[90 * MIB, 96 * MIB], 96 * MIB), None);
+    let w = wrapped_run(&chosen, &[90 * MIB, 96 * MIB + 4096, 80 * MIB], 96 * MIB).unwrap();
+    assert_eq!(w.method, ReadMethod::Cached);
+    assert!(w.dropped_caches);
+    assert!(w.reason.starts_with("run 2 read 96.00 MiB of a 96.00 MiB span"), "{}", w.reason);
+    assert_eq!(wrapped_run(&choose(&ReadFacts { reads_once: true, ..timed }), &[GIB], MIB), None);
 }
 
 #[test]

@@ -98,6 +98,25 @@ fn run_bw(r: &RunSamples) -> (f64, f64) {
     (r.read.bytes as f64 / s, r.write.bytes as f64 / s)
 }
 
+/// How a job's runs are labelled for progress: from run `first` of `runs`
+/// (a job run apart is several jobs of one run each).
+#[derive(Clone, Copy)]
+struct Label {
+    first: u32,
+    runs: Runs,
+}
+
+/// An observer that passes on every event but a job's end.
+struct NoJobDone<'a>(&'a dyn Observer);
+
+impl Observer for NoJobDone<'_> {
+    fn event(&self, e: Event<'_>) {
+        if !matches!(e, Event::JobDone { .. }) {
+            self.0.event(e);
+        }
+    }
+}
+
 /// The label of measured run `n` for progress.
 fn run_pass(n: u32, runs: Runs) -> Pass {
     match runs {
@@ -131,6 +150,92 @@ impl Runner<'_> {
     /// a throttle) banks credit that flatters the next run. With an interval,
     /// each run is its own stream after the pause, as in CrystalDiskMark.
     pub fn run_job(&self, spec: &JobSpec, repeat: &Repeat) -> Result<JobSamples> {
+        self.job(
+            spec,
+            repeat,
+            Label {
+                first: 1,
+                runs: repeat.runs,
+            },
+        )
+    }
+
+    /// A job whose every pass (its warm-up, each run) starts cold: each
+    /// pass is a job of its own, on workers, engines and a descriptor of
+    /// its own, and `before_pass` (an export and import of a ZFS pool) runs
+    /// before every pass but the first (the caller readied the first). A
+    /// pool cannot be exported while an engine holds its file open
+    /// (io_uring registers it), hence no single stream here. The passes
+    /// come back as one job's samples, labelled as one job's runs.
+    pub fn run_job_apart(&self, spec: &JobSpec, repeat: &Repeat, before_pass: &mut dyn FnMut() -> Result<()>) -> Result<JobSamples> {
+        let one = |runs: u32, warmup: Duration| Repeat {
+            runs: Runs::Fixed(runs),
+            warmup,
+            interval: crate::plan::Interval::Fixed(Duration::ZERO),
+            steady: None,
+        };
+        // Each pass's own end is not the job's: the observer hears it once.
+        let quiet = NoJobDone(self.observer);
+        let apart = Runner {
+            target: self.target,
+            stop: self.stop,
+            observer: &quiet,
+            sys: self.sys.clone(),
+        };
+        let mut out: Option<JobSamples> = None;
+        if !repeat.warmup.is_zero() {
+            out = Some(apart.job(
+                spec,
+                &one(0, repeat.warmup),
+                Label {
+                    first: 1,
+                    runs: repeat.runs,
+                },
+            )?);
+        }
+        let (reads, writes) = (spec.rw.reads(), spec.rw.writes());
+        let (min, max) = (repeat.runs.min() as usize, repeat.runs.max() as usize);
+        for k in 1..=repeat.runs.max() {
+            let pause = repeat.interval.between_runs();
+            if k > 1 && !pause.is_zero() {
+                self.observer.event(Event::Interval { planned: pause });
+                self.stop.sleep(pause);
+                self.stop.check()?;
+            }
+            if out.is_some() {
+                before_pass()?;
+                self.stop.check()?;
+            }
+            let mut got = apart.job(
+                spec,
+                &one(1, Duration::ZERO),
+                Label {
+                    first: k,
+                    runs: repeat.runs,
+                },
+            )?;
+            let o = match &mut out {
+                Some(o) => {
+                    o.runs.append(&mut got.runs);
+                    o
+                }
+                None => out.insert(got),
+            };
+            if repeat.runs.is_auto() {
+                let (r, w): (Vec<f64>, Vec<f64>) = o.runs.iter().map(run_bw).unzip();
+                if settled(&r, &w, reads, writes, min, max) {
+                    break;
+                }
+            }
+        }
+        let mut out = out.ok_or_else(|| failed(format!("\"{}\" has no run to measure", spec.name)))?;
+        out.planned = repeat.runs;
+        self.observer.event(Event::JobDone { job: &spec.name });
+        Ok(out)
+    }
+
+    /// [`Runner::run_job`], its runs labelled from `label.first` of `label.runs`.
+    fn job(&self, spec: &JobSpec, repeat: &Repeat, label: Label) -> Result<JobSamples> {
         // Per job: a suite may mix buffered and O_DIRECT jobs on one target.
         let direct = self.target.use_direct(spec.direct);
         let (n, depth) = layout(spec);
@@ -203,7 +308,7 @@ impl Runner<'_> {
             reports: &report_rx,
             beats: &beats,
         };
-        let result = self.passes(spec, repeat, direct, n, depth, span, &pool);
+        let result = self.passes(spec, repeat, label, (direct, n, depth, span), &pool);
         // Dropping the command senders ends the workers.
         drop(cmd_txs);
         if !self.target.abandoned() {
@@ -218,7 +323,9 @@ impl Runner<'_> {
 
     /// The warm-up and the runs of one job on its running workers.
     #[allow(clippy::too_many_arguments)]
-    fn passes(&self, spec: &JobSpec, repeat: &Repeat, direct: bool, n: u32, depth: u32, span: u64, pool: &Pool) -> Result<JobSamples> {
+    fn passes(&self, spec: &JobSpec, repeat: &Repeat, label: Label, shape: (bool, u32, u32, u64), pool: &Pool) -> Result<JobSamples> {
+        let (direct, n, depth, span) = shape;
+        let run_pass = |k: u32, _: Runs| run_pass(label.first + k - 1, label.runs);
         // Wait until every worker has its engine and buffers.
         for _ in 0..n {
             match pool.reports.recv() {

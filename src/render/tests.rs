@@ -200,6 +200,7 @@ pub(super) fn zfs_run() -> Report {
         l2arc_persistent: false,
         span: 64 * mib,
         reads_once: false,
+        runs_apart: false,
         can_drop_caches: true,
         allow_export: false,
         export_refused: None,

@@ -39,7 +39,7 @@ fn measured(f: Figure, jobs: &[JobReport]) -> Option<Measured> {
             Some(if f.is_bandwidth() { d.bw_bytes } else { d.iops })
         })
         .collect();
-    Measured::of(f, &job.name, &values)
+    Measured::of(f, &job.name, &values).map(|m| m.untrusted(crate::judge::trust::untrusted_warnings(&job.warnings)))
 }
 
 /// The reader and bus as `info` names them, and whether it can queue.

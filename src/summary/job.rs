@@ -693,6 +693,7 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
     );
     // A figure at a cgroup throttle's limit is the limit's.
     let throttles = tinfo.info.as_ref().map(|i| i.throttles.as_slice()).unwrap_or_default();
+    let (mut read_capped, mut write_capped) = (false, false);
     for t in throttles {
         let place = t.place();
         let limit = |bps, iops| rules::ThrottleLimit {
@@ -701,17 +702,20 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
             bps,
             iops,
         };
-        warnings.extend(
-            [
-                read.as_ref()
-                    .and_then(|d| rules::at_throttle("read", d.bw_bytes, d.iops, &limit(t.read_bps, t.read_iops))),
-                write
-                    .as_ref()
-                    .and_then(|d| rules::at_throttle("write", d.bw_bytes, d.iops, &limit(t.write_bps, t.write_iops))),
-            ]
-            .into_iter()
-            .flatten(),
-        );
+        let at_read = read
+            .as_ref()
+            .and_then(|d| rules::at_throttle("read", d.bw_bytes, d.iops, &limit(t.read_bps, t.read_iops)));
+        let at_write = write
+            .as_ref()
+            .and_then(|d| rules::at_throttle("write", d.bw_bytes, d.iops, &limit(t.write_bps, t.write_iops)));
+        read_capped |= at_read.is_some();
+        write_capped |= at_write.is_some();
+        warnings.extend([at_read, at_write].into_iter().flatten());
+    }
+    // A memory device whose every figure a throttle set: the figures are
+    // the throttle's, not memory speed (the suite's emulated devices).
+    if rules::throttle_set_every_figure(read.is_some(), read_capped, write.is_some(), write_capped) {
+        warnings.retain(|d| d.code != crate::judge::diagnostic::Code::MemoryDevice);
     }
     // Failed I/O first: it changes what every figure means.
     let failures = [("read", &read), ("write", &write)].into_iter().filter_map(|(dir, d)| {

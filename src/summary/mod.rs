@@ -5,8 +5,10 @@
 //! warnings, shared by every kind that runs jobs), [`scan`], [`scale`],
 //! [`apps`] (`time` and the application suites), [`verify`], [`capacity`]
 //! and [`hosts`] (one plan on many hosts), with [`zfs`] a job's figures on a
-//! ZFS pool (its members, the write model); [`fio`] reads fio's sections
-//! back into tests, and [`figures`] derives what the views quote.
+//! ZFS pool (its members, the write model); [`flush`] is the pass over a
+//! run's jobs that names a flush too fast for the run's reads; [`fio`]
+//! reads fio's sections back into tests, and [`figures`] derives what the
+//! views quote.
 //!
 //! These types are the JSON document; renderers only format them.
 
@@ -20,6 +22,7 @@ pub mod classes;
 mod document;
 pub mod figures;
 pub mod fio;
+pub mod flush;
 pub mod hosts;
 pub mod job;
 mod named;

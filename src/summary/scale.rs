@@ -6,6 +6,7 @@ use crate::judge::scale::{
     Dimension, Layout, LayoutRun, LayoutVerdict, SweepPoint, SweepVerdict, TargetRate, TogetherVerdict, layout_verdict, sweep_verdict,
     together_verdict,
 };
+use crate::judge::trust::{Distrust, untrusted_warnings};
 use crate::measure::ScaleSamples;
 use crate::plan::scale::ScalePlan;
 use crate::samples::PointKind;
@@ -126,7 +127,9 @@ impl ScaleVerdict {
 
 /// The figures, the verdicts, and every job as a [`JobReport`] (so each
 /// point has its device cross-check, CPU cost and warnings, and runs of
-/// `scale` compare with each other job by job).
+/// `scale` compare with each other job by job). A verdict whose points
+/// carry a warning that makes a figure untrustworthy (a memory device, a
+/// cache: [`crate::judge::trust`]) is withheld, its figures kept.
 pub fn scale_report(
     plan: &ScalePlan,
     s: &ScaleSamples,
@@ -139,6 +142,8 @@ pub fn scale_report(
     let name_of = |i: usize| -> String { target_of(i).map(|t| t.info.path.clone()).unwrap_or_default() };
     let mut jobs = Vec::new();
     let mut points = Vec::new();
+    // Per point: whose figures are untrustworthy, and why (`judge::trust`).
+    let mut distrust: Vec<Distrust> = Vec::new();
     for p in &s.points {
         let reports: Vec<JobReport> = p
             .jobs
@@ -146,6 +151,11 @@ pub fn scale_report(
             .zip(&p.targets)
             .map(|(j, &i)| job_report(j, target_of(i).expect("a point's target exists"), cpus))
             .collect();
+        let mut untrusted = Distrust::new();
+        for (r, &i) in reports.iter().zip(&p.targets) {
+            untrusted.add(&name_of(i), &untrusted_warnings(&r.warnings));
+        }
+        distrust.push(untrusted);
         let mut bw = Vec::new();
         let (mut iops, mut lat_sum, mut ios) = (0.0, 0.0, 0u64);
         for r in &reports {
@@ -182,78 +192,104 @@ pub fn scale_report(
     }
 
     let mut verdicts = Vec::new();
-    let sweep_of = |i: usize, pick: &dyn Fn(&ScalePoint) -> Option<u32>| -> Vec<SweepPoint> {
-        let mut v: Vec<SweepPoint> = points
+    // The untrustworthy figures of the points `at` (indices into `points`).
+    let under = |at: &[usize]| -> Distrust {
+        let mut d = Distrust::new();
+        for &k in at {
+            for (whose, codes) in &distrust[k].figures {
+                d.add(whose, codes);
+            }
+        }
+        d
+    };
+    // A sweep's points on target i, and the indices of the points they come from.
+    let sweep_of = |i: usize, pick: &dyn Fn(&ScalePoint) -> Option<u32>| -> (Vec<SweepPoint>, Vec<usize>) {
+        let mut v: Vec<(SweepPoint, usize)> = points
             .iter()
-            .filter(|p| p.targets == [name_of(i)] && p.kind != PointKind::Member)
-            .filter_map(|p| {
-                pick(p).map(|x| SweepPoint {
-                    x,
-                    bw_bytes: p.bw_bytes,
-                    iops: p.iops,
-                    lat_mean_ns: p.lat_ns,
-                    cpu_busy: Some(p.cpu_busy),
+            .enumerate()
+            .filter(|(_, p)| p.targets == [name_of(i)] && p.kind != PointKind::Member)
+            .filter_map(|(k, p)| {
+                pick(p).map(|x| {
+                    (
+                        SweepPoint {
+                            x,
+                            bw_bytes: p.bw_bytes,
+                            iops: p.iops,
+                            lat_mean_ns: p.lat_ns,
+                            cpu_busy: Some(p.cpu_busy),
+                        },
+                        k,
+                    )
                 })
             })
             .collect();
-        v.sort_by_key(|p| p.x);
-        v.dedup_by_key(|p| p.x);
-        v
+        v.sort_by_key(|(p, _)| p.x);
+        v.dedup_by_key(|(p, _)| p.x);
+        v.into_iter().unzip()
     };
     for i in 0..targets.len() {
-        let depth = sweep_of(i, &|p| {
+        let (depth, at) = sweep_of(i, &|p| {
             (p.kind == PointKind::Depth && p.threads == plan.threads && plan.qd_sweep.contains(&p.qd)).then_some(p.qd)
         });
         if depth.len() >= 2 {
+            let mut verdict = sweep_verdict(Dimension::Depth, &depth);
+            verdict.withhold(&under(&at));
             verdicts.push(ScaleVerdict::Depth {
                 target: name_of(i),
-                verdict: sweep_verdict(Dimension::Depth, &depth),
+                verdict,
             });
         }
-        let threads = sweep_of(i, &|p| {
+        let (threads, at) = sweep_of(i, &|p| {
             (p.qd == 1 && plan.threads_sweep.contains(&p.threads) && matches!(p.kind, PointKind::Depth | PointKind::Threads))
                 .then_some(p.threads)
         });
         if threads.len() >= 2 {
+            let mut verdict = sweep_verdict(Dimension::Threads, &threads);
+            verdict.withhold(&under(&at));
             verdicts.push(ScaleVerdict::Threads {
                 target: name_of(i),
-                verdict: sweep_verdict(Dimension::Threads, &threads),
+                verdict,
             });
         }
     }
     // The comparison job on target i alone: a sweep point or an alone point.
-    let alone = |i: usize| -> Option<&ScalePoint> {
+    let alone = |i: usize| -> Option<usize> {
         points
             .iter()
-            .find(|p| p.targets == [name_of(i)] && p.kind != PointKind::Member && p.qd == plan.qd && p.threads == plan.threads)
+            .position(|p| p.targets == [name_of(i)] && p.kind != PointKind::Member && p.qd == plan.qd && p.threads == plan.threads)
     };
-    if let Some(t) = points.iter().find(|p| p.kind == PointKind::Together) {
+    if let Some(ti) = points.iter().position(|p| p.kind == PointKind::Together) {
+        let t = &points[ti];
         let rates: Vec<TargetRate> = (0..targets.len())
             .map(|i| TargetRate {
                 name: name_of(i),
-                alone_bps: alone(i).map_or(f64::NAN, |p| p.bw_bytes),
+                alone_bps: alone(i).map_or(f64::NAN, |k| points[k].bw_bytes),
                 together_bps: t.target_bw_bytes.get(i).copied(),
             })
             .collect();
-        verdicts.push(ScaleVerdict::Together {
-            verdict: together_verdict(&rates, t.bw_bytes, Some(t.cpu_busy)),
-        });
+        let mut verdict = together_verdict(&rates, t.bw_bytes, Some(t.cpu_busy));
+        let at: Vec<usize> = (0..targets.len()).filter_map(alone).chain([ti]).collect();
+        verdict.withhold(&under(&at));
+        verdicts.push(ScaleVerdict::Together { verdict });
     }
-    if let (Some(l), Some(m), Some(lay)) = (&layout, points.iter().find(|p| p.kind == PointKind::Member), alone(0)) {
+    if let (Some(l), Some(mi), Some(li)) = (&layout, points.iter().position(|p| p.kind == PointKind::Member), alone(0)) {
+        let (m, lay) = (&points[mi], &points[li]);
+        let mut verdict = layout_verdict(&LayoutRun {
+            layout: l.layout,
+            name: l.name.clone(),
+            members: l.members,
+            copies: l.copies,
+            rw: plan.rw,
+            in_flight: plan.qd * plan.threads,
+            layout_bps: lay.bw_bytes,
+            member_bps: m.bw_bytes,
+            cpu_busy: Some(lay.cpu_busy),
+        });
+        verdict.withhold(&under(&[li, mi]));
         verdicts.push(ScaleVerdict::Layout {
             target: name_of(0),
             member: m.targets[0].clone(),
-            verdict: layout_verdict(&LayoutRun {
-                layout: l.layout,
-                name: l.name.clone(),
-                members: l.members,
-                copies: l.copies,
-                rw: plan.rw,
-                in_flight: plan.qd * plan.threads,
-                layout_bps: lay.bw_bytes,
-                member_bps: m.bw_bytes,
-                cpu_busy: Some(lay.cpu_busy),
-            }),
+            verdict,
         });
     }
     let report = ScaleReport {

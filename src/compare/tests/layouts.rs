@@ -158,4 +158,12 @@ fn a_verdict_on_figures_a_cache_may_have_answered_says_so() {
         "{}",
         f.message
     );
+    // Issue 37: every layout verdict on such figures is marked untrustworthy,
+    // the best configuration's too, and none leads the comparison.
+    assert_eq!(f.severity, crate::judge::Severity::Untrustworthy);
+    let best = c.findings.iter().find(|f| f.code == "layout_best").unwrap();
+    assert_eq!(best.severity, crate::judge::Severity::Untrustworthy);
+    assert!(best.message.contains(". Caveat: "), "{}", best.message);
+    assert!(best.message.contains("zfs carries zfs_arc_cached"), "{}", best.message);
+    assert!(!c.findings.iter().any(crate::compare::findings::leads));
 }

@@ -169,6 +169,23 @@ fn loop_over_tmpfs_is_memory() {
     assert_eq!(codes(&r), ["memory-backed"]);
 }
 
+/// Issue 37: a loop device over a file in `/dev/shm` serves a measured
+/// target from memory, as `info` says: its `BlockDev` is memory-backed (so
+/// its jobs get `memory_device`); one over a file on a disk is not.
+#[test]
+fn a_loop_device_over_tmpfs_is_a_memory_device_for_the_target_too() {
+    let fx = machine();
+    let root = fx.root();
+    let over_shm = crate::device::block_dev(&root, 7, 1).unwrap();
+    assert_eq!(over_shm.backing_file.as_deref(), Some("/dev/shm/ram.img"));
+    assert!(over_shm.memory, "loop1 over /dev/shm: {over_shm:?}");
+    let over_disk = crate::device::block_dev(&root, 7, 0).unwrap();
+    assert_eq!(over_disk.backing_file.as_deref(), Some("/data/images/disk.img"));
+    assert!(!over_disk.memory, "loop0 over a file on a disk: {over_disk:?}");
+    // The chain a target on it is served by starts with it.
+    assert!(crate::device::chain_for_dev(&root, 7, 1)[0].memory);
+}
+
 #[test]
 fn zram_whole_device() {
     let fx = machine();

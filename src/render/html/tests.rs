@@ -659,11 +659,21 @@ fn a_comparison_of_three_runs_comes_first_with_whiskers() {
     assert!(b.html.contains(&title), "{title}");
 }
 
+/// A fixture whose jobs carry no warning: figures iolab trusts (the mix
+/// fixture was measured on tmpfs, `no_block_device`).
+fn trusted(name: &str) -> Report {
+    edited(name, |v| {
+        for j in v["jobs"].as_array_mut().unwrap() {
+            j["warnings"] = json!([]);
+        }
+    })
+}
+
 #[test]
 fn the_cache_question_is_answered_first() {
     let runs = [
-        run_ref(report("mix"), 1, Some("hdd"), None),
-        run_ref(report("mix"), 2, Some("ssd"), None),
+        run_ref(trusted("mix"), 1, Some("hdd"), None),
+        run_ref(trusted("mix"), 2, Some("ssd"), None),
     ];
     let c = compare(&runs, 1).unwrap();
     assert!(c.findings.iter().any(|f| f.code == crate::judge::Code::CacheCandidate));
@@ -683,6 +693,45 @@ fn the_cache_question_is_answered_first() {
     assert_eq!(kinds(&html).get("compare-bars"), Some(&2));
     let iops = figures(&html).into_iter().find(|f| f.html.contains("IOPS tests")).unwrap();
     assert!(iops.html.contains(">I/Os per second (IOPS)</text>"));
+}
+
+/// Issue 37: ext4 against tmpfs led, in bold, with "tmpfs is worth it as
+/// L2ARC" while flagging tmpfs's figures untrustworthy. A finding on
+/// untrustworthy figures is never the page's lead: it carries the caveat and
+/// the untrustworthy badge, and nothing above it is bold.
+#[test]
+fn a_finding_on_untrustworthy_figures_never_leads_the_page() {
+    // The mix fixture's fourth job is its 4K QD1 random one: the cache question's.
+    let tmpfs = edited("mix", |v| {
+        assert_eq!(v["jobs"][3]["name"], "RND4K Q1T1 mix R70/W30");
+        v["jobs"][3]["warnings"] = json!([{"code": "no_block_device", "message": "no block device serves /mnt/t (filesystem tmpfs)"}]);
+    });
+    let runs = [
+        run_ref(trusted("mix"), 1, Some("ext4"), None),
+        run_ref(tmpfs, 2, Some("tmpfs"), None),
+    ];
+    let c = compare(&runs, 1).unwrap();
+    let cache = c.findings.iter().find(|f| f.code == crate::judge::Code::CacheCandidate).unwrap();
+    assert_eq!(cache.severity, crate::judge::Severity::Untrustworthy);
+    assert!(
+        cache.message.contains(" Caveat: tmpfs carries no_block_device"),
+        "{}",
+        cache.message
+    );
+    let html = page(&Page {
+        runs: vec![],
+        comparison: Some(&c),
+    });
+    check_page(&html);
+    let findings = &html[html.find("<div class=\"findings\">").unwrap()..];
+    let findings = &findings[..findings.find("</div>").unwrap()];
+    assert!(!findings.contains("class=\"key\""), "{findings}");
+    let first = &findings[findings.find("<li").unwrap()..];
+    assert!(!first.starts_with("<li data-code=\"cache_candidate\">"), "{findings}");
+    assert!(
+        findings.contains("<li data-code=\"cache_candidate\"><span class=\"badge untrustworthy\">"),
+        "{findings}"
+    );
 }
 
 #[test]

@@ -9,7 +9,6 @@ use crate::base::thresholds::{MIN_RUNS_FOR_NOISE, NOISE_CONFIDENCE};
 use crate::base::units::Unit;
 use crate::base::units::fmt_capacity;
 use crate::compare::{Comparison, TestComparison};
-use crate::judge::Code;
 use crate::judge::class::Family;
 use crate::render::view::{
     Axis, BarSeries, Block, Cell, Chart, Column, Detail, Heading, Item, Line, List, Note, Quantity, Ratio, Section, Span, Table, View,
@@ -337,10 +336,11 @@ fn legend(c: &Comparison) -> Vec<Note> {
     v
 }
 
-/// The findings, the cache question first: it is what a comparison of two
-/// devices is usually for.
+/// The findings, those that lead first ([`crate::compare::findings::leads`]:
+/// the cache question, whether two engines agree, unless their figures are
+/// untrustworthy): they are what a comparison is usually for.
 fn findings(c: &Comparison) -> List {
-    let key = |f: &&crate::judge::Diagnostic| f.code == Code::CacheCandidate;
+    let key = |f: &&crate::judge::Diagnostic| crate::compare::findings::leads(f);
     let mut l = List::new("findings", "Findings");
     for f in c.findings.iter().filter(key).chain(c.findings.iter().filter(|f| !key(f))) {
         l.item(Item::from(f).key(key(&f)));

@@ -204,6 +204,7 @@ pub fn zfs_lines(j: &JobReport) -> Vec<Line> {
             ReadMethod::DirectIo => "OpenZFS's Direct I/O",
             ReadMethod::SpanPastArc => "a span past the ARC",
             ReadMethod::ExportImport => "an export and import of the pool",
+            ReadMethod::ExportEachRun => "an export and import of the pool before each run",
             ReadMethod::Cached | ReadMethod::Other(_) => "",
         };
         out.push(Line::new().text(match &r.method {

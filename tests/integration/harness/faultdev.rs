@@ -40,24 +40,24 @@ fn alone() -> RwLockWriteGuard<'static, ()> {
 // ---- I/O helpers -------------------------------------------------------------------
 
 /// A 4 KiB-aligned buffer of `len` bytes.
-struct Aligned {
+pub(super) struct Aligned {
     v: Vec<u8>,
     skip: usize,
     len: usize,
 }
 
 impl Aligned {
-    fn new(len: usize) -> Aligned {
+    pub(super) fn new(len: usize) -> Aligned {
         let v = vec![0u8; len + 4096];
         let skip = v.as_ptr().align_offset(4096);
         Aligned { v, skip, len }
     }
-    fn buf(&mut self) -> &mut [u8] {
+    pub(super) fn buf(&mut self) -> &mut [u8] {
         &mut self.v[self.skip..self.skip + self.len]
     }
 }
 
-fn open_direct(p: &Path, write: bool) -> File {
+pub(super) fn open_direct(p: &Path, write: bool) -> File {
     OpenOptions::new()
         .read(true)
         .write(write)
@@ -97,7 +97,7 @@ fn must_write(p: &Path, off: u64, data: &[u8]) {
 }
 
 /// `len` pseudo-random bytes, different for each `seed` (never all zeros).
-fn pattern(seed: u64, len: usize) -> Vec<u8> {
+pub(super) fn pattern(seed: u64, len: usize) -> Vec<u8> {
     let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ seed.wrapping_mul(0xff51_afd7_ed55_8ccd) | 1;
     let mut out = Vec::with_capacity(len + 8);
     while out.len() < len {
@@ -120,7 +120,7 @@ fn dd(args: &[String]) -> Output {
     output_with_timeout(Command::new("dd").args(args), Duration::from_secs(120))
 }
 
-fn dd_ok(args: &[String]) -> String {
+pub(super) fn dd_ok(args: &[String]) -> String {
     let out = dd(args);
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "dd {args:?} failed: {err}");
@@ -140,11 +140,11 @@ fn dd_rate(stderr: &str) -> f64 {
     bytes / secs
 }
 
-fn a(s: impl Into<String>) -> String {
+pub(super) fn a(s: impl Into<String>) -> String {
     s.into()
 }
 
-fn mounted(dir: &Path) -> bool {
+pub(super) fn mounted(dir: &Path) -> bool {
     let d = dir.to_string_lossy();
     fs::read_to_string("/proc/self/mountinfo")
         .unwrap_or_default()
@@ -153,7 +153,7 @@ fn mounted(dir: &Path) -> bool {
 }
 
 /// Loop devices whose backing file's name is `file_name` (also after a lazy unmount).
-fn loops_over(file_name: &str) -> Vec<String> {
+pub(super) fn loops_over(file_name: &str) -> Vec<String> {
     let out = Command::new("losetup").arg("-a").output().expect("losetup -a");
     String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -163,14 +163,14 @@ fn loops_over(file_name: &str) -> Vec<String> {
 }
 
 /// A process is gone (or a zombie nobody reaped yet).
-fn gone(pid: u32) -> bool {
+pub(super) fn gone(pid: u32) -> bool {
     match fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
         Ok(s) => s.rsplit(')').next().is_some_and(|r| r.trim_start().starts_with('Z')),
     }
 }
 
-fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
+pub(super) fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
     let deadline = Instant::now() + timeout;
     while !f() {
         assert!(Instant::now() < deadline, "{what}: not within {timeout:?}");
@@ -178,12 +178,12 @@ fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
     }
 }
 
-/// What a [`FaultDev`] consists of, to check it is all gone.
-struct Parts {
-    dev: PathBuf,
-    dir: PathBuf,
-    file_name: String,
-    pid: u32,
+/// What a FUSE device (a [`FaultDev`], a `CacheDev`) consists of, to check it is all gone.
+pub(super) struct Parts {
+    pub(super) dev: PathBuf,
+    pub(super) dir: PathBuf,
+    pub(super) file_name: String,
+    pub(super) pid: u32,
 }
 
 impl Parts {
@@ -196,7 +196,7 @@ impl Parts {
         }
     }
 
-    fn assert_gone(&self) {
+    pub(super) fn assert_gone(&self) {
         assert!(!mounted(&self.dir), "{} still mounted", self.dir.display());
         let proc_mounts = fs::read_to_string("/proc/mounts").unwrap_or_default();
         assert!(
@@ -943,7 +943,7 @@ impl Drop for ByHand {
 }
 
 /// A dead pid (a reaped child) put into a harness name in place of ours.
-fn stale_name(kind: &str) -> String {
+pub(super) fn stale_name(kind: &str) -> String {
     let mut t = Command::new("true").spawn().expect("spawn true");
     let dead = t.id();
     t.wait().expect("wait true");

@@ -8,6 +8,7 @@
 //! (`browser`). Each also proves it leaves nothing behind.
 
 mod browser;
+mod cachedev;
 mod emu;
 mod faultdev;
 mod fio_check;

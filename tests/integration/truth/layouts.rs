@@ -36,10 +36,14 @@
 //!     slice lives (up to two 100 ms slices, 4 MiB at 20 MiB/s: see `emu::settle`), and a
 //!     child idle for two regions of three comes back with most of its next region
 //!     banked. The figures fit that model, not the 1× one: the rotation spreads the
-//!     reads evenly over the children, and the mirror of three read 2.48×, 2.47×, 2.53×,
-//!     2.60×, 2.50× and 2.37× one disk (six invocations, each two runs of 2 s), between the 1× of
-//!     one busy child and the 3× of full banking. [`MIRROR_OWN`] is that measured figure,
-//!     a property of the emulation rather than of ZFS; behind the shared path the bus
+//!     reads evenly over the children, between the 1× of one busy child and the 3× of
+//!     full banking. Since every timed run of a ZFS read starts cold (the pool exported
+//!     and imported before it, issue 37), each run also starts after the idle of that
+//!     export and import, with every child's budget banked: the mirror of three read
+//!     2.75×, 2.77×, 2.77×, 2.80× and 2.83× one disk on a quiet machine (five invocations, each
+//!     two runs of 2 s; 2.68×–2.87× on a busy one), where it read 2.37×–2.60× when the
+//!     pool was exported once per test. [`MIRROR_OWN`] is that measured figure, a
+//!     property of the emulation rather than of ZFS; behind the shared path the bus
 //!     gives what it gives, 1×.
 //!
 //! Both setups' comparisons are kept whole for the layout verdicts (`rules`).
@@ -198,7 +202,7 @@ fn check(setup: &str, names: &[&str], v: &Value, model: &[f64]) {
 /// What zfs-fuse's mirror of three reads, as a ratio to one disk, on links of their own
 /// under the blkio throttle: the offset rotation over children that bank their idle
 /// budget (see the module's documentation); measured, not derived.
-const MIRROR_OWN: f64 = 2.5;
+const MIRROR_OWN: f64 = 2.8;
 
 #[test]
 fn zfs_stripes_and_mirrors_of_three_read_as_their_model_says_on_own_links_and_behind_a_shared_path() {

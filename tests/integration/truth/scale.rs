@@ -207,5 +207,9 @@ fn depth_helps_zram_but_not_a_rate_limiter() {
     let v = scale(cmd);
     let vd = &verdict(&v, "depth")["verdict"];
     eprintln!("zram: {}", vd["text"]);
-    assert_eq!(vd["kind"], "scales", "{vd}");
+    // zram is memory: depth helps it (the gain), but its figures are not a
+    // device's speed, so no verdict rests on them (issue 37).
+    assert!(vd["gain"].as_f64().unwrap() >= 1.15, "{vd}");
+    assert_eq!(vd["kind"], "inconclusive", "{vd}");
+    assert!(vd["text"].as_str().unwrap().contains("memory_device"), "{vd}");
 }

@@ -282,27 +282,8 @@ impl FaultDev {
     }
 
     fn attach(&mut self) {
-        // losetup retries internally when another process grabs the same free device;
-        // retry a few more times on top of that for heavily parallel runs.
-        let mut last_err = String::new();
-        for _ in 0..5 {
-            let out = Command::new("losetup")
-                .args(["--find", "--show", "--direct-io=off"])
-                .arg(&self.file)
-                .stdin(Stdio::null())
-                .output()
-                .unwrap_or_else(|e| panic!("cannot run losetup: {e}"));
-            if out.status.success() {
-                self.loop_dev = Some(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()));
-                break;
-            }
-            last_err = String::from_utf8_lossy(&out.stderr).into_owned();
-            thread::sleep(Duration::from_millis(100));
-        }
-        let dev = self
-            .loop_dev
-            .clone()
-            .unwrap_or_else(|| panic!("losetup --find --show {} failed: {last_err}", self.file.display()));
+        let dev = losetup_buffered(&self.file).unwrap_or_else(|e| panic!("{e}"));
+        self.loop_dev = Some(dev.clone());
         // devtmpfs creates new nodes asynchronously for freshly allocated loop devices.
         if !retry(50, Duration::from_millis(20), || dev.exists()) {
             panic!("{} did not appear", dev.display());
@@ -396,15 +377,38 @@ impl BlockDev for FaultDev {
 
 /// The name of the file behind loop device `dev` (from sysfs; after a lazy unmount of
 /// its filesystem the path is cut short, the name stays), `None` if it is not attached.
-fn backing_name(dev: &Path) -> Option<String> {
+pub(super) fn backing_name(dev: &Path) -> Option<String> {
     let kname = dev.file_name()?.to_string_lossy().into_owned();
     let back = fs::read_to_string(format!("/sys/block/{kname}/loop/backing_file")).ok()?;
     let back = back.trim().trim_end_matches(" (deleted)");
     Some(base_name(back).to_string())
 }
 
+/// `losetup --find --show --direct-io=off FILE`: a loop device doing buffered I/O on a
+/// FUSE file (opened with FOPEN_DIRECT_IO, so every request reaches the server). Err:
+/// what losetup said.
+pub(super) fn losetup_buffered(file: &Path) -> Result<PathBuf, String> {
+    // losetup retries internally when another process grabs the same free device;
+    // retry a few more times on top of that for heavily parallel runs.
+    let mut last_err = String::new();
+    for _ in 0..5 {
+        let out = Command::new("losetup")
+            .args(["--find", "--show", "--direct-io=off"])
+            .arg(file)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run losetup: {e}"))?;
+        if out.status.success() {
+            return Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()));
+        }
+        last_err = String::from_utf8_lossy(&out.stderr).into_owned();
+        thread::sleep(Duration::from_millis(100));
+    }
+    Err(format!("losetup --find --show {} failed: {last_err}", file.display()))
+}
+
 /// `queue/max_sectors_kb` of a block device; 0 written to it restores the default.
-fn max_sectors_knob(dev: &Path) -> String {
+pub(super) fn max_sectors_knob(dev: &Path) -> String {
     format!(
         "/sys/block/{}/queue/max_sectors_kb",
         dev.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
@@ -441,7 +445,7 @@ pub fn detach_loop_if_backed_by(dev: &Path, file_name: &str) -> bool {
 }
 
 /// Unmount, retried while busy, then lazily.
-fn unmount(dir: &Path) {
+pub(super) fn unmount(dir: &Path) {
     let quiet = |args: &[&str]| try_silently(Command::new("umount").args(args).arg(dir)).unwrap_or(false);
     if is_mountpoint(dir) && !retry(20, Duration::from_millis(100), || quiet(&[]) || !is_mountpoint(dir)) {
         eprintln!("emu cleanup: {} busy, lazy unmount", dir.display());
@@ -449,7 +453,7 @@ fn unmount(dir: &Path) {
     }
 }
 
-fn remove_dir(dir: &Path) {
+pub(super) fn remove_dir(dir: &Path) {
     if let Err(e) = fs::remove_dir(dir)
         && e.kind() != io::ErrorKind::NotFound
     {
@@ -484,10 +488,11 @@ impl Drop for FaultDev {
     }
 }
 
-/// A faultfs name (mount directory or file) whose owner process is gone.
-fn is_stale_faultfs(name: &str) -> bool {
+/// A name (mount directory or file) of a FUSE device of kind `kind` (`faultfs`,
+/// `cachefs`) whose owner process is gone.
+fn is_stale_fuse(name: &str, kind: &str) -> bool {
     let base = name.strip_suffix(".img").unwrap_or(name);
-    if !base.ends_with(&format!("-{KIND}")) {
+    if !base.ends_with(&format!("-{kind}")) {
         return false;
     }
     let owner = base
@@ -510,17 +515,24 @@ fn base_name(p: &str) -> &str {
 /// directories, and their servers. Serialized with the other sweepers by the same
 /// exclusive flock on /dev/shm. Runs once per process before its first `FaultDev`.
 pub fn sweep_stale_faultdevs() {
+    sweep_stale_fuse_devs(KIND, "faultfs.py");
+}
+
+/// [`sweep_stale_faultdevs`] for the FUSE devices of kind `kind` served by `script`
+/// (faultfs.py's and cachefs.py's, named alike).
+pub(super) fn sweep_stale_fuse_devs(kind: &str, script: &str) {
     let Ok(lock) = File::open(SHM_DIR) else { return };
     // SAFETY: flock on a valid fd; released when `lock` is closed.
     if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
         return;
     }
+    let stale = |name: &str| is_stale_fuse(name, kind);
     // 1. Loop devices first: they hold the FUSE file, and so the mount.
     for e in fs::read_dir("/sys/block").into_iter().flatten().flatten() {
         let n = e.file_name().to_string_lossy().into_owned();
         let dev = PathBuf::from(format!("/dev/{n}"));
         if let Some(back) = n.starts_with("loop").then(|| backing_name(&dev)).flatten()
-            && is_stale_faultfs(&back)
+            && stale(&back)
         {
             eprintln!("emu sweep: detaching stale {} ({back})", dev.display());
             detach_loop_if_backed_by(&dev, &back);
@@ -528,18 +540,19 @@ pub fn sweep_stale_faultdevs() {
     }
     // 2. Their mounts and directories.
     for m in mount_points() {
-        if is_stale_faultfs(&m.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()) {
+        if stale(&m.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()) {
             eprintln!("emu sweep: unmounting stale {}", m.display());
             run_quiet(Command::new("umount").arg("-l").arg(&m));
         }
     }
     for e in fs::read_dir(std::env::temp_dir()).into_iter().flatten().flatten() {
-        if is_stale_faultfs(&e.file_name().to_string_lossy()) && !is_mountpoint(&e.path()) {
+        if stale(&e.file_name().to_string_lossy()) && !is_mountpoint(&e.path()) {
             let _ = fs::remove_dir(e.path());
         }
     }
     // 3. Servers still running for a dead owner (normally they clean up and exit by
-    //    themselves; one that did not is stuck): `python3 faultfs.py <stale dir> ...`.
+    //    themselves; one that did not is stuck): `python3 <script> <stale dir> ...`.
+    let suffix = format!("/{script}");
     for e in fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
             continue;
@@ -551,8 +564,8 @@ pub fn sweep_stale_faultdevs() {
             .split(|&b| b == 0)
             .map(|a| String::from_utf8_lossy(a).into_owned())
             .collect();
-        if args.len() > 2 && args[1].ends_with("/faultfs.py") && is_stale_faultfs(base_name(args[2].trim_end_matches('/'))) {
-            eprintln!("emu sweep: killing stale faultfs server {pid} ({})", args[2]);
+        if args.len() > 2 && args[1].ends_with(&suffix) && stale(base_name(args[2].trim_end_matches('/'))) {
+            eprintln!("emu sweep: killing stale {kind} server {pid} ({})", args[2]);
             // SAFETY: kill(2) with a pid read from /proc; no memory is involved.
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }

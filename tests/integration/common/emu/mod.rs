@@ -12,6 +12,8 @@
 //!   (buffered writes timed to fsync: see `reference`).
 //! * [`SlowFile`]  – a read-only FUSE file whose read rate is a known function of the offset
 //!   (fast outer zones, slow inner ones), served by `tests/integration/common/slowfs.py`.
+//! * [`CacheDev`]  – a drive with a volatile write cache over slow media, whose flushes are
+//!   honest, lie or reorder, and a power cut on demand (`cachefs.py`; see `cachedev`).
 //! * [`ZfsLab`]    – a live ZFS: the zfs-fuse daemon in a throttle group of its own, and
 //!   [`zfs::Pool`]s of every layout over throttled loop devices (see `zfs`).
 //!
@@ -46,6 +48,7 @@
 //! lab's pools, members and datasets from `emu::zfs`).
 
 mod blockdev;
+pub mod cachedev;
 mod cgroup;
 pub mod faultdev;
 pub mod fiohosts;
@@ -65,6 +68,7 @@ mod zram;
 #[allow(unused_imports)]
 pub use self::{
     blockdev::BlockDev,
+    cachedev::{CacheDev, CacheSpec, CacheStats, FlushMode, PowerCut},
     cgroup::{Cgroup, IoCount, Limit},
     loopdev::{LoopDev, fill_pseudo_random},
     mounts::{Ext4Mount, Mount, Tmpfs, list_dir},
