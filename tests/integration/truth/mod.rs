@@ -12,7 +12,7 @@
 //! stacks of this machine (`info`), and live zfs-fuse pools: info, reads
 //! that are the disks' or labelled cached, the write model (`zfs`), and a
 //! recordsize far above a job's block size (`zfs_hints`); sync writes made durable
-//! one by one, and the sync suite's latency on a known cost per write (`sync`); `iolab layouts`' ratios
+//! one by one, and the sync suite's latency on a known flush cost (`sync`); `iolab layouts`' ratios
 //! and verdicts (`layouts`), a host's limit told from a shared path
 //! (`layouts_host`), and seed 002's table reproduced by `bench/seed002 --quick`
 //! (`seed002`).
