@@ -91,6 +91,13 @@ pub const FLUSH_NEEDED_MIN_NS: u64 = 100_000_000;
 /// far below it. Exclusive.
 pub const FLUSH_TOO_FAST_FRACTION: f64 = 0.5;
 
+/// `flush_too_fast` in a run that only wrote (a plain write job): the
+/// bound needs a read of the same target, so iolab reads it for this long
+/// after the last job (sequential 1 MiB, 8 in flight, O_DIRECT, over what
+/// the jobs wrote), and the figure serves as the bound only. Two seconds
+/// pass the read-ahead and a queue's ramp, and cost little beside the jobs.
+pub const FLUSH_REFERENCE_READ: std::time::Duration = std::time::Duration::from_secs(2);
+
 // ------------------------------------------------------------------- ZFS
 
 /// A read job on ZFS is measured "past the caches" when its span is at

@@ -185,7 +185,7 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
     // On ZFS, what keeps the ARC from answering each read job (or labels it).
     let zfs = super::zfs::ZfsSide::of(&target, r.target.allow_export, &ctx.sys);
     let mut jobs = Vec::new();
-    let cut = until_cut(|| {
+    let mut cut = until_cut(|| {
         for (i, spec) in specs.iter().enumerate() {
             let rest = r.repeat.interval.before_next(i > 0 && specs[i - 1].rw.writes());
             if i > 0 && !rest.is_zero() {
@@ -216,8 +216,25 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
         }
         Ok(())
     })?;
-    // A write's flush, against the same target's reads in this run.
-    summary::flush::judge_flushes(&mut jobs, &target.info);
+    // A write's flush, against the same target's reads in this run; a run
+    // that only wrote reads for its bound first (not on ZFS: the ARC
+    // would answer; not once the run was cut short).
+    let reference = match (summary::flush::reference_extent(&jobs, &target.info), specs.first()) {
+        (Some((offset, span)), Some(first)) if zfs.is_none() && cut.interrupted.is_none() && cut.failed.is_none() => {
+            // A reference that fails gives no bound, one interrupted neither
+            // (the run is then marked so); the jobs stand either way.
+            match runner.run_aside(&JobSpec::flush_reference(offset, span, first.engine)) {
+                Ok(samples) => Some(summary::job_report(&samples, target.facts(), cpus)),
+                Err(crate::base::error::Error::Interrupted(sig)) => {
+                    cut.interrupted = Some(sig);
+                    None
+                }
+                Err(_) => None,
+            }
+        }
+        _ => None,
+    };
+    summary::flush::judge_flushes(&mut jobs, &target.info, reference.as_ref());
     let info = target.info.clone();
     drop(target); // closes (and so removes) the test file before the result is handed on (unless abandoned)
     Ok(Measured {

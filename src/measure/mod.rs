@@ -160,6 +160,20 @@ impl Runner<'_> {
         )
     }
 
+    /// One run of `spec`, no warm-up, that is no job of the run's own (a
+    /// reference for a rule, not a figure): progress shows it, but not its
+    /// end as a job's.
+    pub fn run_aside(&self, spec: &JobSpec) -> Result<JobSamples> {
+        let quiet = NoJobDone(self.observer);
+        let aside = Runner {
+            target: self.target,
+            stop: self.stop,
+            observer: &quiet,
+            sys: self.sys.clone(),
+        };
+        aside.run_job(spec, &Repeat::fixed(1, Duration::ZERO, Duration::ZERO))
+    }
+
     /// A job whose every pass (its warm-up, each run) starts cold: each
     /// pass is a job of its own, on workers, engines and a descriptor of
     /// its own, and `before_pass` (an export and import of a ZFS pool) runs

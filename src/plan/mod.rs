@@ -162,6 +162,28 @@ impl JobSpec {
         self
     }
 
+    /// The read after a run that only wrote, whose figure bounds how fast
+    /// the device stores (`flush_too_fast`): sequential 1 MiB with 8 in
+    /// flight, O_DIRECT, for [`FLUSH_REFERENCE_READ`](crate::base::thresholds::FLUSH_REFERENCE_READ),
+    /// over `span` bytes from `offset` (what the jobs wrote).
+    pub fn flush_reference(offset: u64, span: u64, engine: EngineKind) -> JobSpec {
+        JobSpec {
+            name: "SEQ1M Q8T1 read (flush reference)".to_string(),
+            rw: Rw::Read,
+            bs: 1 << 20,
+            qd: 8,
+            threads: 1,
+            mix_read: 0,
+            limit: Limit::Time(crate::base::thresholds::FLUSH_REFERENCE_READ),
+            span,
+            offset,
+            direct: true,
+            engine,
+            timing: Timing::Exact,
+            sync: SyncMode::None,
+        }
+    }
+
     /// The byte range the job addresses on a target of `target_span` bytes,
     /// as (offset, span): `span` bytes from `offset`, clamped to the target
     /// (a span of 0 means the rest of the target).

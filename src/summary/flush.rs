@@ -1,8 +1,10 @@
 //! `flush_too_fast` over a run's jobs on one target ([`crate::judge::flush`]):
 //! the run's read tests give the bound on how fast the device stores, and
 //! each test that wrote is judged on it, run by run. A pass over the whole
-//! run, after its last job: a battery writes after it reads, and a job
-//! alone has no bound (a plain write job is not judged).
+//! run, after its last job: a battery writes after it reads. A run with no
+//! read test (a plain write job) gets a read of its own after its jobs
+//! ([`reference_extent`] says where; the runner reads it), whose figure
+//! serves as the bound only.
 
 use super::{JobReport, Named};
 use crate::judge::flush::{ReadFigure, StoreBound, Tail, Writes, flush_too_fast, store_bound};
@@ -13,11 +15,40 @@ use crate::target::TargetInfo;
 /// device: it is then no bound on what the device does.
 const CAPPED: [Code; 4] = [Code::AtThrottle, Code::CpuBound, Code::IoErrors, Code::OtherDevice];
 
+/// Bytes of the target a run's writes must cover before a read of them is
+/// worth taking as a bound: less, and no flush could owe
+/// [`FLUSH_NEEDED_MIN_NS`](crate::base::thresholds::FLUSH_NEEDED_MIN_NS) at
+/// any rate a read of them would show.
+const REFERENCE_MIN_SPAN: u64 = 16 << 20;
+
+/// Where a run that wrote but has no read test of its own should read for
+/// its bound, as (offset, span): from the first writing job's offset, over
+/// the bytes of its span the run's writes can have reached (the most one
+/// job wrote, whole MiB), so the read meets written blocks rather than
+/// holes. None when the run has a read test (its reads are the bound),
+/// wrote nothing, wrote under 16 MiB, or when no bound would be taken anyway
+/// (a memory-backed target, throttled reads: see [`store_bound_of`]).
+pub fn reference_extent(jobs: &[JobReport], target: &TargetInfo) -> Option<(u64, u64)> {
+    if jobs.iter().any(|j| j.write.is_none() && j.read.is_some()) || memory_backed(target) || reads_throttled(target) {
+        return None;
+    }
+    let first = jobs.iter().find(|j| j.write.is_some())?;
+    let written = jobs
+        .iter()
+        .filter(|j| j.write.is_some())
+        .map(|j| j.runs.iter().filter_map(|r| r.write.as_ref()).map(|w| w.bytes).sum::<u64>())
+        .max()?;
+    let span = first.span_bytes.min(written) / (1 << 20) * (1 << 20);
+    (span >= REFERENCE_MIN_SPAN).then_some((first.offset_bytes, span))
+}
+
 /// Adds `flush_too_fast` to each job of `jobs` (one run of iolab's own
 /// engines on `target`) whose flush returned sooner than the run's reads
-/// allow, after its other figure-breaking warnings.
-pub fn judge_flushes(jobs: &mut [JobReport], target: &TargetInfo) {
-    let Some(bound) = store_bound_of(jobs, target) else {
+/// allow, after its other figure-breaking warnings. `reference` is the
+/// read taken for a run without read tests ([`reference_extent`]): a
+/// bound like them, and no job of the run.
+pub fn judge_flushes(jobs: &mut [JobReport], target: &TargetInfo, reference: Option<&JobReport>) {
+    let Some(bound) = store_bound_of(jobs, target, reference) else {
         return;
     };
     let device = target.devices.first().map_or(target.path.as_str(), |d| d.name.as_str());
@@ -38,12 +69,13 @@ pub fn judge_flushes(jobs: &mut [JobReport], target: &TargetInfo) {
 /// memory-backed target (memory is its own storage, named `memory_device`
 /// or `no_block_device` where iolab sees it) and where a cgroup throttles
 /// the reads of a device under the target (the reads are the limit's).
-pub fn store_bound_of(jobs: &[JobReport], target: &TargetInfo) -> Option<StoreBound> {
+pub fn store_bound_of(jobs: &[JobReport], target: &TargetInfo, reference: Option<&JobReport>) -> Option<StoreBound> {
     if memory_backed(target) || reads_throttled(target) {
         return None;
     }
     let reads: Vec<ReadFigure> = jobs
         .iter()
+        .chain(reference)
         .filter(|j| j.write.is_none())
         .filter_map(|j| {
             let job = j.read.as_ref()?;
@@ -170,7 +202,7 @@ mod tests {
     #[test]
     fn a_battery_names_the_write_its_reads_show_was_too_fast() {
         let (mut jobs, target) = battery(16 * GIB, 300_000, None);
-        judge_flushes(&mut jobs, &target);
+        judge_flushes(&mut jobs, &target, None);
         assert_eq!(codes(&jobs[0]), Vec::<&str>::new(), "the read is not judged");
         assert_eq!(codes(&jobs[1]), ["flush_too_fast"]);
         let m = &jobs[1].warnings[0].message;
@@ -187,19 +219,66 @@ mod tests {
     fn an_honest_flush_a_plain_write_job_or_a_capped_read_gets_nothing() {
         // The flush took the time: honest.
         let (mut jobs, target) = battery(16 * GIB, 4_000_000_000, None);
-        judge_flushes(&mut jobs, &target);
+        judge_flushes(&mut jobs, &target, None);
         assert!(jobs.iter().all(|j| j.warnings.is_empty()));
         // No read in the run: no bound (a cliff is none: an SLC cache is flash).
         let (mut jobs, target) = battery(16 * GIB, 300_000, None);
         let mut alone = jobs.split_off(1);
-        judge_flushes(&mut alone, &target);
+        judge_flushes(&mut alone, &target, None);
         assert!(alone[0].warnings.is_empty());
         // The fastest read was the throttle's or the CPU's.
         for code in ["at_throttle", "cpu_bound"] {
             let (mut jobs, target) = battery(16 * GIB, 300_000, Some(code));
-            judge_flushes(&mut jobs, &target);
+            judge_flushes(&mut jobs, &target, None);
             assert_eq!(codes(&jobs[1]), Vec::<&str>::new(), "{code}");
         }
+    }
+
+    /// A run of one write job gets a read of its own after it: where it
+    /// reads, and the write judged on its figure as on a battery's read.
+    #[test]
+    fn a_plain_write_job_is_judged_on_the_read_taken_after_it() {
+        let (jobs, target) = battery(16 * GIB, 300_000, None);
+        let mut alone = jobs[1..].to_vec();
+        let written: u64 = alone[0].runs.iter().map(|r| r.write.as_ref().unwrap().bytes).sum();
+        let (offset, span) = reference_extent(&alone, &target).expect("a write job alone needs a reference");
+        assert_eq!(offset, alone[0].offset_bytes);
+        assert_eq!(span, written / (1 << 20) * (1 << 20), "what the job wrote, whole MiB");
+        judge_flushes(&mut alone, &target, Some(&jobs[0]));
+        assert_eq!(codes(&alone[0]), ["flush_too_fast"]);
+        assert!(
+            alone[0].warnings[0]
+                .message
+                .contains("its fastest read, SEQ1M Q8T1 read at 1042.0 MB/s")
+        );
+        // A flush that took the time it needed is honest, reference or not.
+        let (jobs, target) = battery(16 * GIB, 4_000_000_000, None);
+        let mut alone = jobs[1..].to_vec();
+        judge_flushes(&mut alone, &target, Some(&jobs[0]));
+        assert!(alone[0].warnings.is_empty());
+    }
+
+    #[test]
+    fn no_reference_read_where_the_run_reads_or_none_would_be_a_bound() {
+        // The battery reads: its reads are the bound.
+        let (jobs, target) = battery(16 * GIB, 300_000, None);
+        assert_eq!(reference_extent(&jobs, &target), None);
+        // Nothing written.
+        assert_eq!(reference_extent(&jobs[..1], &target), None);
+        // Under 16 MiB written: no flush could owe 100 ms.
+        let (jobs, target) = battery(8 << 20, 300_000, None);
+        assert_eq!(reference_extent(&jobs[1..], &target), None);
+        // A memory-backed target.
+        let (jobs, mut target) = battery(16 * GIB, 300_000, None);
+        target.filesystem = Some(crate::device::FsInfo {
+            fstype: "tmpfs".into(),
+            mount_point: "/dev/shm".into(),
+            source: "tmpfs".into(),
+            options: "rw".into(),
+            super_options: "rw".into(),
+            dev: (0, 30),
+        });
+        assert_eq!(reference_extent(&jobs[1..], &target), None);
     }
 
     /// The default 1 GiB test file, written over four times a run: a cache
@@ -207,7 +286,7 @@ mod tests {
     #[test]
     fn a_test_file_written_over_and_over_is_no_evidence() {
         let (mut jobs, target) = battery(GIB, 300_000, None);
-        judge_flushes(&mut jobs, &target);
+        judge_flushes(&mut jobs, &target, None);
         assert!(jobs[1].warnings.is_empty());
     }
 
@@ -222,7 +301,7 @@ mod tests {
             super_options: "rw".into(),
             dev: (0, 30),
         });
-        judge_flushes(&mut jobs, &target);
+        judge_flushes(&mut jobs, &target, None);
         assert!(jobs[1].warnings.is_empty());
     }
 
@@ -231,8 +310,8 @@ mod tests {
     fn the_finding_goes_after_the_untrustworthy_warnings_and_only_once() {
         let (mut jobs, target) = battery(16 * GIB, 300_000, None);
         jobs[1].warnings = vec![Diagnostic::new(Code::CacheAnswered, "c"), Diagnostic::new(Code::WriteCliff, "w")];
-        judge_flushes(&mut jobs, &target);
-        judge_flushes(&mut jobs, &target);
+        judge_flushes(&mut jobs, &target, None);
+        judge_flushes(&mut jobs, &target, None);
         assert_eq!(codes(&jobs[1]), ["cache_answered", "flush_too_fast", "write_cliff"]);
     }
 

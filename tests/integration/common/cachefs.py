@@ -18,6 +18,10 @@ are honest, lie, or let the media store in another order than written. JSON keys
               (last in, first out), so across flushes an older write stays cached (and is
               lost at a power cut) while newer ones are stored
   flush_ms    latency added to every flush (a known flush cost; default 0)
+  read_bps    the media's read rate in bytes per second (default 0: reads are not paced).
+              Reads of blocks the cache does not hold take n / read_bps on a read channel
+              of their own (requests queue on it, one after another), so a reader sees
+              the media's rate, as a drive's reads off its platters or flash do
 
 Storage. The media is a memfd (sparse: only what was stored takes memory, freed with this
 process). The cache is a list of pending 4 KiB blocks in write order, at most `cache`
@@ -134,6 +138,9 @@ class CacheFS(Operations):
         self._size = cfg["size"]
         self._cap = cfg["cache"] // BLOCK  # the cache's room, in blocks
         self._bps = float(cfg["media_bps"])
+        self._read_bps = float(cfg.get("read_bps", 0))
+        self._read_end = 0.0  # when the read channel is free (monotonic s)
+        self._read_lock = threading.Lock()
         self._per = BLOCK / self._bps  # seconds the media takes to store one block
         self._mode = cfg["flush"]
         self._lifo = self._mode == "reorder"
@@ -377,18 +384,25 @@ class CacheFS(Operations):
         if offset >= self._size:
             return b""
         end = min(offset + size, self._size)
+        media = end - offset  # bytes the media serves (not the cache)
         with self._lock:
             data = os.pread(self._media, end - offset, offset)
-            if not self._newest:
-                return data
-            out = bytearray(data)
-            blk = offset - offset % BLOCK
-            while blk < end:
-                if blk in self._newest:
-                    lo, hi = max(blk, offset), min(blk + BLOCK, end)
-                    out[lo - offset:hi - offset] = self._block(blk)[lo - blk:hi - blk]
-                blk += BLOCK
-            return bytes(out)
+            if self._newest:
+                out = bytearray(data)
+                blk = offset - offset % BLOCK
+                while blk < end:
+                    if blk in self._newest:
+                        lo, hi = max(blk, offset), min(blk + BLOCK, end)
+                        out[lo - offset:hi - offset] = self._block(blk)[lo - blk:hi - blk]
+                        media -= hi - lo
+                    blk += BLOCK
+                data = bytes(out)
+        if self._read_bps > 0 and media > 0:
+            with self._read_lock:
+                done = max(time.monotonic(), self._read_end) + media / self._read_bps
+                self._read_end = done
+            sleep_until(done)
+        return data
 
     def write(self, path, data, offset, fi):
         if path == self._ctl:
@@ -549,7 +563,7 @@ def config(p, text):
         p.error(f"--config is not JSON: {e}")
     if not isinstance(c, dict):
         p.error("--config must be a JSON object")
-    unknown = set(c) - {"name", "size", "cache", "media_bps", "flush", "flush_ms"}
+    unknown = set(c) - {"name", "size", "cache", "media_bps", "flush", "flush_ms", "read_bps"}
     if unknown:
         p.error(f"unknown config keys: {sorted(unknown)}")
     c.setdefault("name", "disk.img")
@@ -567,6 +581,9 @@ def config(p, text):
         p.error("media_bps must be a positive number")
     if c.get("flush") not in MODES:
         p.error(f"flush must be one of {', '.join(MODES)}")
+    rb = c.setdefault("read_bps", 0)
+    if not isinstance(rb, (int, float)) or rb < 0:
+        p.error("read_bps must be a rate in bytes per second (0: reads not paced)")
     ms = c["flush_ms"]
     if not isinstance(ms, (int, float)) or not 0 <= ms <= 60_000:
         p.error("flush_ms must be milliseconds from 0 to 60000")

@@ -6,7 +6,7 @@
 //! (`sustained`), write cliffs (`cliff`), steady state (`steady`), scans
 //! (`scan`), scaling over devices (`scale`), application runs (`apps`) and
 //! which device did their work (`attribution`), fake capacity (`capacity`),
-//! verify's findings (`verify`), `time --cold` on a live ZFS pool (`zfs_cold`), `iolab selftest` (`selftest`), `--engine fio`
+//! verify's findings (`verify`), a flush that lies named in a write job (`flush_finding`), `time --cold` on a live ZFS pool (`zfs_cold`), `iolab selftest` (`selftest`), `--engine fio`
 //! (`fio_engine`), many hosts (`hosts`), a job's memory (`memory`), the
 //! process CPU figure (`cpu_accounting`), `iolab info` on the real
 //! stacks of this machine (`info`), and live zfs-fuse pools: info, reads
@@ -25,6 +25,7 @@ mod classes;
 mod cliff;
 mod cpu_accounting;
 mod fio_engine;
+mod flush_finding;
 mod hosts;
 mod info;
 mod layouts;

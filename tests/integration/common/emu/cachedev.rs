@@ -108,6 +108,9 @@ pub struct CacheSpec {
     pub flush: FlushMode,
     /// Latency added to every flush, in ms (a known flush cost); default 0.
     pub flush_ms: f64,
+    /// The media's read rate in bytes per second: reads of blocks the cache does not
+    /// hold are paced at it, one request after another; default 0, reads not paced.
+    pub read_bps: f64,
 }
 
 impl CacheSpec {
@@ -118,7 +121,14 @@ impl CacheSpec {
             media_bps,
             flush,
             flush_ms: 0.0,
+            read_bps: 0.0,
         }
+    }
+
+    /// The same drive, its media read at `bps` bytes per second (see [`CacheSpec::read_bps`]).
+    pub fn reads_at(mut self, bps: f64) -> CacheSpec {
+        self.read_bps = bps;
+        self
     }
 
     /// Seconds the media takes to store `bytes`.
@@ -147,6 +157,11 @@ impl CacheSpec {
             "CacheSpec: flush_ms {} is not 0 to 60000",
             self.flush_ms
         );
+        assert!(
+            self.read_bps.is_finite() && self.read_bps >= 0.0,
+            "CacheSpec: read_bps {} is not a rate (0: not paced)",
+            self.read_bps
+        );
     }
 
     /// The JSON object cachefs.py takes (`name` is the disk file's name).
@@ -158,6 +173,7 @@ impl CacheSpec {
             "media_bps": self.media_bps,
             "flush": self.flush.name(),
             "flush_ms": self.flush_ms,
+            "read_bps": self.read_bps,
         })
         .to_string()
     }
