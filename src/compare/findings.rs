@@ -540,7 +540,7 @@ pub fn log_device(c: &Comparison) -> Vec<Diagnostic> {
 fn power_cut_clause(check: Option<&PowerCutCheck>) -> String {
     match check {
         Some(p) => format!(", and a power-cut check on {} found every acknowledged write", p.date),
-        None => ", if it keeps what it acknowledges: no power-cut check of it is stored (`iolab flush`)".into(),
+        None => ", if it keeps what it acknowledges: no power-cut check of it is stored (iolab flush --check)".into(),
     }
 }
 

@@ -287,7 +287,7 @@ fn a_log_device_is_fit_from_half_the_sync_write_p99_and_not_when_it_lost_writes(
     assert_eq!((f[0].run, f[0].subject.as_deref()), (Some(2), Some("SYNC4K Q1T1 write fsync")));
     assert_eq!(
         f[0].message,
-        "As a sync-write log (ZFS SLOG) for HDD, SSD is fit: 4K sync writes (a write, then fdatasync) at p99 210.0 µs vs 3.90 ms, if it keeps what it acknowledges: no power-cut check of it is stored (`iolab flush`)."
+        "As a sync-write log (ZFS SLOG) for HDD, SSD is fit: 4K sync writes (a write, then fdatasync) at p99 210.0 µs vs 3.90 ms, if it keeps what it acknowledges: no power-cut check of it is stored (iolab flush --check)."
     );
     // The boundary: half the p99 is fit, a little more is not.
     assert!(log_verdicts(&sync_runs(2_000_000, 1_000_000))[0].contains("SSD is fit"));

@@ -159,8 +159,11 @@ pub struct RunInfo {
     /// A verify run whose writes fell and stayed down (a write cache filling up).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_drop: Option<crate::judge::curve::SpeedDrop>,
+    // The seam for the power-cut evidence: `run_info` fills it `None` for
+    // now; the store's query for the device's latest check goes there.
     /// What a stored power-cut check of the run's device found (`flush
-    /// --check`): the log-device verdict rests on it too.
+    /// --check` after a power cut): the log-device verdict rests on it too,
+    /// unfit when it lost acknowledged blocks; absent when none is stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_cut: Option<PowerCutCheck>,
 }
@@ -337,7 +340,8 @@ fn run_info(r: &RunRef) -> RunInfo {
         layout: r.built.as_ref().map(layouts::Built::info),
         classes: crate::summary::classes::of(&r.report).map(|c| c.families).unwrap_or_default(),
         write_drop: r.report.verify().and_then(|v| v.write_drop.clone()),
-        // A stored power-cut check of the run's device (`iolab flush`) goes here.
+        // The seam for the power-cut evidence: none is looked up yet (see
+        // `RunInfo::power_cut`).
         power_cut: None,
     }
 }
