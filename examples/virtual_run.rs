@@ -37,6 +37,7 @@ fn main() {
             direct: true,
             engine: iolab::io::engine::EngineKind::IoUring,
             timing: Default::default(),
+            sync: Default::default(),
         },
         repeat: Repeat {
             runs: Runs::Fixed(1),

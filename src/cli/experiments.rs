@@ -108,7 +108,7 @@ pub(super) fn layouts_workload(a: &LayoutsArgs, config: Option<&Config>) -> Resu
     };
     if a.suite.is_some() && a.job_typed {
         return Err(usage(
-            "layouts: --suite and the job options (--rw, --qd, --threads, --bytes) each say what runs on every configuration: give one",
+            "layouts: --suite and the job options (--rw, --qd, --threads, --bytes, --sync) each say what runs on every configuration: give one",
         ));
     }
     if let Some(s) = &a.suite {
@@ -202,7 +202,7 @@ fn job_spec(j: &JobShape, bs: u64, c: &CommonArgs) -> JobSpec {
         c.target.engine.kind(),
     );
     spec.timing = c.latency;
-    spec
+    spec.with_sync(j.sync)
 }
 
 /// `--engine fio` runs jobs (run, job) only.

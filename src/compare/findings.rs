@@ -7,11 +7,12 @@
 //! run it is about (never the baseline, except for `untrustworthy`) and
 //! whose subject is the test it is about, when it is about one.
 
-use super::{Comparison, RunInfo, RunRef, TestComparison};
+use super::{Comparison, PowerCutCheck, RunInfo, RunRef, TestComparison};
 use crate::base::thresholds::{CACHE_MIN_GAIN, CPU_NOTABLE, MIN_RUNS_FOR_NOISE};
 use crate::base::units::{fmt_ns, fmt_ratio, fmt_value, signed_diff};
 use crate::judge::trust::Distrust;
 use crate::judge::{Code, Diagnostic, Severity};
+use crate::plan::SyncMode;
 use crate::summary::median;
 use crate::summary::{Direction, JobReport, Report};
 
@@ -406,12 +407,24 @@ pub fn cpu_cost(c: &Comparison) -> Vec<Diagnostic> {
 /// the two worth it as a cache for the slower one? A read cache (L2ARC,
 /// bcache) serves small random reads one at a time, so the answer is in the
 /// 4K QD1 random read test: at least [`CACHE_MIN_GAIN`] times the IOPS,
-/// outside the noise, and a lower p99. A sync-write log (ZFS SLOG) is judged
-/// by the 4K QD1 random write latency when the runs have it.
+/// outside the noise, and a lower p99. A sync-write log (ZFS SLOG) is
+/// judged by [`log_device`] when the runs have the sync suite's 4K sync
+/// writes; without them, by the 4K QD1 random write p99, a lower bound.
+/// Whether a verdict may rest on the figures is [`guard`]'s to say.
 pub fn cache_candidate(c: &Comparison) -> Vec<Diagnostic> {
-    let b = base(c).0;
     let probe = |d: Direction| c.tests.iter().find(|t| t.cache_probe && t.direction == d);
-    let Some(read) = probe(Direction::Read) else { return Vec::new() };
+    // With the sync suite's tests, the log verdict is their own finding.
+    let write = probe(Direction::Write).filter(|_| log_probe(c).is_none());
+    let mut out = probe(Direction::Read).map_or_else(Vec::new, |read| read_cache(c, read, write));
+    out.extend(log_device(c));
+    out
+}
+
+/// [`cache_candidate`]'s read-cache verdict on the 4K QD1 random read test
+/// `read`, each with the lower-bound log verdict of the 4K QD1 random write
+/// test `write` when there is one.
+fn read_cache(c: &Comparison, read: &TestComparison, write: Option<&TestComparison>) -> Vec<Diagnostic> {
+    let b = base(c).0;
     let mut out = Vec::new();
     for (i, r) in others(c) {
         let Some(ratio) = read.ratios[i].filter(|r| *r > 0.0) else {
@@ -452,12 +465,12 @@ pub fn cache_candidate(c: &Comparison) -> Vec<Diagnostic> {
                 }
             )
         };
-        if let Some(w) = probe(Direction::Write)
+        if let Some(w) = write
             && let (Some(f), Some(s)) = (p99(w, fast), p99(w, slow))
         {
             let verdict = if s / f >= CACHE_MIN_GAIN { "would help" } else { "would not help" };
             text.push_str(&format!(
-                " As a sync-write log (ZFS SLOG) it {verdict}: 4K QD1 write p99 {} vs {} (iolab flushes once per run, not after every write, so both are lower bounds).",
+                " As a sync-write log (ZFS SLOG) it {verdict}: 4K QD1 write p99 {} vs {} (iolab flushes once per run, not after every write, so both are lower bounds; the sync suite measures sync writes).",
                 fmt_ns(f),
                 fmt_ns(s)
             ));
@@ -465,6 +478,70 @@ pub fn cache_candidate(c: &Comparison) -> Vec<Diagnostic> {
         out.push(finding(Code::CacheCandidate, Some(r.id), Some(read.test.clone()), text));
     }
     out
+}
+
+/// The sync suite's 4K QD1 sync-write test, for the log-device verdict: a
+/// write and then a flush (`fsync`) is what ZFS's intent log does on a SLOG
+/// (it writes its log blocks, then flushes the device's cache), so that
+/// test first; O_DSYNC's (`dsync`) where it is the only one. Every test of
+/// a comparison is one all its runs have.
+fn log_probe(c: &Comparison) -> Option<&TestComparison> {
+    let with = |m: SyncMode| c.tests.iter().find(|t| t.log_probe == Some(m));
+    with(SyncMode::Fsync).or_else(|| with(SyncMode::Dsync))
+}
+
+/// Per run against the baseline: is the one of the two whose 4K sync
+/// writes have the lower p99 fit as a sync-write log (ZFS SLOG) for the
+/// other? The p99 is each write's time until stored (with O_DSYNC, or the
+/// write and its flush), what the ZIL waits for: fit when it is at most
+/// 1/[`CACHE_MIN_GAIN`] of the other's, unless a stored power-cut check
+/// ([`RunInfo::power_cut`]) found it losing acknowledged writes, which
+/// makes it unfit whatever its speed. On figures iolab calls
+/// untrustworthy the verdict carries [`guard`]'s caveat and never leads.
+pub fn log_device(c: &Comparison) -> Vec<Diagnostic> {
+    let Some(t) = log_probe(c) else { return Vec::new() };
+    let b = base(c).0;
+    let mut out = Vec::new();
+    for (i, r) in others(c) {
+        let p99 = |k: usize| t.p99_ns.get(k).copied().flatten();
+        let (Some(x), Some(y)) = (p99(i), p99(b)) else { continue };
+        if !t.latencies_comparable(i, b) {
+            continue;
+        }
+        let (fast, slow, f, s) = if x <= y { (i, b, x, y) } else { (b, i, y, x) };
+        let head = format!(
+            "As a sync-write log (ZFS SLOG) for {}, {}",
+            c.runs[slow].name(),
+            c.runs[fast].name()
+        );
+        let how = match t.log_probe {
+            Some(SyncMode::Fsync) => "a write, then fdatasync",
+            _ => "O_DSYNC",
+        };
+        let figures = format!("4K sync writes ({how}) at p99 {} vs {}", fmt_ns(f), fmt_ns(s));
+        let check = c.runs[fast].power_cut.as_ref();
+        let text = if let Some(lost) = check.filter(|p| p.lost_blocks > 0) {
+            format!(
+                "{head} is not fit: the power-cut check on {} lost {} acknowledged blocks ({figures}).",
+                lost.date, lost.lost_blocks
+            )
+        } else if s / f >= CACHE_MIN_GAIN {
+            format!("{head} is fit: {figures}{}.", power_cut_clause(check))
+        } else {
+            format!("{head} is not fit: {figures}; a log pays from {CACHE_MIN_GAIN:.0}x lower p99.")
+        };
+        out.push(finding(Code::CacheCandidate, Some(r.id), Some(t.test.clone()), text));
+    }
+    out
+}
+
+/// What a fit log device's verdict says of the power-cut check of it: that
+/// it found every acknowledged write, or that there is none yet.
+fn power_cut_clause(check: Option<&PowerCutCheck>) -> String {
+    match check {
+        Some(p) => format!(", and a power-cut check on {} found every acknowledged write", p.date),
+        None => ", if it keeps what it acknowledges: no power-cut check of it is stored (iolab flush --check)".into(),
+    }
 }
 
 /// The engine a run's jobs ran on, as one name: iolab's own (`io_uring`,

@@ -181,7 +181,7 @@ fn cache_candidate_says_whether_the_faster_device_pays_as_a_cache() {
     assert_eq!(f[0].run, Some(2));
     assert_eq!(
         f[0].message,
-        "As a read cache for HDD (L2ARC, bcache), SSD is worth it: 4K QD1 random reads at 60.0x the IOPS (9000 vs 150, p99 210.0 µs vs 12.00 ms). As a sync-write log (ZFS SLOG) it would help: 4K QD1 write p99 60.0 µs vs 9.00 ms (iolab flushes once per run, not after every write, so both are lower bounds)."
+        "As a read cache for HDD (L2ARC, bcache), SSD is worth it: 4K QD1 random reads at 60.0x the IOPS (9000 vs 150, p99 210.0 µs vs 12.00 ms). As a sync-write log (ZFS SLOG) it would help: 4K QD1 write p99 60.0 µs vs 9.00 ms (iolab flushes once per run, not after every write, so both are lower bounds; the sync suite measures sync writes)."
     );
     assert!(
         f[1].message
@@ -256,6 +256,120 @@ fn no_common_tests_is_said() {
     assert!(c.tests.is_empty());
     assert_eq!(rules(&c, "no_common_tests").len(), 1);
     assert_eq!(c.findings.len(), 1);
+}
+
+/// Two runs of the sync suite: the HDD's and the SSD's 4K sync writes at
+/// these p99s (ns), the write and its flush (`fsync`) and with O_DSYNC.
+fn sync_runs(hdd_p99: u64, ssd_p99: u64) -> Vec<RunRef> {
+    let jobs = |p99: u64| {
+        vec![
+            seq("SYNC4K Q1T1 write dsync", &[1.0, 1.1, 0.9]).sync("dsync").p99(p99 / 2),
+            seq("SYNC4K Q1T1 write fsync", &[1.0, 1.1, 0.9]).sync("fsync").p99(p99),
+            seq("SYNC8K Q1T1 write fsync", &[1.0, 1.1, 0.9]).sync("fsync").bs(8192).p99(p99 * 3),
+        ]
+    };
+    vec![run(1, "HDD", jobs(hdd_p99)), run(2, "SSD", jobs(ssd_p99))]
+}
+
+fn log_verdicts(runs: &[RunRef]) -> Vec<String> {
+    let c = cmp(runs);
+    rules(&c, "cache_candidate").iter().map(|f| f.message.clone()).collect()
+}
+
+/// Issue 37: the log-device verdict rests on the sync suite's 4K sync
+/// writes (the write and its flush, as the ZIL does), fit from half the
+/// other's p99 on, and only if no power-cut check lost what it acknowledged.
+#[test]
+fn a_log_device_is_fit_from_half_the_sync_write_p99_and_not_when_it_lost_writes() {
+    let c = cmp(&sync_runs(3_900_000, 210_000));
+    let f = rules(&c, "cache_candidate");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!((f[0].run, f[0].subject.as_deref()), (Some(2), Some("SYNC4K Q1T1 write fsync")));
+    assert_eq!(
+        f[0].message,
+        "As a sync-write log (ZFS SLOG) for HDD, SSD is fit: 4K sync writes (a write, then fdatasync) at p99 210.0 µs vs 3.90 ms, if it keeps what it acknowledges: no power-cut check of it is stored (iolab flush --check)."
+    );
+    // The boundary: half the p99 is fit, a little more is not.
+    assert!(log_verdicts(&sync_runs(2_000_000, 1_000_000))[0].contains("SSD is fit"));
+    let v = log_verdicts(&sync_runs(2_000_000, 1_001_000));
+    assert!(
+        v[0].contains("SSD is not fit: 4K sync writes") && v[0].ends_with("a log pays from 2x lower p99."),
+        "{v:?}"
+    );
+    // The baseline can be the better log too.
+    let v = log_verdicts(&sync_runs(210_000, 3_900_000));
+    assert!(v[0].starts_with("As a sync-write log (ZFS SLOG) for SSD, HDD is fit"), "{v:?}");
+    // With only the O_DSYNC test, that one.
+    let mut runs = sync_runs(3_900_000, 210_000);
+    for r in &mut runs {
+        if let crate::summary::Body::Jobs(j) = &mut r.report.body {
+            j.retain(|j| j.name != "SYNC4K Q1T1 write fsync");
+        }
+    }
+    let v = log_verdicts(&runs);
+    assert!(v[0].contains("4K sync writes (O_DSYNC) at p99 105.0 µs vs 1.95 ms"), "{v:?}");
+
+    // A power-cut check of the candidate: kept everything, or lost blocks.
+    let mut c = cmp(&sync_runs(3_900_000, 210_000));
+    let check = |lost| {
+        Some(crate::compare::PowerCutCheck {
+            date: "2026-12-03".into(),
+            lost_blocks: lost,
+        })
+    };
+    c.runs[1].power_cut = check(0);
+    assert_eq!(
+        log_device(&c)[0].message,
+        "As a sync-write log (ZFS SLOG) for HDD, SSD is fit: 4K sync writes (a write, then fdatasync) at p99 210.0 µs vs 3.90 ms, and a power-cut check on 2026-12-03 found every acknowledged write."
+    );
+    c.runs[1].power_cut = check(312);
+    assert_eq!(
+        log_device(&c)[0].message,
+        "As a sync-write log (ZFS SLOG) for HDD, SSD is not fit: the power-cut check on 2026-12-03 lost 312 acknowledged blocks (4K sync writes (a write, then fdatasync) at p99 210.0 µs vs 3.90 ms)."
+    );
+    c.runs[0].power_cut = check(5);
+    c.runs[1].power_cut = None;
+    assert!(
+        log_device(&c)[0].message.contains("SSD is fit"),
+        "only the candidate's check counts"
+    );
+}
+
+/// Issue 37: the log verdict on sync writes a cache answered carries
+/// [`guard`]'s caveat, whichever side's figure it is, and never leads.
+#[test]
+fn a_log_verdict_on_an_untrustworthy_sync_write_carries_the_caveat() {
+    let mut runs = sync_runs(3_900_000, 210_000);
+    runs[0] = run(
+        1,
+        "HDD",
+        vec![
+            seq("SYNC4K Q1T1 write fsync", &[1.0, 1.1, 0.9])
+                .sync("fsync")
+                .p99(3_900_000)
+                .warn("flush_too_fast"),
+        ],
+    );
+    runs[1] = run(
+        2,
+        "SSD",
+        vec![seq("SYNC4K Q1T1 write fsync", &[1.0, 1.1, 0.9]).sync("fsync").p99(210_000)],
+    );
+    let c = cmp(&runs);
+    let f = rules(&c, "cache_candidate");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].severity, Severity::Untrustworthy);
+    assert!(!leads(f[0]));
+    assert!(
+        f[0].message.starts_with("As a sync-write log (ZFS SLOG) for HDD, SSD is fit: ")
+            && f[0].message.contains(" Caveat: HDD carries flush_too_fast ("),
+        "{}",
+        f[0].message
+    );
+    // Trusted on both sides, it leads.
+    let c = cmp(&sync_runs(3_900_000, 210_000));
+    let f = rules(&c, "cache_candidate");
+    assert!(f[0].severity != Severity::Untrustworthy && leads(f[0]), "{f:?}");
 }
 
 // ---- issue 37: no finding rests on untrustworthy figures as if they were

@@ -159,6 +159,25 @@ pub struct RunInfo {
     /// A verify run whose writes fell and stayed down (a write cache filling up).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_drop: Option<crate::judge::curve::SpeedDrop>,
+    // The seam for the power-cut evidence: `run_info` fills it `None` for
+    // now; the store's query for the device's latest check goes there.
+    /// What a stored power-cut check of the run's device found (`flush
+    /// --check` after a power cut): the log-device verdict rests on it too,
+    /// unfit when it lost acknowledged blocks; absent when none is stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_cut: Option<PowerCutCheck>,
+}
+
+/// A power-cut check of a device (`flush --check` after the power
+/// was cut while it wrote): whether every write a flush acknowledged was
+/// found again. A sync-write log that loses acknowledged writes loses data.
+#[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
+pub struct PowerCutCheck {
+    /// When the check ran (`YYYY-MM-DD`).
+    pub date: String,
+    /// Acknowledged blocks found lost or stale (0: every acknowledged write was found).
+    #[schemars(extend("x-unit" = "count"))]
+    pub lost_blocks: u64,
 }
 
 impl RunInfo {
@@ -216,6 +235,11 @@ pub struct TestComparison {
     /// cache in front of a slower device serves.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cache_probe: bool,
+    /// The job writes 4K at queue depth 1 with one thread, each write made
+    /// durable before it completes (`dsync`, `fsync`: the sync suite's): what
+    /// a sync-write log (a ZFS SLOG) serves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_probe: Option<crate::plan::SyncMode>,
 }
 
 impl TestComparison {
@@ -316,6 +340,9 @@ fn run_info(r: &RunRef) -> RunInfo {
         layout: r.built.as_ref().map(layouts::Built::info),
         classes: crate::summary::classes::of(&r.report).map(|c| c.families).unwrap_or_default(),
         write_drop: r.report.verify().and_then(|v| v.write_drop.clone()),
+        // The seam for the power-cut evidence: none is looked up yet (see
+        // `RunInfo::power_cut`).
+        power_cut: None,
     }
 }
 
@@ -447,6 +474,7 @@ fn timed_tests(runs: &[RunRef], b: usize) -> Vec<TestComparison> {
             p99_ns: Vec::new(),
             latency: Vec::new(),
             cache_probe: false,
+            log_probe: None,
             values,
             ratios,
             within_noise,
@@ -510,6 +538,8 @@ fn test_comparison(
     let medians: Vec<&DirReport> = jobs.iter().map(|j| dir(j, d).expect("checked")).collect();
     let first = jobs[0];
     let cache_probe = random && first.bs == 4096 && first.qd == 1 && first.threads == 1;
+    let log_probe =
+        (d == Direction::Write && first.bs == 4096 && first.qd == 1 && first.threads == 1 && !first.sync.is_none()).then_some(first.sync);
     let values: Vec<f64> = medians.iter().map(|m| figure(m, unit)).collect();
     let samples: Vec<Vec<f64>> = jobs.iter().map(|j| per_run(j, d, unit)).collect();
     let Ratios { ratios, within_noise, ci } = ratios(&values, &samples, b, unit);
@@ -543,6 +573,7 @@ fn test_comparison(
             .collect(),
         latency: jobs.iter().map(|j| j.latency.clone()).collect(),
         cache_probe,
+        log_probe,
         values,
         ratios,
         within_noise,

@@ -95,6 +95,12 @@ impl JobsRequest {
                 EngineKind::names()
             )));
         }
+        if self.via_fio && self.jobs.iter().any(|j| j.sync == crate::plan::SyncMode::Fsync) {
+            return Err(usage(format!(
+                "--sync fsync counts each write's flush in its latency, and fio times that flush apart from the write: fio cannot run it; use --engine {}",
+                EngineKind::names()
+            )));
+        }
         if self.via_fio && self.target.continue_on_error {
             return Err(usage(format!(
                 "--continue-on-error counts failures in iolab's own engines: fio cannot run it; use --engine {}",

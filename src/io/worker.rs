@@ -12,9 +12,13 @@
 //! without timing (`--latency off`) no latency is kept at all. Counts are
 //! added per wait and direction, not per I/O, and latencies go to the
 //! stream's histograms in batches ([`crate::io::stream::LatBuf`]).
+//!
+//! Sync writes ([`SyncMode`]): a `dsync` write is the engine's (it
+//! completes once stored); for `fsync` the loop flushes after a wait that
+//! reaped writes, before it reads the clock, so the flush is in their latency.
 
 use crate::io::buffers::Buffers;
-use crate::io::engine::{Clock, Dir, Done, Engine, Io};
+use crate::io::engine::{Clock, Dir, Done, Engine, Io, SyncMode};
 use crate::io::rng::Rng;
 use crate::io::stall::Beat;
 use crate::io::stream::{LatBuf, StreamShared};
@@ -54,6 +58,10 @@ pub struct WorkerPlan {
     pub batch: usize,
     /// Whether latencies are kept at all.
     pub timed: bool,
+    /// How each write is made durable: with O_DSYNC (the engine's
+    /// `RWF_DSYNC`), or followed by a flush before the clock is read, so
+    /// that its time counts in the latency of the writes it made durable.
+    pub sync: SyncMode,
 }
 
 /// An I/O that failed: which one and the errno.
@@ -171,6 +179,7 @@ pub fn drive<E: Engine, C: Clock>(
                     len: bs as u32,
                     buf,
                     region,
+                    dsync: dir == Dir::Write && plan.sync == SyncMode::Dsync,
                 }) {
                     return Err(leave(
                         engine,
@@ -201,6 +210,11 @@ pub fn drive<E: Engine, C: Clock>(
                     source: e,
                 },
             ));
+        }
+        if plan.sync == SyncMode::Fsync
+            && let Err(e) = flush_writes(engine, &done, &slots, bs)
+        {
+            return Err(leave(engine, sh, e));
         }
         now = clock.now_ns();
         sh.beat.add(done.len() as u64);
@@ -290,6 +304,27 @@ pub fn drive<E: Engine, C: Clock>(
     }
     out[last].seq_next = seq_pos * bs;
     Ok(out)
+}
+
+/// [`SyncMode::Fsync`]: the writes a wait reaped that succeeded are made
+/// durable by one flush (fdatasync) before the clock is read, so that each
+/// one's latency includes it, as a database's commit waits for it. At queue
+/// depth 1 that is a flush after every write; deeper, one flush covers the
+/// writes that completed together (a group commit), and a read reaped by
+/// the same wait (a mixed job) waits for it too. A failed flush fails the
+/// stream, named by the first write it was to make durable.
+#[inline(never)]
+fn flush_writes<E: Engine>(engine: &mut E, done: &[Done], slots: &[(u64, Dir, u64)], bs: u64) -> Result<(), IoFailure> {
+    let written = done
+        .iter()
+        .find(|d| slots[d.slot as usize].1 == Dir::Write && d.result >= 0 && d.result as u64 == bs);
+    let Some(d) = written else { return Ok(()) };
+    engine.sync().map_err(|source| IoFailure {
+        dir: Dir::Write,
+        offset: slots[d.slot as usize].2,
+        len: bs as u32,
+        source,
+    })
 }
 
 /// The way out of a failed stream: the other workers are told to stop

@@ -42,6 +42,7 @@ fn plan(read_pct: u8, random: bool) -> WorkerPlan {
         continue_on_error: false,
         batch: 1,
         timed: true,
+        sync: SyncMode::None,
     }
 }
 
@@ -416,4 +417,57 @@ fn a_failed_stream_returns_only_after_its_last_io_has_completed() {
         assert!(beat.get() >= 1, "{what}: the drain did not beat");
         drop(bufs);
     }
+}
+
+/// Sync writes at QD1 on a device of 100 µs writes and 400 µs flushes:
+/// with O_DSYNC, and with a flush after each write, every write waits for
+/// its flush, so its latency is 500 µs and 2,000 fit in a second; without,
+/// 100 µs and 10,000 (the flush comes at the end of the run, not here).
+#[test]
+fn sync_writes_count_their_flush_in_their_latency() {
+    for (mode, ios, lat, syncs) in [
+        (SyncMode::None, 10_000, 100_000, 0),
+        (SyncMode::Dsync, 2_000, 500_000, 0),
+        (SyncMode::Fsync, 2_000, 500_000, 2_000),
+    ] {
+        let mut p = plan(0, false);
+        p.sync = mode;
+        let clock = MockClock::default();
+        let mut eng = MockEngine::new(clock.clone(), 1, 1, 100_000, 0.0);
+        eng.sync_ns = 400_000;
+        let mut bufs = Buffers::new(4096, 1, 1, false, true);
+        let s = go(&mut eng, &clock, &mut bufs, &p, false, &Beat::default()).unwrap().remove(0);
+        assert_eq!(s.write.ios, ios, "{mode:?}");
+        let p50 = s.write.lat.as_ref().unwrap().value_at_quantile(0.5);
+        assert!(p50.abs_diff(lat) <= lat / 1000, "{mode:?}: p50 {p50}");
+        assert_eq!(eng.syncs, syncs, "{mode:?}: flushes");
+    }
+}
+
+/// A flush after a write that fails ends the stream as that write's
+/// failure, at its offset, with the flush's errno.
+#[test]
+fn a_failed_flush_fails_the_stream_at_the_write_it_was_for() {
+    struct NoFlush(MockEngine);
+    impl Engine for NoFlush {
+        fn depth(&self) -> usize {
+            self.0.depth()
+        }
+        fn queue(&mut self, io: Io) -> io::Result<()> {
+            self.0.queue(io)
+        }
+        fn submit_and_reap(&mut self, min: usize, out: &mut Vec<Done>) -> io::Result<()> {
+            self.0.submit_and_reap(min, out)
+        }
+        fn sync(&mut self) -> io::Result<()> {
+            Err(io::Error::from_raw_os_error(libc::EIO))
+        }
+    }
+    let mut p = plan(0, false);
+    p.sync = SyncMode::Fsync;
+    let clock = MockClock::default();
+    let mut eng = NoFlush(MockEngine::new(clock.clone(), 1, 1, 100_000, 0.0));
+    let mut bufs = Buffers::new(4096, 1, 1, false, true);
+    let e = go(&mut eng, &clock, &mut bufs, &p, false, &Beat::default()).expect_err("the flush failed");
+    assert_eq!((e.dir, e.offset, e.source.raw_os_error()), (Dir::Write, 0, Some(libc::EIO)));
 }

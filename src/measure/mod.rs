@@ -856,6 +856,7 @@ pub fn worker_plans(spec: &JobSpec, span: u64, n: u32) -> Vec<WorkerPlan> {
                 continue_on_error: false,
                 batch: spec.timing.batch(spec.qd) as usize,
                 timed: spec.timing.timed(),
+                sync: spec.sync,
             }
         })
         .collect()
@@ -880,6 +881,7 @@ mod tests {
             direct: true,
             engine,
             timing: Default::default(),
+            sync: Default::default(),
         }
     }
 

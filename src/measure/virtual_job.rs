@@ -199,6 +199,7 @@ mod tests {
             direct: true,
             engine: crate::io::engine::EngineKind::IoUring,
             timing: Default::default(),
+            sync: Default::default(),
         }
     }
 

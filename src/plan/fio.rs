@@ -16,6 +16,8 @@
 //! | incompressible, never-repeating data | `buffer_compress_percentage=0`, `scramble_buffers=1`, `randrepeat=0` |
 //! | uniform random offsets, repeats allowed | `norandommap` |
 //! | writes timed to a final fdatasync | `end_fsync=1` (the flush is part of the job) |
+//! | `--sync dsync`: each write with O_DSYNC | `sync=dsync` |
+//! | `--sync fsync`: an fdatasync after each write, in the write's latency | `fdatasync=1`, in a job file only: fio times that flush apart from the write (its `sync` latency), so `--engine fio` refuses it |
 //! | a span from an offset (scan zones, `--from`) | `offset`, `size` |
 //! | a test file in a directory | `directory`, `filename=iolab-fio.test`, `size` (fio lays it out first), `unlink=1` on the last section (which removes it; an interrupted fio leaves it) |
 //! | the target's path | `:` written `\:` (fio splits names on `:`); a path fio cannot be given is refused |
@@ -208,6 +210,11 @@ fn section(s: &mut String, job: &JobSpec, repeat: &Repeat, first_run: bool) {
         };
         let _ = writeln!(s, "ramp_time={}", ms(ramp));
     }
+    match job.sync {
+        super::SyncMode::None => {}
+        super::SyncMode::Dsync => s.push_str("sync=dsync\n"),
+        super::SyncMode::Fsync => s.push_str("fdatasync=1\n"),
+    }
     if job.rw.writes() {
         s.push_str("end_fsync=1\n");
     }
@@ -288,6 +295,41 @@ mod tests {
             assert!(f.contains(want), "{want} in\n{f}");
         }
         assert!(!f.contains("ramp_time") && !f.contains("startdelay") && !f.contains("time_based"));
+    }
+
+    /// The sync suite's modes as fio's options: O_DSYNC, or an fdatasync
+    /// after every write; a job that writes as the device takes it has neither.
+    #[test]
+    fn sync_writes_become_fios_dsync_and_fdatasync() {
+        let f = job_file(
+            &SuiteName::Sync.jobs(&common()),
+            &repeat(1, 0, 0),
+            &FioTarget::Path {
+                filename: "/dev/sdb".into(),
+                size: None,
+            },
+        )
+        .unwrap();
+        let sections: Vec<&str> = f.split("\n[").skip(2).collect();
+        assert_eq!(sections.len(), 8, "{f}");
+        for s in &sections {
+            let (dsync, fdatasync) = (s.contains("\nsync=dsync\n"), s.contains("\nfdatasync=1\n"));
+            assert_eq!((dsync, fdatasync), (s.contains(" dsync@1]"), s.contains(" fsync@1]")), "{s}");
+            assert!(
+                s.contains("\nrw=write\n") && s.contains("\niodepth=1\n") && s.contains("\nend_fsync=1\n"),
+                "{s}"
+            );
+        }
+        let plain = job_file(
+            &SuiteName::Demo.jobs(&common()),
+            &repeat(1, 0, 0),
+            &FioTarget::Path {
+                filename: "/dev/sdb".into(),
+                size: None,
+            },
+        )
+        .unwrap();
+        assert!(!plain.contains("\nsync=") && !plain.contains("fdatasync"), "{plain}");
     }
 
     /// fio itself accepts every suite's job file (when fio is installed).

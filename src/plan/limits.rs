@@ -88,6 +88,17 @@ pub fn check_mix_read(v: u8) -> Result<u8, String> {
     Ok(v)
 }
 
+/// A sync mode (`--sync`) makes writes durable: a job that writes nothing has none.
+pub fn check_sync(sync: super::SyncMode, writes: bool) -> Result<(), String> {
+    if !sync.is_none() && !writes {
+        return Err(format!(
+            "--sync {} makes each write durable, and this job does not write (--rw write, randwrite, rw or randrw)",
+            sync.as_str()
+        ));
+    }
+    Ok(())
+}
+
 /// Parse-and-check helpers for front ends that read text (the command line).
 pub mod parse {
     use super::*;

@@ -6,6 +6,7 @@
 
 use crate::base::units::{fmt_bs, fmt_duration};
 use crate::io::engine::EngineKind;
+pub use crate::io::engine::SyncMode;
 use serde::{Deserialize, Serialize};
 
 pub mod fio;
@@ -125,6 +126,9 @@ pub struct JobSpec {
     /// How each I/O's latency is taken (`--latency`).
     #[serde(default)]
     pub timing: Timing,
+    /// How each write is made durable (`--sync`, the sync suite).
+    #[serde(default)]
+    pub sync: SyncMode,
 }
 
 impl JobSpec {
@@ -144,7 +148,18 @@ impl JobSpec {
             direct,
             engine,
             timing: Timing::Exact,
+            sync: SyncMode::None,
         }
+    }
+
+    /// The same job with each write made durable as `sync` says, named so
+    /// (`write 4K Q1T1 dsync`).
+    pub fn with_sync(mut self, sync: SyncMode) -> JobSpec {
+        if !sync.is_none() {
+            self.name = format!("{} {}", self.name, sync.as_str());
+        }
+        self.sync = sync;
+        self
     }
 
     /// The read after a run that only wrote, whose figure bounds how fast
@@ -165,6 +180,7 @@ impl JobSpec {
             direct: true,
             engine,
             timing: Timing::Exact,
+            sync: SyncMode::None,
         }
     }
 
@@ -186,6 +202,7 @@ impl JobSpec {
         limits::check_qd(self.qd).map_err(bad)?;
         limits::check_threads(self.threads).map_err(bad)?;
         limits::check_mix_read(self.mix_read).map_err(bad)?;
+        limits::check_sync(self.sync, self.rw.writes()).map_err(bad)?;
         match self.limit {
             Limit::Time(d) if d.is_zero() => Err(bad("the duration must be greater than 0".into())),
             Limit::Bytes(0) => Err(bad("the byte limit must be greater than 0".into())),
@@ -525,8 +542,13 @@ pub fn describe(spec: &JobSpec) -> String {
         Limit::Bytes(b) => crate::base::units::fmt_bytes(b),
         Limit::Span => "the whole span".to_string(),
     };
+    let sync = if spec.sync.is_none() {
+        String::new()
+    } else {
+        format!(" sync={}", spec.sync.as_str())
+    };
     format!(
-        "{} bs={} qd={} threads={} {}",
+        "{} bs={} qd={} threads={} {}{sync}",
         spec.rw.as_str(),
         fmt_bs(spec.bs),
         spec.qd,
@@ -562,6 +584,28 @@ mod tests {
         assert_eq!(s.extent(1000), (300, 700), "no further than the target's end");
         s.offset = 5000;
         assert_eq!(s.extent(1000), (1000, 0), "an offset past the end addresses nothing");
+    }
+
+    #[test]
+    fn a_sync_job_is_named_by_its_mode_and_must_write() {
+        let limit = Limit::Time(Duration::from_secs(1));
+        let w = JobSpec::custom(Rw::Write, 4096, 1, 1, 0, limit, true, EngineKind::IoUring);
+        let d = w.clone().with_sync(SyncMode::Dsync);
+        assert_eq!((d.name.as_str(), d.sync), ("write 4K Q1T1 dsync", SyncMode::Dsync));
+        assert!(d.validate().is_ok());
+        assert_eq!(describe(&d), "write bs=4K qd=1 threads=1 1s sync=dsync");
+        assert_eq!(w.clone().with_sync(SyncMode::None).name, "write 4K Q1T1");
+        let r = JobSpec::custom(Rw::Randread, 4096, 1, 1, 100, limit, true, EngineKind::IoUring).with_sync(SyncMode::Fsync);
+        let e = r.validate().unwrap_err().to_string();
+        assert!(
+            e.contains("--sync fsync makes each write durable, and this job does not write"),
+            "{e}"
+        );
+        // A plan of an earlier version has no sync mode: none.
+        let mut v = serde_json::to_value(&w).unwrap();
+        assert_eq!(v["sync"], "none");
+        v.as_object_mut().unwrap().remove("sync");
+        assert_eq!(serde_json::from_value::<JobSpec>(v).unwrap().sync, SyncMode::None);
     }
 
     #[test]

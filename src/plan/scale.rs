@@ -47,6 +47,7 @@ impl ScalePlan {
             direct: self.direct,
             engine: self.engine,
             timing: self.timing,
+            sync: Default::default(),
         }
     }
 

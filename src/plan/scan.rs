@@ -148,6 +148,7 @@ impl ScanPlan {
             direct: self.direct,
             engine: self.engine,
             timing: crate::plan::Timing::Exact,
+            sync: Default::default(),
         }
     }
 
@@ -171,6 +172,7 @@ impl ScanPlan {
             direct: self.direct,
             engine: self.engine,
             timing: crate::plan::Timing::Exact,
+            sync: Default::default(),
         })
     }
 
@@ -190,6 +192,7 @@ impl ScanPlan {
             direct: true,
             engine: self.engine,
             timing: crate::plan::Timing::Exact,
+            sync: Default::default(),
         })
     }
 

@@ -1,7 +1,7 @@
 //! The built-in suites (CrystalDiskMark's batteries, the sustained and dd
 //! transfers, the application workloads) and how they expand into jobs.
 
-use super::{JobSpec, Limit, Region, Rw};
+use super::{JobSpec, Limit, Region, Rw, SyncMode};
 use crate::base::units::fmt_bs;
 use crate::io::engine::EngineKind;
 use serde::{Deserialize, Serialize};
@@ -57,6 +57,7 @@ pub enum SuiteName {
     Files,
     Git,
     Sdcard,
+    Sync,
 }
 
 /// The command line's view: each value with its description, defined once.
@@ -105,9 +106,11 @@ impl SuiteChoice {
     }
 }
 
-const SUITES: [SuiteName; 12] = {
+const SUITES: [SuiteName; 13] = {
     use SuiteName::*;
-    [Default, Peak, Real, Demo, Nvme, Mix, Random512k, Sustained, Dd, Files, Git, Sdcard]
+    [
+        Default, Peak, Real, Demo, Nvme, Mix, Random512k, Sustained, Dd, Files, Git, Sdcard, Sync,
+    ]
 };
 
 const K: u64 = 1024;
@@ -118,9 +121,12 @@ const M: u64 = 1024 * 1024;
 const SDCARD_SEQ_BS: u64 = 512 * K;
 /// `sdcard`'s deep queue for A2, the depth a command-queueing host keeps.
 pub const SDCARD_DEEP_QD: u32 = 32;
+/// `sync`'s transfer sizes: a ZFS intent log's small records and a
+/// database's pages (4K to 16K), and ZFS's default record (128K).
+const SYNC_SIZES: [u64; 4] = [4 * K, 8 * K, 16 * K, 128 * K];
 
 impl SuiteName {
-    pub fn all() -> [SuiteName; 12] {
+    pub fn all() -> [SuiteName; 13] {
         SUITES
     }
     /// An application workload (phases in seconds), not a list of jobs.
@@ -141,6 +147,7 @@ impl SuiteName {
             SuiteName::Files => "files",
             SuiteName::Git => "git",
             SuiteName::Sdcard => "sdcard",
+            SuiteName::Sync => "sync",
         }
     }
     pub fn description(self) -> &'static str {
@@ -159,6 +166,9 @@ impl SuiteName {
             SuiteName::Sdcard => {
                 "SD/USB class verdicts: sustained 512K write over min(2 GiB, 10%) (--full: all), read, 4K random at Q1 and Q32"
             }
+            SuiteName::Sync => {
+                "sync writes at QD1 (4K, 8K, 16K, 128K), each with O_DSYNC, then each followed by an fdatasync: what a ZFS SLOG or a database waits for; latency first"
+            }
         }
     }
     pub fn tests(self) -> Vec<SuiteTest> {
@@ -174,6 +184,7 @@ impl SuiteName {
             SuiteName::Sustained => vec![T::seq(8 * K, 1, 1), T::seq(64 * K, 1, 1), T::seq(128 * K, 1, 1)],
             SuiteName::Dd => vec![T::seq(128 * K, 1, 1)],
             SuiteName::Sdcard => vec![T::seq(SDCARD_SEQ_BS, 1, 1), T::rnd(4 * K, 1, 1), T::rnd(4 * K, SDCARD_DEEP_QD, 1)],
+            SuiteName::Sync => SYNC_SIZES.iter().map(|&bs| T::seq(bs, 1, 1)).collect(),
             SuiteName::Files | SuiteName::Git => Vec::new(),
         }
     }
@@ -211,6 +222,7 @@ impl SuiteName {
             direct: common.direct,
             engine: common.engine,
             timing: common.timing,
+            sync: Default::default(),
         };
         let pass = |bs: u64, rw: Rw, direct: bool, name: String| JobSpec {
             name,
@@ -225,6 +237,7 @@ impl SuiteName {
             direct,
             engine: common.engine,
             timing: common.timing,
+            sync: Default::default(),
         };
         match self {
             SuiteName::Sustained => {
@@ -248,6 +261,20 @@ impl SuiteName {
                             pass(t.bs, Rw::Write, false, format!("DD write {}", fmt_bs(t.bs))),
                             pass(t.bs, Rw::Read, false, format!("DD read {}", fmt_bs(t.bs))),
                         ]
+                    })
+                    .collect();
+            }
+            SuiteName::Sync => {
+                // Each size with O_DSYNC, then with a flush after each write,
+                // side by side: sequential, as a log is written.
+                return tests
+                    .iter()
+                    .flat_map(|t| {
+                        [SyncMode::Dsync, SyncMode::Fsync].map(|sync| JobSpec {
+                            name: format!("SYNC{} Q1T1 write {}", fmt_bs(t.bs), sync.as_str()),
+                            sync,
+                            ..mk(t, Rw::Write, "write")
+                        })
                     })
                     .collect();
             }
@@ -486,6 +513,38 @@ mod tests {
         );
         assert!(SuiteChoice::parse("mine").region(true).is_err(), "a user suite has no region");
         assert_eq!(SuiteChoice::parse("mine").region(false), Ok(Region::Whole));
+    }
+
+    #[test]
+    fn sync_suite_writes_each_size_with_o_dsync_then_with_a_flush_after_each_write() {
+        let jobs = SuiteName::Sync.jobs(&common());
+        let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "SYNC4K Q1T1 write dsync",
+                "SYNC4K Q1T1 write fsync",
+                "SYNC8K Q1T1 write dsync",
+                "SYNC8K Q1T1 write fsync",
+                "SYNC16K Q1T1 write dsync",
+                "SYNC16K Q1T1 write fsync",
+                "SYNC128K Q1T1 write dsync",
+                "SYNC128K Q1T1 write fsync"
+            ]
+        );
+        let modes: Vec<SyncMode> = jobs.iter().map(|j| j.sync).collect();
+        assert_eq!(modes, [SyncMode::Dsync, SyncMode::Fsync].repeat(4));
+        assert!(
+            jobs.iter()
+                .all(|j| j.rw == Rw::Write && j.qd == 1 && j.threads == 1 && j.direct && j.limit == common().limit)
+        );
+        assert!(jobs.iter().all(|j| j.validate().is_ok()));
+        assert_eq!(SuiteChoice::parse("sync"), SuiteChoice::BuiltIn(SuiteName::Sync));
+        assert!(listing(&Listed::built_in()).contains("SYNC16K Q1T1 write fsync"));
+        // Every other suite's jobs write as the device takes them.
+        for s in SuiteName::all().into_iter().filter(|s| *s != SuiteName::Sync) {
+            assert!(s.jobs(&common()).iter().all(|j| j.sync == SyncMode::None), "{}", s.as_str());
+        }
     }
 
     #[test]

@@ -505,6 +505,33 @@ fn markdown_and_csv_of_the_demo_suite() {
     insta::assert_snapshot!(md_and_csv(&report("demo")));
 }
 
+/// Issue 37: a run of sync writes leads with latency in every format:
+/// p50, p99 and p99.9 before bandwidth and IOPS, and on a page each test's
+/// latency before its timeline. A run of other jobs keeps its layout.
+#[test]
+fn a_run_of_sync_writes_leads_with_latency() {
+    let r = edited("demo", |v| {
+        let mut w = v["jobs"][1].clone();
+        w["name"] = json!("SYNC1M Q8T1 write dsync");
+        w["sync"] = json!("dsync");
+        v["jobs"] = json!([w]);
+    });
+    assert!(r.latency_first() && !report("demo").latency_first());
+    let csv = Csv.export(Document::Run(&r, None)).unwrap();
+    let header = csv.lines().find(|l| l.starts_with("test,")).expect("a header");
+    assert!(
+        header.starts_with("test,direction,p50_latency_ns,p99_latency_ns,p99_9_latency_ns,bw_bytes_per_s,iops,"),
+        "{header}"
+    );
+    let html = super::Html.export(Document::Run(&r, None)).unwrap();
+    let (latency, timeline) = (html.find("dsync: completion latency"), html.find("Throughput in each second"));
+    assert!(
+        latency.is_some() && timeline.is_some() && latency < timeline,
+        "the latency chart first"
+    );
+    insta::assert_snapshot!(format!("{}{}", run_view(&r), md_and_csv(&r)));
+}
+
 #[test]
 fn markdown_and_csv_of_a_scan() {
     insta::assert_snapshot!(md_and_csv(&report("scan")));

@@ -97,7 +97,12 @@ impl JobReport {
 
     /// The 99th percentile latency of the slower direction.
     pub fn p99_ns(&self) -> Option<u64> {
-        self.directions().filter_map(|d| d.lat_ns.as_ref().map(|l| l.p99)).max()
+        self.slower_ns(|l| l.p99)
+    }
+
+    /// A latency percentile (`pick`) of the slower direction.
+    pub fn slower_ns(&self, pick: fn(&super::Latency) -> u64) -> Option<u64> {
+        self.directions().filter_map(|d| d.lat_ns.as_ref().map(pick)).max()
     }
 
     /// iolab's CPU time (user + system, all threads) in % of one CPU.
@@ -118,6 +123,14 @@ impl JobReport {
 }
 
 impl Report {
+    /// Whether its views lead with latency: every job made each write
+    /// durable (the sync suite, `--sync`), and a sync write's question is
+    /// how long it waits, not how many fit in a second.
+    pub fn latency_first(&self) -> bool {
+        let jobs = self.jobs();
+        !jobs.is_empty() && jobs.iter().all(|j| !j.sync.is_none())
+    }
+
     /// Whether the jobs used O_DIRECT, the page cache, or both.
     pub fn io_mode(&self) -> IoMode {
         let jobs = self.jobs();

@@ -321,6 +321,11 @@ pub struct JobReport {
     /// documents of earlier versions keep their bytes.
     #[serde(default = "exact", skip_serializing_if = "is_exact")]
     pub latency: String,
+    /// How each write was made durable: `dsync` (with O_DSYNC, each
+    /// completing once stored), `fsync` (each followed by an fdatasync,
+    /// counted in its latency). Absent when neither (one flush per run).
+    #[serde(default, skip_serializing_if = "crate::plan::SyncMode::is_none")]
+    pub sync: crate::plan::SyncMode,
     /// Threads actually used (psync emulates queue depth with threads).
     #[schemars(extend("x-unit" = "count"))]
     pub workers: u32,
@@ -729,6 +734,7 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
         direct: job.direct,
         engine: Named::Known(spec.engine),
         latency: spec.timing.label(job.depth_per_worker),
+        sync: spec.sync,
         workers: job.workers,
         duration_s: match spec.limit {
             Limit::Time(d) => Some(d.as_secs_f64()),

@@ -8,7 +8,7 @@ use crate::experiment::verify::ColdWait;
 use crate::io::engine::EngineKind;
 use crate::plan::limits::parse as limit;
 use crate::plan::scan::Position;
-use crate::plan::{Interval, Repeat, Runs, Rw, SteadyRule, SuiteChoice, SuiteName, Timing};
+use crate::plan::{Interval, Repeat, Runs, Rw, SteadyRule, SuiteChoice, SuiteName, SyncMode, Timing};
 use crate::render::Format;
 use crate::store;
 use clap::{Args, Parser, Subcommand};
@@ -365,11 +365,16 @@ pub struct JobShape {
     /// of 1024; kB, MB, GB = powers of 1000)
     #[arg(long, value_parser = limit::nonzero_size, conflicts_with = "duration")]
     pub bytes: Option<u64>,
+    /// Make each write durable: `dsync` writes with O_DSYNC (each completes once stored), `fsync`
+    /// follows each write with an fdatasync counted in its latency (a database's commit, ZFS's
+    /// intent log); `none` flushes only at the end of each run
+    #[arg(long, value_enum, default_value = "none")]
+    pub sync: SyncMode,
 }
 
 impl JobShape {
     /// The ids of its options, to tell whether any was typed.
-    pub const IDS: [&'static str; 4] = ["rw", "qd", "threads", "bytes"];
+    pub const IDS: [&'static str; 5] = ["rw", "qd", "threads", "bytes", "sync"];
 
     /// Whether the command line (`sub`: the subcommand's matches) gave any of them.
     pub fn typed(sub: &clap::ArgMatches) -> bool {
@@ -829,7 +834,7 @@ pub struct LayoutsArgs {
     /// What runs on each configuration: a built-in battery, an application suite (files, git) or a
     /// suite of the configuration file (see `iolab suites`). Default: seed 002's fsync-terminated
     /// sequential writes (the sustained suite: 8K, 64K, 128K) and then the default battery; with
-    /// --rw, --qd, --threads or --bytes (the options of `iolab job`), that one job instead
+    /// --rw, --qd, --threads, --bytes or --sync (the options of `iolab job`), that one job instead
     #[arg(long, value_parser = SuiteParser)]
     pub suite: Option<SuiteChoice>,
     /// Transfer sizes of the sustained or dd suite, comma-separated (as `iolab run --bs`); with the

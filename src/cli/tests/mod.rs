@@ -270,3 +270,43 @@ fn layouts_measure_the_job_its_options_give() {
     let e = workload(&["--suite", "dd", "--qd", "1"]).unwrap_err();
     assert_eq!(e.exit_code(), 2, "{e}");
 }
+
+/// Issue 37: `iolab job --sync` makes each write durable and names the
+/// job by it; a job that does not write is refused it.
+#[test]
+fn job_sync_makes_each_write_durable_and_names_the_job() {
+    use crate::plan::SyncMode;
+    use clap::FromArgMatches;
+    let parse = |args: &[&str]| command().try_get_matches_from(args).and_then(|m| Cli::from_arg_matches(&m));
+    let spec = |args: &[&str]| {
+        let Cmd::Job(a) = parse(&[&["iolab", "job", "/dev/sdz"][..], args].concat()).unwrap().cmd else {
+            panic!("not job")
+        };
+        let Experiment::Jobs(r) = experiments::job(&a).unwrap() else {
+            panic!("not jobs")
+        };
+        r.jobs[0].clone()
+    };
+    let j = spec(&["--rw", "write", "--sync", "dsync"]);
+    assert_eq!((j.name.as_str(), j.sync), ("write 4K Q1T1 dsync", SyncMode::Dsync));
+    let j = spec(&["--rw", "randwrite", "--bs", "16k", "--sync", "fsync"]);
+    assert_eq!((j.name.as_str(), j.sync), ("randwrite 16K Q1T1 fsync", SyncMode::Fsync));
+    assert_eq!(spec(&["--rw", "write"]).sync, SyncMode::None);
+    let e = spec(&["--sync", "fsync"]).validate().unwrap_err();
+    assert_eq!(e.exit_code(), 2, "{e}");
+    assert!(e.to_string().contains("does not write"), "{e}");
+    assert!(parse(&["iolab", "job", "/dev/sdz", "--sync", "osync"]).is_err());
+    // fio times a write's flush apart from the write: it cannot run `fsync`.
+    let jobs = |args: &[&str]| {
+        let Cmd::Job(a) = parse(&[&["iolab", "job", "/dev/sdz", "--rw", "write", "--engine", "fio"][..], args].concat())
+            .unwrap()
+            .cmd
+        else {
+            panic!("not job")
+        };
+        experiments::job(&a).unwrap().validate()
+    };
+    let e = jobs(&["--sync", "fsync"]).unwrap_err();
+    assert!(e.exit_code() == 2 && e.to_string().contains("fio cannot run it"), "{e}");
+    assert!(jobs(&["--sync", "dsync"]).is_ok(), "fio's sync=dsync is the same");
+}

@@ -15,6 +15,10 @@ pub struct J {
     cpu: Option<f64>,
     warnings: Vec<String>,
     p99_ns: u64,
+    /// A sync write job's mode (`dsync`, `fsync`).
+    sync: Option<&'static str>,
+    /// The block size, when not the one of its kind (4K random or sync, 1M sequential).
+    bs: Option<u64>,
 }
 
 fn job(name: &str, random: bool, values: &[f64]) -> J {
@@ -32,6 +36,8 @@ fn job(name: &str, random: bool, values: &[f64]) -> J {
         cpu: Some(1.0),
         warnings: vec![],
         p99_ns: 1,
+        sync: None,
+        bs: None,
     }
 }
 
@@ -59,6 +65,8 @@ impl J {
             cpu: Some(1.0),
             warnings: vec![],
             p99_ns: 1,
+            sync: None,
+            bs: None,
         }
     }
     pub fn warn(mut self, code: &str) -> J {
@@ -71,6 +79,20 @@ impl J {
     }
     pub fn cpu(mut self, pct_per_100mbs: f64) -> J {
         self.cpu = Some(pct_per_100mbs);
+        self
+    }
+    /// The sync suite's 4K writes, each made durable as `mode` (`dsync`, `fsync`) says.
+    pub fn sync(mut self, mode: &'static str) -> J {
+        self.sync = Some(mode);
+        // A write job, whatever its name ends with (`SYNC4K Q1T1 write fsync`).
+        if self.write.is_empty() {
+            self.write = std::mem::take(&mut self.read);
+            self.rw = if self.random() { "randwrite" } else { "write" };
+        }
+        self
+    }
+    pub fn bs(mut self, bytes: u64) -> J {
+        self.bs = Some(bytes);
         self
     }
 
@@ -108,7 +130,7 @@ impl J {
             .collect();
         let med = |v: &[f64]| (!v.is_empty()).then(|| self.dir(median(v)));
         json!({
-            "name": self.name, "rw": self.rw, "bs": if self.random() { 4096 } else { 1048576 },
+            "name": self.name, "rw": self.rw, "bs": self.bs.unwrap_or(if self.random() || self.sync.is_some() { 4096 } else { 1048576 }), "sync": self.sync.unwrap_or("none"),
             "qd": 1, "threads": 1, "mix_read": null, "direct": true, "engine": "io_uring", "workers": 1,
             "duration_s": 5.0, "limit_bytes": null, "span_bytes": 1u64 << 30,
             "runs": runs, "read": med(&self.read), "write": med(&self.write), "cpu": self.cpu_json(),

@@ -311,6 +311,7 @@ fn the_baseline_is_found_and_prices_are_noticed() {
         layout: None,
         classes: Vec::new(),
         write_drop: None,
+        power_cut: None,
     };
     let mut c = Comparison {
         baseline: 7,

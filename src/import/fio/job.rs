@@ -249,6 +249,7 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         direct,
         engine: Named::parse(&engine),
         latency,
+        sync: sync_mode(&o),
         workers,
         duration_s: o.get("runtime").and_then(parse_secs),
         limit_bytes: o.get("io_size").or(o.get("io_limit")).and_then(parse_fio_size),
@@ -266,6 +267,19 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
     };
     finite_figures(&report).map_err(|e| format!("{what}: {e}"))?;
     Ok(report)
+}
+
+/// A job's sync mode from fio's options: `sync=dsync` (or `sync=1`,
+/// O_SYNC, which syncs metadata too) writes as iolab's `dsync` does, each
+/// write's latency running until it is stored. fio's `fdatasync=1` or
+/// `fsync=1` is not iolab's `fsync`: fio times that flush apart from the
+/// write (its own `sync` latency), so the write's latency leaves it out.
+fn sync_mode(o: &Opts) -> crate::plan::SyncMode {
+    use crate::plan::SyncMode;
+    match o.get("sync").map(|v| v.trim().to_ascii_lowercase()) {
+        Some(v) if matches!(v.as_str(), "dsync" | "sync" | "1" | "true" | "yes" | "on") => SyncMode::Dsync,
+        _ => SyncMode::None,
+    }
 }
 
 /// Every figure derived from the document's numbers is a number: fio's

@@ -80,6 +80,38 @@ fn a_newer_iolab_document_with_unknown_fields_loads() {
     assert_eq!(j.cpu, plain.jobs()[0].cpu);
 }
 
+/// Issue 37: a job's sync mode is kept; documents of earlier versions,
+/// which have none, read as jobs with no flush per write. fio's
+/// `sync=dsync` is `dsync`; its `fdatasync=1` times the flush apart: none.
+#[test]
+fn a_jobs_sync_mode_is_kept_and_earlier_documents_have_none() {
+    use crate::plan::SyncMode;
+    let mut v: Value = serde_json::from_str(&read("render/demo.json")).unwrap();
+    let plain = one(parse_import(&serde_json::to_string(&v).unwrap()).unwrap());
+    assert!(plain.report.jobs().iter().all(|j| j.sync == SyncMode::None));
+    let old = one(parse_import(&read("legacy/0.1.0/doc-1.json")).unwrap());
+    assert!(old.report.jobs().iter().all(|j| j.sync.is_none()));
+    assert_eq!(v["jobs"][1]["rw"], "write");
+    v["jobs"][1]["sync"] = "fsync".into();
+    let run = one(parse_import(&serde_json::to_string(&v).unwrap()).unwrap());
+    assert_eq!(run.report.jobs()[1].sync, SyncMode::Fsync);
+    let back = serde_json::to_value(&run.report).unwrap();
+    assert_eq!(back["jobs"][1]["sync"], "fsync");
+    assert!(back["jobs"][0].get("sync").is_none(), "no mode of its own is left out");
+
+    let mut f: Value = serde_json::from_str(&read("fio/two_jobs_randread_write.json")).unwrap();
+    let fio_mode = |f: &Value| {
+        let run = one(parse_import(&serde_json::to_string(f).unwrap()).unwrap());
+        run.report.jobs().iter().find(|j| j.name == "write-1m").expect("the write job").sync
+    };
+    assert_eq!(fio_mode(&f), SyncMode::None);
+    f["jobs"][1]["job options"]["sync"] = "dsync".into();
+    assert_eq!(fio_mode(&f), SyncMode::Dsync);
+    f["jobs"][1]["job options"]["sync"] = "none".into();
+    f["jobs"][1]["job options"]["fdatasync"] = "1".into();
+    assert_eq!(fio_mode(&f), SyncMode::None, "fio times the flush apart from the write");
+}
+
 #[test]
 fn documents_are_told_apart() {
     let fio = parse_import(&read("fio/two_jobs_randread_write.json")).unwrap();

@@ -59,7 +59,10 @@ pub struct MockEngine {
     /// ring that cannot submit would; the calls after it work.
     pub submit_error_at: Option<u32>,
     reaps: u32,
+    /// Flushes asked for (`sync`).
     pub syncs: u32,
+    /// What a flush costs: `sync` moves the clock on by it, and a `dsync`
+    /// write takes it on top of its service time.
     pub sync_ns: u64,
 }
 
@@ -100,7 +103,9 @@ impl Engine for MockEngine {
         }
         let (i, free_at) = self.servers.iter().copied().enumerate().min_by_key(|&(_, t)| t).unwrap();
         let start = free_at.max(now);
-        let end = start + self.service_ns + (self.per_byte_ns * io.len as f64) as u64;
+        // A write with O_DSYNC completes once stored: the device flushes after it.
+        let flush = if io.dsync { self.sync_ns } else { 0 };
+        let end = start + self.service_ns + (self.per_byte_ns * io.len as f64) as u64 + flush;
         self.servers[i] = end;
         let result = match fault {
             Some(MockFault::Fail(errno)) => -errno,

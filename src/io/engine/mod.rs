@@ -39,6 +39,41 @@ pub struct Io {
     pub buf: *mut u8,
     /// Which registered buffer region `buf` lies in (0 = write pool, 1 = read slots).
     pub region: u16,
+    /// A write that completes only once stored (`RWF_DSYNC`, as if the
+    /// file were opened with O_DSYNC): [`SyncMode::Dsync`].
+    pub dsync: bool,
+}
+
+/// How each write of a job is made durable (`--sync` of `iolab job`, the sync
+/// suite). Every write job also ends each run with a flush (fdatasync);
+/// these modes make each write durable on its own, as a database's commit
+/// or ZFS's intent log (the ZIL, on a SLOG) waits for it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SyncMode {
+    /// Writes as the device accepts them; one flush at the end of each run.
+    #[default]
+    None,
+    /// Each write with O_DSYNC (`RWF_DSYNC`): it completes once stored.
+    Dsync,
+    /// Each write followed by an fdatasync, whose time counts in the
+    /// write's latency (a write, then a flush: a database's commit).
+    Fsync,
+}
+
+impl SyncMode {
+    /// `none`, `dsync`, `fsync`: as the command line, the documents and job names write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SyncMode::None => "none",
+            SyncMode::Dsync => "dsync",
+            SyncMode::Fsync => "fsync",
+        }
+    }
+    /// No write of its own made durable (the default, left out of documents).
+    pub fn is_none(&self) -> bool {
+        *self == SyncMode::None
+    }
 }
 
 /// A finished request: the slot and the kernel's result (bytes, or -errno).

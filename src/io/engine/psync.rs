@@ -2,6 +2,7 @@
 //!
 //! A queue depth above 1 is emulated by the job runner with one thread per
 //! queue slot, which is what a synchronous engine can honestly offer.
+//! A write marked `dsync` is a `pwritev2` with `RWF_DSYNC`.
 
 use super::{Dir, Done, Engine, Io};
 use std::io;
@@ -31,6 +32,13 @@ impl Engine for Psync {
             let r = unsafe {
                 match io.dir {
                     Dir::Read => libc::pread64(self.fd, io.buf as *mut _, io.len as usize, io.offset as i64),
+                    Dir::Write if io.dsync => {
+                        let iov = libc::iovec {
+                            iov_base: io.buf as *mut _,
+                            iov_len: io.len as usize,
+                        };
+                        libc::pwritev2(self.fd, &iov, 1, io.offset as libc::off_t, libc::RWF_DSYNC)
+                    }
                     Dir::Write => libc::pwrite64(self.fd, io.buf as *const _, io.len as usize, io.offset as i64),
                 }
             };

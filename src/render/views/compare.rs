@@ -462,6 +462,7 @@ mod tests {
             p99_ns: Vec::new(),
             latency: Vec::new(),
             cache_probe: false,
+            log_probe: None,
         }
     }
 

@@ -6,6 +6,7 @@
 //! throughput timeline, latency distribution and member devices.
 
 use crate::base::units::fmt_bs;
+use crate::plan::SyncMode;
 use crate::render::envelope;
 use crate::render::view::{
     Axis, Badge, Band, Block, Cell, Chart, Column, Detail, HLine, Heading, Latency, Line, Marker, Note, NoteTone, Quantity, Row, Scale,
@@ -113,16 +114,22 @@ fn columns() -> [Column; 6] {
 /// spread of each direction; the warnings only one test carries under its row.
 fn per_test(r: &Report, shared: &[&WarningGroup]) -> Table {
     let [test, iops, p99_col, cpu, spread, warnings] = columns();
-    let mut t = Table::new(vec![
-        test,
-        Column::bandwidth("Read", "read_bw_bytes_per_s"),
-        Column::bandwidth("Write", "write_bw_bytes_per_s"),
-        iops,
-        p99_col,
-        cpu,
-        spread,
-        warnings.only(Detail::Page),
-    ]);
+    let first = r.latency_first();
+    let mut t = Table::new(lead_with_latency(
+        first,
+        vec![
+            test,
+            Column::bandwidth("Read", "read_bw_bytes_per_s"),
+            Column::bandwidth("Write", "write_bw_bytes_per_s"),
+            iops,
+            p99_col,
+            cpu,
+            spread,
+            warnings.only(Detail::Page),
+        ],
+        1,
+        latency_columns,
+    ));
     t.headline = true;
     for j in r.jobs() {
         let own = j
@@ -131,21 +138,48 @@ fn per_test(r: &Report, shared: &[&WarningGroup]) -> Table {
             .filter(|w| !shared.iter().any(|g| w.code == g.code && g.message == w.message))
             .map(Warning::from)
             .collect();
+        let cells = vec![
+            Cell::text(marked_name(j)),
+            Cell::or_empty(j.read.as_ref(), |d| Cell::bandwidth(d.bw_bytes)),
+            Cell::or_empty(j.write.as_ref(), |d| Cell::bandwidth(d.bw_bytes)),
+            Cell::number(j.iops(), 0),
+            p99(j, j.p99_ns()),
+            Cell::percent(j.cpu_pct(), 1),
+            Cell::Several(j.bw_spreads().into_iter().map(Cell::Spread).collect()),
+            Cell::Codes(badges(j)),
+        ];
         t.row(Row {
-            cells: vec![
-                Cell::text(marked_name(j)),
-                Cell::or_empty(j.read.as_ref(), |d| Cell::bandwidth(d.bw_bytes)),
-                Cell::or_empty(j.write.as_ref(), |d| Cell::bandwidth(d.bw_bytes)),
-                Cell::number(j.iops(), 0),
-                p99(j, j.p99_ns()),
-                Cell::percent(j.cpu_pct(), 1),
-                Cell::Several(j.bw_spreads().into_iter().map(Cell::Spread).collect()),
-                Cell::Codes(badges(j)),
-            ],
+            cells: lead_with_latency(first, cells, 1, || {
+                [p99(j, j.slower_ns(|l| l.p50)), p99(j, j.slower_ns(|l| l.p99_9))]
+            }),
             warnings: own,
         });
     }
     t
+}
+
+/// The p50 and p99.9 columns a table gets when it leads with latency.
+fn latency_columns() -> [Column; 2] {
+    [
+        Column::figure("p50 latency", "p50_latency_ns"),
+        Column::figure("p99.9 latency", "p99_9_latency_ns"),
+    ]
+}
+
+/// A row of a summary table (its columns, or a row's cells, in the order of
+/// [`columns`] with p99 fifth), led by latency when `first`
+/// ([`Report::latency_first`]: sync writes, whose question is how long each
+/// waits): p50, p99 and p99.9 at `at`, before bandwidth and IOPS. The p50
+/// and p99.9 come from `more`.
+fn lead_with_latency<T>(first: bool, mut row: Vec<T>, at: usize, more: impl FnOnce() -> [T; 2]) -> Vec<T> {
+    if first {
+        let p99 = row.remove(4);
+        let [p50, p99_9] = more();
+        row.insert(at, p99_9);
+        row.insert(at, p99);
+        row.insert(at, p50);
+    }
+    row
 }
 
 /// A test's name in the summary for screens, marked when its read figure
@@ -213,35 +247,43 @@ fn members_of(j: &JobReport) -> Option<super::members::Members<'_>> {
 /// One row per test and direction, with the raw spread for spreadsheets.
 fn per_direction(r: &Report) -> Table {
     let [test, iops, p99_col, cpu, spread, warnings] = columns();
-    let mut t = Table::new(vec![
-        test,
-        Column::text("Direction", "direction"),
-        Column::bandwidth("", "bw_bytes_per_s"),
-        iops,
-        p99_col,
-        cpu,
-        spread.only(Detail::Human),
-        Column::figure("Slowest run", "bw_min_bytes_per_s").only(Detail::Raw),
-        Column::figure("Fastest run", "bw_max_bytes_per_s").only(Detail::Raw),
-        Column::figure("CV %", "bw_cv_pct").only(Detail::Raw),
-        warnings,
-    ]);
+    let first = r.latency_first();
+    let mut t = Table::new(lead_with_latency(
+        first,
+        vec![
+            test,
+            Column::text("Direction", "direction"),
+            Column::bandwidth("", "bw_bytes_per_s"),
+            iops,
+            p99_col,
+            cpu,
+            spread.only(Detail::Human),
+            Column::figure("Slowest run", "bw_min_bytes_per_s").only(Detail::Raw),
+            Column::figure("Fastest run", "bw_max_bytes_per_s").only(Detail::Raw),
+            Column::figure("CV %", "bw_cv_pct").only(Detail::Raw),
+            warnings,
+        ],
+        2,
+        latency_columns,
+    ));
     for j in r.jobs() {
         for d in j.direction_figures() {
             let raw = |v: Option<f64>| Cell::or_empty(v, Cell::bandwidth);
-            t.row(vec![
+            let lat = |pick: fn(&crate::summary::Latency) -> u64| p99(j, d.figures.lat_ns.as_ref().map(pick));
+            let cells = vec![
                 Cell::text(&j.name),
                 Cell::text(d.direction),
                 Cell::bandwidth(d.figures.bw_bytes),
                 Cell::number(d.figures.iops, 0),
-                p99(j, d.figures.lat_ns.as_ref().map(|l| l.p99)),
+                lat(|l| l.p99),
                 Cell::percent(j.cpu_pct(), 1),
                 Cell::Spread(d.spread),
                 raw(d.spread.map(|s| s.min)),
                 raw(d.spread.map(|s| s.max)),
                 Cell::or_empty(d.spread.map(|s| s.cv_pct()), |v| Cell::percent(v, 1)),
                 Cell::Codes(badges(j)),
-            ]);
+            ];
+            t.row(lead_with_latency(first, cells, 2, || [lat(|l| l.p50), lat(|l| l.p99_9)]));
         }
     }
     t
@@ -418,7 +460,8 @@ pub fn per_test_sections(r: &Report) -> Option<Section> {
             ));
         }
         let mut seconds = second_charts(r, j).map(|c| Block::Chart(Box::new(fold_seconds(c, share))));
-        if !zones_job {
+        // A sync write's question is how long it waits: its latency before its timeline.
+        if !zones_job && j.sync.is_none() {
             js.blocks.extend(seconds.next());
         }
         if r.scan_access_job().is_some_and(|a| std::ptr::eq(a, j)) {
@@ -480,6 +523,11 @@ fn job_facts(j: &JobReport) -> Line {
         l = l.text(format!(" ({} workers)", j.workers));
     }
     l = l.text(if j.direct { ", O_DIRECT" } else { ", BUFFERED (page cache)" });
+    l = l.text(match j.sync {
+        SyncMode::None => "",
+        SyncMode::Dsync => ", each write with O_DSYNC",
+        SyncMode::Fsync => ", an fdatasync after each write (in its latency)",
+    });
     if let Some(d) = j.duration_s {
         l = l.text(format!(", {d} s per run"));
     } else if let Some(b) = j.limit_bytes {

@@ -149,7 +149,7 @@ fn a_suite_and_the_job_options_together_are_a_usage_error_in_one_line() {
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {stderr}");
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
         assert!(
-            stderr.contains("--suite and the job options (--rw, --qd, --threads, --bytes)") && stderr.contains("give one"),
+            stderr.contains("--suite and the job options (--rw, --qd, --threads, --bytes, --sync)") && stderr.contains("give one"),
             "{stderr}"
         );
         assert!(out.stdout.is_empty());

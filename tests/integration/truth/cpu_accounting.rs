@@ -57,6 +57,7 @@ fn process_cpu_includes_io_uring_kernel_workers() {
         continue_on_error: false,
         batch: 1,
         timed: true,
+        sync: Default::default(),
     };
     let (self0, thread0) = (rusage(libc::RUSAGE_SELF), rusage(libc::RUSAGE_THREAD));
     let clock = RealClock::new(std::time::Instant::now());

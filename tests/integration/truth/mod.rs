@@ -11,7 +11,8 @@
 //! process CPU figure (`cpu_accounting`), `iolab info` on the real
 //! stacks of this machine (`info`), and live zfs-fuse pools: info, reads
 //! that are the disks' or labelled cached, the write model (`zfs`), and a
-//! recordsize far above a job's block size (`zfs_hints`); `iolab layouts`' ratios
+//! recordsize far above a job's block size (`zfs_hints`); sync writes made durable
+//! one by one, and the sync suite's latency on a known flush cost (`sync`); `iolab layouts`' ratios
 //! and verdicts (`layouts`), a host's limit told from a shared path
 //! (`layouts_host`), and seed 002's table reproduced by `bench/seed002 --quick`
 //! (`seed002`).
@@ -39,6 +40,7 @@ mod seed002;
 mod selftest;
 mod steady;
 mod sustained;
+mod sync;
 mod verify;
 mod zfs;
 mod zfs_cold;
