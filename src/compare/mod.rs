@@ -45,6 +45,10 @@ pub struct RunRef {
     pub report: Report,
     /// What `iolab layouts` built the run on (then the layout verdicts).
     pub built: Option<layouts::Built>,
+    /// The latest stored power-cut check (`iolab flush --check`) of the
+    /// run's device, found by the caller in the store: the log-device
+    /// verdict rests on it.
+    pub power_cut: Option<PowerCutCheck>,
 }
 
 /// One line of the configuration file's price list: what a device cost
@@ -159,8 +163,6 @@ pub struct RunInfo {
     /// A verify run whose writes fell and stayed down (a write cache filling up).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_drop: Option<crate::judge::curve::SpeedDrop>,
-    // The seam for the power-cut evidence: `run_info` fills it `None` for
-    // now; the store's query for the device's latest check goes there.
     /// What a stored power-cut check of the run's device found (`flush
     /// --check` after a power cut): the log-device verdict rests on it too,
     /// unfit when it lost acknowledged blocks; absent when none is stored.
@@ -340,9 +342,7 @@ fn run_info(r: &RunRef) -> RunInfo {
         layout: r.built.as_ref().map(layouts::Built::info),
         classes: crate::summary::classes::of(&r.report).map(|c| c.families).unwrap_or_default(),
         write_drop: r.report.verify().and_then(|v| v.write_drop.clone()),
-        // The seam for the power-cut evidence: none is looked up yet (see
-        // `RunInfo::power_cut`).
-        power_cut: None,
+        power_cut: r.power_cut.clone(),
     }
 }
 

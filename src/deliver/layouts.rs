@@ -104,6 +104,8 @@ pub fn layouts(outcome: LayoutsOutcome, r: &Request, prices: &[crate::compare::L
                 capacity_bytes: None,
                 report,
                 built: Some(built),
+                // A configuration built for this sweep has no power-cut check.
+                power_cut: None,
             });
         }
         if !r.quiet && !r.no_store && not_saved.is_none() && !runs.is_empty() {

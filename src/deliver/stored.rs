@@ -165,6 +165,14 @@ pub(crate) fn comparison(
             capacity_bytes = capacity_bytes.or(p.capacity_bytes);
         }
         let built = crate::compare::layouts::from_tags(&r.summary.tags, &r.report);
+        // The device's latest power-cut check, for the log-device verdict.
+        let power_cut = match crate::summary::verify::device_identity(&r.report.target) {
+            Some(device) => st.latest_power_cut_check(&device)?.map(|c| crate::compare::PowerCutCheck {
+                date: c.date().to_string(),
+                lost_blocks: c.lost_blocks,
+            }),
+            None => None,
+        };
         runs.push(RunRef {
             id,
             label: r.summary.label,
@@ -172,6 +180,7 @@ pub(crate) fn comparison(
             capacity_bytes,
             report: r.report,
             built,
+            power_cut,
         });
     }
     let c = crate::compare::compare(&runs, baseline.unwrap_or(ids[0])).map_err(usage)?;

@@ -31,7 +31,8 @@ use crate::summary::{Body, Settings};
 use crate::target::{self, Choice, Target};
 use crate::verify::block::{BLOCK, BLOCK_U64, fill_generation};
 use crate::verify::flush::{
-    EXTENT_BLOCKS, FlushPlan, FlushTally, LogHeader, ack_line, found, header_line, parse_ack_line, parse_header_line, parse_log,
+    EXTENT_BLOCKS, FlushPlan, FlushTally, LogHeader, ack_line, end_line, found, header_line, parse_ack_line, parse_end_line,
+    parse_header_line, parse_log,
 };
 use crate::verify::{Class, new_pass};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -293,6 +294,7 @@ pub fn listen(port: u16, log: &Path, ctx: &Context) -> Result<String> {
     let mut answers = stream;
     let mut file: Option<Log> = None;
     let mut last: Option<u64> = None;
+    let mut ended = false;
     let mut buf: Vec<u8> = Vec::new();
     loop {
         ctx.stop.check()?;
@@ -329,16 +331,22 @@ pub fn listen(port: u16, log: &Path, ctx: &Context) -> Result<String> {
             }
             Some(f) => {
                 let want = last.map_or(0, |a| a + 1);
-                match parse_ack_line(line) {
-                    Some(g) if g == want => {}
+                // An acknowledgement, or the writer's end line after the last one.
+                let ack = match (parse_ack_line(line), parse_end_line(line)) {
+                    (Some(g), None) if g == want && !ended => true,
+                    (None, Some((n, _))) if n == want && !ended => false,
                     _ => {
                         return Err(failed(format!(
                             "{peer} sent {line:?} where the acknowledgement of generation {want} was due"
                         )));
                     }
-                }
+                };
                 f.append(&format!("{line}\n"))?;
-                last = Some(want);
+                if ack {
+                    last = Some(want);
+                } else {
+                    ended = true;
+                }
             }
         }
         buf.clear();
@@ -473,6 +481,17 @@ fn write(r: &FlushRequest, ctx: &Context, dev: (u32, u32), generations: Option<u
         Ok(())
     })?;
     let write_s = t0.elapsed().as_secs_f64();
+    // A writer that stopped by itself says so, so that a check of its log
+    // is not taken for a check after a power cut; one the device stopped
+    // (the cut) or a kill leaves the log without it.
+    let writer_ended = match (&device_error, &interrupted) {
+        (Some(_), _) => None,
+        (None, Some(_)) => Some("interrupted"),
+        (None, None) => Some("done"),
+    };
+    if let Some(why) = writer_ended {
+        log.append(&end_line(acked, why))?;
+    }
     let report = FlushReport {
         action: FlushAction::Write,
         log: log_name,
@@ -486,6 +505,7 @@ fn write(r: &FlushRequest, ctx: &Context, dev: (u32, u32), generations: Option<u
         torn_tail: false,
         findings: None,
         device,
+        writer_ended: writer_ended.map(str::to_string),
     };
     let mut info = t.info.clone();
     info.direct = t.direct();
@@ -562,7 +582,12 @@ fn check(r: &FlushRequest, ctx: &Context) -> Result<Measured> {
         }
         Ok(())
     })?;
-    let findings = tally.summary(log.last_acked);
+    let mut findings = tally.summary(log.last_acked);
+    if let Some(why) = &log.ended {
+        findings.message.push_str(&format!(
+            "; no power was cut while it wrote (the writer ended its log itself: {why}), so this shows that the log and the device agree, not that a flush survives a power cut"
+        ));
+    }
     let report = FlushReport {
         action: FlushAction::Check,
         log: path.display().to_string(),
@@ -576,6 +601,7 @@ fn check(r: &FlushRequest, ctx: &Context) -> Result<Measured> {
         torn_tail: log.torn_tail,
         findings: Some(findings),
         device,
+        writer_ended: log.ended.clone(),
     };
     let mut info = t.info.clone();
     info.direct = t.direct();

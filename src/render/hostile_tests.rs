@@ -103,6 +103,7 @@ proptest! {
             capacity_bytes: None,
             report: r.clone(),
             built: None,
+            power_cut: None,
         });
         let c = compare(&refs, 1).unwrap();
         let hosts = crate::summary::hosts::hosts_report(&[

@@ -357,6 +357,7 @@ fn run_ref(name: &str, id: i64, label: Option<&str>, price: Option<f64>, capacit
         capacity_bytes: capacity,
         report: report(name),
         built: None,
+        power_cut: None,
     }
 }
 

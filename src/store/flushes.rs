@@ -21,6 +21,9 @@ pub struct FlushCheck {
     pub lost_blocks: u64,
     /// The verdict in a sentence.
     pub message: String,
+    /// The log's writer did not end it itself: a power cut (or a crash)
+    /// stopped it, so the check is evidence about the flush.
+    pub after_a_cut: bool,
 }
 
 impl FlushCheck {
@@ -36,13 +39,14 @@ impl Store {
     /// it) that judged something: its [`date`](FlushCheck::date) and its
     /// [`lost_blocks`](FlushCheck::lost_blocks) (0: honest) are what
     /// `compare`'s verdict on a log device (SLOG) rests on. A check whose
-    /// log held no acknowledged generation is no evidence and is skipped.
+    /// log held no acknowledged generation, or whose writer ended its log
+    /// itself (no power was cut), is no evidence and is skipped.
     pub fn latest_power_cut_check(&self, device: &str) -> super::Result<Option<FlushCheck>> {
         Ok(self
             .flush_checks()?
             .into_iter()
             .rev()
-            .find(|c| c.device.as_deref() == Some(device) && c.verdict != FlushVerdict::NothingAcknowledged))
+            .find(|c| c.device.as_deref() == Some(device) && c.after_a_cut && c.verdict != FlushVerdict::NothingAcknowledged))
     }
 
     /// Every stored flush check, oldest first; a document this version
@@ -70,6 +74,7 @@ impl Store {
                 verdict: x.verdict,
                 lost_blocks: x.lost_blocks,
                 message: x.message.clone(),
+                after_a_cut: f.after_a_cut(),
             });
         }
         Ok(out)
@@ -116,6 +121,7 @@ mod tests {
             torn_tail: false,
             findings,
             device: Some(device.into()),
+            writer_ended: None,
         });
         r
     }
@@ -158,6 +164,12 @@ mod tests {
         let honest = at(flush_run("serial:A", Some(0)), "2026-12-03");
         at(flush_run("serial:A", None), "2026-12-04");
         at(flush_run("serial:B", Some(5)), "2026-12-05");
+        // A later check of a log whose writer ended it itself: no power cut, no evidence.
+        let mut clean = flush_run("serial:A", Some(0));
+        if let Body::Flush(f) = &mut clean.body {
+            f.writer_ended = Some("done".into());
+        }
+        at(clean, "2026-12-06");
         let c = st.latest_power_cut_check("serial:A").unwrap().expect("a check of A");
         assert_eq!((c.run_id, c.date(), c.lost_blocks), (honest, "2026-12-03", 0));
         let b = st.latest_power_cut_check("serial:B").unwrap().unwrap();

@@ -73,9 +73,22 @@ pub struct FlushReport {
     pub findings: Option<FlushFindings>,
     /// The device under the target, as `device_identity` names it.
     pub device: Option<String>,
+    /// The writer stopped by itself and wrote so as the log's last line
+    /// (`done`: its `--generations` were written; `interrupted`: Ctrl-C):
+    /// no power was cut while it wrote, so a check of that log shows that
+    /// the log and the device agree, not that a flush survives a power
+    /// cut. Absent when the log ends without it (the run was cut short).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writer_ended: Option<String>,
 }
 
 impl FlushReport {
+    /// Whether this is a check of a run that a power cut (or a crash)
+    /// ended: evidence about the flush, not only about the log.
+    pub fn after_a_cut(&self) -> bool {
+        self.action == FlushAction::Check && self.findings.is_some() && self.writer_ended.is_none()
+    }
+
     /// Whether the device failed the check: a flush lied.
     pub fn failed(&self) -> bool {
         self.findings.as_ref().is_some_and(|f| f.verdict.failed())

@@ -8,10 +8,12 @@
 //!   over the whole device, and every extent is written again a cycle
 //!   later ([`FlushPlan::cycle`]): an acknowledged write that is lost then
 //!   reads back as an older generation (stale), which says how far back.
-//! - The log ([`header_line`], [`ack_line`], [`parse_log`]): one header
-//!   line naming the pass, the plan and the device, then one line per
-//!   acknowledged generation, each with a checksum of its own text, so a
-//!   line torn by a crash of the log's machine is told from a damaged log.
+//! - The log ([`header_line`], [`ack_line`], [`end_line`], [`parse_log`]):
+//!   one header line naming the pass, the plan and the device, then one
+//!   line per acknowledged generation, and an end line when the writer
+//!   stopped by itself (no power cut), each with a checksum of its own
+//!   text, so a line torn by a crash of the log's machine is told from a
+//!   damaged log.
 //! - [`FlushTally`]: the blocks read back after the power cut, each against
 //!   what the log says was acknowledged there ([`Expect`]), summed up as
 //!   [`FlushFindings`] with a [`FlushVerdict`]: honest, lied (acknowledged
@@ -202,6 +204,10 @@ pub struct FlushLog {
     /// The last line was torn (no newline, or its checksum fails): a crash
     /// while it was written; it is not counted.
     pub torn_tail: bool,
+    /// The writer's own last line, when it stopped by itself: why
+    /// (`done`: its `--generations` were written; `interrupted`: Ctrl-C).
+    /// Then no power was cut while it wrote.
+    pub ended: Option<String>,
 }
 
 /// The checksum of a line's text: a SplitMix64 fold over its bytes.
@@ -246,6 +252,25 @@ pub fn header_line(h: &LogHeader) -> String {
 /// The line that says generation `g` was acknowledged, `secs` after the start.
 pub fn ack_line(g: u64, secs: f64) -> String {
     signed(format!("ack {g} {secs:.3}"))
+}
+
+/// The writer's last line when it stops by itself, after `acked`
+/// acknowledged generations: `end ACKED WHY` (`done`, `interrupted`).
+/// A log that has it was not cut short by a power cut.
+pub fn end_line(acked: u64, why: &str) -> String {
+    signed(format!("end {acked} {why}"))
+}
+
+/// The end line's (acknowledged generations, why), if `line` is one and
+/// its checksum holds.
+pub fn parse_end_line(line: &str) -> Option<(u64, String)> {
+    verified(line).and_then(|t| {
+        let mut w = t.split(' ');
+        (w.next() == Some("end")).then_some(())?;
+        let n: u64 = w.next()?.parse().ok()?;
+        let why = w.next().filter(|w| !w.is_empty())?.to_string();
+        w.next().is_none().then_some((n, why))
+    })
 }
 
 fn parse_header(text: &str) -> Result<LogHeader, String> {
@@ -338,7 +363,25 @@ pub fn parse_log(text: &str) -> Result<FlushLog, String> {
         None => return Err("it is empty: the run stopped before its first line".into()),
     };
     let mut last_acked: Option<u64> = None;
+    let mut ended: Option<String> = None;
     for (i, l) in it {
+        if ended.is_some() {
+            return Err(format!(
+                "line {} comes after the writer's end line: the log is not one run's",
+                i + 1
+            ));
+        }
+        if let Some((n, why)) = parse_end_line(l) {
+            if n != last_acked.map_or(0, |a| a + 1) {
+                return Err(format!(
+                    "line {} ends the run after {n} acknowledged generation(s), and the log holds {}",
+                    i + 1,
+                    last_acked.map_or(0, |a| a + 1)
+                ));
+            }
+            ended = Some(why);
+            continue;
+        }
         match parse_ack_line(l) {
             Some(g) if g == last_acked.map_or(0, |a| a + 1) => last_acked = Some(g),
             Some(g) => {
@@ -356,6 +399,7 @@ pub fn parse_log(text: &str) -> Result<FlushLog, String> {
         header,
         last_acked,
         torn_tail,
+        ended,
     })
 }
 

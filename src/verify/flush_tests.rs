@@ -82,6 +82,27 @@ fn the_log_reads_back_as_written() {
     assert_eq!(none.last_acked, None);
 }
 
+/// A writer that stopped by itself says so in its last line; a log cut
+/// short by a power cut has none. Nothing may follow it, and it must count
+/// the generations the log holds.
+#[test]
+fn the_writers_end_line_says_no_power_was_cut() {
+    assert_eq!(parse_log(&log_text(40)).unwrap().ended, None);
+    let done = log_text(40) + &end_line(40, "done");
+    let log = parse_log(&done).unwrap();
+    assert_eq!((log.last_acked, log.ended.as_deref()), (Some(39), Some("done")));
+    let none = parse_log(&(log_text(0) + &end_line(0, "interrupted"))).unwrap();
+    assert_eq!((none.last_acked, none.ended.as_deref()), (None, Some("interrupted")));
+    let after = done.clone() + &ack_line(40, 1.0);
+    assert!(parse_log(&after).unwrap_err().contains("after the writer's end line"));
+    let miscounted = log_text(40) + &end_line(39, "done");
+    assert!(parse_log(&miscounted).unwrap_err().contains("ends the run after 39"));
+    // Torn, it is no end: the writer died while writing it.
+    let torn = &done[..done.len() - 5];
+    let log = parse_log(torn).unwrap();
+    assert_eq!((log.ended, log.torn_tail), (None, true));
+}
+
 #[test]
 fn a_torn_last_line_is_left_out_and_said() {
     let text = log_text(40);

@@ -173,5 +173,6 @@ pub fn run(id: i64, label: &str, jobs: Vec<J>) -> RunRef {
         capacity_bytes: None,
         report: report(&jobs, None),
         built: None,
+        power_cut: None,
     }
 }

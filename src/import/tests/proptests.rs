@@ -516,6 +516,7 @@ pub(crate) fn exercise(r: &crate::summary::Report) {
         capacity_bytes: None,
         report: r.clone(),
         built: None,
+        power_cut: None,
     });
     if let Ok(c) = crate::compare::compare(&refs, 1) {
         for f in Format::ALL {

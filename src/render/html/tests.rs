@@ -34,6 +34,7 @@ fn run_ref(r: Report, id: i64, label: Option<&str>, price: Option<f64>) -> RunRe
         capacity_bytes: Some(1_000_000_000_000),
         report: r,
         built: None,
+        power_cut: None,
     }
 }
 

@@ -270,6 +270,7 @@ mod tests {
             torn_tail: false,
             findings: Some(t.summary(Some(9))),
             device: Some("serial:ABC".into()),
+            writer_ended: None,
         });
         r
     }

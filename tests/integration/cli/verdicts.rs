@@ -178,3 +178,84 @@ fn issue_37_compare_of_two_engines_says_whether_they_agree() {
     }
     drop(cg);
 }
+
+/// The log-device (SLOG) verdict rests on the sync suite and on the stored
+/// power-cut check of the faster device: two loop devices over files on
+/// /var/tmp (not memory), the second held at 50 write IOPS, each with the
+/// sync suite. A check of a log whose writer ended it itself (`--generations`)
+/// is no power-cut check: `compare` says none is stored. A check of a log
+/// whose writer was killed mid-run (as a power cut stops it) is one:
+/// `compare` finds it in the store by the device's identity and names its day.
+#[test]
+fn issue_37_the_slog_verdict_names_the_stored_power_cut_check_of_the_device() {
+    need_root!();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let fast = LoopDev::new_in(Path::new("/var/tmp"), 64 * MIB);
+    let slow = LoopDev::new_in(Path::new("/var/tmp"), 64 * MIB);
+    let cg = Cgroup::new();
+    cg.limit(&slow, Limit::WriteIops(50));
+    let sync = |mut cmd: Command, dev: &LoopDev, label: &str| {
+        cmd.arg("run").arg(dev.path()).args(["--suite", "sync", "--allow-destroy"]);
+        measured(cmd, &db, "1", label)
+    };
+    sync(iolab(), &fast, "fast");
+    sync(iolab_in(&cg), &slow, "slow");
+    // The logs on another device than the one under test (tmpfs), as `flush` insists.
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let flush = |log: &Path| {
+        let mut cmd = iolab();
+        cmd.env("IOLAB_DB", &db).arg("flush").arg(fast.path()).arg("--log").arg(log);
+        cmd
+    };
+    let check = |log: &Path| {
+        let out = flush(log).args(["--check", "--json", "-"]).output().unwrap();
+        let v = json_out(&out);
+        note!("check: {}", v["flush"]["findings"]["message"]);
+        v
+    };
+    let log_verdict = || {
+        let fs = findings(&db);
+        let m = fs
+            .iter()
+            .filter_map(|f| f["text"].as_str())
+            .find(|m| m.contains("As a sync-write log (ZFS SLOG) for slow, fast"))
+            .map(str::to_string);
+        m.unwrap_or_else(|| panic!("no log-device verdict: {fs:?}"))
+    };
+
+    // The writer ends by itself: no power cut.
+    let done = shm.path().join("done.log");
+    json_out(
+        &flush(&done)
+            .args(["--allow-destroy", "--generations", "20", "--json", "-"])
+            .output()
+            .unwrap(),
+    );
+    let v = check(&done);
+    assert_eq!(v["flush"]["writer_ended"], "done", "{v}");
+    let m = log_verdict();
+    note!("{m}");
+    assert!(m.contains("is fit: 4K sync writes"), "{m}");
+    assert!(m.contains("no power-cut check of it is stored"), "{m}");
+
+    // The writer killed mid-run, as a power cut stops it.
+    let cut = shm.path().join("cut.log");
+    let mut writer = flush(&cut).arg("--allow-destroy").spawn().unwrap();
+    let t0 = std::time::Instant::now();
+    while std::fs::read_to_string(&cut).map_or(0, |t| t.lines().count()) < 10 {
+        assert!(t0.elapsed() < Duration::from_secs(60), "the writer acknowledged nothing in 60 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    writer.kill().unwrap();
+    writer.wait().unwrap();
+    let v = check(&cut);
+    assert!(v["flush"]["writer_ended"].is_null(), "{v}");
+    let m = log_verdict();
+    note!("{m}");
+    let today = String::from_utf8(Command::new("date").args(["-u", "+%F"]).output().unwrap().stdout).unwrap();
+    assert!(
+        m.contains(&format!("a power-cut check on {} found every acknowledged write", today.trim())),
+        "{m}"
+    );
+}

@@ -122,7 +122,7 @@ fn issue_37_without_a_power_cut_the_log_and_the_device_agree() {
     need_root!();
     let w = Written::new(70);
     let lines = std::fs::read_to_string(&w.log).unwrap().lines().count();
-    assert_eq!(lines, 71, "a header and a line per acknowledged generation");
+    assert_eq!(lines, 72, "a header, a line per acknowledged generation, the writer's end");
     let (code, doc) = check(w.dev.path(), &w.log);
     assert_eq!(code, 0, "{doc}");
     let f = findings(&doc);
