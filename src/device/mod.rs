@@ -341,6 +341,16 @@ pub fn served(root: &SysRoot, chain: Vec<BlockDev>, report: Option<&DeviceReport
     }
 }
 
+/// Whether requests to `dev` pass an I/O scheduler: the queue of its whole
+/// disk names one other than `none` (`queue/scheduler`). Unknown: no.
+pub fn scheduled(root: &SysRoot, dev: &BlockDev) -> bool {
+    sysfs::by_dev(root, (dev.major, dev.minor))
+        .map(|b| b.disk().unwrap_or(b))
+        .and_then(|b| b.attr("queue/scheduler"))
+        .and_then(|s| sysfs::bracketed(&s))
+        .is_some_and(|s| s != "none")
+}
+
 /// The block device number a path's data lives on, if any: the device
 /// itself for a block special file, else the filesystem's device (following
 /// the mount source for filesystems with anonymous device numbers, like btrfs).

@@ -262,6 +262,11 @@ impl Runner<'_> {
         let fd = self.target.fd();
         let nowait = self.target.nowait();
         let cpu_served = !nowait && self.target.memory_served();
+        let path = placement::TargetPath {
+            nowait,
+            memory: self.target.memory_served(),
+            scheduled: self.target.scheduled(),
+        };
         let (reads, writes) = (spec.rw.reads(), spec.rw.writes());
         // The workers are threads of their own, not scoped ones: a worker
         // stuck in the kernel on a target that stopped answering must not
@@ -280,7 +285,7 @@ impl Runner<'_> {
             crate::io::buffers::Pool::new(crate::io::buffers::ALIGN, crate::io::buffers::ALIGN, seed)
         };
         for (i, mut plan) in plans.into_iter().enumerate() {
-            let colocated = placement::colocate(spec.engine, depth, n, spec.timing, cpus.len());
+            let colocated = placement::colocate(spec.engine, depth, n, spec.timing, cpus.len(), path);
             plan.batch = placement::reap_batch(spec.timing, depth, colocated, cpu_served) as usize;
             plan.timed = spec.timing.timed();
             let colocate = colocated.then(|| cpus[i % cpus.len()]);
@@ -306,6 +311,7 @@ impl Runner<'_> {
                         depth: depth as usize,
                         colocate,
                         nowait,
+                        submit_each: placement::submit_each(path),
                     };
                     engine.open(setup, &mut bufs, Worker { ctx: &ctx, plan });
                     // The engine is gone, and with it every I/O into these

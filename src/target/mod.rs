@@ -186,6 +186,8 @@ pub struct Target {
     direct_now: std::sync::atomic::AtomicBool,
     /// Whether the target takes non-blocking I/O ([`probe_nowait`]).
     nowait: bool,
+    /// Whether its requests pass an I/O scheduler ([`device::scheduled`]).
+    scheduled: bool,
     /// Count failed I/O instead of stopping at the first (`--continue-on-error`).
     pub continue_on_error: bool,
     /// Free bytes of a directory's filesystem before iolab made its test
@@ -232,6 +234,11 @@ impl Target {
     /// every I/O to a worker thread of its own ([`probe_nowait`]).
     pub fn nowait(&self) -> bool {
         self.nowait
+    }
+    /// Whether the requests of the device under the target pass an I/O
+    /// scheduler (its queue's `scheduler` is not `none`).
+    pub fn scheduled(&self) -> bool {
+        self.scheduled
     }
     /// Whether memory serves the target: a zram or RAM disk, or a file on
     /// tmpfs or ramfs. Its I/O costs CPU, not device time.
@@ -561,6 +568,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
 
     set_noatime(&file);
     let nowait = probe_nowait(&file, span);
+    let scheduled = devices.first().is_some_and(|d| device::scheduled(root, d));
     let filesystem = if kind == Kind::BlockDevice {
         None
     } else {
@@ -586,6 +594,7 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
         device_names,
         direct_now: std::sync::atomic::AtomicBool::new(direct),
         nowait,
+        scheduled,
         continue_on_error: req.continue_on_error,
         free_before,
         abandoned: std::sync::atomic::AtomicBool::new(false),

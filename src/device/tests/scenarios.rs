@@ -287,3 +287,27 @@ fn json_shape_is_stable() {
     assert_eq!(v["hints"][0]["code"], "usb-no-uas");
     assert_eq!(v["throttles"][0]["read_bps"], 30_000_000);
 }
+
+/// `scheduled` reads the whole disk's queue for a partition: sda1's disk
+/// has mq-deadline, the NVMe drive `none`, a device-mapper device none at all.
+#[test]
+fn a_partition_is_scheduled_as_its_disk_is() {
+    let fx = machine();
+    let dev = |major, minor| crate::device::BlockDev {
+        name: String::new(),
+        major,
+        minor,
+        partition_of: None,
+        size_bytes: 0,
+        logical_block_size: 512,
+        rotational: None,
+        model: None,
+        backing_file: None,
+        memory: false,
+    };
+    assert!(crate::device::scheduled(&fx.root(), &dev(8, 1)), "sda1 on sda's mq-deadline");
+    assert!(crate::device::scheduled(&fx.root(), &dev(8, 0)));
+    assert!(!crate::device::scheduled(&fx.root(), &dev(259, 0)), "nvme0n1: none");
+    assert!(!crate::device::scheduled(&fx.root(), &dev(253, 0)), "dm-0: no scheduler file");
+    assert!(!crate::device::scheduled(&fx.root(), &dev(99, 99)), "no such device");
+}

@@ -103,6 +103,9 @@ pub struct Setup {
     pub colocate: Option<usize>,
     /// Whether the target takes non-blocking I/O.
     pub nowait: bool,
+    /// Submit after this many queued I/Os; 0: when waiting
+    /// ([`crate::measure::placement::submit_each`]).
+    pub submit_each: usize,
 }
 
 /// What runs on an opened engine. Generic over the engine, so that each
@@ -140,7 +143,8 @@ impl EngineKind {
     pub fn open<D: Driver>(self, setup: Setup, bufs: &mut Buffers, driver: D) -> D::Out {
         match self {
             EngineKind::IoUring => {
-                let engine = Uring::new(setup.fd, setup.depth, bufs, setup.colocate, setup.nowait);
+                let engine =
+                    Uring::new(setup.fd, setup.depth, bufs, setup.colocate, setup.nowait).map(|u| u.submitting_each(setup.submit_each));
                 driver.drive(engine, bufs)
             }
             EngineKind::Psync => driver.drive(Ok(Psync::new(setup.fd)), bufs),

@@ -8,7 +8,9 @@
 //! - the file is registered (no fd lookup/refcount per I/O) and so is all
 //!   I/O memory (no page pinning per I/O); without the memlock allowance for
 //!   fixed buffers it falls back to plain reads and writes;
-//! - submission and waiting are one `io_uring_enter` per loop iteration;
+//! - submission and waiting are one `io_uring_enter` per loop iteration,
+//!   except where an I/O scheduler would hold a burst back: there each I/O
+//!   is submitted as it is queued ([`Uring::submitting_each`]);
 //! - the thread and the ring's io-wq workers can be put on one CPU (see
 //!   [`Uring::new`] and [`crate::measure::placement`]);
 //! - what is in flight is counted per submission and per wait, never per
@@ -38,6 +40,9 @@ pub struct Uring {
     flags: squeue::Flags,
     /// I/Os submitted to the kernel whose completion has not been reaped.
     inflight: usize,
+    /// Submit once this many I/Os are queued; 0: only when waiting
+    /// ([`crate::measure::placement::submit_each`]).
+    submit_each: usize,
 }
 
 /// The `user_data` of [`Engine::drain`]'s cancel requests; an I/O's is its
@@ -88,7 +93,16 @@ impl Uring {
             fixed_bufs,
             flags: if nowait { squeue::Flags::empty() } else { squeue::Flags::ASYNC },
             inflight: 0,
+            submit_each: 0,
         })
+    }
+
+    /// Submit as soon as `n` I/Os are queued (0: only when waiting for
+    /// completions), where a burst of submissions would be held back
+    /// ([`crate::measure::placement::submit_each`]).
+    pub fn submitting_each(mut self, n: usize) -> Self {
+        self.submit_each = n;
+        self
     }
 
     fn push(&mut self, sqe: squeue::Entry) -> io::Result<()> {
@@ -98,6 +112,19 @@ impl Uring {
                 return Ok(());
             }
             self.inflight += self.ring.submit()?;
+        }
+    }
+
+    /// Submit what is queued without waiting; what the kernel could not take
+    /// now (EBUSY: completions to reap first) stays queued for the next wait.
+    fn submit_queued(&mut self) -> io::Result<usize> {
+        loop {
+            match self.ring.submit() {
+                Ok(n) => return Ok(n),
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => return Ok(0),
+                Err(e) => return Err(e),
+            }
         }
     }
 
@@ -167,7 +194,11 @@ impl Engine for Uring {
             (Dir::Read, false) => opcode::Read::new(f, io.buf, io.len).offset(io.offset).build(),
             (Dir::Write, false) => opcode::Write::new(f, io.buf, io.len).offset(io.offset).rw_flags(rw).build(),
         };
-        self.push(sqe.user_data(io.slot as u64).flags(self.flags))
+        self.push(sqe.user_data(io.slot as u64).flags(self.flags))?;
+        if self.submit_each > 0 && self.ring.submission().len() >= self.submit_each {
+            self.inflight += self.submit_queued()?;
+        }
+        Ok(())
     }
 
     #[inline]
