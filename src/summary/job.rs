@@ -360,7 +360,7 @@ pub struct JobReport {
     pub device: Option<DeviceReport>,
     /// I/Os in flight at the target's device over the measured runs, against
     /// QD × threads asked (`device_depth_short`). Absent: not known (no block
-    /// device, one that counts no I/O, a pool's members side by side, an import).
+    /// device, one that counts no I/O, a pool's members side by side, fio's figures).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_depth: Option<super::depth::DeviceDepth>,
     /// Why a figure may not be trusted, in the order they matter.
