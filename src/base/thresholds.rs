@@ -61,6 +61,29 @@ pub const CPU_SATURATED: f64 = 0.90;
 /// the run-to-run noise. Exclusive: exactly 10% is not flagged.
 pub const UNEVEN_THREADS: f64 = 0.10;
 
+/// `device_depth_short`: a job's device that had, on average, fewer than
+/// this fraction of the I/Os the job asked to keep in flight (QD ×
+/// threads) did not get the depth asked for: the figure is the pace of
+/// iolab's loop, not the device's at that depth. The time a completion
+/// waits to be reaped and refilled, the ramp at a run's start and the
+/// drain at its end cost a few I/Os of the depth; half of it is a gap no
+/// such cost explains, and one that matters: a device whose rate grows
+/// with depth then delivers as little as half of what was asked of it.
+/// (Measured before issue 38's engine fix, on a direct-I/O loop device
+/// over the virtio disk: io_uring at QD32 kept 12–27 in flight, at QD8
+/// 3.8–5.8.) Exclusive.
+pub const DEPTH_SHORT: f64 = 0.5;
+
+/// `device_depth_short`: the device's requests must number at least this
+/// fraction of the job's I/Os before its depth is judged. Fewer means the
+/// block layer merged the job's I/Os into larger requests (sequential I/O
+/// is merged while it waits in a plugged queue) or something else answered
+/// some of them: either way fewer requests stand for the same I/Os, and a
+/// count of requests in flight says nothing of how deep the job queued.
+/// Within [`DEVICE_TOLERANCE`] of the job's, as the device cross-check
+/// accepts them. Inclusive.
+pub const DEPTH_UNMERGED: f64 = 1.0 - DEVICE_TOLERANCE;
+
 // ------------------------------------------------------------ flush too fast
 
 /// `flush_too_fast`: the fastest read of the same target in the same run,

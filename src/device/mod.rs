@@ -20,7 +20,7 @@ mod zfs;
 mod zfs_fuse;
 
 pub use activity::{activity, bottom_total, busiest, elsewhere, pick, sum_activity, tops};
-pub use diskstats::{DiskCounters, delta, diskstats, parse_diskstats};
+pub use diskstats::{DiskCounters, delta, diskstats, open_inflight, parse_diskstats, parse_inflight};
 pub use facts::{DeviceFacts, Transport};
 pub use hints::hints;
 pub use members::{LiveMembers, LiveUse, block_device_by_path, live_members, live_members_checked};

@@ -149,6 +149,9 @@ codes! {
     HighCv = "high_cv", Untrustworthy(format!("the runs varied by more than {}", fmt_pct(HIGH_CV)));
     /// iolab's threads kept the CPUs they could use busy.
     CpuBound = "cpu_bound", Untrustworthy("iolab's CPU, not the device, may have been the limit");
+    /// The device had far fewer I/Os in flight than the job asked for
+    /// (`DEPTH_SHORT`; `judge::depth`): iolab, not the device, set the pace.
+    DeviceDepthShort = "device_depth_short", Untrustworthy("the device had far fewer I/Os in flight than the job asked for: iolab, not the device, set the pace");
     /// Write throughput fell and stayed lower inside a run.
     WriteCliff = "write_cliff", Warning;
     /// `--steady-state` ran out of rounds.
@@ -605,6 +608,10 @@ mod tests {
             ("memory_device", "the device is memory-backed: memory speed"),
             ("high_cv", "the runs varied by more than 10%"),
             ("cpu_bound", "iolab's CPU, not the device, may have been the limit"),
+            (
+                "device_depth_short",
+                "the device had far fewer I/Os in flight than the job asked for: iolab, not the device, set the pace",
+            ),
             ("io_errors", "some of its I/O failed: the figures count only the I/O that succeeded"),
             (
                 "flush_too_fast",

@@ -59,8 +59,9 @@ pub struct ReadFigure<'a> {
     /// Its fastest run, bytes/s.
     pub bps: f64,
     /// Something other than the device set the figure: a cgroup
-    /// throttle, iolab's CPU, failed I/O, another device
-    /// (`at_throttle`, `cpu_bound`, `io_errors`, `other_device`).
+    /// throttle, iolab's CPU or its queue, failed I/O, another device
+    /// (`at_throttle`, `cpu_bound`, `device_depth_short`, `io_errors`,
+    /// `other_device`).
     pub capped: bool,
 }
 

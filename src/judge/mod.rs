@@ -5,6 +5,7 @@
 //!
 //! - [`diagnostic`]: the one type of warnings, hints and findings.
 //! - [`job`]: a measured job's warnings, one small rule each.
+//! - [`depth`]: a job whose device had far fewer I/Os in flight than it asked for.
 //! - [`apps`]: warnings on timed commands and app-suite phases.
 //! - [`capacity`]: `iolab capacity`'s verdict (genuine, fake, damaged, suspect).
 //! - [`scan`]: the scan curve note.
@@ -26,6 +27,7 @@ pub mod class;
 pub mod cliff;
 pub mod cold;
 pub mod curve;
+pub mod depth;
 pub mod diagnostic;
 pub mod flush;
 pub mod hosts;

@@ -6,6 +6,7 @@
 //! the [`Observer`] the caller supplies.
 
 pub mod cpu;
+mod depth;
 pub mod placement;
 mod samples;
 mod seconds;
@@ -490,6 +491,7 @@ impl Runner<'_> {
         let mut flush_ns = vec![0u64; nwin];
         let base = Instant::now();
         let mut seconds = Seconds::new(&snaps[0], &self.target.device_names);
+        let mut inflight = depth::Inflight::open(&self.sys, &self.target.device_names);
         for c in pool.cmds {
             c.send(Cmd::Go {
                 base,
@@ -556,7 +558,8 @@ impl Runner<'_> {
                     break;
                 }
                 let tick = seconds.sample(&self.sys, base, start);
-                receive((at - now).min(tick).min(Duration::from_millis(100)), &mut done, &seconds)?;
+                let due = inflight.as_mut().map_or(Duration::MAX, |f| f.sample(k));
+                receive((at - now).min(tick).min(due).min(Duration::from_millis(100)), &mut done, &seconds)?;
                 self.observer.event(Event::Tick {
                     elapsed: base.elapsed() - start,
                 });
@@ -609,7 +612,8 @@ impl Runner<'_> {
         };
         while (done.len() as u64) < n {
             let tick = seconds.sample(&self.sys, base, last_start);
-            receive(tick.min(Duration::from_millis(100)), &mut done, &seconds)?;
+            let due = inflight.as_mut().map_or(Duration::MAX, |f| f.sample(last));
+            receive(tick.min(due).min(Duration::from_millis(100)), &mut done, &seconds)?;
             self.observer.event(Event::Tick {
                 elapsed: base.elapsed().saturating_sub(last_start),
             });
@@ -678,6 +682,7 @@ impl Runner<'_> {
             // The last window ends when its I/O has completed and been flushed.
             let win_end = if k == last { u64::MAX } else { ends[k] };
             run.device_seconds = seconds.series(win_start, win_end);
+            run.inflight = inflight.as_mut().and_then(|f| f.take(k));
             runs.push(run);
         }
         Ok(runs)

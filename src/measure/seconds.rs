@@ -133,6 +133,7 @@ mod tests {
                         write_ios: w,
                         write_sectors: w,
                         busy_ms: 0,
+                        queue_ms: 0,
                     },
                 )
             })

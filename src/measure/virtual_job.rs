@@ -174,6 +174,7 @@ fn window(
         read_ios: b.read_ios - a.read_ios,
         write_ios: b.write_ios - a.write_ios,
         busy_ns: 0,
+        queue_ns: 0,
     }];
     run.device_seconds = seconds.series(start, if last { u64::MAX } else { ends[k] });
     run

@@ -709,3 +709,20 @@ fn sdcard_run_shows_its_classes_in_every_format_of_lines() {
     let json = Json.export(doc).unwrap();
     assert!(json.contains("\"classes\""), "the JSON carries the verdicts");
 }
+
+/// The queue depth a test's device had is said under the tables and in the
+/// test's section of a page, as the document holds it; a test without it
+/// (an earlier document, no block device) says nothing of it.
+#[test]
+fn the_depth_the_device_had_is_shown_where_known() {
+    let r = edited("demo", |v| {
+        v["jobs"][0]["device_depth"] = json!({"device": "loop1", "mean": 7.46, "p99": 8, "max": 8, "samples": 200});
+    });
+    let line = "loop1 had 7.5 I/Os in flight on average (p99 8, max 8) of QD8 asked.";
+    let t = text(&r);
+    assert!(t.contains(&format!("SEQ1M Q8T1 read: {line}")), "{t}");
+    assert_eq!(t.matches("I/Os in flight").count(), 1, "the write test has no figure: {t}");
+    let html = super::Html.export(Document::Run(&r, None)).unwrap();
+    assert!(html.contains("loop1 had 7.5 I/Os in flight on average"), "the test's section");
+    assert!(!text(&report("demo")).contains("in flight"));
+}

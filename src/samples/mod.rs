@@ -215,6 +215,12 @@ pub struct DiskDelta {
     #[serde(default, skip_serializing_if = "is_zero")]
     #[schemars(extend("x-unit" = "ns"))]
     pub busy_ns: u64,
+    /// Time its I/Os spent in flight, summed over them (diskstats' weighted
+    /// time in queue, ms resolution); over the interval's length, the mean
+    /// number in flight.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    #[schemars(extend("x-unit" = "ns"))]
+    pub queue_ns: u64,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -303,7 +309,58 @@ pub struct RunSamples {
     /// Every other block device that moved meanwhile (partitions folded into
     /// their disks), busiest first: where the job's I/O went if not to `devices`.
     pub other_devices: Vec<DeviceActivity>,
+    /// The first of `devices`' in-flight count sampled through the pass;
+    /// `None` where it could not be read.
+    pub inflight: Option<InflightSamples>,
     pub workers: u32,
+}
+
+/// A block device's I/Os in flight (`/sys/block/DEV/inflight`: reads plus
+/// writes), sampled at a steady rate through one pass: how many samples
+/// saw each count.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InflightSamples {
+    /// Kernel name (`vda`, `loop3`).
+    pub device: String,
+    /// Samples by the count they saw, counts ascending.
+    pub counts: std::collections::BTreeMap<u32, u64>,
+}
+
+impl InflightSamples {
+    pub fn new(device: &str) -> InflightSamples {
+        InflightSamples {
+            device: device.to_string(),
+            counts: Default::default(),
+        }
+    }
+
+    /// One sample that saw `n` in flight.
+    pub fn record(&mut self, n: u32) {
+        *self.counts.entry(n).or_default() += 1;
+    }
+
+    /// Samples taken.
+    pub fn samples(&self) -> u64 {
+        self.counts.values().sum()
+    }
+
+    /// The count a fraction `q` of the samples saw at most (nearest rank:
+    /// the smallest count at or under which `ceil(q × samples)` of them
+    /// lie); `None` without samples.
+    pub fn quantile(&self, q: f64) -> Option<u32> {
+        let n = self.samples();
+        let rank = ((q.clamp(0.0, 1.0) * n as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        self.counts.iter().find_map(|(&v, &c)| {
+            seen += c;
+            (seen >= rank).then_some(v)
+        })
+    }
+
+    /// The most any sample saw; `None` without samples.
+    pub fn max(&self) -> Option<u32> {
+        self.counts.keys().next_back().copied()
+    }
 }
 
 impl RunSamples {
@@ -439,5 +496,22 @@ mod tests {
                 errno: None
             })
         );
+    }
+
+    #[test]
+    fn inflight_quantiles_are_nearest_rank() {
+        let mut s = InflightSamples::new("vda");
+        assert_eq!((s.quantile(0.99), s.max()), (None, None), "no sample, no figure");
+        // 98 samples saw 32, one 27, one 3: p99 is 32, p1 is 3, p2 is 27.
+        for _ in 0..98 {
+            s.record(32);
+        }
+        s.record(27);
+        s.record(3);
+        assert_eq!(s.samples(), 100);
+        assert_eq!(s.quantile(0.99), Some(32));
+        assert_eq!(s.quantile(0.01), Some(3));
+        assert_eq!(s.quantile(0.02), Some(27));
+        assert_eq!(s.max(), Some(32));
     }
 }

@@ -13,7 +13,13 @@ use crate::target::TargetInfo;
 
 /// Warnings that say a read figure was set by something other than the
 /// device: it is then no bound on what the device does.
-const CAPPED: [Code; 4] = [Code::AtThrottle, Code::CpuBound, Code::IoErrors, Code::OtherDevice];
+const CAPPED: [Code; 5] = [
+    Code::AtThrottle,
+    Code::CpuBound,
+    Code::DeviceDepthShort,
+    Code::IoErrors,
+    Code::OtherDevice,
+];
 
 /// Bytes of the target a run's writes must cover before a read of them is
 /// worth taking as a bound: less, and no flush could owe

@@ -270,6 +270,9 @@ pub struct RunReport {
     pub cpu: CpuReport,
     /// What the target's device did during the run (`null`: none was seen).
     pub device: Option<crate::samples::DiskDelta>,
+    /// I/Os in flight at that device during the run (absent: not known).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_depth: Option<super::depth::DeviceDepth>,
     /// What the figures are divided by: the window (or first I/O to last
     /// completion for a size-limited run) plus the final flush.
     #[schemars(extend("x-unit" = "ns"))]
@@ -355,6 +358,11 @@ pub struct JobReport {
     pub cpu: CpuReport,
     /// What the target's devices did over the measured runs (`null`: none was seen).
     pub device: Option<DeviceReport>,
+    /// I/Os in flight at the target's device over the measured runs, against
+    /// QD × threads asked (`device_depth_short`). Absent: not known (no block
+    /// device, one that counts no I/O, a pool's members side by side, fio's figures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_depth: Option<super::depth::DeviceDepth>,
     /// Why a figure may not be trusted, in the order they matter.
     pub warnings: Vec<Diagnostic>,
     /// `--steady-state`: the rounds and the verdict. The job's figures then
@@ -489,6 +497,7 @@ pub fn run_report(r: &RunSamples) -> RunReport {
         write: dir_run(&r.write, r.wall_ns),
         cpu: cpu_report(r),
         device: r.devices.first().cloned(),
+        device_depth: super::depth::of_run(r),
         wall_ns: r.wall_ns,
         sync_ns: r.sync_ns,
         first_done_ns: r.first_done_ns,
@@ -580,6 +589,7 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
         // The pool's (or btrfs's) member disks side by side: a run's device is their sum.
         for (r, s) in runs.iter_mut().zip(&job.runs) {
             r.device = members_sum(&s.devices);
+            r.device_depth = None;
         }
     }
     let judged = job.steady.map(|rule| {
@@ -618,6 +628,7 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
         }
     }
     let cpu = cpu_median(figured);
+    let device_depth = super::depth::of_job(figured.iter().map(|r| r.device_depth.as_ref()));
     let tinfo = target.info;
     let zfs = ZfsTarget::of(tinfo);
     let mut device = match members_of {
@@ -712,6 +723,14 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
         write_capped |= at_write.is_some();
         warnings.extend([at_read, at_write].into_iter().flatten());
     }
+    let figured_samples = &job.runs[job.runs.len() - figured.len()..];
+    warnings.extend(super::depth::short(
+        job,
+        figured_samples,
+        device_depth.as_ref(),
+        tinfo,
+        read_capped || write_capped,
+    ));
     // A memory device whose every figure a throttle set: the figures are
     // the throttle's, not memory speed (the suite's emulated devices).
     if rules::throttle_set_every_figure(read.is_some(), read_capped, write.is_some(), write_capped) {
@@ -756,6 +775,7 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
         write,
         cpu,
         device,
+        device_depth,
         warnings,
         steady: judged.map(|(_, s)| s),
         zfs_read: job.zfs_read.clone(),
@@ -1058,6 +1078,7 @@ pub(super) mod tests {
                 write_ios: wr / 4096,
                 // Busy a millisecond per MiB moved.
                 busy_ns: (rd + wr) / (1 << 20) * 1_000_000,
+                ..Default::default()
             })
             .collect();
         r

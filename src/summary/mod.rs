@@ -5,7 +5,8 @@
 //! warnings, shared by every kind that runs jobs), [`scan`], [`scale`],
 //! [`apps`] (`time` and the application suites), [`verify`], [`capacity`]
 //! and [`hosts`] (one plan on many hosts), with [`zfs`] a job's figures on a
-//! ZFS pool (its members, the write model); [`flush`] is the pass over a
+//! ZFS pool (its members, the write model) and [`depth`] the queue depth
+//! its device had; [`flush`] is the pass over a
 //! run's jobs that names a flush too fast for the run's reads, and
 //! [`flush_check`] is `iolab flush`'s power-cut check; [`fio`]
 //! reads fio's sections back into tests, and [`figures`] derives what the
@@ -20,6 +21,7 @@ use serde::{Deserialize, Serialize};
 pub mod apps;
 pub mod capacity;
 pub mod classes;
+pub mod depth;
 mod document;
 pub mod figures;
 pub mod fio;

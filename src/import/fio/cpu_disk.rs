@@ -66,6 +66,7 @@ pub(super) fn device_report(
     let delta = |d: &Value| -> Option<DiskDelta> {
         Some(DiskDelta {
             busy_ns: 0,
+            queue_ns: 0,
             name: d.get("name")?.as_str()?.to_string(),
             read_bytes: as_u64(d.get("read_sectors")?)?.checked_mul(512)?,
             write_bytes: as_u64(d.get("write_sectors")?)?.checked_mul(512)?,

@@ -342,6 +342,28 @@ fn throttle_lines(r: &Report) -> impl Iterator<Item = Line> + '_ {
     })
 }
 
+/// "randread 4K Q32T1: loop1 had 27.3 I/Os in flight on average (p99 32,
+/// max 32) of QD32 asked": the queue depth the test's device had, when
+/// known; `named`: led by the test's name (a line under the tables).
+fn depth_line(j: &JobReport, named: bool) -> Option<Line> {
+    let d = j.device_depth.as_ref()?;
+    let mean = d.mean?;
+    let lead = if named { format!("{}: ", j.name) } else { String::new() };
+    let mut l = Line::new()
+        .text(format!("{lead}{} had ", d.device))
+        .figure(Cell::number(mean, 1))
+        .text(" I/Os in flight on average");
+    if let (Some(p99), Some(max)) = (d.p99, d.max) {
+        l = l.text(format!(" (p99 {p99}, max {max})"));
+    }
+    let asked = if j.threads > 1 {
+        format!("{} (QD{} × {} threads)", j.qd.saturating_mul(j.threads), j.qd, j.threads)
+    } else {
+        format!("QD{}", j.qd)
+    };
+    Some(l.text(format!(" of {asked} asked.")))
+}
+
 /// What a test limited by size cost: its time and iolab's and the system's CPU.
 fn cost_line(j: &JobReport) -> Line {
     let c = &j.cpu;
@@ -412,6 +434,7 @@ pub fn footer(r: &Report) -> Section {
             .flat_map(|j| zfs_lines(j).into_iter().chain(members_of(j).map(|m| m.lines()).unwrap_or_default()))
             .map(Note::plain),
     );
+    notes.extend(r.jobs().iter().filter_map(|j| depth_line(j, true)).map(Note::plain));
     s.push(Block::Notes(notes));
     s.push(Block::Warnings(r.warning_groups().iter().map(|g| group_warning(r, g)).collect()));
     let mut stops = Vec::new();
@@ -445,6 +468,9 @@ pub fn per_test_sections(r: &Report) -> Option<Section> {
     for (k, j) in jobs.iter().enumerate() {
         let mut js = Section::new("job", format!("job-{}", k + 1), Heading::Outline(j.name.clone()));
         js.push(Block::paragraph(Tone::Muted, job_facts(j)));
+        if let Some(l) = depth_line(j, false) {
+            js.push(Block::paragraph(Tone::Plain, l));
+        }
         for l in zfs_lines(j) {
             js.push(Block::paragraph(Tone::Plain, l));
         }

@@ -8,7 +8,8 @@
 //! which device did their work (`attribution`), fake capacity (`capacity`),
 //! verify's findings (`verify`), whether a device keeps what a flush acknowledged (`flush`, against power cuts `flush_cut`, on zfs-fuse `flush_zfs`), a flush that lies named in a write job (`flush_finding`), `time --cold` on a live ZFS pool (`zfs_cold`), `iolab selftest` (`selftest`), `--engine fio`
 //! (`fio_engine`), many hosts (`hosts`), a job's memory (`memory`), the
-//! process CPU figure (`cpu_accounting`), `iolab info` on the real
+//! process CPU figure (`cpu_accounting`), the queue depth a job's device
+//! had and the finding when it fell short (`depth`), `iolab info` on the real
 //! stacks of this machine (`info`), and live zfs-fuse pools: info, reads
 //! that are the disks' or labelled cached, the write model (`zfs`), and a
 //! recordsize far above a job's block size (`zfs_hints`); sync writes made durable
@@ -24,6 +25,7 @@ mod capacity;
 mod classes;
 mod cliff;
 mod cpu_accounting;
+mod depth;
 mod fio_engine;
 mod flush;
 mod flush_cut;
