@@ -286,7 +286,7 @@ impl Runner<'_> {
             crate::io::buffers::Pool::new(crate::io::buffers::ALIGN, crate::io::buffers::ALIGN, seed)
         };
         for (i, mut plan) in plans.into_iter().enumerate() {
-            let colocated = placement::colocate(spec.engine, depth, n, spec.timing, cpus.len(), path);
+            let colocated = placement::colocate(spec.engine, n, cpus.len(), path);
             plan.batch = placement::reap_batch(spec.timing, depth, colocated, cpu_served) as usize;
             plan.timed = spec.timing.timed();
             let colocate = colocated.then(|| cpus[i % cpus.len()]);

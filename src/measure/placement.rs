@@ -30,8 +30,19 @@
 //! - With every completion timed on its own (`--latency exact`), the issuer
 //!   wakes at each one. Up to a depth of 4 issuer and worker mostly take
 //!   turns, and one CPU serves both 1.5–7× better than two that wake each
-//!   other; from 8 on they work in parallel on 4K reads, and one CPU halves
-//!   the IOPS.
+//!   other. From 8 on, the table above found them working in parallel on
+//!   4K reads, one CPU halving the IOPS; re-measured on 2026-12-07 (issue
+//!   38: zram 4K random reads, exact, 2 runs of 2 s each, IOPS / I/Os per
+//!   CPU-second), since every I/O is marked for io-wq at once
+//!   (`IOSQE_ASYNC`), that no longer holds: depth 4 spread 99k-108k / 111k-
+//!   123k, co-located 354k-363k / 353k-363k; 8: 239k-253k spread, 392k-410k
+//!   co-located; 16: 389k-393k / 280k-290k, 441k-445k / 440k-445k; 32:
+//!   453k-455k / 277k-282k, 440k-462k / 439k-461k; 128: 510k / 284k-290k,
+//!   445k-450k / 444k-449k. fio timing every I/O (pinned, `exact-latency`
+//!   in `bench/vs-fio`): 294k-299k IOPS at 8, 293k at 32, 317k at 128. So
+//!   one CPU now serves an exactly timed queue at least as well up to 32,
+//!   and at 128 gives up 12% of the IOPS for 1.55× the I/Os per
+//!   CPU-second.
 //! - Reaping in batches (`batch`, `off`), the issuer sleeps while the worker
 //!   completes a batch: co-located, the hand-over costs little at any depth,
 //!   for as many IOPS or more and up to 7× the I/Os per CPU-second.
@@ -41,10 +52,9 @@
 //! - A worker that blocks on a real device sleeps: pinning costs it no
 //!   parallelism, only CPU, which such a device does not lack.
 //!
-//! So a job is co-located when its I/Os are reaped in batches, or timed
-//! exactly at a depth of at most [`EXACT_MAX_DEPTH`]; and only when it has
-//! no more threads than CPUs, so the threads never share one while another
-//! idles.
+//! So a job is co-located at any depth and in every latency mode, when it
+//! has no more threads than CPUs, so the threads never share one while
+//! another idles.
 //!
 //! And only where there is a hand-over to keep on one CPU: a target that
 //! goes through io-wq (no non-blocking I/O), or one memory serves (a loop
@@ -81,10 +91,6 @@ use crate::plan::Timing;
 /// normal use.
 pub const VAR: &str = "IOLAB_TEST_PLACEMENT";
 
-/// The deepest queue at which exactly timed I/O is co-located (see the
-/// module documentation).
-pub const EXACT_MAX_DEPTH: u32 = 4;
-
 /// What a job's target does with an io_uring I/O, for [`colocate`] and
 /// [`submit_each`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,11 +103,10 @@ pub struct TargetPath {
     pub scheduled: bool,
 }
 
-/// Whether the io_uring threads of a job (`threads` of them, `depth` I/Os
-/// in flight each, `timing` as asked) on a target whose I/O takes `path`,
-/// on a machine where it may use `cpus` CPUs, are each pinned with their
-/// io-wq workers to one CPU.
-pub fn colocate(engine: EngineKind, depth: u32, threads: u32, timing: Timing, cpus: usize, path: TargetPath) -> bool {
+/// Whether the io_uring threads of a job (`threads` of them) on a target
+/// whose I/O takes `path`, on a machine where it may use `cpus` CPUs, are
+/// each pinned with their io-wq workers to one CPU.
+pub fn colocate(engine: EngineKind, threads: u32, cpus: usize, path: TargetPath) -> bool {
     if !engine.ops().kernel_workers || cpus == 0 {
         return false;
     }
@@ -111,7 +116,7 @@ pub fn colocate(engine: EngineKind, depth: u32, threads: u32, timing: Timing, cp
         _ => {}
     }
     let hand_over = !path.nowait || path.memory;
-    hand_over && threads as usize <= cpus && (!timing.exact_at(depth) || depth <= EXACT_MAX_DEPTH)
+    hand_over && threads as usize <= cpus
 }
 
 /// After how many queued I/Os an io_uring thread submits them, instead of
@@ -171,16 +176,13 @@ mod tests {
     };
 
     #[test]
-    fn exact_timing_is_co_located_up_to_depth_4_and_batches_at_any_depth() {
+    fn a_hand_over_is_co_located_at_any_depth_with_no_more_threads_than_cpus() {
         let io = EngineKind::IoUring;
-        assert!(colocate(io, 1, 1, Timing::Exact, 2, IO_WQ));
-        assert!(colocate(io, 4, 1, Timing::Exact, 2, IO_WQ));
-        assert!(!colocate(io, 8, 1, Timing::Exact, 2, IO_WQ));
-        assert!(colocate(io, 32, 1, Timing::Off, 2, IO_WQ));
-        assert!(colocate(io, 32, 2, Timing::Batch(None), 2, IO_WQ));
-        assert!(!colocate(io, 8, 1, Timing::Batch(Some(1)), 2, IO_WQ), "a batch of one is exact");
-        assert!(!colocate(io, 1, 3, Timing::Exact, 2, IO_WQ), "never more threads than CPUs");
-        assert!(!colocate(EngineKind::Psync, 1, 1, Timing::Exact, 2, IO_WQ), "psync has no io-wq");
+        assert!(colocate(io, 1, 2, IO_WQ));
+        assert!(colocate(io, 2, 2, IO_WQ));
+        assert!(!colocate(io, 3, 2, IO_WQ), "never more threads than CPUs");
+        assert!(!colocate(io, 1, 0, IO_WQ), "no CPU known");
+        assert!(!colocate(EngineKind::Psync, 1, 2, IO_WQ), "psync has no io-wq");
     }
 
     #[test]
@@ -201,16 +203,9 @@ mod tests {
             memory: false,
             scheduled: false,
         };
-        assert!(
-            !colocate(io, 1, 1, Timing::Exact, 2, disk),
-            "a disk completes through its interrupt"
-        );
-        assert!(!colocate(io, 32, 1, Timing::Off, 2, disk));
-        assert!(
-            colocate(io, 1, 1, Timing::Exact, 2, loop_on_tmpfs),
-            "the loop worker and the issuer"
-        );
-        assert!(colocate(io, 1, 1, Timing::Exact, 2, fuse), "io-wq");
+        assert!(!colocate(io, 1, 2, disk), "a disk completes through its interrupt");
+        assert!(colocate(io, 1, 2, loop_on_tmpfs), "the loop worker and the issuer");
+        assert!(colocate(io, 1, 2, fuse), "io-wq");
     }
 
     #[test]
