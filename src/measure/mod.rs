@@ -312,7 +312,7 @@ impl Runner<'_> {
                         depth: depth as usize,
                         colocate,
                         nowait,
-                        submit_each: placement::submit_each(path),
+                        submit_each: placement::submit_each(path, depth),
                     };
                     engine.open(setup, &mut bufs, Worker { ctx: &ctx, plan });
                     // The engine is gone, and with it every I/O into these

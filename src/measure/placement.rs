@@ -119,9 +119,9 @@ pub fn colocate(engine: EngineKind, threads: u32, cpus: usize, path: TargetPath)
     hand_over && threads as usize <= cpus
 }
 
-/// After how many queued I/Os an io_uring thread submits them, instead of
-/// all at once when it waits (0): 1 where the target's requests pass an
-/// I/O scheduler, else 0.
+/// After how many queued I/Os an io_uring thread of a queue `depth` deep
+/// submits them, instead of all at once when it waits (0): 1 where the
+/// target's requests pass an I/O scheduler, else 0.
 ///
 /// A thread that reaps many completions at once refills them in one
 /// `io_uring_enter`. Straight to a driver (no scheduler) that burst costs
@@ -135,8 +135,11 @@ pub fn colocate(engine: EngineKind, threads: u32, cpus: usize, path: TargetPath)
 /// device with direct I/O (no scheduler) the same cost CPU and IOPS
 /// (90k-97k against 97k-100k; 674k-761k I/Os per CPU-second against
 /// 774k-842k on one over tmpfs), so the burst stays where nothing holds it.
-pub fn submit_each(path: TargetPath) -> usize {
-    usize::from(path.scheduled)
+///
+/// At a depth of 1 there is no burst to hold back: the one I/O goes with
+/// the wait for it, one call instead of two.
+pub fn submit_each(path: TargetPath, depth: u32) -> usize {
+    usize::from(path.scheduled && depth > 1)
 }
 
 /// Completions one wait collects: [`Timing::batch`], or the whole queue for
@@ -215,8 +218,9 @@ mod tests {
             memory: false,
             scheduled,
         };
-        assert_eq!(submit_each(disk(true)), 1);
-        assert_eq!(submit_each(disk(false)), 0);
-        assert_eq!(submit_each(IO_WQ), 0);
+        assert_eq!(submit_each(disk(true), 32), 1);
+        assert_eq!(submit_each(disk(true), 1), 0, "one I/O goes with its wait");
+        assert_eq!(submit_each(disk(false), 32), 0);
+        assert_eq!(submit_each(IO_WQ, 32), 0);
     }
 }
