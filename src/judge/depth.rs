@@ -23,6 +23,13 @@
 //!   throttle holds I/Os above the device, where they are not counted;
 //! - the job asked for more than one I/O in flight, and the device's mean
 //!   depth is known (its diskstats keep the time in queue).
+//!
+//! What the device can hold bounds what was asked: a queue of
+//! `nr_requests` (64 on a SATA disk's mq-deadline) counts no more, and
+//! the I/Os beyond it wait for a free request where no count sees them, as
+//! they would for any program. So the depth asked is judged as at most the
+//! device's `nr_requests` (`capacity`), and QD128 on that disk is short
+//! only below 32.
 
 use super::diagnostic::{Code, Diagnostic};
 use crate::base::thresholds::{DEPTH_SHORT, DEPTH_UNMERGED};
@@ -51,6 +58,9 @@ pub struct DepthFacts<'a> {
     pub job_ios: u64,
     /// A figure of the job sat at a cgroup throttle's limit.
     pub throttled: bool,
+    /// The most requests the device's queue holds (`queue/nr_requests`),
+    /// when known.
+    pub capacity: Option<u32>,
 }
 
 /// Whether a device's count of requests in flight can show how deep its
@@ -64,17 +74,21 @@ pub fn queued(memory: bool, loop_dio: Option<bool>) -> bool {
 /// depth below [`DEPTH_SHORT`] of QD × threads.
 pub fn depth_short(f: &DepthFacts) -> Option<Diagnostic> {
     let asked = f.qd.saturating_mul(f.threads);
+    let held = f.capacity.filter(|c| *c > 0).map_or(asked, |c| asked.min(c));
     let mean = f.mean?;
     let judged =
         asked > 1 && f.queued && f.direct && !f.throttled && f.job_ios > 0 && f.device_ios as f64 >= DEPTH_UNMERGED * f.job_ios as f64;
-    if !judged || mean >= DEPTH_SHORT * f64::from(asked) {
+    if !judged || mean >= DEPTH_SHORT * f64::from(held) {
         return None;
     }
-    let asked_text = if f.threads > 1 {
+    let mut asked_text = if f.threads > 1 {
         format!("{asked} in flight (QD{} × {} threads)", f.qd, f.threads)
     } else {
         format!("QD{asked}")
     };
+    if held < asked {
+        asked_text.push_str(&format!(" (its queue holds {held})"));
+    }
     let p99 = f.p99.map(|p| format!(" (p99 {p})")).unwrap_or_default();
     Some(Diagnostic::new(
         Code::DeviceDepthShort,
@@ -103,7 +117,47 @@ mod tests {
             device_ios: 100_000,
             job_ios: 100_000,
             throttled: false,
+            capacity: None,
         }
+    }
+
+    /// A SATA disk whose queue holds 64: QD128 is judged against 64, so 40
+    /// in flight is not short and 20 is, said with the queue's size; a
+    /// queue deeper than the depth asked changes nothing.
+    #[test]
+    fn the_depth_asked_is_bounded_by_what_the_queue_holds() {
+        let sata = |mean| DepthFacts {
+            device: "sda",
+            qd: 128,
+            mean: Some(mean),
+            p99: None,
+            capacity: Some(64),
+            ..facts()
+        };
+        assert!(depth_short(&sata(40.0)).is_none(), "40 of the 64 the queue holds");
+        let d = depth_short(&sata(20.0)).expect("20 of 64");
+        assert!(
+            d.message
+                .starts_with("asked for QD128 (its queue holds 64), sda had 20.0 in flight on average:"),
+            "{}",
+            d.message
+        );
+        assert!(
+            depth_short(&DepthFacts {
+                capacity: Some(1023),
+                ..facts()
+            })
+            .is_some(),
+            "an NVMe queue: still 15.9 of 32"
+        );
+        assert!(
+            depth_short(&DepthFacts {
+                capacity: Some(0),
+                ..facts()
+            })
+            .is_some(),
+            "a capacity of 0 is not known"
+        );
     }
 
     #[test]

@@ -109,7 +109,26 @@ pub fn short(
         device_ios,
         job_ios,
         throttled,
+        capacity: capacity(target, &depth.device),
     })
+}
+
+/// The most requests `device`'s queue holds (`nr_requests`), from the
+/// target's report: its own facts, else those of the disk it is a
+/// partition of.
+fn capacity(target: &TargetInfo, device: &str) -> Option<u32> {
+    let disk = target
+        .devices
+        .iter()
+        .find(|d| d.name == device)
+        .and_then(|d| d.partition_of.as_deref())
+        .unwrap_or(device);
+    let facts = &target.info.as_ref()?.devices;
+    facts
+        .iter()
+        .find(|f| f.name == device)
+        .or_else(|| facts.iter().find(|f| f.name == disk))
+        .and_then(|f| f.nr_requests)
 }
 
 /// The node named `name` anywhere in a device chain.
