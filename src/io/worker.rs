@@ -26,7 +26,8 @@ use crate::samples::{WorkerSamples, second_of};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The part of the job one worker executes.
+/// The part of the job one worker executes, the same in each of its
+/// passes: built once per job ([`crate::measure::worker_plans`]).
 #[derive(Clone, Debug)]
 pub struct WorkerPlan {
     pub bs: u64,
@@ -36,25 +37,14 @@ pub struct WorkerPlan {
     /// The byte range this worker addresses: `[start, start + len)`.
     pub start: u64,
     pub len: u64,
-    /// Where a sequential worker begins inside its range (bytes from `start`).
-    /// Passes of a job continue where the previous one stopped: restarting
-    /// at the front would, with buffered I/O, make the kernel's readahead
-    /// ramp up again from a small window at every run.
-    pub seq_offset: u64,
-    /// End times (ns on the clock) of consecutive measured windows; the
-    /// first starts at 0. Issuing stops at the last one (or at the one the
-    /// stream is cut after); completions are attributed to the window they
-    /// fall in. Empty for a size-limited pass.
-    pub windows: Vec<u64>,
-    /// Stop issuing after this many bytes, if size-limited.
-    pub max_bytes: Option<u64>,
     pub seed: u64,
     /// A failed I/O is counted (per direction, with the first offset and
     /// errno) and the loop goes on, instead of ending it (fio's
     /// `continue_on_error`). Failures of the engine itself still end it.
     pub continue_on_error: bool,
     /// Completions to wait for at once (at most those in flight): 1 times
-    /// every I/O exactly ([`crate::plan::Timing`]).
+    /// every I/O exactly ([`crate::plan::Timing`]; the rule is
+    /// [`crate::measure::placement::reap_batch`]).
     pub batch: usize,
     /// Whether latencies are kept at all.
     pub timed: bool,
@@ -62,6 +52,33 @@ pub struct WorkerPlan {
     /// `RWF_DSYNC`), or followed by a flush before the clock is read, so
     /// that its time counts in the latency of the writes it made durable.
     pub sync: SyncMode,
+}
+
+/// One pass of a worker over its [`WorkerPlan`]: how long it runs, and
+/// where a sequential worker begins. Built once per pass, from the
+/// stream's windows and where the previous pass stopped ([`Pass::resume_after`]).
+#[derive(Clone, Debug, Default)]
+pub struct Pass {
+    /// End times (ns on the clock) of consecutive measured windows; the
+    /// first starts at 0. Issuing stops at the last one (or at the one the
+    /// stream is cut after); completions are attributed to the window they
+    /// fall in. Empty for a size-limited pass.
+    pub windows: Vec<u64>,
+    /// Stop issuing after this many bytes, if size-limited.
+    pub max_bytes: Option<u64>,
+    /// Where a sequential worker begins inside its range (bytes from the
+    /// plan's `start`). Passes of a job continue where the previous one
+    /// stopped: restarting at the front would, with buffered I/O, make
+    /// the kernel's readahead ramp up again from a small window at every run.
+    pub seq_offset: u64,
+}
+
+impl Pass {
+    /// Where the pass after one whose windows came out as `done` begins
+    /// ([`Pass::seq_offset`]): where that one stopped.
+    pub fn resume_after(done: &[WorkerSamples]) -> u64 {
+        done.last().map_or(0, |w| w.seq_next)
+    }
 }
 
 /// An I/O that failed: which one and the errno.
@@ -107,6 +124,7 @@ pub fn drive<E: Engine, C: Clock>(
     clock: &C,
     bufs: &mut Buffers,
     plan: &WorkerPlan,
+    pass: &Pass,
     sh: &Shared,
 ) -> Result<Vec<WorkerSamples>, IoFailure> {
     let live = &sh.stream.live[sh.index];
@@ -115,17 +133,17 @@ pub fn drive<E: Engine, C: Clock>(
     let bs = plan.bs;
     let nblocks = (plan.len / bs).max(1);
     let mut rng = Rng::new(plan.seed);
-    let mut seq_pos = (plan.seq_offset / bs) % nblocks;
+    let mut seq_pos = (pass.seq_offset / bs) % nblocks;
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
     // Per slot: submit time, direction, offset (for error reports).
     let mut slots: Vec<(u64, Dir, u64)> = vec![(0, Dir::Read, 0); depth];
     let mut done: Vec<Done> = Vec::with_capacity(depth);
-    let nwin = plan.windows.len().max(1);
+    let nwin = pass.windows.len().max(1);
     let mut out: Vec<WorkerSamples> = (0..nwin).map(|_| WorkerSamples::default()).collect();
     let mut lat = plan.timed.then(|| LatBuf::new(&sh.stream.lat));
     // The last window that counts: the plan's, or the one the stream was cut after.
     let mut last = nwin - 1;
-    let mut last_end = plan.windows.last().copied();
+    let mut last_end = pass.windows.last().copied();
     let batch = plan.batch.max(1);
     let mut win = 0usize;
     let mut inflight = 0usize;
@@ -134,13 +152,13 @@ pub fn drive<E: Engine, C: Clock>(
     let mut now = clock.now_ns();
     out[0].start_ns = now;
     for (i, w) in out.iter_mut().enumerate().skip(1) {
-        w.start_ns = plan.windows[i - 1];
+        w.start_ns = pass.windows[i - 1];
     }
 
     loop {
         if !stopping {
             while let Some(slot) = free.pop() {
-                if plan.max_bytes.is_some_and(|m| issued >= m) {
+                if pass.max_bytes.is_some_and(|m| issued >= m) {
                     free.push(slot);
                     stopping = true;
                     break;
@@ -222,9 +240,9 @@ pub fn drive<E: Engine, C: Clock>(
             && k < last
         {
             last = k;
-            last_end = Some(plan.windows[k]);
+            last_end = Some(pass.windows[k]);
         }
-        while win < last && now > plan.windows[win] {
+        while win < last && now > pass.windows[win] {
             live.publish(win, out[win].read.bytes, out[win].write.bytes);
             win += 1;
             if let Some(l) = &mut lat {

@@ -8,11 +8,11 @@ pub(crate) fn go<E: Engine, C: Clock>(
     eng: &mut E,
     clock: &C,
     bufs: &mut Buffers,
-    p: &WorkerPlan,
+    p: &Case,
     stop: bool,
     beat: &Beat,
 ) -> Result<Vec<WorkerSamples>, IoFailure> {
-    let stream = StreamShared::new(1, p.windows.len().max(1));
+    let stream = StreamShared::new(1, p.pass.windows.len().max(1));
     let stop = AtomicBool::new(stop);
     let sh = Shared {
         stop: &stop,
@@ -20,7 +20,7 @@ pub(crate) fn go<E: Engine, C: Clock>(
         stream: &stream,
         index: 0,
     };
-    let mut out = drive(eng, clock, bufs, p, &sh)?;
+    let mut out = drive(eng, clock, bufs, &p.plan, &p.pass, &sh)?;
     for (k, w) in out.iter_mut().enumerate() {
         w.read.lat = stream.lat.take(k, 0);
         w.write.lat = stream.lat.take(k, 1);
@@ -28,28 +28,37 @@ pub(crate) fn go<E: Engine, C: Clock>(
     Ok(out)
 }
 
-fn plan(read_pct: u8, random: bool) -> WorkerPlan {
-    WorkerPlan {
-        bs: 4096,
-        random,
-        read_pct,
-        start: 0,
-        len: 1 << 20,
-        seq_offset: 0,
-        windows: vec![1_000_000_000],
-        max_bytes: None,
-        seed: 1,
-        continue_on_error: false,
-        batch: 1,
-        timed: true,
-        sync: SyncMode::None,
+/// A worker's plan and one pass of it.
+pub(crate) struct Case {
+    plan: WorkerPlan,
+    pass: Pass,
+}
+
+fn plan(read_pct: u8, random: bool) -> Case {
+    Case {
+        plan: WorkerPlan {
+            bs: 4096,
+            random,
+            read_pct,
+            start: 0,
+            len: 1 << 20,
+            seed: 1,
+            continue_on_error: false,
+            batch: 1,
+            timed: true,
+            sync: SyncMode::None,
+        },
+        pass: Pass {
+            windows: vec![1_000_000_000],
+            ..Default::default()
+        },
     }
 }
 
-fn run(depth: usize, servers: usize, service: u64, p: &WorkerPlan) -> WorkerSamples {
+fn run(depth: usize, servers: usize, service: u64, p: &Case) -> WorkerSamples {
     let clock = MockClock::default();
     let mut eng = MockEngine::new(clock.clone(), depth, servers, service, 0.0);
-    let mut bufs = Buffers::new(p.bs as usize, depth, 1, p.read_pct > 0, p.read_pct < 100);
+    let mut bufs = Buffers::new(p.plan.bs as usize, depth, 1, p.plan.read_pct > 0, p.plan.read_pct < 100);
     go(&mut eng, &clock, &mut bufs, p, false, &Beat::default()).unwrap().remove(0)
 }
 
@@ -89,7 +98,7 @@ fn queue_depth_on_parallel_servers_scales() {
 #[test]
 fn windows_split_a_continuous_stream() {
     let mut p = plan(100, true);
-    p.windows = vec![500_000_000, 1_000_000_000, 1_500_000_000];
+    p.pass.windows = vec![500_000_000, 1_000_000_000, 1_500_000_000];
     let clock = MockClock::default();
     let mut eng = MockEngine::new(clock.clone(), 2, 1, 100_000, 0.0);
     let mut bufs = Buffers::new(4096, 2, 1, true, false);
@@ -115,8 +124,8 @@ fn mixed_split_follows_read_pct() {
 #[test]
 fn byte_limit_is_exact() {
     let mut p = plan(0, false);
-    p.windows = vec![];
-    p.max_bytes = Some(100 * 4096);
+    p.pass.windows = vec![];
+    p.pass.max_bytes = Some(100 * 4096);
     let s = run(8, 1, 1_000, &p);
     assert_eq!(s.write.ios, 100);
 }
@@ -124,7 +133,7 @@ fn byte_limit_is_exact() {
 #[test]
 fn stop_flag_ends_the_loop() {
     let mut p = plan(100, false);
-    p.windows = vec![];
+    p.pass.windows = vec![];
     let clock = MockClock::default();
     let mut eng = MockEngine::new(clock.clone(), 2, 1, 1_000, 0.0);
     let mut bufs = Buffers::new(4096, 2, 1, true, false);
@@ -153,11 +162,11 @@ fn sequential_offsets_wrap() {
         }
     }
     let mut p = plan(100, false);
-    p.windows = vec![];
-    p.max_bytes = Some(6 * 4096);
-    p.start = 8192;
-    p.len = 4 * 4096;
-    p.seq_offset = 2 * 4096;
+    p.pass.windows = vec![];
+    p.pass.max_bytes = Some(6 * 4096);
+    p.plan.start = 8192;
+    p.plan.len = 4 * 4096;
+    p.pass.seq_offset = 2 * 4096;
     let mut e = Rec(vec![]);
     let clock = MockClock::default();
     let mut bufs = Buffers::new(4096, 1, 1, true, false);
@@ -169,9 +178,9 @@ fn sequential_offsets_wrap() {
 #[test]
 fn sequential_position_is_reported_for_the_next_pass() {
     let mut p = plan(100, false);
-    p.windows = vec![];
-    p.max_bytes = Some(5 * 4096);
-    p.len = 4 * 4096;
+    p.pass.windows = vec![];
+    p.pass.max_bytes = Some(5 * 4096);
+    p.plan.len = 4 * 4096;
     let s = run(1, 1, 1_000, &p);
     assert_eq!(s.seq_next, 4096, "5 blocks over a 4-block range stop after block 0");
 }
@@ -234,11 +243,11 @@ impl Engine for Flaky {
 #[test]
 fn continue_on_error_counts_failures_per_direction_and_keeps_going() {
     let mut p = plan(0, false);
-    p.windows = vec![];
-    p.max_bytes = Some(16 * 4096);
-    p.start = 0;
-    p.len = 16 * 4096;
-    p.continue_on_error = true;
+    p.pass.windows = vec![];
+    p.pass.max_bytes = Some(16 * 4096);
+    p.plan.start = 0;
+    p.plan.len = 16 * 4096;
+    p.plan.continue_on_error = true;
     let clock = MockClock::default();
     let mut bufs = Buffers::new(4096, 2, 1, false, true);
     let beat = Beat::default();
@@ -252,7 +261,7 @@ fn continue_on_error_counts_failures_per_direction_and_keeps_going() {
     assert_eq!(s.read.errors, 0);
     assert_eq!(beat.get(), 16, "every completion, good or failed, is a beat");
     // Without the flag the first failure ends the loop with its offset.
-    p.continue_on_error = false;
+    p.plan.continue_on_error = false;
     let err = go(&mut Flaky { queued: vec![] }, &clock, &mut bufs, &p, false, &beat).unwrap_err();
     assert_eq!((err.offset, err.dir), (4096, Dir::Write));
 }
@@ -291,7 +300,7 @@ impl Engine for CutAt<'_> {
 #[test]
 fn a_cut_ends_the_stream_early_and_tallies_closed_windows() {
     let mut p = plan(100, true);
-    p.windows = vec![1_000_000_000, 2_000_000_000, 3_000_000_000, 4_000_000_000];
+    p.pass.windows = vec![1_000_000_000, 2_000_000_000, 3_000_000_000, 4_000_000_000];
     let clock = MockClock::default();
     let stream = StreamShared::new(1, 4);
     // Cut after window 1 (ending at 2 s), said at 2.5 s.
@@ -312,7 +321,7 @@ fn a_cut_ends_the_stream_early_and_tallies_closed_windows() {
         stream: &stream,
         index: 0,
     };
-    let w = drive(&mut eng, &clock, &mut bufs, &p, &sh).unwrap();
+    let w = drive(&mut eng, &clock, &mut bufs, &p.plan, &p.pass, &sh).unwrap();
     assert_eq!(w.len(), 2, "windows after the cut are not windows");
     assert_eq!((w[0].read.ios, w[1].read.ios), (10_000, 10_000));
     // The half second after window 1 before the cut was seen is drain:
@@ -337,8 +346,8 @@ fn a_cut_ends_the_stream_early_and_tallies_closed_windows() {
 fn batch_reaping_counts_the_same_and_bounds_latency() {
     let run = |batch: usize, timed: bool| {
         let mut p = plan(100, true);
-        p.batch = batch;
-        p.timed = timed;
+        p.plan.batch = batch;
+        p.plan.timed = timed;
         let clock = MockClock::default();
         let stream = StreamShared::new(1, 1);
         let mut eng = CutAt {
@@ -357,7 +366,7 @@ fn batch_reaping_counts_the_same_and_bounds_latency() {
             stream: &stream,
             index: 0,
         };
-        let w = drive(&mut eng, &clock, &mut bufs, &p, &sh).unwrap().remove(0);
+        let w = drive(&mut eng, &clock, &mut bufs, &p.plan, &p.pass, &sh).unwrap().remove(0);
         (w, stream.lat.take(0, 0), eng.mins)
     };
     let (exact, lat_exact, mins_exact) = run(1, true);
@@ -390,7 +399,7 @@ fn a_failed_stream_returns_only_after_its_last_io_has_completed() {
     ];
     for (what, fault, submit_error_at) in cases {
         let mut p = plan(100, false);
-        p.windows = vec![60_000_000_000];
+        p.pass.windows = vec![60_000_000_000];
         let clock = MockClock::default();
         let mut eng = MockEngine::new(clock.clone(), 4, 4, 100_000, 0.0);
         // Sequential reads: the first I/O is at 0, the second (held) at 4096.
@@ -406,7 +415,7 @@ fn a_failed_stream_returns_only_after_its_last_io_has_completed() {
             stream: &stream,
             index: 0,
         };
-        let e = drive(&mut eng, &clock, &mut bufs, &p, &sh).expect_err(what);
+        let e = drive(&mut eng, &clock, &mut bufs, &p.plan, &p.pass, &sh).expect_err(what);
         assert_eq!(eng.pending(), 0, "{what}: I/Os still in flight when the worker returned ({e})");
         assert!(
             clock.now_ns() >= HOLD,
@@ -431,7 +440,7 @@ fn sync_writes_count_their_flush_in_their_latency() {
         (SyncMode::Fsync, 2_000, 500_000, 2_000),
     ] {
         let mut p = plan(0, false);
-        p.sync = mode;
+        p.plan.sync = mode;
         let clock = MockClock::default();
         let mut eng = MockEngine::new(clock.clone(), 1, 1, 100_000, 0.0);
         eng.sync_ns = 400_000;
@@ -464,7 +473,7 @@ fn a_failed_flush_fails_the_stream_at_the_write_it_was_for() {
         }
     }
     let mut p = plan(0, false);
-    p.sync = SyncMode::Fsync;
+    p.plan.sync = SyncMode::Fsync;
     let clock = MockClock::default();
     let mut eng = NoFlush(MockEngine::new(clock.clone(), 1, 1, 100_000, 0.0));
     let mut bufs = Buffers::new(4096, 1, 1, false, true);

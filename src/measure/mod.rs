@@ -255,11 +255,6 @@ impl Runner<'_> {
         let direct = self.target.use_direct(spec.direct);
         let (n, depth) = layout(spec);
         let (offset, span) = spec.extent(self.target.span());
-        let mut plans = worker_plans(spec, span, n);
-        for p in &mut plans {
-            p.start += offset;
-            p.continue_on_error = self.target.continue_on_error;
-        }
         let fd = self.target.fd();
         let nowait = self.target.nowait();
         let cpu_served = !nowait && self.target.memory_served();
@@ -268,6 +263,18 @@ impl Runner<'_> {
             memory: self.target.memory_served(),
             scheduled: self.target.scheduled(),
         };
+        let cpus = allowed_cpus();
+        let colocated = placement::colocate(spec.engine, n, cpus.len(), path);
+        let plans = worker_plans(
+            spec,
+            JobPart {
+                offset,
+                span,
+                workers: n,
+                batch: placement::reap_batch(spec.timing, depth, colocated, cpu_served),
+                continue_on_error: self.target.continue_on_error,
+            },
+        );
         let (reads, writes) = (spec.rw.reads(), spec.rw.writes());
         // The workers are threads of their own, not scoped ones: a worker
         // stuck in the kernel on a target that stopped answering must not
@@ -276,7 +283,6 @@ impl Runner<'_> {
         let mut cmd_txs = Vec::with_capacity(n as usize);
         let mut handles = Vec::with_capacity(n as usize);
         let beats: Vec<Arc<Beat>> = (0..n).map(|_| Arc::new(Beat::default())).collect();
-        let cpus = allowed_cpus();
         // One pool of write data for all the workers (see `job_pool`); a job
         // that only reads needs none.
         let seed = 0x5eed_0fda_7a00 ^ spec.bs;
@@ -285,10 +291,7 @@ impl Runner<'_> {
         } else {
             crate::io::buffers::Pool::new(crate::io::buffers::ALIGN, crate::io::buffers::ALIGN, seed)
         };
-        for (i, mut plan) in plans.into_iter().enumerate() {
-            let colocated = placement::colocate(spec.engine, n, cpus.len(), path);
-            plan.batch = placement::reap_batch(spec.timing, depth, colocated, cpu_served) as usize;
-            plan.timed = spec.timing.timed();
+        for (i, plan) in plans.into_iter().enumerate() {
             let colocate = colocated.then(|| cpus[i % cpus.len()]);
             let (cmd_tx, cmd_rx) = mpsc::channel::<Cmd>();
             cmd_txs.push(cmd_tx);
@@ -766,7 +769,7 @@ impl Driver for Worker<'_> {
 
 /// One worker's life: report setup, then run a pass per `Go` until the
 /// main thread hangs up. Generic so each engine's loop is compiled on its own.
-fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &mut Buffers, mut plan: WorkerPlan) {
+fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &mut Buffers, plan: WorkerPlan) {
     let mut engine = match setup {
         Ok(e) => {
             let _ = ctx.reports.send(Report::Ready(Ok(())));
@@ -780,6 +783,7 @@ fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &m
             return;
         }
     };
+    let mut seq_offset = 0;
     while let Ok(Cmd::Go {
         base,
         windows,
@@ -788,16 +792,19 @@ fn worker_thread<E: Engine>(setup: std::io::Result<E>, ctx: &WorkerCtx, bufs: &m
     }) = ctx.cmds.recv()
     {
         let clock = RealClock::new(base);
-        plan.windows = windows;
-        plan.max_bytes = max_bytes;
+        let pass = worker::Pass {
+            windows,
+            max_bytes,
+            seq_offset,
+        };
         let sh = worker::Shared {
             stop: ctx.stop,
             beat: ctx.beat,
             stream: &shared,
             index: ctx.index,
         };
-        let result = worker::drive(&mut engine, &clock, bufs, &plan, &sh)
-            .inspect(|r| plan.seq_offset = r.last().map_or(0, |w| w.seq_next))
+        let result = worker::drive(&mut engine, &clock, bufs, &plan, &pass, &sh)
+            .inspect(|r| seq_offset = worker::Pass::resume_after(r))
             .map_err(Fault::Io)
             .and_then(|mut r| {
                 if ctx.wrote {
@@ -839,12 +846,28 @@ pub fn layout(spec: &JobSpec) -> (u32, u32) {
     spec.engine.ops().layout.workers(spec.threads, spec.qd)
 }
 
-/// Split the job among `n` workers. Random workers share the whole span;
-/// sequential workers each stream through their own contiguous part of it,
-/// as separate threads of CrystalDiskMark and fio do.
-pub fn worker_plans(spec: &JobSpec, span: u64, n: u32) -> Vec<WorkerPlan> {
+/// What the workers of a job share, each decided once per job before
+/// their plans are built ([`worker_plans`]).
+#[derive(Clone, Copy, Debug)]
+pub struct JobPart {
+    /// The part of the target the job addresses: `[offset, offset + span)`.
+    pub offset: u64,
+    pub span: u64,
+    /// Worker threads ([`layout`]).
+    pub workers: u32,
+    /// Completions each worker waits for at once ([`placement::reap_batch`]).
+    pub batch: u32,
+    /// Whether a failed I/O is counted and the loop goes on.
+    pub continue_on_error: bool,
+}
+
+/// Split the job among `part.workers` workers. Random workers share the
+/// whole span; sequential workers each stream through their own contiguous
+/// part of it, as separate threads of CrystalDiskMark and fio do.
+pub fn worker_plans(spec: &JobSpec, part: JobPart) -> Vec<WorkerPlan> {
     let bs = spec.bs;
-    let blocks = span / bs;
+    let n = part.workers.max(1);
+    let blocks = part.span / bs;
     let random = spec.rw.is_random();
     let per = if random { blocks } else { (blocks / n as u64).max(1) };
     (0..n)
@@ -858,14 +881,11 @@ pub fn worker_plans(spec: &JobSpec, span: u64, n: u32) -> Vec<WorkerPlan> {
                 bs,
                 random,
                 read_pct: spec.rw.read_pct(spec.mix_read),
-                start,
+                start: part.offset + start,
                 len: per * bs,
-                seq_offset: 0,
-                windows: Vec::new(),
-                max_bytes: None,
                 seed: 0x1234_5678 ^ ((i as u64 + 1) << 32) ^ bs,
-                continue_on_error: false,
-                batch: spec.timing.batch(spec.qd) as usize,
+                continue_on_error: part.continue_on_error,
+                batch: part.batch as usize,
                 timed: spec.timing.timed(),
                 sync: spec.sync,
             }
@@ -877,6 +897,33 @@ pub fn worker_plans(spec: &JobSpec, span: u64, n: u32) -> Vec<WorkerPlan> {
 mod tests {
     use super::*;
     use crate::plan::Rw;
+
+    fn part(span: u64, workers: u32) -> JobPart {
+        JobPart {
+            offset: 0,
+            span,
+            workers,
+            batch: 1,
+            continue_on_error: false,
+        }
+    }
+
+    #[test]
+    fn a_plan_carries_the_jobs_part_built_once() {
+        let s = spec(Rw::Read, EngineKind::IoUring, 8, 2);
+        let p = worker_plans(
+            &s,
+            JobPart {
+                offset: 1 << 20,
+                batch: 4,
+                continue_on_error: true,
+                ..part(1 << 30, 2)
+            },
+        );
+        assert_eq!(p[0].start, 1 << 20, "the job's offset is where the first worker starts");
+        assert_eq!(p[1].start, (1 << 20) + (512 << 20));
+        assert!(p.iter().all(|w| w.batch == 4 && w.continue_on_error && w.timed == s.timing.timed()));
+    }
 
     fn spec(rw: Rw, engine: EngineKind, qd: u32, threads: u32) -> JobSpec {
         JobSpec {
@@ -905,7 +952,7 @@ mod tests {
     #[test]
     fn sequential_workers_get_disjoint_ranges() {
         let s = spec(Rw::Read, EngineKind::IoUring, 1, 4);
-        let p = worker_plans(&s, 1 << 30, 4);
+        let p = worker_plans(&s, part(1 << 30, 4));
         assert_eq!(p.len(), 4);
         for (i, w) in p.iter().enumerate() {
             assert_eq!(w.start, i as u64 * (256 << 20));
@@ -916,7 +963,7 @@ mod tests {
     #[test]
     fn random_workers_share_the_span_with_distinct_seeds() {
         let s = spec(Rw::Randread, EngineKind::IoUring, 1, 3);
-        let p = worker_plans(&s, 1 << 30, 3);
+        let p = worker_plans(&s, part(1 << 30, 3));
         assert!(p.iter().all(|w| w.start == 0 && w.len == 1 << 30));
         assert_ne!(p[0].seed, p[1].seed);
     }

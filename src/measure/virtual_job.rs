@@ -60,8 +60,20 @@ pub fn virtual_job(spec: &JobSpec, repeat: &Repeat, device: &VirtualDevice) -> R
         })
         .collect();
     let depth = spec.qd.max(1) as usize;
-    let mut plan = super::worker_plans(spec, spec.span, 1).remove(0);
-    plan.windows = ends.clone();
+    let part = super::JobPart {
+        offset: 0,
+        span: spec.span,
+        workers: 1,
+        // The mock engine completes in place: nothing is handed over, so
+        // nothing is co-located or served by the CPU.
+        batch: super::placement::reap_batch(spec.timing, depth as u32, false, false),
+        continue_on_error: false,
+    };
+    let plan = super::worker_plans(spec, part).remove(0);
+    let pass = crate::io::worker::Pass {
+        windows: ends.clone(),
+        ..Default::default()
+    };
     let (reads, writes) = (spec.rw.reads(), spec.rw.writes());
     let seed = 0x5eed_0fda_7a00 ^ spec.bs;
     let pool = if writes {
@@ -81,7 +93,7 @@ pub fn virtual_job(spec: &JobSpec, repeat: &Repeat, device: &VirtualDevice) -> R
         stream: &shared,
         index: 0,
     };
-    let got = crate::io::worker::drive(&mut engine, &clock, &mut bufs, &plan, &sh).map_err(|e| e.source.to_string())?;
+    let got = crate::io::worker::drive(&mut engine, &clock, &mut bufs, &plan, &pass, &sh).map_err(|e| e.source.to_string())?;
     let end_ns = clock.now_ns();
 
     // The device's counters as `/proc/diskstats` would have shown them,

@@ -7,7 +7,7 @@ use iolab::io::buffers::Buffers;
 use iolab::io::engine::RealClock;
 use iolab::io::engine::uring::Uring;
 use iolab::io::stream::StreamShared;
-use iolab::io::worker::{Shared, WorkerPlan, drive};
+use iolab::io::worker::{Pass, Shared, WorkerPlan, drive};
 use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::AtomicBool;
@@ -50,14 +50,15 @@ fn process_cpu_includes_io_uring_kernel_workers() {
         read_pct: 100,
         start: 0,
         len: 32 << 20,
-        seq_offset: 0,
-        windows: vec![700_000_000],
-        max_bytes: None,
         seed: 9,
         continue_on_error: false,
         batch: 1,
         timed: true,
         sync: Default::default(),
+    };
+    let pass = Pass {
+        windows: vec![700_000_000],
+        ..Default::default()
     };
     let (self0, thread0) = (rusage(libc::RUSAGE_SELF), rusage(libc::RUSAGE_THREAD));
     let clock = RealClock::new(std::time::Instant::now());
@@ -70,7 +71,7 @@ fn process_cpu_includes_io_uring_kernel_workers() {
         stream: &stream,
         index: 0,
     };
-    let s = drive(&mut eng, &clock, &mut bufs, &plan, &sh).unwrap();
+    let s = drive(&mut eng, &clock, &mut bufs, &plan, &pass, &sh).unwrap();
     let workers = iou_workers();
     let (self1, thread1) = (rusage(libc::RUSAGE_SELF), rusage(libc::RUSAGE_THREAD));
     let (proc_us, thread_us) = (self1 - self0, thread1 - thread0);
