@@ -18,7 +18,7 @@ use crate::judge::capacity::EarlierVerify;
 use crate::judge::scale::Layout;
 use crate::plan::scale::ScalePlan;
 use crate::plan::scan::ZoneAmount;
-use crate::plan::{Common, JobSpec, Limit, SuiteChoice};
+use crate::plan::{Common, Custom, JobSpec, Limit, SuiteChoice};
 use crate::target::Choice;
 use std::path::{Path, PathBuf};
 
@@ -191,16 +191,16 @@ pub(super) fn job(a: &JobArgs) -> Result<Experiment> {
 /// The job of `iolab job`'s options (`layouts` takes them too), at `bs`.
 fn job_spec(j: &JobShape, bs: u64, c: &CommonArgs) -> JobSpec {
     let limit = j.bytes.map(Limit::Bytes).unwrap_or(Limit::Time(c.duration()));
-    let mut spec = JobSpec::custom(
-        j.rw,
+    let mut spec = JobSpec::custom(Custom {
+        rw: j.rw,
         bs,
-        j.qd,
-        j.threads,
-        c.mix_read,
+        qd: j.qd,
+        threads: j.threads,
+        mix_read: c.mix_read,
         limit,
-        !c.target.buffered,
-        c.target.engine.kind(),
-    );
+        direct: !c.target.buffered,
+        engine: c.target.engine.kind(),
+    });
     spec.timing = c.latency;
     spec.with_sync(j.sync)
 }

@@ -28,7 +28,7 @@ use crate::base::error::{Result, usage};
 use crate::base::units;
 use crate::compare::ListedPrice;
 use crate::io::engine::EngineKind;
-use crate::plan::{Common, JobSpec, Limit, Rw, SuiteName, limits};
+use crate::plan::{Common, Custom, JobSpec, Limit, Rw, SuiteName, limits};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -93,16 +93,16 @@ impl UserSuite {
         self.jobs
             .iter()
             .map(|j| {
-                let mut s = JobSpec::custom(
-                    j.rw,
-                    j.bs,
-                    j.qd,
-                    j.threads,
-                    j.mix_read.unwrap_or(common.mix_read),
-                    common.limit,
-                    common.direct,
-                    common.engine,
-                );
+                let mut s = JobSpec::custom(Custom {
+                    rw: j.rw,
+                    bs: j.bs,
+                    qd: j.qd,
+                    threads: j.threads,
+                    mix_read: j.mix_read.unwrap_or(common.mix_read),
+                    limit: common.limit,
+                    direct: common.direct,
+                    engine: common.engine,
+                });
                 if let Some(n) = &j.name {
                     s.name = n.clone();
                 }

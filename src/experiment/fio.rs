@@ -570,16 +570,16 @@ mod tests {
     }
 
     fn jobs(target: &str) -> JobsRequest {
-        let spec = crate::plan::JobSpec::custom(
-            crate::plan::Rw::Read,
-            1 << 20,
-            1,
-            1,
-            70,
-            crate::plan::Limit::Time(Duration::from_secs(1)),
-            true,
-            crate::io::engine::EngineKind::IoUring,
-        );
+        let spec = crate::plan::JobSpec::custom(crate::plan::Custom {
+            rw: crate::plan::Rw::Read,
+            bs: 1 << 20,
+            qd: 1,
+            threads: 1,
+            mix_read: 70,
+            limit: crate::plan::Limit::Time(Duration::from_secs(1)),
+            direct: true,
+            engine: crate::io::engine::EngineKind::IoUring,
+        });
         JobsRequest {
             suite: None,
             target: target::Choice {

@@ -224,7 +224,16 @@ mod tests {
     }
 
     fn job(rw: Rw, limit: Limit) -> JobSpec {
-        JobSpec::custom(rw, 128 << 10, 4, 1, 70, limit, true, crate::io::engine::EngineKind::IoUring)
+        JobSpec::custom(crate::plan::Custom {
+            rw,
+            bs: 128 << 10,
+            qd: 4,
+            threads: 1,
+            mix_read: 70,
+            limit,
+            direct: true,
+            engine: crate::io::engine::EngineKind::IoUring,
+        })
     }
 
     fn repeat(runs: u32, warmup: Duration) -> Repeat {

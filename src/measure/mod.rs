@@ -332,7 +332,18 @@ impl Runner<'_> {
             reports: &report_rx,
             beats: &beats,
         };
-        let result = self.passes(spec, repeat, label, (direct, n, depth, span), &pool);
+        let result = self.passes(
+            spec,
+            repeat,
+            label,
+            Shape {
+                direct,
+                workers: n,
+                depth,
+                span,
+            },
+            &pool,
+        );
         // Dropping the command senders ends the workers.
         drop(cmd_txs);
         if !self.target.abandoned() {
@@ -346,9 +357,13 @@ impl Runner<'_> {
     }
 
     /// The warm-up and the runs of one job on its running workers.
-    #[allow(clippy::too_many_arguments)]
-    fn passes(&self, spec: &JobSpec, repeat: &Repeat, label: Label, shape: (bool, u32, u32, u64), pool: &Pool) -> Result<JobSamples> {
-        let (direct, n, depth, span) = shape;
+    fn passes(&self, spec: &JobSpec, repeat: &Repeat, label: Label, shape: Shape, pool: &Pool) -> Result<JobSamples> {
+        let Shape {
+            direct,
+            workers: n,
+            depth,
+            span,
+        } = shape;
         let run_pass = |k: u32, _: Runs| run_pass(label.first + k - 1, label.runs);
         // Wait until every worker has its engine and buffers.
         for _ in 0..n {
@@ -844,6 +859,18 @@ fn allowed_cpus() -> Vec<usize> {
 /// depth `qd`; psync emulates depth with one thread per slot.
 pub fn layout(spec: &JobSpec) -> (u32, u32) {
     spec.engine.ops().layout.workers(spec.threads, spec.qd)
+}
+
+/// How a job runs on its workers, as [`Runner::passes`] reports it.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    /// Whether its I/O is O_DIRECT.
+    direct: bool,
+    workers: u32,
+    /// Queue depth per worker.
+    depth: u32,
+    /// Bytes of the target it addresses.
+    span: u64,
 }
 
 /// What the workers of a job share, each decided once per job before

@@ -130,7 +130,15 @@ pub fn virtual_job(spec: &JobSpec, repeat: &Repeat, device: &VirtualDevice) -> R
 
     let mut runs = Vec::with_capacity(got.len());
     for (k, w) in got.iter().enumerate() {
-        runs.push(window(k, w, &ends, &shared, &seconds, &boundaries, &device.name, end_ns));
+        let stream = Stream {
+            ends: &ends,
+            shared: &shared,
+            seconds: &seconds,
+            boundaries: &boundaries,
+            name: &device.name,
+            end_ns,
+        };
+        runs.push(window(k, w, &stream));
     }
     let mut runs = runs.into_iter();
     let warmup = if warm { runs.next() } else { None };
@@ -156,18 +164,30 @@ fn add(c: &mut DiskCounters, w: &WorkerSamples, s: usize) {
     c.write_ios += at(&w.write.per_sec_ios);
 }
 
-/// Window `k` as the real stream assembles it.
-#[allow(clippy::too_many_arguments)]
-fn window(
-    k: usize,
-    w: &WorkerSamples,
-    ends: &[u64],
-    shared: &StreamShared,
-    seconds: &Seconds,
-    boundaries: &[DiskCounters],
-    name: &str,
+/// What the virtual stream left for its windows to be cut from.
+struct Stream<'a> {
+    /// Each window's end (ns on the clock).
+    ends: &'a [u64],
+    shared: &'a StreamShared,
+    seconds: &'a Seconds,
+    /// The device's counters at each window's boundary.
+    boundaries: &'a [DiskCounters],
+    /// The device's name.
+    name: &'a str,
+    /// When the last I/O completed.
     end_ns: u64,
-) -> RunSamples {
+}
+
+/// Window `k` as the real stream assembles it.
+fn window(k: usize, w: &WorkerSamples, stream: &Stream) -> RunSamples {
+    let Stream {
+        ends,
+        shared,
+        seconds,
+        boundaries,
+        name,
+        end_ns,
+    } = *stream;
     let last = k + 1 == ends.len();
     let mut run = RunSamples::from_workers([w]);
     for (dir, d) in [&mut run.read, &mut run.write].into_iter().enumerate() {

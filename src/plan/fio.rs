@@ -224,7 +224,7 @@ fn section(s: &mut String, job: &JobSpec, repeat: &Repeat, first_run: bool) {
 mod tests {
     use super::*;
     use crate::io::engine::EngineKind;
-    use crate::plan::{Common, Rw, SuiteName};
+    use crate::plan::{Common, Custom, Rw, SuiteName};
 
     fn repeat(runs: u32, warmup: u64, interval: u64) -> Repeat {
         Repeat::fixed(runs, Duration::from_secs(warmup), Duration::from_secs(interval))
@@ -268,7 +268,16 @@ mod tests {
 
     #[test]
     fn psync_depth_becomes_threads_and_bytes_are_per_thread() {
-        let mut j = JobSpec::custom(Rw::Randrw, 4096, 4, 2, 70, Limit::Bytes(1 << 20), false, EngineKind::Psync);
+        let mut j = JobSpec::custom(Custom {
+            rw: Rw::Randrw,
+            bs: 4096,
+            qd: 4,
+            threads: 2,
+            mix_read: 70,
+            limit: Limit::Bytes(1 << 20),
+            direct: false,
+            engine: EngineKind::Psync,
+        });
         j.offset = 4096;
         j.span = 1 << 24;
         let f = job_file(
@@ -390,7 +399,16 @@ mod tests {
     }
 
     fn write_job(bytes: u64) -> JobSpec {
-        JobSpec::custom(Rw::Write, 4096, 1, 1, 0, Limit::Bytes(bytes), false, EngineKind::Psync)
+        JobSpec::custom(Custom {
+            rw: Rw::Write,
+            bs: 4096,
+            qd: 1,
+            threads: 1,
+            mix_read: 0,
+            limit: Limit::Bytes(bytes),
+            direct: false,
+            engine: EngineKind::Psync,
+        })
     }
 
     /// Issue 36: fio splits `filename` on `:`, so `img:1` was written as

@@ -131,10 +131,35 @@ pub struct JobSpec {
     pub sync: SyncMode,
 }
 
+/// What a custom job is made of (`iolab job`'s options), for [`JobSpec::custom`].
+#[derive(Clone, Copy, Debug)]
+pub struct Custom {
+    pub rw: Rw,
+    /// Block size, bytes.
+    pub bs: u64,
+    pub qd: u32,
+    pub threads: u32,
+    /// Percentage of reads of a mixed job.
+    pub mix_read: u8,
+    pub limit: Limit,
+    /// O_DIRECT.
+    pub direct: bool,
+    pub engine: EngineKind,
+}
+
 impl JobSpec {
     /// A custom job (`iolab job`), named as fio would describe it: `randread 4K Q32T1`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn custom(rw: Rw, bs: u64, qd: u32, threads: u32, mix_read: u8, limit: Limit, direct: bool, engine: EngineKind) -> JobSpec {
+    pub fn custom(c: Custom) -> JobSpec {
+        let Custom {
+            rw,
+            bs,
+            qd,
+            threads,
+            mix_read,
+            limit,
+            direct,
+            engine,
+        } = c;
         JobSpec {
             name: format!("{} {} Q{qd}T{threads}", rw.as_str(), fmt_bs(bs)),
             rw,
@@ -574,7 +599,16 @@ mod tests {
 
     #[test]
     fn extent_is_clamped_to_the_target() {
-        let mut s = JobSpec::custom(Rw::Read, 4096, 1, 1, 100, Limit::Span, true, EngineKind::Psync);
+        let mut s = JobSpec::custom(Custom {
+            rw: Rw::Read,
+            bs: 4096,
+            qd: 1,
+            threads: 1,
+            mix_read: 100,
+            limit: Limit::Span,
+            direct: true,
+            engine: EngineKind::Psync,
+        });
         assert_eq!(s.extent(1000), (0, 1000), "span 0: the whole target");
         s.offset = 300;
         assert_eq!(s.extent(1000), (300, 700), "span 0: the rest of the target");
@@ -589,13 +623,32 @@ mod tests {
     #[test]
     fn a_sync_job_is_named_by_its_mode_and_must_write() {
         let limit = Limit::Time(Duration::from_secs(1));
-        let w = JobSpec::custom(Rw::Write, 4096, 1, 1, 0, limit, true, EngineKind::IoUring);
+        let w = JobSpec::custom(Custom {
+            rw: Rw::Write,
+            bs: 4096,
+            qd: 1,
+            threads: 1,
+            mix_read: 0,
+            limit,
+            direct: true,
+            engine: EngineKind::IoUring,
+        });
         let d = w.clone().with_sync(SyncMode::Dsync);
         assert_eq!((d.name.as_str(), d.sync), ("write 4K Q1T1 dsync", SyncMode::Dsync));
         assert!(d.validate().is_ok());
         assert_eq!(describe(&d), "write bs=4K qd=1 threads=1 1s sync=dsync");
         assert_eq!(w.clone().with_sync(SyncMode::None).name, "write 4K Q1T1");
-        let r = JobSpec::custom(Rw::Randread, 4096, 1, 1, 100, limit, true, EngineKind::IoUring).with_sync(SyncMode::Fsync);
+        let r = JobSpec::custom(Custom {
+            rw: Rw::Randread,
+            bs: 4096,
+            qd: 1,
+            threads: 1,
+            mix_read: 100,
+            limit,
+            direct: true,
+            engine: EngineKind::IoUring,
+        })
+        .with_sync(SyncMode::Fsync);
         let e = r.validate().unwrap_err().to_string();
         assert!(
             e.contains("--sync fsync makes each write durable, and this job does not write"),

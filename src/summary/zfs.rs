@@ -376,7 +376,16 @@ pub(super) mod tests {
     fn a_pools_writes_are_judged_against_its_layout() {
         const M: u64 = 1 << 20;
         let spec = |rw: crate::plan::Rw, bs: u64| {
-            crate::plan::JobSpec::custom(rw, bs, 4, 1, 70, Limit::Span, true, crate::io::engine::EngineKind::IoUring)
+            crate::plan::JobSpec::custom(crate::plan::Custom {
+                rw,
+                bs,
+                qd: 4,
+                threads: 1,
+                mix_read: 70,
+                limit: Limit::Span,
+                direct: true,
+                engine: crate::io::engine::EngineKind::IoUring,
+            })
         };
         // RAID-Z1 of 3 (the recordsize and ashift unknown: 128K and 12 assumed): 1.5×.
         let z = pool_info(&[("raidz1", 3)]);
