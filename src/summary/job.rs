@@ -4,6 +4,7 @@
 //! the job did, a cache answered, buffered I/O, CPU-bound, high run-to-run
 //! spread); and [`job_report`], which makes it from the samples.
 
+use super::job_warnings::Figures;
 use super::zfs::{Listing, Moved, ZfsTarget, group_members, zfs_writes};
 pub use super::zfs::{ZfsMember, ZfsWrites};
 use super::{EngineName, Named, Pattern};
@@ -592,22 +593,7 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
             r.device_depth = None;
         }
     }
-    let judged = job.steady.map(|rule| {
-        let values: Vec<f64> = job.runs.iter().map(crate::measure::round_value).collect();
-        let st = crate::judge::steady::steady_state(&values, rule.window);
-        let report = SteadyReport {
-            reached: st.reached,
-            rounds: values.len(),
-            window: rule.window,
-            max_rounds: rule.max_rounds,
-            steady_at_round: st.first_steady_round.map(|i| i + 1),
-            value_bw_bytes: st.window_mean,
-            range_pct: st.range_pct,
-            slope_excursion_pct: st.slope_excursion_pct,
-            round_bw_bytes: values,
-        };
-        (st, report)
-    });
+    let judged = steady(job);
     // With steady-state rounds the figures describe the last window only.
     let figured = match &judged {
         Some((_, s)) => &runs[runs.len().saturating_sub(s.window)..],
@@ -631,117 +617,23 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
     let device_depth = super::depth::of_job(figured.iter().map(|r| r.device_depth.as_ref()));
     let tinfo = target.info;
     let zfs = ZfsTarget::of(tinfo);
-    let mut device = match members_of {
-        Some(what) => members_report(
-            &job.runs,
-            what,
-            tinfo.info.as_ref().and_then(|i| i.layout.as_ref()).and_then(btrfs_copies),
-        ),
-        None => device_report(&job.runs, pool),
-    };
-    let mut uneven = None;
-    if let (Some(d), Some(z)) = (device.as_mut().filter(|d| d.zfs_pool.is_some()), zfs.info) {
-        d.zfs_writes = zfs_writes(d.write_bytes, d.job_write_bytes, z, spec);
-        let vdevs = zfs_members(d, z);
-        // Reads a cache may have answered say nothing of how the layout spreads them.
-        let cached = job
-            .zfs_read
-            .as_ref()
-            .is_some_and(|r| r.method == crate::judge::zfs::ReadMethod::Cached);
-        let verdict = crate::judge::zfs::uneven_members(&z.pool, &vdevs, spec.qd.saturating_mul(spec.threads), !cached);
-        d.zfs_members_unjudged = verdict.explained;
-        uneven = verdict.finding;
-    }
-
-    // The rules, in the order their warnings are shown.
-    let mut warnings: Vec<Diagnostic> = [
-        rules::buffered(job.direct, target.direct_fallback, &tinfo.path),
-        rules::no_block_device(
-            &tinfo.path,
-            !tinfo.devices.is_empty(),
-            tinfo.filesystem.as_ref().map(|f| f.fstype.as_str()),
-        ),
-        tinfo.devices.first().and_then(|d| rules::memory_device(&d.name, d.memory)),
-        job.zfs_read.as_ref().and_then(|r| crate::judge::zfs::arc_cached(r, zfs.caches)),
-        zfs.info.and_then(|z| {
-            let p = z.dataset_properties.as_ref()?;
-            crate::judge::zfs::recordsize_mismatch(&z.dataset, p.recordsize_bytes?, p.primarycache.as_deref(), spec.rw, spec.bs, span)
-        }),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    warnings.extend(device.iter().flat_map(|d| cross_check_with(d, zfs.caches)));
-    if pool.is_some()
-        && let Some(w) = crate::judge::zfs::unflushed_writes(zfs.implementation, write.is_some())
-    {
-        // The window's member bytes are not the job's: the model is not judged.
-        warnings.retain(|d| d.code != crate::judge::diagnostic::Code::ZfsWriteAmplification);
-        warnings.push(w);
-    }
-    warnings.extend(uneven);
-    warnings.extend(
-        [
-            rules::high_cv("read", read.as_ref().and_then(|r| r.bw_cv)),
-            rules::high_cv("write", write.as_ref().and_then(|r| r.bw_cv)),
-            read.as_ref()
-                .and_then(|d| rules::not_settled("read", d.settle.as_ref()?, job.planned.max())),
-            write
-                .as_ref()
-                .and_then(|d| rules::not_settled("write", d.settle.as_ref()?, job.planned.max())),
-            rules::cpu_bound(cpu.busy_cpus(), job.workers, cpus),
-            runs.iter()
-                .enumerate()
-                .find_map(|(i, r)| rules::write_cliff(i + 1, r.write_cliff.as_ref())),
-            judged.as_ref().and_then(|(st, s)| rules::not_steady(st, s.window)),
-            rules::psync_threads(spec.engine, spec.qd, job.workers),
-            job.runs
-                .iter()
-                .find_map(|r| rules::uneven_threads(r.workers, r.first_done_ns, r.last_done_ns)),
-        ]
-        .into_iter()
-        .flatten(),
-    );
-    // A figure at a cgroup throttle's limit is the limit's.
-    let throttles = tinfo.info.as_ref().map(|i| i.throttles.as_slice()).unwrap_or_default();
-    let (mut read_capped, mut write_capped) = (false, false);
-    for t in throttles {
-        let place = t.place();
-        let limit = |bps, iops| rules::ThrottleLimit {
-            device: &t.device,
-            place: &place,
-            bps,
-            iops,
-        };
-        let at_read = read
-            .as_ref()
-            .and_then(|d| rules::at_throttle("read", d.bw_bytes, d.iops, &limit(t.read_bps, t.read_iops)));
-        let at_write = write
-            .as_ref()
-            .and_then(|d| rules::at_throttle("write", d.bw_bytes, d.iops, &limit(t.write_bps, t.write_iops)));
-        read_capped |= at_read.is_some();
-        write_capped |= at_write.is_some();
-        warnings.extend([at_read, at_write].into_iter().flatten());
-    }
-    let figured_samples = &job.runs[job.runs.len() - figured.len()..];
-    warnings.extend(super::depth::short(
+    let (device, uneven) = device_of(job, tinfo, &zfs, pool, members_of);
+    let warnings = super::job_warnings::warnings(Figures {
         job,
-        figured_samples,
-        device_depth.as_ref(),
-        tinfo,
-        read_capped || write_capped,
-    ));
-    // A memory device whose every figure a throttle set: the figures are
-    // the throttle's, not memory speed (the suite's emulated devices).
-    if rules::throttle_set_every_figure(read.is_some(), read_capped, write.is_some(), write_capped) {
-        warnings.retain(|d| d.code != crate::judge::diagnostic::Code::MemoryDevice);
-    }
-    // Failed I/O first: it changes what every figure means.
-    let failures = [("read", &read), ("write", &write)].into_iter().filter_map(|(dir, d)| {
-        let e = d.as_ref()?.errors.as_ref()?;
-        rules::io_errors(dir, e.count, e.first_offset, &e.first_error)
+        target,
+        span,
+        zfs: &zfs,
+        runs: &runs,
+        figured: figured.len(),
+        read: read.as_ref(),
+        write: write.as_ref(),
+        cpu: &cpu,
+        cpus,
+        device: device.as_ref(),
+        device_depth: device_depth.as_ref(),
+        uneven,
+        steady: judged.as_ref().map(|(st, s)| (st, s.window)),
     });
-    warnings.splice(0..0, failures.collect::<Vec<_>>());
 
     JobReport {
         name: spec.name.clone(),
@@ -780,6 +672,61 @@ pub fn job_report(job: &JobSamples, target: TargetFacts, cpus: usize) -> JobRepo
         steady: judged.map(|(_, s)| s),
         zfs_read: job.zfs_read.clone(),
     }
+}
+
+/// A steady-state job's rounds judged (`--steady`), with their report.
+fn steady(job: &JobSamples) -> Option<(crate::judge::steady::SteadyState, SteadyReport)> {
+    job.steady.map(|rule| {
+        let values: Vec<f64> = job.runs.iter().map(crate::measure::round_value).collect();
+        let st = crate::judge::steady::steady_state(&values, rule.window);
+        let report = SteadyReport {
+            reached: st.reached,
+            rounds: values.len(),
+            window: rule.window,
+            max_rounds: rule.max_rounds,
+            steady_at_round: st.first_steady_round.map(|i| i + 1),
+            value_bw_bytes: st.window_mean,
+            range_pct: st.range_pct,
+            slope_excursion_pct: st.slope_excursion_pct,
+            round_bw_bytes: values,
+        };
+        (st, report)
+    })
+}
+
+/// The device cross-check of a job: the target's device, or a pool's or a
+/// multi-device filesystem's members summed; and, on ZFS, whether the
+/// pool's members moved unevenly.
+fn device_of(
+    job: &JobSamples,
+    tinfo: &crate::target::TargetInfo,
+    zfs: &ZfsTarget,
+    pool: Option<&str>,
+    members_of: Option<&str>,
+) -> (Option<DeviceReport>, Option<Diagnostic>) {
+    let spec = &job.spec;
+    let mut device = match members_of {
+        Some(what) => members_report(
+            &job.runs,
+            what,
+            tinfo.info.as_ref().and_then(|i| i.layout.as_ref()).and_then(btrfs_copies),
+        ),
+        None => device_report(&job.runs, pool),
+    };
+    let mut uneven = None;
+    if let (Some(d), Some(z)) = (device.as_mut().filter(|d| d.zfs_pool.is_some()), zfs.info) {
+        d.zfs_writes = zfs_writes(d.write_bytes, d.job_write_bytes, z, spec);
+        let vdevs = zfs_members(d, z);
+        // Reads a cache may have answered say nothing of how the layout spreads them.
+        let cached = job
+            .zfs_read
+            .as_ref()
+            .is_some_and(|r| r.method == crate::judge::zfs::ReadMethod::Cached);
+        let verdict = crate::judge::zfs::uneven_members(&z.pool, &vdevs, spec.qd.saturating_mul(spec.threads), !cached);
+        d.zfs_members_unjudged = verdict.explained;
+        uneven = verdict.finding;
+    }
+    (device, uneven)
 }
 
 /// The member disks of a ZFS pool summed into one delta, named

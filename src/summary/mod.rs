@@ -29,6 +29,7 @@ pub mod flush;
 pub mod flush_check;
 pub mod hosts;
 pub mod job;
+mod job_warnings;
 mod named;
 pub mod scale;
 pub mod scan;
