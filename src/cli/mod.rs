@@ -124,9 +124,9 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
             _ => measure(experiments::flush(&a)?, None, &a.out, &db),
         },
         Cmd::Suites(_) => write(deliver::suites(config)),
-        Cmd::Info(a) => write(deliver::info(&a.target, &a.export.to(a.json), out)),
-        Cmd::List(a) => write(stored::list(&db, &a.filter(), &a.export.to(a.json), out)),
-        Cmd::Show(a) => write(stored::show(&db, a.id, &a.export.to(a.json), out)),
+        Cmd::Info(a) => write(deliver::info(&a.target, &export(&a.export)?, out)),
+        Cmd::List(a) => write(stored::list(&db, &a.filter(), &export(&a.export)?, out)),
+        Cmd::Show(a) => write(stored::show(&db, a.id, &export(&a.export)?, out)),
         Cmd::Compare(a) => {
             let req = stored::CompareRequest {
                 ids: a.ids.clone(),
@@ -134,7 +134,7 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
                 prices: a.price.clone(),
                 capacities: a.capacity.clone(),
             };
-            write(stored::compare(&db, &req, config, &a.export.to(false), out))
+            write(stored::compare(&db, &req, config, &export(&a.export)?, out))
         }
         Cmd::Report(a) => write(stored::report(&db, &a.ids, a.baseline, a.output.clone(), config, out)),
         Cmd::Import(a) => write(stored::import(&db, &a.file, a.label.as_deref(), &a.tag)),
@@ -142,11 +142,12 @@ fn dispatch(cli: Cli, config: Option<&crate::config::Config>) -> Result<()> {
         Cmd::Label { id, text, .. } => write(stored::label(&db, id, &text)),
         Cmd::Tag { id, tag, .. } => write(stored::tag(&db, id, &tag)),
         Cmd::Selftest(a) => {
+            let x = export(&a.export)?;
             let stop = Stop::install();
             let exe = crate::selftest::own_binary()?;
             eprintln!("iolab: selftest: emulated devices under the kernel's block throttle, about a minute");
             let report = crate::selftest::run(&stop, &exe, crate::selftest::limit_scale(), Path::new("/sys/fs/cgroup"))?;
-            write(deliver::selftest(&report, &a.export.to(false), out))
+            write(deliver::selftest(&report, &x, out))
         }
         Cmd::Schema(a) => write(Delivery::print(match a.kind {
             Some(kind) => crate::schema::text(kind),
@@ -201,11 +202,17 @@ fn layouts(a: &LayoutsArgs, config: Option<&crate::config::Config>, db: &Path) -
     write(deliver::layouts(outcome, &req, config.map_or(&[][..], |c| c.prices.as_slice())))
 }
 
+/// Where and how a document is written, checked before it is made.
+fn export(a: &ExportArgs) -> Result<deliver::Export> {
+    let x = a.to();
+    x.check()?;
+    Ok(x)
+}
+
 /// What happens to a measured result, as the command line says.
 fn request(out: &OutputArgs, db: &Path) -> deliver::Request {
     deliver::Request {
-        export: out.export.to(false),
-        json: out.json.clone(),
+        export: out.export.to(),
         quiet: out.quiet,
         db: db.to_path_buf(),
         no_store: out.no_store,

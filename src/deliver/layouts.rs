@@ -116,7 +116,7 @@ pub fn layouts(outcome: LayoutsOutcome, r: &Request, prices: &[crate::compare::L
             1 => r.results(d, Document::Run(&runs[0].report, None), Some(&runs[0].report))?,
             _ => {
                 let cmp = crate::compare::compare(&runs, runs[0].id).map_err(failed)?;
-                if r.export.format == Format::Html && r.json.is_none() {
+                if r.export.format == Format::Html && r.export.json.is_none() {
                     let page = Page {
                         runs: runs.iter().map(|r| (&r.report, None)).collect(),
                         comparison: Some(&cmp),

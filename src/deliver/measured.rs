@@ -2,13 +2,13 @@
 //! exit status that wins.
 
 use super::{Delivery, Export, Stdout, ending};
-use crate::base::error::{Error, Result, failed, usage};
+use crate::base::error::{Error, Result, failed};
 use crate::experiment::Outcome;
 use crate::experiment::fio::HostsOutcome;
-use crate::render::{Document, Format};
+use crate::render::Document;
 use crate::store::{self, Store};
 use crate::summary::Report;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// What happens to a measured result: where it is printed (`--format`,
 /// `-o`, `--json`), and where and how it is kept (`--db`, `--no-store`,
@@ -16,9 +16,6 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug)]
 pub struct Request {
     pub export: Export,
-    /// `--json PATH`: the JSON document there, the table still on stdout;
-    /// `--json -`: the JSON document alone on stdout.
-    pub json: Option<String>,
     /// No line about where the run was stored.
     pub quiet: bool,
     pub db: PathBuf,
@@ -34,51 +31,15 @@ impl Request {
     /// What can be checked before the target is touched: every file to
     /// write is in a directory that exists.
     pub fn check(&self) -> Result<()> {
-        let json = self.json.as_deref().filter(|p| *p != "-").map(Path::new);
-        for (what, p) in [("JSON", json), ("output", self.export.file())] {
-            let Some(p) = p else { continue };
-            let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
-            if parent.is_some_and(|d| !d.is_dir()) {
-                return Err(usage(format!(
-                    "cannot write {what} to {}: its directory does not exist",
-                    p.display()
-                )));
-            }
-        }
-        Ok(())
+        self.export.check()
     }
 
     /// The result document as `--json`, `--format` and `-o` ask, and the
     /// run's warnings on stderr when stdout does not carry its table.
     pub(super) fn results(&self, d: &mut Delivery, doc: Document, warnings: Option<&Report>) -> Result<()> {
-        let table = Export {
-            format: Format::Table,
-            output: None,
-            ..self.export.clone()
-        };
-        match self.json.as_deref() {
-            // `--json -` is `--format json`.
-            Some("-") => {
-                d.export(&table.or_json(true), doc, self.stdout)?;
-                if let Some(r) = warnings {
-                    d.warn(r);
-                }
-            }
-            // `--json PATH` is `--format json -o PATH`, and the table on stdout.
-            Some(p) => {
-                let json = Export {
-                    output: Some(p.into()),
-                    ..table.or_json(true)
-                };
-                d.export(&json, doc, self.stdout)?;
-                d.export(&table, doc, self.stdout)?;
-            }
-            None => {
-                d.export(&self.export, doc, self.stdout)?;
-                if let Some(r) = warnings.filter(|_| self.export.format != Format::Table || self.export.file().is_some()) {
-                    d.warn(r);
-                }
-            }
+        d.export(&self.export, doc, self.stdout)?;
+        if let Some(r) = warnings.filter(|_| !self.export.table_on_stdout()) {
+            d.warn(r);
         }
         Ok(())
     }

@@ -64,8 +64,18 @@ impl Delivery {
         self.steps.push(Step::Say(format!("iolab: {line}")));
     }
 
-    /// `doc` as `x` says: its format, to its file or stdout.
+    /// `doc` as `x` says: `--json PATH` writes the JSON document to PATH
+    /// and the table to stdout, `--json -` the JSON document alone to
+    /// stdout; without `--json`, its format to its file or stdout.
     fn export(&mut self, x: &Export, doc: Document, out: Stdout) -> Result<()> {
+        for one in x.writes() {
+            self.export_one(&one, doc, out)?;
+        }
+        Ok(())
+    }
+
+    /// `doc` in `x`'s format, to its file or stdout (`x.json` is not read).
+    fn export_one(&mut self, x: &Export, doc: Document, out: Stdout) -> Result<()> {
         let file = x.file();
         let style = Style {
             units: x.units,
@@ -94,17 +104,22 @@ impl Delivery {
     }
 }
 
-/// How a document is written: `--format`, `-o`, `--units`.
+/// How a document is written: `--format`, `-o`, `--units`, `--json`, the
+/// same on every command that writes one.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Export {
     pub format: Format,
     /// The file to write (`None` or `-`: stdout).
     pub output: Option<PathBuf>,
     pub units: BwUnit,
+    /// `--json PATH`: the JSON document to PATH, and the table still on
+    /// stdout; `--json -`: the JSON document alone on stdout. It stands
+    /// for `--format` and `-o` (clap refuses them together).
+    pub json: Option<PathBuf>,
 }
 
 impl Export {
-    /// The same with `--json` (the switch of info, list and show) applied.
+    /// The same with `--format json`.
     pub fn or_json(&self, json: bool) -> Export {
         let mut x = self.clone();
         if json {
@@ -116,6 +131,50 @@ impl Export {
     /// The file to write, when not stdout.
     pub fn file(&self) -> Option<&Path> {
         self.output.as_deref().filter(|p| p.as_os_str() != "-")
+    }
+
+    /// The file `--json` writes, when not stdout.
+    pub fn json_file(&self) -> Option<&Path> {
+        self.json.as_deref().filter(|p| p.as_os_str() != "-")
+    }
+
+    /// The documents to write, in order, each without `--json`: with
+    /// `--json PATH` the JSON to PATH and then the table on stdout, with
+    /// `--json -` the JSON on stdout, else this one.
+    pub fn writes(&self) -> Vec<Export> {
+        let plain = |format, output| Export {
+            format,
+            output,
+            units: self.units,
+            json: None,
+        };
+        match (&self.json, self.json_file()) {
+            (None, _) => vec![plain(self.format, self.output.clone())],
+            (Some(_), None) => vec![plain(Format::Json, None)],
+            (Some(_), Some(p)) => vec![plain(Format::Json, Some(p.to_path_buf())), plain(Format::Table, None)],
+        }
+    }
+
+    /// Whether stdout carries the document's table (else a run's warnings
+    /// go to stderr).
+    pub fn table_on_stdout(&self) -> bool {
+        self.writes().iter().any(|x| x.format == Format::Table && x.file().is_none())
+    }
+
+    /// What can be checked before anything is measured: every file to
+    /// write is in a directory that exists.
+    pub fn check(&self) -> Result<()> {
+        for (what, p) in [("JSON", self.json_file()), ("output", self.file())] {
+            let Some(p) = p else { continue };
+            let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
+            if parent.is_some_and(|d| !d.is_dir()) {
+                return Err(usage(format!(
+                    "cannot write {what} to {}: its directory does not exist",
+                    p.display()
+                )));
+            }
+        }
+        Ok(())
     }
 }
 

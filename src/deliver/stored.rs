@@ -126,6 +126,7 @@ pub fn report(db: &Path, ids: &[i64], baseline: Option<i64>, output: Option<Path
             format: Format::Html,
             output,
             units: crate::base::units::BwUnit::Mb,
+            json: None,
         };
         d.export(&x, Document::Page(&page), out)?;
         // The page holds each run's warnings: not repeated on stderr.

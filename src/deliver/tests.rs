@@ -10,6 +10,7 @@ fn export(format: Format, output: Option<&str>) -> Export {
         format,
         output: output.map(PathBuf::from),
         units: BwUnit::Mb,
+        json: None,
     }
 }
 
@@ -17,7 +18,6 @@ fn export(format: Format, output: Option<&str>) -> Export {
 fn request(db: &Path) -> Request {
     Request {
         export: export(Format::Table, None),
-        json: None,
         quiet: false,
         db: db.to_path_buf(),
         no_store: false,
@@ -183,7 +183,10 @@ fn json_goes_where_asked_and_warnings_where_the_table_is_not() {
     let d = run(
         outcome(measured(), None, None),
         &Request {
-            json: Some("-".into()),
+            export: Export {
+                json: Some("-".into()),
+                ..r.export.clone()
+            },
             ..r.clone()
         },
     );
@@ -196,7 +199,10 @@ fn json_goes_where_asked_and_warnings_where_the_table_is_not() {
     let d = run(
         outcome(measured(), None, None),
         &Request {
-            json: Some(path.display().to_string()),
+            export: Export {
+                json: Some(path.clone()),
+                ..r.export.clone()
+            },
             ..r.clone()
         },
     );
@@ -213,13 +219,13 @@ fn files_to_write_need_a_directory_that_exists() {
     let dir = tempfile::tempdir().unwrap();
     let mut r = request(&dir.path().join("r.db"));
     assert!(r.check().is_ok());
-    r.json = Some("/nonexistent/dir/r.json".into());
+    r.export.json = Some("/nonexistent/dir/r.json".into());
     let e = r.check().unwrap_err();
     assert_eq!(
         e.to_string(),
         "cannot write JSON to /nonexistent/dir/r.json: its directory does not exist"
     );
-    r.json = Some("-".into());
+    r.export.json = Some("-".into());
     r.export.output = Some("/nonexistent/out.md".into());
     assert_eq!(r.check().unwrap_err().exit_code(), 2);
     r.export.output = Some("relative.md".into());
@@ -271,10 +277,8 @@ fn a_hosts_group_keeps_each_run_and_names_the_failed_host() {
 fn a_hosts_group_with_a_failed_host_and_a_refusing_store() {
     let dir = tempfile::tempdir().unwrap();
     let db = refusing_store(dir.path());
-    let r = Request {
-        json: Some("-".into()),
-        ..request(&db)
-    };
+    let mut r = request(&db);
+    r.export.json = Some("-".into());
     let d = hosts(hosts_outcome(None), &r);
     let lines = said(&d);
     assert_eq!(lines[0], "iolab: b: no fio server at b:8765 (refused)");

@@ -257,9 +257,6 @@ pub struct ManArgs {
 pub struct InfoArgs {
     /// A file, directory, mount point, partition, disk or stacked device
     pub target: PathBuf,
-    /// Alias of --format json: the JSON document instead of the terminal view
-    #[arg(long, conflicts_with = "format")]
-    pub json: bool,
     #[command(flatten)]
     pub export: ExportArgs,
 }
@@ -487,9 +484,21 @@ pub struct TargetArgs {
     pub force: bool,
 }
 
-/// How a result is printed: shared by every command that prints one.
+/// How a result is printed: shared by every command that prints one, with
+/// one meaning everywhere.
 #[derive(Args, Debug, Clone)]
 pub struct ExportArgs {
+    /// The JSON document to PATH (the table still goes to stdout), or alone to stdout with `-`; a bare
+    /// --json is `--json -` (put it after the command's other arguments, or write --json -)
+    #[arg(
+        long,
+        value_name = "PATH|-",
+        num_args = 0..=1,
+        default_missing_value = "-",
+        value_parser = json_path,
+        conflicts_with_all = ["format", "output"]
+    )]
+    pub json: Option<PathBuf>,
     /// Output format: table (for people), json (the complete document), markdown (for issues), csv (for spreadsheets)
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
@@ -513,12 +522,39 @@ impl HostsArgs {
 }
 
 impl ExportArgs {
-    /// Where and how the document is written, with `--json` (the switch of
-    /// info, list and show) applied.
-    pub fn to(&self, json: bool) -> crate::deliver::Export {
-        let format = if json { Format::Json } else { self.format };
-        let (output, units) = (self.output.clone(), self.units);
-        crate::deliver::Export { format, output, units }
+    /// Where and how the document is written.
+    pub fn to(&self) -> crate::deliver::Export {
+        crate::deliver::Export {
+            format: self.format,
+            output: self.output.clone(),
+            units: self.units,
+            json: self.json.clone(),
+        }
+    }
+}
+
+/// `--json`'s PATH: a file to write, or `-`. A bare `--json` before the
+/// command's own arguments would take the next one as its PATH, and every
+/// command's arguments are run ids, directories or devices: those are
+/// refused here, so that such a line fails instead of writing over them.
+pub fn json_path(s: &str) -> Result<PathBuf, String> {
+    let p = PathBuf::from(s);
+    let is = |what: &str| {
+        format!(
+            "--json {s}: {s} is {what}, not a file to write the JSON to; give a file, or - for stdout, \
+             or put a bare --json after the command's other arguments"
+        )
+    };
+    if s.is_empty() {
+        return Err("--json needs a file, or - for stdout".into());
+    }
+    if s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(is("a run id"));
+    }
+    match std::fs::metadata(&p) {
+        Ok(m) if m.is_dir() => Err(is("a directory")),
+        Ok(m) if std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()) => Err(is("a block device")),
+        _ => Ok(p),
     }
 }
 
@@ -563,9 +599,6 @@ impl EngineArg {
 /// What happens to a result: shared by every command that measures.
 #[derive(Args, Debug)]
 pub struct OutputArgs {
-    /// Alias of --format json -o PATH: the JSON document to PATH (the table still goes to stdout), or to stdout with `-` (then only JSON goes to stdout)
-    #[arg(long, value_name = "PATH|-", conflicts_with_all = ["format", "output"])]
-    pub json: Option<String>,
     /// No progress bars and no live zone or point lines: only the result (and warnings on stderr)
     #[arg(short, long)]
     pub quiet: bool,

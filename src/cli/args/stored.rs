@@ -26,9 +26,6 @@ pub struct ListArgs {
     /// Skip the first N runs the filters keep
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub offset: u64,
-    /// Alias of --format json: [{"id", "label", "tags", "started_at", "kind", "target"}]
-    #[arg(long, conflicts_with = "format")]
-    pub json: bool,
     #[command(flatten)]
     pub export: ExportArgs,
     #[command(flatten)]
@@ -107,9 +104,6 @@ pub struct ImportArgs {
 pub struct ShowArgs {
     /// The stored run's id (the first column of `iolab list`)
     pub id: i64,
-    /// Alias of --format json: the run's JSON document
-    #[arg(long, conflicts_with = "format")]
-    pub json: bool,
     #[command(flatten)]
     pub export: ExportArgs,
     #[command(flatten)]

@@ -1,3 +1,4 @@
+mod json;
 mod proptests;
 
 use super::*;

@@ -146,6 +146,51 @@ fn json_alias_keeps_working() {
     assert_eq!(both.status.code(), Some(2));
 }
 
+/// Issue 39: `--json PATH` writes the JSON document to PATH and the table
+/// still to stdout, on info, show, list and compare as on the measuring
+/// commands; `--json -` (or a bare `--json`, last) writes it alone to stdout.
+#[test]
+fn json_path_means_the_same_on_every_command() {
+    let e = Env::new();
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/render");
+    for f in ["demo.json", "demoB.json"] {
+        e.ok(&["import", fixtures.join(f).to_str().unwrap()]);
+    }
+    let read = |p: &PathBuf| -> Value { serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap() };
+    // Each command: its table on stdout, its document in the file, both as
+    // the command alone and with --format json would write them.
+    let target = e.target.to_str().unwrap();
+    for (name, args) in [
+        ("info", vec!["info", target]),
+        ("show", vec!["show", "1"]),
+        ("compare", vec!["compare", "1", "2"]),
+        ("list", vec!["list"]),
+    ] {
+        let file = e.path(&format!("{name}.json"));
+        let out = e.ok(&[&args[..], &["--json", file.to_str().unwrap()]].concat());
+        assert_eq!(stdout(&out), stdout(&e.ok(&args)), "{name} --json FILE: the table on stdout");
+        assert_eq!(
+            read(&file),
+            json_out(&e.ok(&[&args[..], &["--format", "json"]].concat())),
+            "{name} --json FILE: the document in FILE"
+        );
+        let alone = json_out(&e.ok(&[&args[..], &["--json", "-"]].concat()));
+        assert_eq!(alone, read(&file), "{name} --json -");
+        assert_eq!(json_out(&e.ok(&[&args[..], &["--json"]].concat())), alone, "{name} --json");
+    }
+    assert_eq!(json_out(&e.ok(&["list", "--json", "-"])).as_array().unwrap().len(), 2);
+    // A file in a directory that does not exist is refused before anything
+    // is written, as on the measuring commands.
+    let bad = e.cmd().args(["show", "1", "--json", "/nonexistent/dir/r.json"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stdout(&bad).is_empty());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("cannot write JSON to /nonexistent/dir/r.json: its directory does not exist"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+}
+
 #[test]
 fn list_and_info_in_every_format() {
     let e = Env::new();
