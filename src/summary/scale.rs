@@ -156,41 +156,76 @@ pub fn scale_report(
             untrusted.add(&name_of(i), &untrusted_warnings(&r.warnings));
         }
         distrust.push(untrusted);
-        let mut bw = Vec::new();
-        let (mut iops, mut lat_sum, mut ios) = (0.0, 0.0, 0u64);
-        for r in &reports {
-            let mut b = 0.0;
-            for d in [&r.read, &r.write].into_iter().flatten() {
-                b += d.bw_bytes;
-                iops += d.iops;
-                if let Some(l) = &d.lat_ns {
-                    lat_sum += l.mean * d.ios as f64;
-                    ios += d.ios;
-                }
-            }
-            bw.push(b);
-        }
-        points.push(ScalePoint {
-            kind: p.kind,
-            targets: p.targets.iter().map(|&i| name_of(i)).collect(),
-            qd: p.qd,
-            threads: p.threads,
-            bw_bytes: bw.iter().sum(),
-            iops,
-            lat_ns: if ios > 0 { lat_sum / ios as f64 } else { 0.0 },
-            // iolab's own CPU (every thread, io_uring workers included) over
-            // the CPUs its threads could use: other programs' load must not
-            // make a device-bound point look CPU-bound.
-            cpu_busy: {
-                let workers: u32 = reports.iter().map(|r| r.workers).sum();
-                let usable = (workers.max(1) as f64).min(cpus.max(1) as f64);
-                reports.iter().map(|r| r.cpu.busy_cpus() / usable).fold(0.0, f64::max)
-            },
-            target_bw_bytes: bw,
-        });
+        points.push(point_of(p, &reports, p.targets.iter().map(|&i| name_of(i)).collect(), cpus));
         jobs.extend(reports);
     }
 
+    let verdicts = verdicts(
+        plan,
+        &points,
+        &distrust,
+        &(0..targets.len()).map(name_of).collect::<Vec<_>>(),
+        layout.as_ref(),
+    );
+    let report = ScaleReport {
+        rw: plan.rw.as_str().into(),
+        bs: plan.bs,
+        targets: targets.iter().map(|t| t.info.path.clone()).collect(),
+        member: member.map(|m| m.info.path.clone()),
+        layout,
+        points,
+        verdicts,
+    };
+    (report, jobs)
+}
+
+/// One point's figures from its jobs' reports (`names`: its targets').
+fn point_of(p: &crate::measure::Point, reports: &[JobReport], names: Vec<String>, cpus: usize) -> ScalePoint {
+    let mut bw = Vec::new();
+    let (mut iops, mut lat_sum, mut ios) = (0.0, 0.0, 0u64);
+    for r in reports {
+        let mut b = 0.0;
+        for d in [&r.read, &r.write].into_iter().flatten() {
+            b += d.bw_bytes;
+            iops += d.iops;
+            if let Some(l) = &d.lat_ns {
+                lat_sum += l.mean * d.ios as f64;
+                ios += d.ios;
+            }
+        }
+        bw.push(b);
+    }
+    ScalePoint {
+        kind: p.kind,
+        targets: names,
+        qd: p.qd,
+        threads: p.threads,
+        bw_bytes: bw.iter().sum(),
+        iops,
+        lat_ns: if ios > 0 { lat_sum / ios as f64 } else { 0.0 },
+        // iolab's own CPU (every thread, io_uring workers included) over
+        // the CPUs its threads could use: other programs' load must not
+        // make a device-bound point look CPU-bound.
+        cpu_busy: {
+            let workers: u32 = reports.iter().map(|r| r.workers).sum();
+            let usable = (workers.max(1) as f64).min(cpus.max(1) as f64);
+            reports.iter().map(|r| r.cpu.busy_cpus() / usable).fold(0.0, f64::max)
+        },
+        target_bw_bytes: bw,
+    }
+}
+
+/// The verdicts on a run's points: each target's depth and threads
+/// sweeps, the targets together, the layout against its member; each
+/// withheld where a point under it is untrustworthy (`distrust`, per
+/// point). `names`: the targets', in order.
+fn verdicts(
+    plan: &ScalePlan,
+    points: &[ScalePoint],
+    distrust: &[Distrust],
+    names: &[String],
+    layout: Option<&LayoutUsed>,
+) -> Vec<ScaleVerdict> {
     let mut verdicts = Vec::new();
     // The untrustworthy figures of the points `at` (indices into `points`).
     let under = |at: &[usize]| -> Distrust {
@@ -203,11 +238,11 @@ pub fn scale_report(
         d
     };
     // A sweep's points on target i, and the indices of the points they come from.
-    let sweep_of = |i: usize, pick: &dyn Fn(&ScalePoint) -> Option<u32>| -> (Vec<SweepPoint>, Vec<usize>) {
+    let sweep_of = |name: &String, pick: &dyn Fn(&ScalePoint) -> Option<u32>| -> (Vec<SweepPoint>, Vec<usize>) {
         let mut v: Vec<(SweepPoint, usize)> = points
             .iter()
             .enumerate()
-            .filter(|(_, p)| p.targets == [name_of(i)] && p.kind != PointKind::Member)
+            .filter(|(_, p)| p.targets.as_slice() == std::slice::from_ref(name) && p.kind != PointKind::Member)
             .filter_map(|(k, p)| {
                 pick(p).map(|x| {
                     (
@@ -227,19 +262,19 @@ pub fn scale_report(
         v.dedup_by_key(|(p, _)| p.x);
         v.into_iter().unzip()
     };
-    for i in 0..targets.len() {
-        let (depth, at) = sweep_of(i, &|p| {
+    for name in names {
+        let (depth, at) = sweep_of(name, &|p| {
             (p.kind == PointKind::Depth && p.threads == plan.threads && plan.qd_sweep.contains(&p.qd)).then_some(p.qd)
         });
         if depth.len() >= 2 {
             let mut verdict = sweep_verdict(Dimension::Depth, &depth);
             verdict.withhold(&under(&at));
             verdicts.push(ScaleVerdict::Depth {
-                target: name_of(i),
+                target: name.clone(),
                 verdict,
             });
         }
-        let (threads, at) = sweep_of(i, &|p| {
+        let (threads, at) = sweep_of(name, &|p| {
             (p.qd == 1 && plan.threads_sweep.contains(&p.threads) && matches!(p.kind, PointKind::Depth | PointKind::Threads))
                 .then_some(p.threads)
         });
@@ -247,32 +282,35 @@ pub fn scale_report(
             let mut verdict = sweep_verdict(Dimension::Threads, &threads);
             verdict.withhold(&under(&at));
             verdicts.push(ScaleVerdict::Threads {
-                target: name_of(i),
+                target: name.clone(),
                 verdict,
             });
         }
     }
     // The comparison job on target i alone: a sweep point or an alone point.
     let alone = |i: usize| -> Option<usize> {
-        points
-            .iter()
-            .position(|p| p.targets == [name_of(i)] && p.kind != PointKind::Member && p.qd == plan.qd && p.threads == plan.threads)
+        points.iter().position(|p| {
+            p.targets.as_slice() == std::slice::from_ref(&names[i])
+                && p.kind != PointKind::Member
+                && p.qd == plan.qd
+                && p.threads == plan.threads
+        })
     };
     if let Some(ti) = points.iter().position(|p| p.kind == PointKind::Together) {
         let t = &points[ti];
-        let rates: Vec<TargetRate> = (0..targets.len())
+        let rates: Vec<TargetRate> = (0..names.len())
             .map(|i| TargetRate {
-                name: name_of(i),
+                name: names[i].clone(),
                 alone_bps: alone(i).map_or(f64::NAN, |k| points[k].bw_bytes),
                 together_bps: t.target_bw_bytes.get(i).copied(),
             })
             .collect();
         let mut verdict = together_verdict(&rates, t.bw_bytes, Some(t.cpu_busy));
-        let at: Vec<usize> = (0..targets.len()).filter_map(alone).chain([ti]).collect();
+        let at: Vec<usize> = (0..names.len()).filter_map(alone).chain([ti]).collect();
         verdict.withhold(&under(&at));
         verdicts.push(ScaleVerdict::Together { verdict });
     }
-    if let (Some(l), Some(mi), Some(li)) = (&layout, points.iter().position(|p| p.kind == PointKind::Member), alone(0)) {
+    if let (Some(l), Some(mi), Some(li)) = (layout, points.iter().position(|p| p.kind == PointKind::Member), alone(0)) {
         let (m, lay) = (&points[mi], &points[li]);
         let mut verdict = layout_verdict(&LayoutRun {
             layout: l.layout,
@@ -287,19 +325,10 @@ pub fn scale_report(
         });
         verdict.withhold(&under(&[li, mi]));
         verdicts.push(ScaleVerdict::Layout {
-            target: name_of(0),
+            target: names[0].clone(),
             member: m.targets[0].clone(),
             verdict,
         });
     }
-    let report = ScaleReport {
-        rw: plan.rw.as_str().into(),
-        bs: plan.bs,
-        targets: targets.iter().map(|t| t.info.path.clone()).collect(),
-        member: member.map(|m| m.info.path.clone()),
-        layout,
-        points,
-        verdicts,
-    };
-    (report, jobs)
+    verdicts
 }
