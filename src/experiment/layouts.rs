@@ -251,13 +251,6 @@ pub fn buildable(c: &crate::plan::layouts::Config, index: usize, names: &crate::
             },
         })
         .collect();
-    // The build step (from 1) that first names `word`: what makes the thing it names.
-    let made_by = |word: &str| {
-        build
-            .iter()
-            .position(|a| matches!(a, Action::Run { argv } if argv.iter().any(|w| w == word)))
-            .map(|i| i + 1)
-    };
     let mount_step = build
         .iter()
         .position(|a| matches!(a, Action::Run { argv } if argv.first().is_some_and(|w| w == "mount")))
@@ -275,124 +268,29 @@ pub fn buildable(c: &crate::plan::layouts::Config, index: usize, names: &crate::
             _ => None,
         })
         .collect();
-    let undo = |what: String, action: Action, guard: Guard, best_effort: bool, after: Option<usize>| Undo {
-        what,
-        action,
-        guard,
-        best_effort,
-        after,
+    let plan = Teardown {
+        build: &build,
+        devices: &devices,
+        zeroed,
+        label: label.clone(),
+        member_label,
+        object,
+        names,
+        index,
+        mount_step,
     };
-    let member = |dev: &str| devices.iter().position(|d| d == dev);
     let mut teardown = Vec::new();
     for step in &cmds.teardown {
         let u = match step {
-            P::Zero { .. } => continue,
+            P::Zero { .. } | P::MakeDir(_) => continue,
             P::RemoveDir(d) => undo(
                 format!("the directory {}", d.display()),
                 Action::RemoveDir { path: d.clone() },
                 Guard::Always,
                 false,
-                made_by(&d.display().to_string()),
+                plan.made_by(&d.display().to_string()),
             ),
-            P::MakeDir(_) => continue,
-            P::Run(argv) => {
-                let words: Vec<&str> = argv.iter().map(String::as_str).collect();
-                let run = Action::Run { argv: argv.clone() };
-                match words.as_slice() {
-                    ["umount", at] => undo(
-                        format!("the mount at {at}"),
-                        run,
-                        Guard::MountPoint { at: at.to_string() },
-                        false,
-                        mount_step,
-                    ),
-                    ["zpool", "destroy", .., pool] => undo(
-                        format!("pool {pool}"),
-                        run,
-                        Guard::Pool { name: pool.to_string() },
-                        false,
-                        made_by(pool),
-                    ),
-                    ["btrfs", "device", "scan", "--forget", dev] => undo(
-                        format!("btrfs's registration of {dev}"),
-                        run,
-                        Guard::Label {
-                            device: dev.to_string(),
-                            label: label.clone(),
-                        },
-                        true,
-                        made_by(dev),
-                    ),
-                    ["wipefs", "-a", dev] if member(dev).is_some() => undo(
-                        format!("the signatures on {dev}"),
-                        Action::Wipe {
-                            device: dev.to_string(),
-                            zfs_labels: zeroed.iter().any(|z| z == dev),
-                        },
-                        Guard::Label {
-                            device: dev.to_string(),
-                            label: member_label.clone(),
-                        },
-                        false,
-                        made_by(dev),
-                    ),
-                    // The array's or the volume's own device: its filesystem, of the run's label.
-                    ["wipefs", "-a", dev] => undo(
-                        format!("the filesystem on {dev}"),
-                        run,
-                        Guard::Label {
-                            device: dev.to_string(),
-                            label: label.clone(),
-                        },
-                        false,
-                        made_by(dev),
-                    ),
-                    ["mdadm", "--stop", md] => undo(
-                        format!("the md array {md}"),
-                        run,
-                        Guard::Node { path: md.to_string() },
-                        false,
-                        made_by(md),
-                    ),
-                    ["mdadm", "--zero-superblock", dev] => undo(
-                        format!("the md superblock on {dev}"),
-                        run,
-                        Guard::MdMember {
-                            device: dev.to_string(),
-                            name: object.clone(),
-                        },
-                        false,
-                        made_by(dev),
-                    ),
-                    ["lvm", "vgremove", "-f", vg] => undo(
-                        format!("the volume group {vg}"),
-                        run,
-                        Guard::VolumeGroup { name: vg.to_string() },
-                        false,
-                        made_by(vg),
-                    ),
-                    ["lvm", "pvremove", "-ff", "-y", dev] if member(dev).is_some() => undo(
-                        format!("the physical volume {dev}"),
-                        run,
-                        Guard::LvmPv {
-                            device: dev.to_string(),
-                            uuid: names.pv_uuid(index, member(dev).unwrap_or_default()),
-                        },
-                        false,
-                        made_by(dev),
-                    ),
-                    // A command no guard is written for is never run by the teardown.
-                    _ => undo(
-                        argv.join(" "),
-                        run,
-                        Guard::Never {
-                            why: format!("no guard proves `{}` iolab's own", argv.join(" ")),
-                        },
-                        false,
-                        None,
-                    ),
-                }
-            }
+            P::Run(argv) => plan.undo_of(argv),
         };
         teardown.push(u);
     }
@@ -410,6 +308,153 @@ pub fn buildable(c: &crate::plan::layouts::Config, index: usize, names: &crate::
         build,
         teardown,
         dir,
+    }
+}
+
+/// What the teardown of one configuration knows, to guard each of its
+/// commands ([`buildable`]).
+struct Teardown<'a> {
+    build: &'a [Action],
+    /// The configuration's member devices.
+    devices: &'a [String],
+    /// The devices whose ZFS labels the teardown zeroes.
+    zeroed: Vec<String>,
+    /// iolab's label for what the run made.
+    label: String,
+    /// What a member device carries once built: the pool's or array's name, or the label.
+    member_label: String,
+    /// The pool's, array's or volume group's name.
+    object: String,
+    names: &'a crate::plan::layouts::RunNames,
+    index: usize,
+    /// The build step (from 1) that mounts.
+    mount_step: Option<usize>,
+}
+
+/// One undo step.
+fn undo(what: String, action: Action, guard: crate::target::journal::Guard, best_effort: bool, after: Option<usize>) -> Undo {
+    Undo {
+        what,
+        action,
+        guard,
+        best_effort,
+        after,
+    }
+}
+
+impl Teardown<'_> {
+    /// The build step (from 1) that first names `word`: what makes the thing it names.
+    fn made_by(&self, word: &str) -> Option<usize> {
+        self.build
+            .iter()
+            .position(|a| matches!(a, Action::Run { argv } if argv.iter().any(|w| w == word)))
+            .map(|i| i + 1)
+    }
+
+    /// Which member `dev` is.
+    fn member(&self, dev: &str) -> Option<usize> {
+        self.devices.iter().position(|d| d == dev)
+    }
+
+    /// A teardown command with the guard that keeps it to iolab's own.
+    fn undo_of(&self, argv: &[String]) -> Undo {
+        use crate::target::journal::Guard;
+        let words: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let run = Action::Run { argv: argv.to_vec() };
+        match words.as_slice() {
+            ["umount", at] => undo(
+                format!("the mount at {at}"),
+                run,
+                Guard::MountPoint { at: at.to_string() },
+                false,
+                self.mount_step,
+            ),
+            ["zpool", "destroy", .., pool] => undo(
+                format!("pool {pool}"),
+                run,
+                Guard::Pool { name: pool.to_string() },
+                false,
+                self.made_by(pool),
+            ),
+            ["btrfs", "device", "scan", "--forget", dev] => undo(
+                format!("btrfs's registration of {dev}"),
+                run,
+                Guard::Label {
+                    device: dev.to_string(),
+                    label: self.label.clone(),
+                },
+                true,
+                self.made_by(dev),
+            ),
+            ["wipefs", "-a", dev] if self.member(dev).is_some() => undo(
+                format!("the signatures on {dev}"),
+                Action::Wipe {
+                    device: dev.to_string(),
+                    zfs_labels: self.zeroed.iter().any(|z| z == dev),
+                },
+                Guard::Label {
+                    device: dev.to_string(),
+                    label: self.member_label.clone(),
+                },
+                false,
+                self.made_by(dev),
+            ),
+            // The array's or the volume's own device: its filesystem, of the run's label.
+            ["wipefs", "-a", dev] => undo(
+                format!("the filesystem on {dev}"),
+                run,
+                Guard::Label {
+                    device: dev.to_string(),
+                    label: self.label.clone(),
+                },
+                false,
+                self.made_by(dev),
+            ),
+            ["mdadm", "--stop", md] => undo(
+                format!("the md array {md}"),
+                run,
+                Guard::Node { path: md.to_string() },
+                false,
+                self.made_by(md),
+            ),
+            ["mdadm", "--zero-superblock", dev] => undo(
+                format!("the md superblock on {dev}"),
+                run,
+                Guard::MdMember {
+                    device: dev.to_string(),
+                    name: self.object.clone(),
+                },
+                false,
+                self.made_by(dev),
+            ),
+            ["lvm", "vgremove", "-f", vg] => undo(
+                format!("the volume group {vg}"),
+                run,
+                Guard::VolumeGroup { name: vg.to_string() },
+                false,
+                self.made_by(vg),
+            ),
+            ["lvm", "pvremove", "-ff", "-y", dev] if self.member(dev).is_some() => undo(
+                format!("the physical volume {dev}"),
+                run,
+                Guard::LvmPv {
+                    device: dev.to_string(),
+                    uuid: self.names.pv_uuid(self.index, self.member(dev).unwrap_or_default()),
+                },
+                false,
+                self.made_by(dev),
+            ),
+            // A command no guard is written for is never run by the teardown.
+            _ => undo(
+                argv.join(" "),
+                run,
+                Guard::Never {
+                    why: format!("no guard proves `{}` iolab's own", argv.join(" ")),
+                },
+                false,
+                None,
+            ),
+        }
     }
 }
 
