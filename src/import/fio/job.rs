@@ -7,7 +7,7 @@ use super::options::{Opts, is_sync_engine, normalize_rw, parse_fio_size, parse_s
 use super::stats::dir_report;
 use crate::judge::{Code, Diagnostic};
 use crate::samples::DiskDelta;
-use crate::summary::{JobReport, Named, RunReport, Samples, cross_check};
+use crate::summary::{DirReport, JobReport, Named, RunReport, Samples, cross_check};
 use serde_json::{Map, Value};
 
 pub(super) struct JobCtx<'a> {
@@ -33,34 +33,13 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
     };
     let mut warnings = Vec::new();
 
-    let mut legacy = Vec::new();
-    let mut pct_notes = Vec::new();
-    let mut read = dir_report(job.get("read"), &mut pct_notes, &mut legacy).map_err(|e| format!("{what}: read: {e}"))?;
-    let mut write = dir_report(job.get("write"), &mut pct_notes, &mut legacy).map_err(|e| format!("{what}: write: {e}"))?;
-    let rw = match o.get("rw").or(o.get("readwrite")) {
-        Some(rw) => normalize_rw(rw),
-        None if ctx.no_options => match (&read, &write) {
-            (Some(_), Some(_)) => "rw".to_string(),
-            (None, Some(_)) => "write".to_string(),
-            _ => "read".to_string(),
-        },
-        None => "read".to_string(),
-    };
-    // unified_rw_reporting: one "mixed" direction instead of read and write.
-    if read.is_none() && write.is_none() && job.get("mixed").is_some() {
-        let mixed = dir_report(job.get("mixed"), &mut pct_notes, &mut legacy).map_err(|e| format!("{what}: mixed: {e}"))?;
-        match rw.as_str() {
-            "read" | "randread" => read = mixed,
-            "write" | "randwrite" => write = mixed,
-            _ if mixed.is_none() => {}
-            _ => {
-                return Err(format!(
-                    "{what}: fio summed reads and writes into one \"mixed\" direction (unified_rw_reporting); \
-                     iolab cannot split them for rw={rw}: run fio without unified_rw_reporting"
-                ));
-            }
-        }
-    }
+    let Directions {
+        read,
+        write,
+        rw,
+        pct_notes,
+        legacy,
+    } = directions(job, &o, ctx, &what)?;
     let moved = |d: &Option<crate::summary::DirReport>| d.as_ref().map_or((0, 0), |d| (d.bytes, d.ios));
     let ((rb, ri), (wb, wi)) = (moved(&read), moved(&write));
     let bs = match o.get("bs").or(o.get("blocksize")) {
@@ -130,69 +109,20 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
     let (cpu, cpu_warning) = cpu_report(job, workers, wall_ms, job_runtime_ms, &read, &write);
     warnings.push(cpu_warning);
 
-    if !pct_notes.is_empty() {
-        pct_notes.sort();
-        pct_notes.dedup();
-        warnings.push(Diagnostic::new(
-            Code::FioPercentileNearest,
-            format!(
-                "fio did not print every percentile iolab reports; nearest used: {}",
-                pct_notes.join(", ")
-            ),
-        ));
-    }
-    if !legacy.is_empty() || ctx.no_options {
-        legacy.sort();
-        legacy.dedup();
-        let mut how: Vec<String> = legacy.iter().map(|s| s.to_string()).collect();
-        if ctx.no_options {
-            how.push(format!(
-                "no job options (fio before 2.3): rw {rw} inferred from the directions (sequential assumed), \
-                 bs {bs} = bytes per I/O (to 512), iodepth 1, numjobs 1, engine unknown, O_DIRECT unknown (recorded as buffered)"
-            ));
-        }
-        warnings.push(Diagnostic::new(
-            Code::FioLegacy,
-            format!("{}'s JSON is an older shape, read as: {}", ctx.version, how.join("; ")),
-        ));
-    }
-    if !direct && !ctx.no_options {
-        warnings.push(Diagnostic::new(
-            Code::Buffered,
-            "buffered I/O (fio direct=0): the page cache is in the path",
-        ));
-    }
-    if qd > 1 && is_sync_engine(&engine) {
-        warnings.push(Diagnostic::new(
-            Code::FioSyncIodepth,
-            format!("{engine} is synchronous: fio capped iodepth={qd} at 1 per thread"),
-        ));
-    }
-    if let Some(e) = job.get("error").and_then(as_u64).filter(|&e| e != 0) {
-        warnings.push(Diagnostic::new(
-            Code::FioError,
-            format!(
-                "fio reported error {e} ({}) for this job: its figures may be partial",
-                errno_text(e)
-            ),
-        ));
-    }
-    if let Some(t) = job.get("trim").and_then(|t| t.get("total_ios")).and_then(as_u64).filter(|&t| t > 0) {
-        warnings.push(Diagnostic::new(
-            Code::FioTrim,
-            format!("fio also issued {t} trims: iolab has no trim direction, they are not imported"),
-        ));
-    }
-    let filename = o.get("filename");
-    if ctx.index > 0
-        && let Some(f) = filename
-        && f != ctx.target_path
-    {
-        warnings.push(Diagnostic::new(
-            Code::FioOtherTarget,
-            format!("this job used {f}; the document's target is {} (the first job's)", ctx.target_path),
-        ));
-    }
+    warnings.extend(notes(
+        job,
+        &o,
+        ctx,
+        Noted {
+            pct_notes,
+            legacy,
+            rw: &rw,
+            bs,
+            direct,
+            qd,
+            engine: &engine,
+        },
+    ));
 
     let device = device_report(disk_util, ctx.single_job, &read, &write, &mut warnings);
     if let Some(d) = &device {
@@ -226,21 +156,7 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         },
     };
 
-    // How fio took latencies: none with gtod_reduce (or when it printed
-    // none), upper bounds when it reaped completions in batches.
-    let batch = o
-        .get("iodepth_batch_complete_min")
-        .or(o.get("iodepth_batch_complete"))
-        .and_then(|s| s.trim().parse::<u32>().ok())
-        .unwrap_or(1);
-    let timed = [&read, &write].into_iter().flatten().any(|d| d.lat_ns.is_some());
-    let latency = if o.get("gtod_reduce").is_some_and(truthy) || !timed {
-        "off".to_string()
-    } else if batch > 1 {
-        format!("batch={batch}")
-    } else {
-        "exact".to_string()
-    };
+    let latency = latency_label(&o, &read, &write);
     let report = JobReport {
         name: ctx.name.clone(),
         rw: Named::parse(&rw),
@@ -270,6 +186,167 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
     };
     finite_figures(&report).map_err(|e| format!("{what}: {e}"))?;
     Ok(report)
+}
+
+/// A job's directions as fio printed them, and the `rw` they ran under.
+struct Directions {
+    read: Option<DirReport>,
+    write: Option<DirReport>,
+    rw: String,
+    /// Percentiles fio did not print, the nearest used instead.
+    pct_notes: Vec<String>,
+    /// Older shapes of fio's JSON met on the way.
+    legacy: Vec<&'static str>,
+}
+
+/// The read and write directions of `job` (one "mixed" direction split
+/// back where `rw` makes it one of them).
+fn directions(job: &Value, o: &Opts, ctx: &JobCtx, what: &str) -> Result<Directions, String> {
+    let mut legacy = Vec::new();
+    let mut pct_notes = Vec::new();
+    let mut read = dir_report(job.get("read"), &mut pct_notes, &mut legacy).map_err(|e| format!("{what}: read: {e}"))?;
+    let mut write = dir_report(job.get("write"), &mut pct_notes, &mut legacy).map_err(|e| format!("{what}: write: {e}"))?;
+    let rw = match o.get("rw").or(o.get("readwrite")) {
+        Some(rw) => normalize_rw(rw),
+        None if ctx.no_options => match (&read, &write) {
+            (Some(_), Some(_)) => "rw".to_string(),
+            (None, Some(_)) => "write".to_string(),
+            _ => "read".to_string(),
+        },
+        None => "read".to_string(),
+    };
+    // unified_rw_reporting: one "mixed" direction instead of read and write.
+    if read.is_none() && write.is_none() && job.get("mixed").is_some() {
+        let mixed = dir_report(job.get("mixed"), &mut pct_notes, &mut legacy).map_err(|e| format!("{what}: mixed: {e}"))?;
+        match rw.as_str() {
+            "read" | "randread" => read = mixed,
+            "write" | "randwrite" => write = mixed,
+            _ if mixed.is_none() => {}
+            _ => {
+                return Err(format!(
+                    "{what}: fio summed reads and writes into one \"mixed\" direction (unified_rw_reporting); \
+                     iolab cannot split them for rw={rw}: run fio without unified_rw_reporting"
+                ));
+            }
+        }
+    }
+    Ok(Directions {
+        read,
+        write,
+        rw,
+        pct_notes,
+        legacy,
+    })
+}
+
+/// What the notes on a job's import are made of ([`notes`]).
+struct Noted<'a> {
+    pct_notes: Vec<String>,
+    legacy: Vec<&'static str>,
+    rw: &'a str,
+    bs: u64,
+    direct: bool,
+    qd: u32,
+    engine: &'a str,
+}
+
+/// The warnings on how fio ran a job and how its JSON was read: nearest
+/// percentiles, an older shape, buffered I/O, a synchronous engine's
+/// depth, fio's own error, trims, another target.
+fn notes(job: &Value, o: &Opts, ctx: &JobCtx, n: Noted) -> Vec<Diagnostic> {
+    let Noted {
+        mut pct_notes,
+        mut legacy,
+        rw,
+        bs,
+        direct,
+        qd,
+        engine,
+    } = n;
+    let mut warnings = Vec::new();
+    if !pct_notes.is_empty() {
+        pct_notes.sort();
+        pct_notes.dedup();
+        warnings.push(Diagnostic::new(
+            Code::FioPercentileNearest,
+            format!(
+                "fio did not print every percentile iolab reports; nearest used: {}",
+                pct_notes.join(", ")
+            ),
+        ));
+    }
+    if !legacy.is_empty() || ctx.no_options {
+        legacy.sort();
+        legacy.dedup();
+        let mut how: Vec<String> = legacy.iter().map(|s| s.to_string()).collect();
+        if ctx.no_options {
+            how.push(format!(
+                "no job options (fio before 2.3): rw {rw} inferred from the directions (sequential assumed), \
+                 bs {bs} = bytes per I/O (to 512), iodepth 1, numjobs 1, engine unknown, O_DIRECT unknown (recorded as buffered)"
+            ));
+        }
+        warnings.push(Diagnostic::new(
+            Code::FioLegacy,
+            format!("{}'s JSON is an older shape, read as: {}", ctx.version, how.join("; ")),
+        ));
+    }
+    if !direct && !ctx.no_options {
+        warnings.push(Diagnostic::new(
+            Code::Buffered,
+            "buffered I/O (fio direct=0): the page cache is in the path",
+        ));
+    }
+    if qd > 1 && is_sync_engine(engine) {
+        warnings.push(Diagnostic::new(
+            Code::FioSyncIodepth,
+            format!("{engine} is synchronous: fio capped iodepth={qd} at 1 per thread"),
+        ));
+    }
+    if let Some(e) = job.get("error").and_then(as_u64).filter(|&e| e != 0) {
+        warnings.push(Diagnostic::new(
+            Code::FioError,
+            format!(
+                "fio reported error {e} ({}) for this job: its figures may be partial",
+                errno_text(e)
+            ),
+        ));
+    }
+    if let Some(t) = job.get("trim").and_then(|t| t.get("total_ios")).and_then(as_u64).filter(|&t| t > 0) {
+        warnings.push(Diagnostic::new(
+            Code::FioTrim,
+            format!("fio also issued {t} trims: iolab has no trim direction, they are not imported"),
+        ));
+    }
+    let filename = o.get("filename");
+    if ctx.index > 0
+        && let Some(f) = filename
+        && f != ctx.target_path
+    {
+        warnings.push(Diagnostic::new(
+            Code::FioOtherTarget,
+            format!("this job used {f}; the document's target is {} (the first job's)", ctx.target_path),
+        ));
+    }
+
+    warnings
+}
+
+/// How fio took latencies: none with gtod_reduce (or when it printed
+/// none), upper bounds when it reaped completions in batches.
+fn latency_label(o: &Opts, read: &Option<DirReport>, write: &Option<DirReport>) -> String {
+    let batch = o
+        .get("iodepth_batch_complete_min")
+        .or(o.get("iodepth_batch_complete"))
+        .and_then(|s| s.trim().parse::<u32>().ok())
+        .unwrap_or(1);
+    let timed = [read, write].into_iter().flatten().any(|d| d.lat_ns.is_some());
+    if o.get("gtod_reduce").is_some_and(truthy) || !timed {
+        "off".to_string()
+    } else if batch > 1 {
+        format!("batch={batch}")
+    } else {
+        "exact".to_string()
+    }
 }
 
 /// A job's sync mode from fio's options: `sync=dsync` (or `sync=1`,
