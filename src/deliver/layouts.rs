@@ -35,18 +35,7 @@ pub fn layouts(outcome: LayoutsOutcome, r: &Request, prices: &[crate::compare::L
                 failed: why,
                 teardown,
             } = m.outcome;
-            for (u, o) in &teardown {
-                match o {
-                    crate::target::journal::Outcome::Failed(e) => {
-                        problems.push(format!("{name}: {} was not undone ({e}): the next run tries again", u.what));
-                    }
-                    crate::target::journal::Outcome::LeftAlone(why) => {
-                        problems.push(format!("{name}: {} was left alone: {why}", u.what));
-                    }
-                    // Nothing to undo there (a build that stopped early).
-                    crate::target::journal::Outcome::Skipped(_) | crate::target::journal::Outcome::Done => {}
-                }
-            }
+            problems.extend(undone(&name, &teardown));
             match why {
                 Some(Error::Interrupted(sig)) => interrupted = Some(sig),
                 Some(e) => problems.push(e.to_string()),
@@ -64,16 +53,7 @@ pub fn layouts(outcome: LayoutsOutcome, r: &Request, prices: &[crate::compare::L
                 continue;
             }
             report.argv = r.argv.clone();
-            let mut tags = r.tags.clone();
-            let usable_tag = crate::compare::layouts::USABLE_TAG;
-            tags.retain(|(k, _)| k != "layout" && k != "group" && k != usable_tag && !m.tags.iter().any(|(t, _)| t == k));
-            tags.push(("layout".into(), name.clone()));
-            tags.push(("group".into(), group.clone()));
-            tags.extend(m.tags.iter().cloned());
-            // For `iolab compare` of the stored runs (`compare::layouts::from_tags`).
-            if let Some(u) = m.usable_bytes {
-                tags.push((usable_tag.into(), u.to_string()));
-            }
+            let tags = config_tags(r, &m.tags, m.usable_bytes, &name, &group);
             // Without a store, the runs are numbered here only.
             let mut id = (k + 1) as i64;
             if !r.no_store {
@@ -111,22 +91,7 @@ pub fn layouts(outcome: LayoutsOutcome, r: &Request, prices: &[crate::compare::L
         if !r.quiet && !r.no_store && not_saved.is_none() && !runs.is_empty() {
             d.say(format!("stored {} run(s) in {}, tagged group={group}", runs.len(), r.db.display()));
         }
-        match runs.len() {
-            0 => {}
-            1 => r.results(d, Document::Run(&runs[0].report, None), Some(&runs[0].report))?,
-            _ => {
-                let cmp = crate::compare::compare(&runs, runs[0].id).map_err(failed)?;
-                if r.export.format == Format::Html && r.export.json.is_none() {
-                    let page = Page {
-                        runs: runs.iter().map(|r| (&r.report, None)).collect(),
-                        comparison: Some(&cmp),
-                    };
-                    r.results(d, Document::Page(&page), None)?;
-                } else {
-                    r.results(d, Document::Comparison(&cmp), None)?;
-                }
-            }
-        }
+        print(d, r, &runs)?;
         for p in &problems {
             d.say(p);
         }
@@ -147,6 +112,63 @@ pub fn layouts(outcome: LayoutsOutcome, r: &Request, prices: &[crate::compare::L
         }
         exit.map_or(Ok(()), Err)
     })
+}
+
+/// What a configuration's teardown did not undo, one line each.
+fn undone(name: &str, teardown: &[(crate::target::journal::Undo, crate::target::journal::Outcome)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (u, o) in teardown {
+        match o {
+            crate::target::journal::Outcome::Failed(e) => {
+                out.push(format!("{name}: {} was not undone ({e}): the next run tries again", u.what));
+            }
+            crate::target::journal::Outcome::LeftAlone(why) => {
+                out.push(format!("{name}: {} was left alone: {why}", u.what));
+            }
+            // Nothing to undo there (a build that stopped early).
+            crate::target::journal::Outcome::Skipped(_) | crate::target::journal::Outcome::Done => {}
+        }
+    }
+    out
+}
+
+/// A configuration's run's tags: the command's own (less those the
+/// configuration sets), `layout=NAME`, `group=GROUP`, the configuration's,
+/// and its usable capacity for `iolab compare`.
+fn config_tags(r: &Request, own_tags: &[(String, String)], usable: Option<u64>, name: &str, group: &str) -> Vec<(String, String)> {
+    let mut tags = r.tags.clone();
+    let usable_tag = crate::compare::layouts::USABLE_TAG;
+    tags.retain(|(k, _)| k != "layout" && k != "group" && k != usable_tag && !own_tags.iter().any(|(t, _)| t == k));
+    tags.push(("layout".into(), name.to_string()));
+    tags.push(("group".into(), group.to_string()));
+    tags.extend(own_tags.iter().cloned());
+    // For `iolab compare` of the stored runs (`compare::layouts::from_tags`).
+    if let Some(u) = usable {
+        tags.push((usable_tag.into(), u.to_string()));
+    }
+    tags
+}
+
+/// The configurations' runs printed: one run as itself, more as their
+/// comparison (in HTML, with every run on the page).
+fn print(d: &mut Delivery, r: &Request, runs: &[RunRef]) -> Result<(), Error> {
+    match runs.len() {
+        0 => {}
+        1 => r.results(d, Document::Run(&runs[0].report, None), Some(&runs[0].report))?,
+        _ => {
+            let cmp = crate::compare::compare(runs, runs[0].id).map_err(failed)?;
+            if r.export.format == Format::Html && r.export.json.is_none() {
+                let page = Page {
+                    runs: runs.iter().map(|r| (&r.report, None)).collect(),
+                    comparison: Some(&cmp),
+                };
+                r.results(d, Document::Page(&page), None)?;
+            } else {
+                r.results(d, Document::Comparison(&cmp), None)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What a configuration's members cost together, from the configuration
