@@ -42,21 +42,7 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
     } = directions(job, &o, ctx, &what)?;
     let moved = |d: &Option<crate::summary::DirReport>| d.as_ref().map_or((0, 0), |d| (d.bytes, d.ios));
     let ((rb, ri), (wb, wi)) = (moved(&read), moved(&write));
-    let bs = match o.get("bs").or(o.get("blocksize")) {
-        Some(s) => parse_fio_size(s.split(',').next().unwrap_or(s)).ok_or_else(|| format!("{what}: cannot read bs '{s}'"))?,
-        // fio before 2.3 did not print bs: the average I/O size, to a
-        // multiple of 512 (bytes were printed in KiB, I/Os may be estimated).
-        None if ctx.no_options && (ri > 0 || wi > 0) => {
-            // In floating point: counts near u64::MAX must not overflow a sum.
-            let avg = (rb as f64 + wb as f64) / (ri as f64 + wi as f64);
-            if avg >= 512.0 {
-                ((avg / 512.0).round() as u64).saturating_mul(512)
-            } else {
-                avg.round() as u64
-            }
-        }
-        None => 4096,
-    };
+    let bs = block_size(&o, ctx, &what, [(rb, ri), (wb, wi)])?;
     let qd = o.get("iodepth").and_then(|s| s.trim().parse().ok()).unwrap_or(1u32);
     let numjobs = o.get("numjobs").and_then(|s| s.trim().parse().ok()).unwrap_or(1u32).max(1);
     let engine = o
@@ -67,21 +53,7 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         Some(v) => truthy(v),
         None => o.get("buffered").is_some_and(|v| !truthy(v)),
     };
-    let mix_read = matches!(rw.as_str(), "rw" | "randrw").then(|| {
-        if ctx.no_options {
-            // The share of reads among the I/Os fio did.
-            return (ri as f64 * 100.0 / (ri as f64 + wi as f64).max(1.0)).round() as u8;
-        }
-        o.get("rwmixread")
-            .and_then(|s| s.trim().parse::<u8>().ok())
-            .or_else(|| {
-                o.get("rwmixwrite")
-                    .and_then(|s| s.trim().parse::<u8>().ok())
-                    .map(|w| 100u8.saturating_sub(w))
-            })
-            .unwrap_or(50)
-            .min(100)
-    });
+    let mix_read = matches!(rw.as_str(), "rw" | "randrw").then(|| mix_read(&o, ctx, ri, wi));
     // Without group_reporting, fio prints each of numjobs clones as its own entry.
     let cloned = numjobs > 1 && ctx.clones > 1;
     let (threads, workers) = if cloned { (1, 1) } else { (numjobs, numjobs) };
@@ -95,13 +67,7 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         ));
     }
 
-    let dir_runtime_ms = ["read", "write", "mixed"]
-        .iter()
-        .filter_map(|d| job.get(*d).and_then(|v| v.get("runtime")).and_then(as_u64))
-        .max()
-        .unwrap_or(0);
-    let job_runtime_ms = job.get("job_runtime").and_then(as_u64).unwrap_or(0);
-    let wall_ms = if dir_runtime_ms > 0 { dir_runtime_ms } else { job_runtime_ms };
+    let (wall_ms, job_runtime_ms) = runtime_ms(job);
     let wall_ns = wall_ms
         .checked_mul(1_000_000)
         .ok_or_else(|| format!("{what}: a runtime of {wall_ms} ms is not a possible one"))?;
@@ -129,32 +95,7 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
         warnings.extend(cross_check(d));
     }
 
-    let run = RunReport {
-        read: read.clone(),
-        write: write.clone(),
-        cpu: cpu.clone(),
-        device: device.as_ref().map(|d| DiskDelta {
-            busy_ns: 0,
-            queue_ns: 0,
-            name: d.name.clone(),
-            read_bytes: d.read_bytes,
-            write_bytes: d.write_bytes,
-            read_ios: d.read_ios,
-            write_ios: d.write_ios,
-        }),
-        device_depth: None,
-        wall_ns,
-        sync_ns: 0,
-        first_done_ns: wall_ns,
-        last_done_ns: wall_ns,
-        // fio records no per-second timeline here, so no cliff can be found.
-        write_cliff: None,
-        device_seconds: Vec::new(),
-        samples: Samples {
-            read_bytes_per_s: Vec::new(),
-            write_bytes_per_s: Vec::new(),
-        },
-    };
+    let run = single_run(&read, &write, &cpu, device.as_ref(), wall_ns);
 
     let latency = latency_label(&o, &read, &write);
     let report = JobReport {
@@ -186,6 +127,94 @@ pub(super) fn job_report(job: &Value, global: &Map<String, Value>, ctx: &JobCtx,
     };
     finite_figures(&report).map_err(|e| format!("{what}: {e}"))?;
     Ok(report)
+}
+
+/// A job's block size: fio's `bs` (its reads' part), or before fio 2.3,
+/// which did not print it, the average I/O size of `moved` (bytes, I/Os)
+/// to a multiple of 512 (bytes were printed in KiB, I/Os may be estimated).
+fn block_size(o: &Opts, ctx: &JobCtx, what: &str, moved: [(u64, u64); 2]) -> Result<u64, String> {
+    // In floating point: counts near u64::MAX must not overflow a sum.
+    let bytes: f64 = moved.iter().map(|m| m.0 as f64).sum();
+    let ios: f64 = moved.iter().map(|m| m.1 as f64).sum();
+    Ok(match o.get("bs").or(o.get("blocksize")) {
+        Some(s) => parse_fio_size(s.split(',').next().unwrap_or(s)).ok_or_else(|| format!("{what}: cannot read bs '{s}'"))?,
+        None if ctx.no_options && ios > 0.0 => {
+            let avg = bytes / ios;
+            if avg >= 512.0 {
+                ((avg / 512.0).round() as u64).saturating_mul(512)
+            } else {
+                avg.round() as u64
+            }
+        }
+        None => 4096,
+    })
+}
+
+/// A mixed job's share of reads: fio's `rwmixread` (or 100 less
+/// `rwmixwrite`, 50 by default), or before fio 2.3 the share of the I/Os
+/// it did (`ri` reads, `wi` writes).
+fn mix_read(o: &Opts, ctx: &JobCtx, ri: u64, wi: u64) -> u8 {
+    if ctx.no_options {
+        return (ri as f64 * 100.0 / (ri as f64 + wi as f64).max(1.0)).round() as u8;
+    }
+    o.get("rwmixread")
+        .and_then(|s| s.trim().parse::<u8>().ok())
+        .or_else(|| {
+            o.get("rwmixwrite")
+                .and_then(|s| s.trim().parse::<u8>().ok())
+                .map(|w| 100u8.saturating_sub(w))
+        })
+        .unwrap_or(50)
+        .min(100)
+}
+
+/// How long a job ran, ms: its longest direction's runtime (else the
+/// job's), and the job's own `job_runtime`.
+fn runtime_ms(job: &Value) -> (u64, u64) {
+    let dir_runtime_ms = ["read", "write", "mixed"]
+        .iter()
+        .filter_map(|d| job.get(*d).and_then(|v| v.get("runtime")).and_then(as_u64))
+        .max()
+        .unwrap_or(0);
+    let job_runtime_ms = job.get("job_runtime").and_then(as_u64).unwrap_or(0);
+    let wall_ms = if dir_runtime_ms > 0 { dir_runtime_ms } else { job_runtime_ms };
+    (wall_ms, job_runtime_ms)
+}
+
+/// fio's job as the one run it is.
+fn single_run(
+    read: &Option<DirReport>,
+    write: &Option<DirReport>,
+    cpu: &crate::summary::CpuReport,
+    device: Option<&crate::summary::DeviceReport>,
+    wall_ns: u64,
+) -> RunReport {
+    RunReport {
+        read: read.clone(),
+        write: write.clone(),
+        cpu: cpu.clone(),
+        device: device.map(|d| DiskDelta {
+            busy_ns: 0,
+            queue_ns: 0,
+            name: d.name.clone(),
+            read_bytes: d.read_bytes,
+            write_bytes: d.write_bytes,
+            read_ios: d.read_ios,
+            write_ios: d.write_ios,
+        }),
+        device_depth: None,
+        wall_ns,
+        sync_ns: 0,
+        first_done_ns: wall_ns,
+        last_done_ns: wall_ns,
+        // fio records no per-second timeline here, so no cliff can be found.
+        write_cliff: None,
+        device_seconds: Vec::new(),
+        samples: Samples {
+            read_bytes_per_s: Vec::new(),
+            write_bytes_per_s: Vec::new(),
+        },
+    }
 }
 
 /// A job's directions as fio printed them, and the `rw` they ran under.

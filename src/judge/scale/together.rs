@@ -110,19 +110,7 @@ pub struct TogetherVerdict {
 pub fn together_verdict(targets: &[TargetRate], together_bps: f64, cpu_busy: Option<f64>) -> TogetherVerdict {
     let n = targets.len();
     let cpu = known_cpu(cpu_busy);
-    let fine = |v: f64| v.is_finite() && v >= 0.0;
-    let outcomes: Vec<TargetOutcome> = targets
-        .iter()
-        .map(|t| {
-            let together = t.together_bps.filter(|v| fine(*v));
-            TargetOutcome {
-                name: t.name.clone(),
-                alone_bps: Some(t.alone_bps).filter(|v| fine(*v)),
-                together_bps: together,
-                kept: together.and_then(|tg| ratio(tg, t.alone_bps)),
-            }
-        })
-        .collect();
+    let outcomes = outcomes(targets);
     let missing_alone: Vec<&str> = targets.iter().filter(|t| !fine(t.alone_bps)).map(|t| t.name.as_str()).collect();
     let sum_alone = (n > 0 && missing_alone.is_empty())
         .then(|| targets.iter().map(|t| t.alone_bps).sum::<f64>())
@@ -148,22 +136,7 @@ pub fn together_verdict(targets: &[TargetRate], together_bps: f64, cpu_busy: Opt
         kind: TogetherKind::Inconclusive,
         text: String::new(),
     };
-    let inconclusive = if n == 0 {
-        Some("no targets: nothing to judge".to_string())
-    } else if !missing_alone.is_empty() {
-        Some(format!(
-            "no solo figure for {}: cannot judge the run together",
-            missing_alone.join(", ")
-        ))
-    } else if together.is_none() {
-        Some("no figure for the run together: nothing to judge".to_string())
-    } else if sum_alone.is_none_or(|s| s <= 0.0) {
-        Some("the solo runs measured no throughput: nothing to compare with".to_string())
-    } else if n == 1 {
-        Some("one target: run two or more to see whether they scale together".to_string())
-    } else {
-        None
-    };
+    let inconclusive = inconclusive(n, &missing_alone, together, sum_alone);
     if let Some(text) = inconclusive {
         v.text = text;
         return v;
@@ -235,6 +208,47 @@ pub fn together_verdict(targets: &[TargetRate], together_bps: f64, cpu_busy: Opt
         )
     };
     v
+}
+
+/// A figure that can be judged: finite and not negative.
+fn fine(v: f64) -> bool {
+    v.is_finite() && v >= 0.0
+}
+
+/// Each target's figures alone and together, and the share it kept.
+fn outcomes(targets: &[TargetRate]) -> Vec<TargetOutcome> {
+    targets
+        .iter()
+        .map(|t| {
+            let together = t.together_bps.filter(|v| fine(*v));
+            TargetOutcome {
+                name: t.name.clone(),
+                alone_bps: Some(t.alone_bps).filter(|v| fine(*v)),
+                together_bps: together,
+                kept: together.and_then(|tg| ratio(tg, t.alone_bps)),
+            }
+        })
+        .collect()
+}
+
+/// Why `n` targets cannot be judged together, if they cannot.
+fn inconclusive(n: usize, missing_alone: &[&str], together: Option<f64>, sum_alone: Option<f64>) -> Option<String> {
+    if n == 0 {
+        Some("no targets: nothing to judge".to_string())
+    } else if !missing_alone.is_empty() {
+        Some(format!(
+            "no solo figure for {}: cannot judge the run together",
+            missing_alone.join(", ")
+        ))
+    } else if together.is_none() {
+        Some("no figure for the run together: nothing to judge".to_string())
+    } else if sum_alone.is_none_or(|s| s <= 0.0) {
+        Some("the solo runs measured no throughput: nothing to compare with".to_string())
+    } else if n == 1 {
+        Some("one target: run two or more to see whether they scale together".to_string())
+    } else {
+        None
+    }
 }
 
 impl TogetherVerdict {
