@@ -504,124 +504,136 @@ fn check_in(root: &SysRoot, sys: &System, contents: &dyn Contents, major: u32, m
         });
     }
     for d in &devs {
-        let node = format!("/dev/{}", d.name);
-        if let Some(m) = sys.mounts.iter().find(|m| m.dev == (d.major, d.minor) || m.source == node) {
-            out.push(Refusal::Mounted {
-                dev: d.name.clone(),
-                at: m.mount_point.clone(),
-            });
-        }
-        for line in sys.swaps.lines().skip(1) {
-            let Some(p) = line.split_whitespace().next() else { continue };
-            if p == format!("/dev/{}", d.name) || same_device(p, d.major, d.minor) {
-                out.push(Refusal::Swap { dev: d.name.clone() });
-            }
-        }
-        let by: Vec<String> = match fs::read_dir(d.sys.join("holders")) {
-            Ok(rd) => rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect(),
-            Err(e) => {
-                out.push(Refusal::Unverified {
-                    dev: d.name.clone(),
-                    why: format!("its holders cannot be read ({}: {e})", d.sys.join("holders").display()),
-                });
-                Vec::new()
-            }
-        };
-        if let Some(fsid) = btrfs_member(root, &d.name) {
-            out.push(Refusal::BtrfsMember { dev: d.name.clone(), fsid });
-        }
-        let uses: Vec<&LiveUse> = sys
-            .live
-            .iter()
-            .filter(|(dev, _)| *dev == (d.major, d.minor))
-            .map(|(_, u)| u)
-            .collect();
-        let mut in_pool = false;
-        for u in &uses {
-            match u {
-                LiveUse::ZfsPool(pool) => {
-                    in_pool = true;
-                    let r = Refusal::ZfsMember {
-                        dev: d.name.clone(),
-                        pool: pool.clone(),
-                    };
-                    if !out.contains(&r) {
-                        out.push(r);
-                    }
-                }
-                LiveUse::Md(array) if !by.contains(array) => {
-                    let r = Refusal::MdMember {
-                        dev: d.name.clone(),
-                        array: array.clone(),
-                    };
-                    if !out.contains(&r) {
-                        out.push(r);
-                    }
-                }
-                LiveUse::Loop(lo) => {
-                    let r = Refusal::LoopBacking {
-                        dev: d.name.clone(),
-                        by: lo.clone(),
-                    };
-                    if !out.contains(&r) {
-                        out.push(r);
-                    }
-                }
-                LiveUse::Md(_) | LiveUse::ZfsFuse(_) => {}
-            }
-        }
-        if !in_pool && let Some(LiveUse::ZfsFuse(pid)) = uses.iter().find(|u| matches!(u, LiveUse::ZfsFuse(_))) {
-            out.push(Refusal::ZfsFuseOpen {
-                dev: d.name.clone(),
-                pid: *pid,
-            });
-        }
-        if !by.is_empty() {
-            out.push(Refusal::Held { dev: d.name.clone(), by });
-        }
+        in_use(root, sys, d, &mut out);
     }
     for d in &devs {
-        let what = match contents.sample(d) {
-            Ok((head, tail, size)) => detect(&Sample {
-                head: &head,
-                tail: &tail,
-                size,
-            }),
-            Err(e) => {
-                out.push(Refusal::Unreadable {
-                    dev: d.name.clone(),
-                    why: e.to_string(),
-                });
-                Vec::new()
-            }
-        };
-        let probed = contents.probe(d);
-        if !what.is_empty() {
-            out.push(Refusal::Signature {
-                dev: d.name.clone(),
-                what: what.clone(),
-            });
-        }
-        match probed {
-            Ok(found) => {
-                let mut more: Vec<String> = Vec::new();
-                for f in found.iter().filter(|f| !signatures::explained_by(&f.kind, &what)) {
-                    let said = f.describe();
-                    if !more.contains(&said) {
-                        more.push(said);
-                    }
-                }
-                if !more.is_empty() {
-                    out.push(Refusal::Probed {
-                        dev: d.name.clone(),
-                        found: more,
-                    });
-                }
-            }
-            Err(why) => out.push(Refusal::ProbeFailed { dev: d.name.clone(), why }),
-        }
+        signed(contents, d, &mut out);
     }
     out
+}
+
+/// What uses device (or partition) `d` now: a mount, swap, a holder, a
+/// btrfs filesystem, a live ZFS pool or zfs-fuse, an md array, a loop device.
+fn in_use(root: &SysRoot, sys: &System, d: &DevNode, out: &mut Vec<Refusal>) {
+    let node = format!("/dev/{}", d.name);
+    if let Some(m) = sys.mounts.iter().find(|m| m.dev == (d.major, d.minor) || m.source == node) {
+        out.push(Refusal::Mounted {
+            dev: d.name.clone(),
+            at: m.mount_point.clone(),
+        });
+    }
+    for line in sys.swaps.lines().skip(1) {
+        let Some(p) = line.split_whitespace().next() else { continue };
+        if p == format!("/dev/{}", d.name) || same_device(p, d.major, d.minor) {
+            out.push(Refusal::Swap { dev: d.name.clone() });
+        }
+    }
+    let by: Vec<String> = match fs::read_dir(d.sys.join("holders")) {
+        Ok(rd) => rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect(),
+        Err(e) => {
+            out.push(Refusal::Unverified {
+                dev: d.name.clone(),
+                why: format!("its holders cannot be read ({}: {e})", d.sys.join("holders").display()),
+            });
+            Vec::new()
+        }
+    };
+    if let Some(fsid) = btrfs_member(root, &d.name) {
+        out.push(Refusal::BtrfsMember { dev: d.name.clone(), fsid });
+    }
+    let uses: Vec<&LiveUse> = sys
+        .live
+        .iter()
+        .filter(|(dev, _)| *dev == (d.major, d.minor))
+        .map(|(_, u)| u)
+        .collect();
+    let mut in_pool = false;
+    for u in &uses {
+        match u {
+            LiveUse::ZfsPool(pool) => {
+                in_pool = true;
+                let r = Refusal::ZfsMember {
+                    dev: d.name.clone(),
+                    pool: pool.clone(),
+                };
+                if !out.contains(&r) {
+                    out.push(r);
+                }
+            }
+            LiveUse::Md(array) if !by.contains(array) => {
+                let r = Refusal::MdMember {
+                    dev: d.name.clone(),
+                    array: array.clone(),
+                };
+                if !out.contains(&r) {
+                    out.push(r);
+                }
+            }
+            LiveUse::Loop(lo) => {
+                let r = Refusal::LoopBacking {
+                    dev: d.name.clone(),
+                    by: lo.clone(),
+                };
+                if !out.contains(&r) {
+                    out.push(r);
+                }
+            }
+            LiveUse::Md(_) | LiveUse::ZfsFuse(_) => {}
+        }
+    }
+    if !in_pool && let Some(LiveUse::ZfsFuse(pid)) = uses.iter().find(|u| matches!(u, LiveUse::ZfsFuse(_))) {
+        out.push(Refusal::ZfsFuseOpen {
+            dev: d.name.clone(),
+            pid: *pid,
+        });
+    }
+    if !by.is_empty() {
+        out.push(Refusal::Held { dev: d.name.clone(), by });
+    }
+}
+
+/// What device (or partition) `d` carries: a signature iolab knows, or
+/// one util-linux's probe finds; or why its data could not be read.
+fn signed(contents: &dyn Contents, d: &DevNode, out: &mut Vec<Refusal>) {
+    let what = match contents.sample(d) {
+        Ok((head, tail, size)) => detect(&Sample {
+            head: &head,
+            tail: &tail,
+            size,
+        }),
+        Err(e) => {
+            out.push(Refusal::Unreadable {
+                dev: d.name.clone(),
+                why: e.to_string(),
+            });
+            Vec::new()
+        }
+    };
+    let probed = contents.probe(d);
+    if !what.is_empty() {
+        out.push(Refusal::Signature {
+            dev: d.name.clone(),
+            what: what.clone(),
+        });
+    }
+    match probed {
+        Ok(found) => {
+            let mut more: Vec<String> = Vec::new();
+            for f in found.iter().filter(|f| !signatures::explained_by(&f.kind, &what)) {
+                let said = f.describe();
+                if !more.contains(&said) {
+                    more.push(said);
+                }
+            }
+            if !more.is_empty() {
+                out.push(Refusal::Probed {
+                    dev: d.name.clone(),
+                    found: more,
+                });
+            }
+        }
+        Err(why) => out.push(Refusal::ProbeFailed { dev: d.name.clone(), why }),
+    }
 }
 
 /// The device number of a path given: its block device node; in a fixture
