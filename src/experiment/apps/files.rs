@@ -207,73 +207,107 @@ pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter) -> Result<Vec<PhaseSampl
     space::check(dir, need, n + leaves + tops + 1, &format!("a tree of {n} files"), None)?;
     // Opened on the parent, which outlives the tree: syncfs after the delete too.
     File::open(dir).map_err(|e| usage(format!("cannot open {}: {e}", dir.display())))?;
-    let fsfd = dir;
     let mut data = data(opts.seed);
     let tree = Tree {
         dir: Scratch::create(dir, "iolab-files")?,
     };
     let total: u64 = sizes.iter().sum();
-    let tick = |name: &str, i: u64, of: u64| -> Result<()> {
+    let p = Phases {
+        tree: &tree,
+        sizes: &sizes,
+        n,
+        dir,
+        meter,
+    };
+    let rewrites = n.div_ceil(REWRITE_EVERY);
+    let out = vec![
+        meter.phase("create", false, || p.create(&mut data, total))?,
+        meter.phase("stat", opts.cold, || p.stat())?,
+        meter.phase("read", opts.cold, || p.read())?,
+        meter.phase("rewrite", opts.cold, || p.rewrite(&mut data, rewrites))?,
+        meter.phase("delete", opts.cold, || p.delete())?,
+    ];
+    drop(tree);
+    Ok(out)
+}
+
+/// The phases of the files suite, over one tree of files.
+struct Phases<'a> {
+    tree: &'a Tree,
+    /// Each file's size.
+    sizes: &'a [u64],
+    /// Files.
+    n: u64,
+    /// The directory the tree is in (it outlives the tree: `syncfs` after the delete too).
+    dir: &'a Path,
+    meter: &'a Meter<'a>,
+}
+
+impl Phases<'_> {
+    /// Between files: a stop checked, progress shown, now and then.
+    fn tick(&self, name: &str, i: u64, of: u64) -> Result<()> {
         if i.is_multiple_of(STOP_EVERY) {
-            meter.stop.check()?;
+            self.meter.stop.check()?;
         }
         if i.is_multiple_of(PROGRESS_EVERY) {
-            meter.progress(name, i, of);
+            self.meter.progress(name, i, of);
         }
         Ok(())
-    };
-    let mut out = Vec::with_capacity(5);
+    }
 
-    out.push(meter.phase("create", false, || {
-        for i in 0..n {
-            tick("create", i, n)?;
+    /// Every file written, in directories of [`FILES_PER_DIR`].
+    fn create(&self, data: &mut WriteData, total: u64) -> Result<(u64, u64)> {
+        for i in 0..self.n {
+            self.tick("create", i, self.n)?;
             if i.is_multiple_of(FILES_PER_DIR) {
                 let (top, leaf) = dir_of(i);
                 if leaf == 0 {
-                    let p = tree.top(top);
+                    let p = self.tree.top(top);
                     std::fs::create_dir(&p).map_err(|e| io_err("create", &p, e))?;
                 }
-                let p = tree.leaf(i);
+                let p = self.tree.leaf(i);
                 std::fs::create_dir(&p).map_err(|e| io_err("create", &p, e))?;
             }
-            let p = tree.file(i);
+            let p = self.tree.file(i);
             let mut f = File::options()
                 .write(true)
                 .create_new(true)
                 .open(&p)
                 .map_err(|e| io_err("create", &p, e))?;
-            f.write_all(data.next(sizes[i as usize] as usize))
+            f.write_all(data.next(self.sizes[i as usize] as usize))
                 .map_err(|e| io_err("write", &p, e))?;
         }
-        syncfs(fsfd, &tree.dir.root)?;
-        meter.progress("create", n, n);
-        Ok((n, total))
-    })?);
+        syncfs(self.dir, &self.tree.dir.root)?;
+        self.meter.progress("create", self.n, self.n);
+        Ok((self.n, total))
+    }
 
-    out.push(meter.phase("stat", opts.cold, || {
-        for i in 0..n {
-            tick("stat", i, n)?;
-            let p = tree.file(i);
+    /// Every file's metadata, its size checked.
+    fn stat(&self) -> Result<(u64, u64)> {
+        for i in 0..self.n {
+            self.tick("stat", i, self.n)?;
+            let p = self.tree.file(i);
             let md = std::fs::symlink_metadata(&p).map_err(|e| io_err("stat", &p, e))?;
-            if md.len() != sizes[i as usize] {
+            if md.len() != self.sizes[i as usize] {
                 return Err(failed(format!(
                     "{} has {} bytes, {} were written",
                     p.display(),
                     md.len(),
-                    sizes[i as usize]
+                    self.sizes[i as usize]
                 )));
             }
         }
-        meter.progress("stat", n, n);
-        Ok((n, 0))
-    })?);
+        self.meter.progress("stat", self.n, self.n);
+        Ok((self.n, 0))
+    }
 
-    out.push(meter.phase("read", opts.cold, || {
+    /// Every file read to its end, its size checked.
+    fn read(&self) -> Result<(u64, u64)> {
         let mut buf = vec![0u8; 1 << 20];
         let mut bytes = 0;
-        for i in 0..n {
-            tick("read", i, n)?;
-            let p = tree.file(i);
+        for i in 0..self.n {
+            self.tick("read", i, self.n)?;
+            let p = self.tree.file(i);
             let mut f = File::open(&p).map_err(|e| io_err("open", &p, e))?;
             let mut got = 0;
             loop {
@@ -284,62 +318,60 @@ pub fn run(dir: &Path, opts: &FilesOpts, meter: &Meter) -> Result<Vec<PhaseSampl
                     Err(e) => return Err(io_err("read", &p, e)),
                 }
             }
-            if got != sizes[i as usize] {
+            if got != self.sizes[i as usize] {
                 return Err(failed(format!(
                     "read {got} bytes from {}, {} were written",
                     p.display(),
-                    sizes[i as usize]
+                    self.sizes[i as usize]
                 )));
             }
             bytes += got;
         }
-        meter.progress("read", n, n);
-        Ok((n, bytes))
-    })?);
+        self.meter.progress("read", self.n, self.n);
+        Ok((self.n, bytes))
+    }
 
-    let rewrites = n.div_ceil(REWRITE_EVERY);
-    out.push(meter.phase("rewrite", opts.cold, || {
+    /// One file in [`REWRITE_EVERY`] overwritten in place.
+    fn rewrite(&self, data: &mut WriteData, rewrites: u64) -> Result<(u64, u64)> {
         let mut bytes = 0;
         for done in 0..rewrites {
-            tick("rewrite", done, rewrites)?;
+            self.tick("rewrite", done, rewrites)?;
             let i = done * REWRITE_EVERY;
-            let p = tree.file(i);
+            let p = self.tree.file(i);
             let mut f = File::options().write(true).open(&p).map_err(|e| io_err("open", &p, e))?;
-            let len = sizes[i as usize];
+            let len = self.sizes[i as usize];
             f.write_all(data.next(len as usize)).map_err(|e| io_err("write", &p, e))?;
             bytes += len;
         }
-        syncfs(fsfd, &tree.dir.root)?;
-        meter.progress("rewrite", rewrites, rewrites);
+        syncfs(self.dir, &self.tree.dir.root)?;
+        self.meter.progress("rewrite", rewrites, rewrites);
         Ok((rewrites, bytes))
-    })?);
+    }
 
-    out.push(meter.phase("delete", opts.cold, || {
-        for i in 0..n {
-            tick("delete", i, n)?;
-            let p = tree.file(i);
+    /// Every file and directory removed.
+    fn delete(&self) -> Result<(u64, u64)> {
+        for i in 0..self.n {
+            self.tick("delete", i, self.n)?;
+            let p = self.tree.file(i);
             std::fs::remove_file(&p).map_err(|e| io_err("delete", &p, e))?;
-            let last = i + 1 == n;
+            let last = i + 1 == self.n;
             if last || (i + 1).is_multiple_of(FILES_PER_DIR) {
-                let p = tree.leaf(i);
+                let p = self.tree.leaf(i);
                 std::fs::remove_dir(&p).map_err(|e| io_err("remove", &p, e))?;
                 let (top, leaf) = dir_of(i);
                 if last || leaf + 1 == FILES_PER_DIR {
-                    let p = tree.top(top);
+                    let p = self.tree.top(top);
                     std::fs::remove_dir(&p).map_err(|e| io_err("remove", &p, e))?;
                 }
             }
         }
-        let marker = tree.dir.root.join(crate::target::leftovers::MARKER);
+        let marker = self.tree.dir.root.join(crate::target::leftovers::MARKER);
         std::fs::remove_file(&marker).map_err(|e| io_err("remove", &marker, e))?;
-        std::fs::remove_dir(&tree.dir.root).map_err(|e| io_err("remove", &tree.dir.root, e))?;
-        syncfs(fsfd, dir)?;
-        meter.progress("delete", n, n);
-        Ok((n, 0))
-    })?);
-
-    drop(tree);
-    Ok(out)
+        std::fs::remove_dir(&self.tree.dir.root).map_err(|e| io_err("remove", &self.tree.dir.root, e))?;
+        syncfs(self.dir, self.dir)?;
+        self.meter.progress("delete", self.n, self.n);
+        Ok((self.n, 0))
+    }
 }
 
 #[cfg(test)]
