@@ -72,8 +72,9 @@ mod tests {
     }
 
     /// The code of a file without comments and without the items under
-    /// `#[cfg(test)]` (its `tests` module, test-only helpers).
-    fn code(text: &str) -> Vec<String> {
+    /// `#[cfg(test)]` (its `tests` module, test-only helpers), each line
+    /// with its index in `text`.
+    fn code(text: &str) -> Vec<(usize, String)> {
         let lines: Vec<&str> = text.lines().collect();
         let mut out = Vec::new();
         let mut i = 0;
@@ -101,7 +102,7 @@ mod tests {
                 continue;
             }
             if !line.starts_with("//") {
-                out.push(line.split("//").next().unwrap_or_default().to_string());
+                out.push((i, line.split("//").next().unwrap_or_default().to_string()));
             }
             i += 1;
         }
@@ -129,7 +130,7 @@ mod tests {
             code_files(&dir, &mut files);
             for file in files {
                 let text = std::fs::read_to_string(&file).expect("a source file is readable");
-                for line in code(&text) {
+                for (_, line) in code(&text) {
                     let mut above: Vec<String> = line
                         .match_indices("crate::")
                         .map(|(k, _)| line[k + 7..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect())
@@ -144,6 +145,47 @@ mod tests {
             }
         }
         assert!(wrong.is_empty(), "imports against the stages' order:\n{}", wrong.join("\n"));
+    }
+
+    /// Where `unsafe` may be: in io/ (the engines, the buffers and
+    /// `io::sys`, the one home of system calls without a safe form), in the
+    /// target's open and reopen, and for the signal handler's registration
+    /// (base/ is below io/). Everywhere else a system call goes through
+    /// `io::sys` or rustix.
+    const UNSAFE_MAY_BE: [&str; 5] = ["io/", "target/mod.rs", "target/testfile.rs", "target/zfs.rs", "base/signals.rs"];
+
+    /// `unsafe` only where [`UNSAFE_MAY_BE`] says, and each block with a
+    /// `// SAFETY:` note on it or in the few lines above it.
+    #[test]
+    fn unsafe_code_lives_in_io_and_the_targets_open_with_its_safety_notes() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        code_files(&src, &mut files);
+        let mut wrong = Vec::new();
+        for file in files {
+            let name = file.strip_prefix(&src).unwrap_or(&file).display().to_string();
+            let text = std::fs::read_to_string(&file).expect("a source file is readable");
+            let raw: Vec<&str> = text.lines().collect();
+            for (i, line) in code(&text) {
+                if !line.contains("unsafe {") && !line.contains("unsafe fn") && !line.contains("unsafe impl") {
+                    continue;
+                }
+                if !UNSAFE_MAY_BE.iter().any(|p| name.starts_with(p)) {
+                    wrong.push(format!(
+                        "{name}:{}: `unsafe` outside io/ and the target's open: `{}`",
+                        i + 1,
+                        line.trim()
+                    ));
+                } else if line.contains("unsafe {") && !raw[i.saturating_sub(8)..=i].iter().any(|l| l.contains("SAFETY")) {
+                    wrong.push(format!(
+                        "{name}:{}: an `unsafe` block without a `// SAFETY:` note: `{}`",
+                        i + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "unsafe code out of place:\n{}", wrong.join("\n"));
     }
 
     /// The crate's documentation names the stages in their order.

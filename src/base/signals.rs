@@ -107,8 +107,7 @@ impl Stop {
                         (true, true) => b"iolab: a second SIGINT: exiting once what must not be left half done is undone\n",
                         (false, true) => b"iolab: a second SIGTERM: exiting once what must not be left half done is undone\n",
                     };
-                    // SAFETY: write(2) of a static buffer to stderr.
-                    unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
+                    let _ = rustix::io::write(rustix::stdio::stderr(), line);
                     if !held {
                         signal_hook::low_level::exit(128 + sig);
                     }

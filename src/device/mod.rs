@@ -174,15 +174,7 @@ fn mount_for(mounts: &[FsInfo], path: &Path, dev: Option<(u32, u32)>) -> Option<
 
 /// Size in bytes of an open block device (`BLKGETSIZE64`).
 pub fn block_device_size(f: &std::fs::File) -> std::io::Result<u64> {
-    use std::os::fd::AsRawFd;
-    // BLKGETSIZE64 = _IOR(0x12, 114, size_t)
-    const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
-    let mut size: u64 = 0;
-    // SAFETY: valid out-pointer for a u64 on an open descriptor.
-    if unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64, &mut size) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(size)
+    crate::io::sys::block_size_bytes(f)
 }
 
 /// Describe the block device `major:minor` from sysfs.

@@ -215,20 +215,14 @@ pub fn can_drop_caches() -> bool {
 /// `O_DIRECT`, OpenZFS bypasses the page cache) have nothing there, and
 /// the call costs nothing.
 pub fn evict_members(leaves: &[&str]) -> Result<()> {
-    use std::os::fd::AsRawFd;
     for leaf in leaves.iter().filter(|l| l.starts_with('/')) {
         let f = match std::fs::File::open(leaf) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(failed(format!("cannot open pool member {leaf} to drop its cached pages: {e}"))),
         };
-        // SAFETY: a plain syscall on a descriptor this function owns.
-        let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-        if rc != 0 {
-            return Err(failed(format!(
-                "cannot drop the cached pages of pool member {leaf}: {}",
-                std::io::Error::from_raw_os_error(rc)
-            )));
+        if let Err(e) = crate::io::sys::drop_pages(&f) {
+            return Err(failed(format!("cannot drop the cached pages of pool member {leaf}: {e}")));
         }
     }
     Ok(())

@@ -111,7 +111,7 @@ pub(crate) fn run_fio(args: &[&std::ffi::OsStr], ctx: &Context, deadline: Durati
             && interrupted.is_none()
         {
             interrupted = Some(sig);
-            signal(&child, libc::SIGINT);
+            signal(&child, rustix::process::Signal::INT);
         }
         let grace = if interrupted.is_some() {
             Duration::from_secs(10)
@@ -139,11 +139,8 @@ pub(crate) fn run_fio(args: &[&std::ffi::OsStr], ctx: &Context, deadline: Durati
     })
 }
 
-fn signal(child: &Child, sig: i32) {
-    // SAFETY: plain syscall on our own child's pid.
-    unsafe {
-        libc::kill(child.id() as i32, sig);
-    }
+fn signal(child: &Child, sig: rustix::process::Signal) {
+    let _ = rustix::process::kill_process(rustix::process::Pid::from_child(child), sig);
 }
 
 /// ": LAST LINE" of what a tool said, or nothing.

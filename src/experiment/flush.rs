@@ -19,12 +19,12 @@
 //! blocks lost or stale) or reordered. Without a power cut, a check proves
 //! that the log and the device agree.
 
-use super::verify::{pread_all, pwrite_all};
 use super::{Context, Measured, until_stopped};
 use crate::base::error::{Result, failed, usage};
 use crate::base::progress::{Event, Level};
 use crate::device::{BlockDev, SysRoot};
 use crate::io::buffers::AlignedBuf;
+use crate::io::sys;
 use crate::summary::flush_check::{FlushAction, FlushReport, FlushTimes};
 use crate::summary::verify::device_identity;
 use crate::summary::{Body, Settings};
@@ -366,11 +366,7 @@ pub fn listen(port: u16, log: &Path, ctx: &Context) -> Result<String> {
 
 /// `fdatasync` on the target.
 fn flush_device(t: &Target) -> std::io::Result<()> {
-    // SAFETY: plain syscall on the target's descriptor.
-    match unsafe { libc::fdatasync(t.fd()) } {
-        0 => Ok(()),
-        _ => Err(std::io::Error::last_os_error()),
-    }
+    sys::fdatasync(t.as_fd())
 }
 
 fn settings() -> Settings {
@@ -439,7 +435,8 @@ fn write(r: &FlushRequest, ctx: &Context, dev: (u32, u32), generations: Option<u
             for (buf, e) in bufs.iter_mut().zip(plan.extents_of(g)) {
                 let off = plan.extent_offset(e);
                 fill_generation(buf.as_mut_slice(), off, pass, g);
-                wrote = pwrite_all(t.fd(), buf.as_slice(), off).map_err(|e| format!("writing generation {g} at offset {off}: {e}"));
+                wrote = sys::write_all_at(t.as_fd(), buf.as_slice(), off)
+                    .map_err(|e| format!("writing generation {g} at offset {off}: {}", std::io::Error::from(e)));
                 if wrote.is_err() {
                     break;
                 }
@@ -563,10 +560,10 @@ fn check(r: &FlushRequest, ctx: &Context) -> Result<Measured> {
         for (i, (off, ex)) in expect.iter().enumerate() {
             ctx.stop.check()?;
             let data = buf.as_mut_slice();
-            let whole_ok = pread_all(t.fd(), data, *off).is_ok();
+            let whole_ok = sys::read_exact_at(t.as_fd(), data, *off).is_ok();
             for (k, block) in data.chunks_exact_mut(BLOCK).enumerate() {
                 let o = off + k as u64 * BLOCK_U64;
-                let readable = whole_ok || pread_all(t.fd(), block, o).is_ok();
+                let readable = whole_ok || sys::read_exact_at(t.as_fd(), block, o).is_ok();
                 let f = if readable {
                     found(block, o, pass)
                 } else {

@@ -233,23 +233,14 @@ fn one(opts: &TimeOpts, place: &Place, sys: &SysRoot, stop: &Stop, observer: &dy
     let running = Running::hold(pid);
     let (tx, rx) = mpsc::channel();
     let waiter = std::thread::spawn(move || {
-        let mut status = 0;
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: pid is our child; valid out-pointers. Retry on EINTR.
-        let r = loop {
-            let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-            if r >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                break r;
-            }
-        };
-        let end = Instant::now();
-        let _ = tx.send((r, status, ru, end));
+        let r = crate::io::sys::wait4(pid);
+        let _ = tx.send((r, Instant::now()));
     });
     // `child` is not waited for through std: wait4 above reaps it.
     std::mem::forget(child);
     let mut last = (start, before.disks.clone());
     let mut killed = false;
-    let (r, status, ru, end) = loop {
+    let (r, end) = loop {
         match rx.recv_timeout(TICK) {
             Ok(v) => break v,
             Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -275,12 +266,7 @@ fn one(opts: &TimeOpts, place: &Place, sys: &SysRoot, stop: &Stop, observer: &dy
     };
     let _ = waiter.join();
     let after = Snapshot::take(sys, false);
-    if r < 0 {
-        return Err(failed(format!(
-            "waiting for the command failed: {}",
-            std::io::Error::last_os_error()
-        )));
-    }
+    let (status, ru) = r.map_err(|e| failed(format!("waiting for the command failed: {e}")))?;
     if killed || stop.signal().is_some() {
         return Err(Error::Interrupted(stop.signal().unwrap_or(libc::SIGINT)));
     }
@@ -307,9 +293,7 @@ mod tests {
 
     /// Reap `pid` as `one`'s waiter thread does.
     fn reap(pid: libc::pid_t) {
-        let mut status = 0;
-        // SAFETY: our child, a valid out-pointer.
-        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        crate::io::sys::wait4(pid).unwrap();
     }
 
     /// A process that takes PID `pid` (free again), as the kernel hands

@@ -34,6 +34,7 @@ use crate::base::progress::{Event, Level};
 use crate::base::signals::Stop;
 use crate::base::units::fmt_bytes;
 use crate::io::buffers::AlignedBuf;
+use crate::io::sys;
 use crate::plan::limits;
 use crate::summary::verify::{VerifyLayout, VerifyReport, VerifyZone, default_zones, device_identity};
 use crate::summary::{Body, Settings};
@@ -41,7 +42,7 @@ use crate::target::files::{FileSet, VERIFY_FILE_BYTES};
 use crate::target::{self, Choice, Kind, Target, TargetInfo};
 use crate::verify::block::BLOCK_U64;
 use crate::verify::{BLOCK, BlockState, VerifyTally, classify, fill};
-use std::os::fd::RawFd;
+use std::os::fd::{BorrowedFd, RawFd};
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::sync::mpsc;
@@ -137,9 +138,9 @@ impl Media {
         }
     }
 
-    fn fd_for_read(&self, off: u64) -> Option<(RawFd, u64)> {
+    fn fd_for_read(&self, off: u64) -> Option<(BorrowedFd<'_>, u64)> {
         match self {
-            Media::Device(t) => Some((t.fd(), off)),
+            Media::Device(t) => Some((t.as_fd(), off)),
             Media::Files(f) => f.fd_for_read(off),
         }
     }
@@ -147,11 +148,7 @@ impl Media {
     /// Flush the data written so far (the file or device holding `off`).
     fn sync_at(&self, off: u64) -> std::io::Result<()> {
         match self {
-            // SAFETY: plain syscall on the target's descriptor.
-            Media::Device(t) => match unsafe { libc::fdatasync(t.fd()) } {
-                0 => Ok(()),
-                _ => Err(std::io::Error::last_os_error()),
-            },
+            Media::Device(t) => sys::fdatasync(t.as_fd()),
             Media::Files(f) => f.sync_at(off),
         }
     }
@@ -408,43 +405,13 @@ fn directory_bytes(dir: &Path, size: Option<u64>) -> Result<u64> {
 }
 
 /// `pwrite` all of `buf` at `off`; a write that stores nothing is ENOSPC.
-pub(super) fn pwrite_all(fd: RawFd, buf: &[u8], off: u64) -> std::io::Result<()> {
-    let mut done = 0;
-    while done < buf.len() {
-        // SAFETY: the pointer and length stay inside `buf`.
-        let n = unsafe { libc::pwrite64(fd, buf[done..].as_ptr() as *const _, buf.len() - done, (off + done as u64) as i64) };
-        match n {
-            n if n > 0 => done += n as usize,
-            0 => return Err(std::io::Error::from_raw_os_error(libc::ENOSPC)),
-            _ => {
-                let e = std::io::Error::last_os_error();
-                if e.kind() != std::io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            }
-        }
-    }
-    Ok(())
+fn pwrite_all(fd: BorrowedFd<'_>, buf: &[u8], off: u64) -> std::io::Result<()> {
+    Ok(sys::write_all_at(fd, buf, off)?)
 }
 
 /// `pread` all of `buf` at `off`; a short read (the end) is an error.
-pub(super) fn pread_all(fd: RawFd, buf: &mut [u8], off: u64) -> std::io::Result<()> {
-    let mut done = 0;
-    while done < buf.len() {
-        // SAFETY: the pointer and length stay inside `buf`.
-        let n = unsafe { libc::pread64(fd, buf[done..].as_mut_ptr() as *mut _, buf.len() - done, (off + done as u64) as i64) };
-        match n {
-            n if n > 0 => done += n as usize,
-            0 => return Err(std::io::Error::from(std::io::ErrorKind::UnexpectedEof)),
-            _ => {
-                let e = std::io::Error::last_os_error();
-                if e.kind() != std::io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            }
-        }
-    }
-    Ok(())
+fn pread_all(fd: BorrowedFd<'_>, buf: &mut [u8], off: u64) -> std::io::Result<()> {
+    Ok(sys::read_exact_at(fd, buf, off)?)
 }
 
 /// Write the stamped blocks in order, a zone at a time, each zone timed
@@ -556,7 +523,12 @@ fn write_chunk(media: &mut Media, c: Chunk, data: &[u8], st: &mut State) -> Resu
         }
     };
     let (fd, at) = fd_of(media, c.off)?;
-    let mut e = match pwrite_all(fd, data, at) {
+    // The descriptor of the file just made sure of, borrowed for each write.
+    let write = |m: &Media, data: &[u8], at: u64| match m.fd_for_read(c.off) {
+        Some((fd, _)) => pwrite_all(fd, data, at),
+        None => Err(std::io::Error::from_raw_os_error(libc::EBADF)),
+    };
+    let mut e = match write(media, data, at) {
         Ok(()) => return Ok(Written::All),
         Err(e) => e,
     };
@@ -565,7 +537,7 @@ fn write_chunk(media: &mut Media, c: Chunk, data: &[u8], st: &mut State) -> Resu
         && f.direct()
     {
         f.set_direct(false);
-        match pwrite_all(fd, data, at) {
+        match write(media, data, at) {
             Ok(()) => return Ok(Written::All),
             Err(e2) => e = e2,
         }
@@ -578,7 +550,7 @@ fn write_chunk(media: &mut Media, c: Chunk, data: &[u8], st: &mut State) -> Resu
     }
     for (k, block) in data.chunks_exact(BLOCK).enumerate() {
         let off = c.off + k as u64 * BLOCK_U64;
-        if let Err(be) = pwrite_all(fd, block, at + k as u64 * BLOCK_U64) {
+        if let Err(be) = write(media, block, at + k as u64 * BLOCK_U64) {
             if matches!(be.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EFBIG)) && media.file_bytes().is_some() {
                 return Ok(Written::Full(off));
             }
@@ -765,21 +737,21 @@ fn tty_available() -> bool {
     std::fs::File::open("/dev/tty").is_ok()
 }
 
+/// Whether `fd` has something to read within `wait` (`poll`).
+fn readable_within(fd: impl std::os::fd::AsFd, wait: Duration) -> bool {
+    use rustix::event::{PollFd, PollFlags, poll};
+    let mut p = [PollFd::new(&fd, PollFlags::IN)];
+    let wait = rustix::time::Timespec::try_from(wait).ok();
+    poll(&mut p, wait.as_ref()).is_ok_and(|n| n > 0)
+}
+
 /// Wait for a line on the terminal, waking for a stop request.
 fn wait_for_enter(stop: &Stop) -> Result<()> {
     use std::io::Read;
-    use std::os::fd::AsRawFd;
     let mut tty = std::fs::File::open("/dev/tty").map_err(|e| failed(format!("cannot open the terminal: {e}")))?;
     loop {
         stop.check()?;
-        let mut p = libc::pollfd {
-            fd: tty.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd.
-        let n = unsafe { libc::poll(&mut p, 1, 100) };
-        if n > 0 {
+        if readable_within(&tty, Duration::from_millis(100)) {
             let mut b = [0u8; 256];
             match tty.read(&mut b) {
                 Ok(0) => return Err(failed("the terminal closed during --cold-wait")),

@@ -10,4 +10,5 @@ pub mod errno;
 pub mod rng;
 pub mod stall;
 pub mod stream;
+pub mod sys;
 pub mod worker;

@@ -18,10 +18,7 @@ pub fn children_now() -> CpuTimes {
 }
 
 fn usage(who: libc::c_int) -> CpuTimes {
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: valid out-pointer.
-    unsafe { libc::getrusage(who, &mut ru) };
-    rusage_times(&ru)
+    rusage_times(&crate::io::sys::rusage(who))
 }
 
 /// Bytes this process (and, `with_children`, the children it waited for)
@@ -29,12 +26,7 @@ fn usage(who: libc::c_int) -> CpuTimes {
 /// (`ru_inblock`, 512-byte units: a read is counted when its bio is
 /// submitted, whichever device it goes to; page-cache hits are not).
 pub fn storage_read_bytes(with_children: bool) -> u64 {
-    let blocks = |who| {
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: valid out-pointer.
-        unsafe { libc::getrusage(who, &mut ru) };
-        ru.ru_inblock.max(0) as u64
-    };
+    let blocks = |who| crate::io::sys::rusage(who).ru_inblock.max(0) as u64;
     let own = blocks(libc::RUSAGE_SELF);
     (if with_children { own + blocks(libc::RUSAGE_CHILDREN) } else { own }) * 512
 }

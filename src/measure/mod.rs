@@ -587,15 +587,7 @@ impl Runner<'_> {
                 crate::base::testknob::pause_at("flush");
                 let synced = self
                     .target
-                    .bounded(&self.sys, &format!("flushing written data in \"{job}\""), |fd| {
-                        // SAFETY: plain syscall on the target's descriptor, open until the process
-                        // exits if this call never returns (see `Target::abandon`).
-                        if unsafe { libc::fdatasync(fd) } != 0 {
-                            Err(std::io::Error::last_os_error())
-                        } else {
-                            Ok(())
-                        }
-                    })?;
+                    .bounded(&self.sys, &format!("flushing written data in \"{job}\""), crate::io::sys::fdatasync)?;
                 synced.map_err(|e| failed(self.target.flush_failure(job, &e)))?;
                 flush_ns[k] = t.elapsed().as_nanos() as u64;
             }

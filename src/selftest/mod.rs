@@ -361,7 +361,6 @@ const WINDOWS: [&str; 3] = ["2", "2s", "1s"];
 const KNOB_WINDOWS: [&str; 3] = ["1", "300ms", "200ms"];
 
 fn measure(exe: &Path, group: &Group, dev: &Path, c: &Case, windows: [&str; 3]) -> Result<serde_json::Value> {
-    use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(exe);
     cmd.env("IOLAB_DB", ":memory:");
     if c.scan {
@@ -382,20 +381,7 @@ fn measure(exe: &Path, group: &Group, dev: &Path, c: &Case, windows: [&str; 3]) 
         ]);
     }
     cmd.args(["--json", "-", "--no-store", "--quiet"]);
-    let procs = std::ffi::CString::new(group.procs_file().as_os_str().as_encoded_bytes()).expect("no NUL in a path");
-    // SAFETY: only async-signal-safe calls between fork and exec: open,
-    // write of "0" (the calling process) and close.
-    unsafe {
-        cmd.pre_exec(move || {
-            let fd = libc::open(procs.as_ptr(), libc::O_WRONLY);
-            if fd < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            let ok = libc::write(fd, b"0".as_ptr().cast(), 1) == 1;
-            libc::close(fd);
-            if ok { Ok(()) } else { Err(std::io::Error::last_os_error()) }
-        });
-    }
+    crate::io::sys::join_cgroup_at_exec(&mut cmd, &group.procs_file());
     let out = cmd.output().map_err(|e| failed(format!("cannot run {}: {e}", exe.display())))?;
     if !out.status.success() {
         return Err(failed(format!(

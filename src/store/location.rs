@@ -157,30 +157,11 @@ pub fn passwd_entry(text: &[u8], name: &str) -> Option<Account> {
 /// The passwd entry of `name` from the C library (`getpwnam_r`).
 #[cfg(not(target_feature = "crt-static"))]
 fn getpwnam(name: &str) -> Option<Account> {
-    use std::ffi::{CStr, CString};
-    let cname = CString::new(name).ok()?;
-    let mut buf = vec![0u8; 4096];
-    loop {
-        let mut pw: libc::passwd = unsafe { std::mem::zeroed() };
-        let mut result: *mut libc::passwd = std::ptr::null_mut();
-        // SAFETY: every pointer is valid for the call; `buf` outlives the reads of `pw` below.
-        let rc = unsafe { libc::getpwnam_r(cname.as_ptr(), &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut result) };
-        if rc == libc::ERANGE && buf.len() < 1 << 20 {
-            buf.resize(buf.len() * 4, 0);
-            continue;
-        }
-        if rc != 0 || result.is_null() || pw.pw_dir.is_null() {
-            return None;
-        }
-        // SAFETY: getpwnam_r succeeded, so pw_dir points to a NUL-terminated string inside `buf`.
-        let dir = unsafe { CStr::from_ptr(pw.pw_dir) };
-        let home = PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(dir.to_bytes()));
-        return Some(Account {
-            uid: pw.pw_uid,
-            gid: pw.pw_gid,
-            home,
-        });
-    }
+    crate::io::sys::passwd_of(name).map(|p| Account {
+        uid: p.uid,
+        gid: p.gid,
+        home: p.home,
+    })
 }
 
 /// A path SQLite would not read as a file name (`:memory:`, `file:` URIs, the empty temp database).

@@ -13,7 +13,7 @@
 
 use crate::base::error::{Result, failed, usage};
 use std::fs::{File, OpenOptions};
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::path::{Path, PathBuf};
 
 /// Bytes per file: f3's 1 GB files, as a power of two (FAT32 takes files
@@ -109,9 +109,9 @@ impl FileSet {
     }
 
     /// The descriptor for reading logical offset `off` (its file must exist).
-    pub fn fd_for_read(&self, off: u64) -> Option<(RawFd, u64)> {
+    pub fn fd_for_read(&self, off: u64) -> Option<(BorrowedFd<'_>, u64)> {
         let idx = (off / self.file_bytes) as usize;
-        self.files.get(idx).map(|f| (f.as_raw_fd(), off % self.file_bytes))
+        self.files.get(idx).map(|f| (f.as_fd(), off % self.file_bytes))
     }
 
     /// O_DIRECT on or off for every open file (and those to come).
@@ -128,8 +128,7 @@ impl FileSet {
         for f in &self.files {
             f.sync_data()?;
             if drop_pages {
-                // SAFETY: plain syscall on our own descriptor.
-                unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+                let _ = crate::io::sys::drop_pages(f);
             }
         }
         Ok(())
@@ -191,13 +190,12 @@ impl Drop for FileSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::FileExt;
+    use crate::io::sys;
 
     fn write(set: &mut FileSet, off: u64, data: &[u8]) {
-        let (fd, at) = set.fd_for_write(off).unwrap();
-        // SAFETY: a borrowed descriptor the set keeps open.
-        let f = std::mem::ManuallyDrop::new(unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(fd) });
-        f.write_all_at(data, at).unwrap();
+        set.fd_for_write(off).unwrap();
+        let (fd, at) = set.fd_for_read(off).unwrap();
+        sys::write_all_at(fd, data, at).unwrap();
     }
 
     #[test]
@@ -213,9 +211,8 @@ mod tests {
         set.reopen().unwrap();
         let (fd, at) = set.fd_for_read(8192 + 4096).unwrap();
         assert_eq!(at, 4096);
-        let f = std::mem::ManuallyDrop::new(unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(fd) });
         let mut b = [0u8; 4096];
-        f.read_exact_at(&mut b, at).unwrap();
+        sys::read_exact_at(fd, &mut b, at).unwrap();
         assert_eq!(b, [2; 4096]);
         drop(set);
         assert!(!sub.exists(), "the named directory outlived the set");

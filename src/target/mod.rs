@@ -36,7 +36,7 @@ use crate::base::units::fmt_bytes;
 use crate::device::{self, BlockDev, FsInfo, SysRoot};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
@@ -227,6 +227,10 @@ impl Target {
     pub fn fd(&self) -> RawFd {
         self.file.as_raw_fd()
     }
+    /// The descriptor, borrowed for the calls of [`crate::io::sys`].
+    pub fn as_fd(&self) -> BorrowedFd<'_> {
+        self.file.as_fd()
+    }
     pub fn span(&self) -> u64 {
         self.info.span_bytes
     }
@@ -325,9 +329,18 @@ impl Target {
     /// ([`crate::io::stall::bounded`]). On a stall the target is abandoned
     /// and the error says what was being done (`doing`: "flushing written
     /// data in \"SEQ1M Q8T1 write\"").
-    pub fn bounded<T: Send + 'static>(&self, sys: &SysRoot, doing: &str, f: impl FnOnce(RawFd) -> T + Send + 'static) -> Result<T> {
+    pub fn bounded<T: Send + 'static>(
+        &self,
+        sys: &SysRoot,
+        doing: &str,
+        f: impl FnOnce(BorrowedFd<'static>) -> T + Send + 'static,
+    ) -> Result<T> {
         let fd = self.fd();
-        crate::io::stall::bounded(crate::io::stall::timeout(), || self.device_progress(sys), move || f(fd)).map_err(|s| {
+        // SAFETY: the descriptor stays open while `f` runs: the target outlives
+        // a call that returns, and one that does not abandons it, which keeps
+        // the descriptor open until the process exits (see `abandon`).
+        let f = move || f(unsafe { BorrowedFd::borrow_raw(fd) });
+        crate::io::stall::bounded(crate::io::stall::timeout(), || self.device_progress(sys), f).map_err(|s| {
             self.abandon();
             self.stalled(doing, s.0)
         })
@@ -339,17 +352,11 @@ impl Target {
     /// Bounded like every wait on the target ([`Target::bounded`]).
     pub fn drop_cache(&self) -> Result<()> {
         let r = self.bounded(&SysRoot::default(), "dropping its pages from the page cache", |fd| {
-            // SAFETY: plain syscalls on the target's descriptor, which outlives the call (see `abandon`).
-            unsafe {
-                libc::fdatasync(fd);
-                libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED)
-            }
+            let _ = crate::io::sys::fdatasync(fd);
+            crate::io::sys::drop_pages(fd)
         })?;
-        if r != 0 {
-            return Err(failed(format!(
-                "posix_fadvise(DONTNEED) failed: {}",
-                std::io::Error::from_raw_os_error(r)
-            )));
+        if let Err(r) = r {
+            return Err(failed(format!("posix_fadvise(DONTNEED) failed: {}", r)));
         }
         Ok(())
     }
@@ -608,9 +615,6 @@ fn fs_read_only(path: &Path) -> bool {
     rustix::fs::statvfs(path).is_ok_and(|v| v.f_flag.contains(rustix::fs::StatVfsMountFlags::RDONLY))
 }
 
-/// `<linux/fs.h>` BLKROGET: whether a block device is read-only.
-const BLKROGET: libc::c_ulong = 0x125e;
-
 /// Whether a block device refuses writes: `BLKROGET` (what `blockdev --getro`
 /// reads: `blockdev --setro`, a read-only loop device) or sysfs `ro` (the
 /// driver's or a write-protect switch's).
@@ -618,12 +622,7 @@ fn device_read_only(path: &Path, root: &SysRoot, major: u32, minor: u32) -> bool
     let sysfs = root
         .read(&format!("sys/dev/block/{major}:{minor}/ro"))
         .is_some_and(|v| v.trim() == "1");
-    let ioctl = File::open(path).is_ok_and(|f| {
-        let mut ro: libc::c_int = 0;
-        // SAFETY: BLKROGET writes one int through the pointer.
-        let r = unsafe { libc::ioctl(f.as_raw_fd(), BLKROGET as _, &mut ro as *mut libc::c_int) };
-        r == 0 && ro != 0
-    });
+    let ioctl = File::open(path).is_ok_and(|f| crate::io::sys::block_read_only(&f).unwrap_or(false));
     sysfs || ioctl
 }
 
@@ -684,13 +683,10 @@ fn block_size(f: &File) -> Result<u64> {
 }
 
 pub(crate) fn set_direct(f: &File, on: bool) -> bool {
-    let fd = f.as_raw_fd();
-    // SAFETY: fcntl on our own descriptor.
-    unsafe {
-        let fl = libc::fcntl(fd, libc::F_GETFL);
-        let fl = if on { fl | libc::O_DIRECT } else { fl & !libc::O_DIRECT };
-        libc::fcntl(fd, libc::F_SETFL, fl) == 0
-    }
+    use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+    fcntl_getfl(f)
+        .and_then(|fl| fcntl_setfl(f, if on { fl | OFlags::DIRECT } else { fl - OFlags::DIRECT }))
+        .is_ok()
 }
 
 /// Reads through the target's descriptor leave its access time alone (as
@@ -698,13 +694,9 @@ pub(crate) fn set_direct(f: &File, on: bool) -> bool {
 /// read test did not ask for. Needs ownership or CAP_FOWNER; without them
 /// the descriptor stays as it was.
 fn set_noatime(f: &File) {
-    let fd = f.as_raw_fd();
-    // SAFETY: fcntl on our own descriptor.
-    unsafe {
-        let fl = libc::fcntl(fd, libc::F_GETFL);
-        if fl >= 0 {
-            libc::fcntl(fd, libc::F_SETFL, fl | libc::O_NOATIME);
-        }
+    use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+    if let Ok(fl) = fcntl_getfl(f) {
+        let _ = fcntl_setfl(f, fl | OFlags::NOATIME);
     }
 }
 
@@ -717,14 +709,9 @@ fn set_noatime(f: &File) {
 /// error) counts as "takes it", which leaves io_uring's default alone.
 pub(crate) fn probe_nowait(f: &File, span: u64) -> bool {
     let len = 4096.min(span as usize).max(512);
-    let buf = crate::io::buffers::AlignedBuf::new(len);
-    let iov = libc::iovec {
-        iov_base: buf.as_ptr() as *mut _,
-        iov_len: len,
-    };
-    // SAFETY: iov describes len bytes of buf, alive for the call.
-    let r = unsafe { libc::preadv2(f.as_raw_fd(), &iov, 1, 0, libc::RWF_NOWAIT) };
-    r >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EOPNOTSUPP)
+    let mut buf = crate::io::buffers::AlignedBuf::new(len);
+    let r = crate::io::sys::read_at_nowait(f, buf.as_mut_slice(), 0);
+    r.map_or_else(|e| e.raw_os_error() != Some(libc::EOPNOTSUPP), |_| true)
 }
 
 /// Some filesystems accept O_DIRECT at open time and fail at the first I/O;
@@ -732,10 +719,9 @@ pub(crate) fn probe_nowait(f: &File, span: u64) -> bool {
 /// rejected earlier anyway.
 pub(crate) fn probe_direct(f: &File, span: u64) -> bool {
     let len = 4096.min(span as usize).max(512);
-    let buf = crate::io::buffers::AlignedBuf::new(len);
-    // SAFETY: buf holds at least len bytes.
-    let r = unsafe { libc::pread64(f.as_raw_fd(), buf.as_ptr() as *mut _, len, 0) };
-    r >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL)
+    let mut buf = crate::io::buffers::AlignedBuf::new(len);
+    let r = crate::io::sys::read_at(f, buf.as_mut_slice(), 0);
+    r.map_or_else(|e| e.raw_os_error() != Some(libc::EINVAL), |_| true)
 }
 
 #[cfg(test)]
@@ -754,9 +740,11 @@ mod tests {
         let file = File::open(f.path()).unwrap();
         assert!(probe_nowait(&file, 8192), "a file on the crate's own filesystem");
         set_noatime(&file);
-        // SAFETY: fcntl on our own descriptor.
-        let fl = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETFL) };
-        assert_ne!(fl & libc::O_NOATIME, 0, "our own file's reads leave its atime alone");
+        let fl = rustix::fs::fcntl_getfl(&file).unwrap();
+        assert!(
+            fl.contains(rustix::fs::OFlags::NOATIME),
+            "our own file's reads leave its atime alone"
+        );
         // tmpfs does not (up to Linux 6.18 at least), so io_uring hands every
         // I/O on it to io-wq.
         let shm = Path::new("/dev/shm");

@@ -8,8 +8,9 @@ use crate::base::progress::{Event, Observer};
 use crate::base::signals::Stop;
 use crate::base::units::fmt_bytes;
 use crate::io::buffers::Buffers;
+use crate::io::sys;
 use std::fs::File;
-use std::os::fd::{AsRawFd, FromRawFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd};
 use std::path::{Path, PathBuf};
 
 /// Create an unlinked test file in `dir`, after checking the space for it.
@@ -70,10 +71,7 @@ fn check_size(dir: &Path, size: u64) -> Result<()> {
 /// Reserve the test file's `size` bytes in `dir`.
 fn reserve(file: File, dir: &Path, size: u64) -> Result<File> {
     // Reserve the space now, so a full disk is an error before measuring, not during.
-    // SAFETY: plain syscall on our own descriptor.
-    let r = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, size as i64) };
-    if r != 0 {
-        let err = std::io::Error::last_os_error();
+    if let Err(err) = sys::allocate(&file, size) {
         match err.raw_os_error() {
             Some(libc::ENOSPC) => {
                 return Err(usage(format!(
@@ -93,14 +91,14 @@ fn reserve(file: File, dir: &Path, size: u64) -> Result<File> {
 /// A file in `dir` that has no name, so it never outlives the process
 /// (O_TMPFILE; where the filesystem lacks it, a file unlinked at once).
 pub(crate) fn anonymous_file(dir: &Path) -> Result<File> {
-    let cpath = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|_| usage("path contains a NUL byte"))?;
-    // SAFETY: valid C string; the returned descriptor is owned by the File below.
-    let fd = unsafe { libc::open(cpath.as_ptr(), libc::O_TMPFILE | libc::O_RDWR | libc::O_CLOEXEC, 0o600) };
-    if fd >= 0 {
-        // SAFETY: fd is a fresh, owned descriptor.
-        return Ok(unsafe { File::from_raw_fd(fd) });
+    use rustix::fs::{Mode, OFlags};
+    if dir.as_os_str().as_encoded_bytes().contains(&0) {
+        return Err(usage("path contains a NUL byte"));
     }
-    let err = std::io::Error::last_os_error();
+    let err = match rustix::fs::open(dir, OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC, Mode::from_raw_mode(0o600)) {
+        Ok(fd) => return Ok(File::from(fd)),
+        Err(e) => std::io::Error::from(e),
+    };
     match err.raw_os_error() {
         // O_TMPFILE unsupported by this filesystem: create a named file and unlink it at once.
         Some(libc::EOPNOTSUPP) | Some(libc::EISDIR) | Some(libc::EINVAL) => named_unlinked(dir),
@@ -159,7 +157,10 @@ pub(super) fn prefill(
     free_before: Option<u64>,
 ) -> Result<File> {
     use crate::io::stall::{Watchdog, beat, timeout};
-    let fd = file.as_raw_fd();
+    // SAFETY: the descriptor stays open while `fill` runs: `file` is
+    // returned or dropped only after it ended, and forgotten (never closed)
+    // when it stalls.
+    let fd = unsafe { BorrowedFd::borrow_raw(file.as_raw_fd()) };
     let written = beat();
     let (tx, rx) = std::sync::mpsc::channel();
     {
@@ -227,7 +228,7 @@ enum Fill {
 
 /// The prefill's writes and its flush, on the descriptor `fd`; `written`
 /// counts the bytes.
-fn fill(fd: RawFd, size: u64, direct: bool, stop: &Stop, written: &crate::io::stall::Beat) -> std::result::Result<(), Fill> {
+fn fill(fd: BorrowedFd<'_>, size: u64, direct: bool, stop: &Stop, written: &crate::io::stall::Beat) -> std::result::Result<(), Fill> {
     const CHUNK: u64 = 1 << 20;
     let chunk = CHUNK.min(size);
     let mut bufs = Buffers::new(chunk as usize, 1, 0x5eed_f111, false, true);
@@ -238,31 +239,15 @@ fn fill(fd: RawFd, size: u64, direct: bool, stop: &Stop, written: &crate::io::st
         }
         let len = chunk.min(size - off) as usize;
         let len = if direct { len.next_multiple_of(512) } else { len };
-        let p = bufs.next_write();
-        // SAFETY: p points to at least `chunk` bytes of the pool; fd stays open (see `prefill`).
-        let r = unsafe { libc::pwrite64(fd, p as *const _, len, off as i64) };
-        if r < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.raw_os_error() == Some(libc::EINTR) {
-                continue;
-            }
-            return Err(Fill::Write { offset: off, err: e });
-        }
-        if r == 0 {
-            return Err(Fill::Write {
-                offset: off,
-                err: std::io::Error::from_raw_os_error(libc::ENOSPC),
-            });
-        }
-        off += r as u64;
-        written.add(r as u64);
+        sys::write_all_at(fd, bufs.pool.next(len), off).map_err(|e| Fill::Write {
+            offset: e.at(),
+            err: e.into(),
+        })?;
+        off += len as u64;
+        written.add(len as u64);
         crate::base::testknob::pause_at("prefill");
     }
-    // SAFETY: plain syscall.
-    if unsafe { libc::fdatasync(fd) } != 0 {
-        return Err(Fill::Sync(std::io::Error::last_os_error()));
-    }
-    Ok(())
+    sys::fdatasync(fd).map_err(Fill::Sync)
 }
 
 #[cfg(test)]

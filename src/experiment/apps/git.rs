@@ -38,7 +38,6 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -362,18 +361,9 @@ impl Git {
             .stdout(Stdio::null())
             .stderr(log)
             .process_group(0);
-        let parent = std::process::id() as libc::pid_t;
-        // SAFETY: only async-signal-safe calls between fork and exec. git
-        // dies with iolab: a SIGKILLed run must not leave a git writing into
-        // the tree that the next run removes (it would write it back).
-        unsafe {
-            cmd.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::getppid() != parent {
-                    libc::_exit(127);
-                }
-                Ok(())
-            });
-        }
+        // git dies with iolab: a SIGKILLed run must not leave a git writing
+        // into the tree that the next run removes (it would write it back).
+        crate::io::sys::die_with_parent(&mut cmd);
         let child = cmd.spawn().map_err(|e| failed(format!("cannot run {}: {e}", self.exe.display())))?;
         Ok(Running {
             child,
@@ -413,9 +403,8 @@ impl Running {
     /// up to its period to every timing); polls with `try_wait` every 50 ms
     /// for the stop flag, or every millisecond without pidfds (Linux < 5.3).
     fn wait(&mut self, meter: &Meter) -> Result<ExitStatus> {
-        // SAFETY: plain syscall; a non-negative result is a new descriptor we own.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, self.child.id() as libc::pid_t, 0) };
-        let pidfd = (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as i32) });
+        use rustix::process::{Pid, PidfdFlags, pidfd_open};
+        let pidfd = pidfd_open(Pid::from_child(&self.child), PidfdFlags::empty()).ok();
         loop {
             match self.child.try_wait() {
                 Ok(Some(status)) => {
@@ -430,13 +419,12 @@ impl Running {
             meter.stop.check()?; // dropping self kills git
             match &pidfd {
                 Some(fd) => {
-                    let mut p = libc::pollfd {
-                        fd: fd.as_raw_fd(),
-                        events: libc::POLLIN,
-                        revents: 0,
+                    use rustix::event::{PollFd, PollFlags, poll};
+                    let wait = rustix::time::Timespec {
+                        tv_sec: 0,
+                        tv_nsec: 50_000_000,
                     };
-                    // SAFETY: one valid pollfd.
-                    unsafe { libc::poll(&mut p, 1, 50) };
+                    let _ = poll(&mut [PollFd::new(fd, PollFlags::IN)], Some(&wait));
                 }
                 None => std::thread::sleep(std::time::Duration::from_millis(1)),
             }
@@ -447,8 +435,8 @@ impl Running {
 impl Drop for Running {
     fn drop(&mut self) {
         if !self.reaped {
-            // SAFETY: the child is not reaped, so its pid (= its process group) is still ours.
-            unsafe { libc::kill(-(self.child.id() as libc::pid_t), libc::SIGKILL) };
+            // The child is not reaped, so its pid (= its process group) is still ours.
+            let _ = rustix::process::kill_process_group(rustix::process::Pid::from_child(&self.child), rustix::process::Signal::KILL);
             let _ = self.child.wait();
         }
     }

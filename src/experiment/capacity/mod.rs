@@ -47,6 +47,7 @@ use crate::base::error::{Error, Result, failed, usage};
 use crate::base::progress::{Event, Level};
 use crate::base::units::fmt_bytes;
 use crate::io::buffers::AlignedBuf;
+use crate::io::sys;
 use crate::judge::capacity::{CapacityFacts, ChangedBlock, Confirmation, EarlierVerify, judge};
 use crate::summary::capacity::{BackupFacts, CapacityReport};
 use crate::summary::verify::device_identity;
@@ -55,7 +56,7 @@ use crate::target::{self, OpenRequest, Target};
 use crate::verify::{BLOCK, Backup, BlockState, Header, Probe, ProbeVerdict, Round, classify_generation, fill_generation};
 use backup::{BackupHeader, NotItsDevice, Record};
 use std::collections::HashSet;
-use std::os::fd::RawFd;
+use std::os::fd::BorrowedFd;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -96,46 +97,28 @@ impl CapacityRequest {
 
 // ------------------------------------------------------------------ device
 
-/// `BLKFLSBUF` (`<linux/fs.h>`: `_IO(0x12, 97)`): write back and drop a block device's buffers.
-const BLKFLSBUF: libc::c_ulong = 0x1261;
-
 /// The device's descriptor and one aligned block of memory.
-struct Dev {
-    fd: RawFd,
+struct Dev<'t> {
+    fd: BorrowedFd<'t>,
     direct: bool,
     buf: AlignedBuf,
 }
 
-fn retry_eintr(mut f: impl FnMut() -> isize) -> std::io::Result<usize> {
-    loop {
-        let r = f();
-        if r >= 0 {
-            return Ok(r as usize);
-        }
-        let e = std::io::Error::last_os_error();
-        if e.raw_os_error() != Some(libc::EINTR) {
-            return Err(e);
-        }
-    }
-}
-
-impl Dev {
-    fn new(t: &Target) -> Dev {
+impl<'t> Dev<'t> {
+    fn new(t: &'t Target) -> Dev<'t> {
         Dev {
-            fd: t.fd(),
+            fd: t.as_fd(),
             direct: t.direct(),
             buf: AlignedBuf::new(BLOCK),
         }
     }
 
-    /// Write the buffer at `off` (one block, one pwrite).
+    /// Write the buffer at `off` (one block).
     fn write_buf(&self, off: u64) -> std::io::Result<()> {
-        // SAFETY: the buffer holds BLOCK bytes; fd is the open device.
-        let n = retry_eintr(|| unsafe { libc::pwrite64(self.fd, self.buf.as_ptr() as *const _, BLOCK, off as i64) })?;
-        if n != BLOCK {
-            return Err(std::io::Error::other(format!("short write ({n} of {BLOCK} bytes)")));
-        }
-        Ok(())
+        sys::write_all_at(self.fd, self.buf.as_slice(), off).map_err(|e| match e {
+            sys::PosError::NoSpace { done, .. } => std::io::Error::other(format!("short write ({done} of {BLOCK} bytes)")),
+            e => e.into(),
+        })
     }
 
     /// Stamp and write the block at `off`.
@@ -152,11 +135,10 @@ impl Dev {
 
     /// Read the block at `off` into the buffer.
     fn read(&mut self, off: u64) -> std::io::Result<&[u8]> {
-        // SAFETY: the buffer holds BLOCK bytes; fd is the open device.
-        let n = retry_eintr(|| unsafe { libc::pread64(self.fd, self.buf.as_ptr() as *mut _, BLOCK, off as i64) })?;
-        if n != BLOCK {
-            return Err(std::io::Error::other(format!("short read ({n} of {BLOCK} bytes)")));
-        }
+        sys::read_exact_at(self.fd, self.buf.as_mut_slice(), off).map_err(|e| match e {
+            sys::PosError::Eof { done, .. } => std::io::Error::other(format!("short read ({done} of {BLOCK} bytes)")),
+            e => e.into(),
+        })?;
         Ok(self.buf.as_slice())
     }
 
@@ -164,15 +146,10 @@ impl Dev {
     /// device's cache); buffered, also drop the device's page cache so the
     /// reads that follow reach the device.
     fn flush(&self) -> std::io::Result<()> {
-        // SAFETY: plain syscalls on the open device.
-        unsafe {
-            if libc::fdatasync(self.fd) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            if !self.direct {
-                libc::ioctl(self.fd, BLKFLSBUF as _, 0);
-                libc::posix_fadvise(self.fd, 0, 0, libc::POSIX_FADV_DONTNEED);
-            }
+        sys::fdatasync(self.fd)?;
+        if !self.direct {
+            let _ = sys::block_flush_buffers(self.fd);
+            let _ = sys::drop_pages(self.fd);
         }
         Ok(())
     }
@@ -424,8 +401,8 @@ fn run_rounds(
                 ctx.stop.check()?;
             }
             Hook::Kill(n) if n as u64 == g => {
-                // SAFETY: kill(2) on this very process: the crash the hook simulates.
-                unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+                // kill(2) on this very process: the crash the hook simulates.
+                let _ = rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::KILL);
             }
             _ => {}
         }

@@ -5,8 +5,9 @@
 //! A write marked `dsync` is a `pwritev2` with `RWF_DSYNC`.
 
 use super::{Dir, Done, Engine, Io};
+use crate::io::sys;
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{BorrowedFd, RawFd};
 
 pub struct Psync {
     fd: RawFd,
@@ -27,29 +28,20 @@ impl Engine for Psync {
     #[inline]
     fn queue(&mut self, io: Io) -> io::Result<()> {
         debug_assert!(self.done.is_none(), "psync has depth 1");
-        let res = loop {
-            // SAFETY: buf points to io.len valid bytes owned by the worker's Buffers.
-            let r = unsafe {
-                match io.dir {
-                    Dir::Read => libc::pread64(self.fd, io.buf as *mut _, io.len as usize, io.offset as i64),
-                    Dir::Write if io.dsync => {
-                        let iov = libc::iovec {
-                            iov_base: io.buf as *mut _,
-                            iov_len: io.len as usize,
-                        };
-                        libc::pwritev2(self.fd, &iov, 1, io.offset as libc::off_t, libc::RWF_DSYNC)
-                    }
-                    Dir::Write => libc::pwrite64(self.fd, io.buf as *const _, io.len as usize, io.offset as i64),
-                }
-            };
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                if e.raw_os_error() == Some(libc::EINTR) {
-                    continue;
-                }
-                break -e.raw_os_error().unwrap_or(libc::EIO);
+        // SAFETY: the descriptor is open while the engine lives (the target
+        // outlives its workers); `buf` points to `io.len` bytes of the
+        // worker's Buffers, valid for the call. (Raw pointers, not slices: a
+        // shared write pool's other writers may stamp the same bytes.)
+        let r = unsafe {
+            let fd = BorrowedFd::borrow_raw(self.fd);
+            match io.dir {
+                Dir::Read => sys::read_at_raw(fd, io.buf, io.len as usize, io.offset),
+                Dir::Write => sys::write_at_raw(fd, io.buf, io.len as usize, io.offset, io.dsync),
             }
-            break r as i32;
+        };
+        let res = match r {
+            Ok(n) => n as i32,
+            Err(e) => -e.raw_os_error().unwrap_or(libc::EIO),
         };
         self.done = Some(Done {
             slot: io.slot,
@@ -65,10 +57,7 @@ impl Engine for Psync {
     }
 
     fn sync(&mut self) -> io::Result<()> {
-        // SAFETY: plain syscall.
-        if unsafe { libc::fdatasync(self.fd) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+        // SAFETY: the descriptor is open while the engine lives (see `queue`).
+        sys::fdatasync(unsafe { BorrowedFd::borrow_raw(self.fd) })
     }
 }
