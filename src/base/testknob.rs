@@ -1,22 +1,38 @@
 //! Hooks for iolab's own tests, each inert unless its variable is set
-//! (like `IOLAB_SELFTEST_LIMIT_SCALE`; documented as test knobs, not
-//! options): hold a run at a named point so a test can send a signal
-//! exactly there (during the prefill, the flush that ends a write window,
-//! the store transaction, each build, measurement and teardown step of
-//! `iolab layouts`), and keep a copy of every JSON document written
+//! (documented as test knobs, not options). They exist only with the cargo
+//! feature `test-hooks`, which every build with the dev-dependencies turns
+//! on (`cargo test`, `cargo build --all-targets`; see Cargo.toml) and no
+//! shipped build does: without it each hook is an empty function, and no
+//! `IOLAB_TEST_*` variable is read or named in the binary (scripts/test
+//! checks a build without it).
+//!
+//! Here: hold a run at a named point so a test can send a signal exactly
+//! there (during the prefill, the flush that ends a write window, the store
+//! transaction, each build, measurement and teardown step of `iolab
+//! layouts`), keep a copy of every JSON document written
 //! ([`keep_document`]), and note when named moments happen ([`mark`]).
 //!
 //! `IOLAB_TEST_PAUSE_AT=POINT:FILE`: the first time the run reaches POINT,
-//! it creates FILE (the test waits for it) and sleeps [`PAUSE`].
+//! it creates FILE (the test waits for it) and sleeps `PAUSE`.
+//!
+//! The hooks of other modules, behind the same feature and named with the
+//! same prefix: `IOLAB_TEST_PANIC` (`cli::panic`), `IOLAB_TEST_STALL_TIMEOUT`
+//! (`io::stall`), `IOLAB_TEST_PLACEMENT` (`measure::placement`),
+//! `IOLAB_TEST_CAPACITY_HOOK` (`experiment::capacity`),
+//! `IOLAB_TEST_STORE_BUSY_TIMEOUT_MS` and `IOLAB_TEST_SAVE_PAUSE_MS`
+//! (`store`), and `IOLAB_TEST_SELFTEST_LIMIT_SCALE` (`selftest`).
 //!
 //! Also, for the unit tests only, `skip_for_missing_tool`: how a unit test
 //! that cannot run says why and is counted; and `proptest_config`: how many
 //! cases each property test runs.
 
+#[cfg(feature = "test-hooks")]
 use std::sync::atomic::{AtomicBool, Ordering};
+#[cfg(feature = "test-hooks")]
 use std::time::Duration;
 
 /// How long a run holds at the point.
+#[cfg(feature = "test-hooks")]
 pub const PAUSE: Duration = Duration::from_secs(1);
 /// The points: `prefill`, `flush`, `store`; and those of `iolab layouts`
 /// (`INDEX`: the configuration, from 1; `N`: the step, from 1):
@@ -26,11 +42,14 @@ pub const PAUSE: Duration = Duration::from_secs(1);
 /// `layouts-sweep-N` (a killed run's journal unwound); `zfs-exported` (a
 /// pool exported by `--allow-export`, before its import).
 /// A point named by a pattern is made with `format!` at the call site.
+#[cfg(feature = "test-hooks")]
 pub const VAR: &str = "IOLAB_TEST_PAUSE_AT";
 
+#[cfg(feature = "test-hooks")]
 static DONE: AtomicBool = AtomicBool::new(false);
 
 /// Hold here if the test knob names `point` (once per process).
+#[cfg(feature = "test-hooks")]
 pub fn pause_at(point: &str) {
     let Some(v) = std::env::var_os(VAR) else { return };
     let v = v.to_string_lossy();
@@ -41,6 +60,11 @@ pub fn pause_at(point: &str) {
     let _ = std::fs::write(file, point);
     std::thread::sleep(PAUSE);
 }
+
+/// Without `test-hooks`: nothing.
+#[cfg(not(feature = "test-hooks"))]
+#[inline(always)]
+pub fn pause_at(_point: &str) {}
 
 /// The library's unit tests' side of the integration tests' skip mechanism
 /// (`tests/integration/common/skip.rs`): a unit test that cannot run for want of
@@ -93,13 +117,16 @@ pub(crate) fn proptest_config() -> proptest::test_runner::Config {
 /// `--format json` exporter, the store's copy of a run) is also written to
 /// `DIR/KIND.PID.N.json`, so that the test suite can validate each one
 /// against `iolab schema KIND` (`scripts/validate-documents`).
+#[cfg(feature = "test-hooks")]
 pub const KEEP_DOCUMENTS: &str = "IOLAB_TEST_KEEP_DOCUMENTS";
 
+#[cfg(feature = "test-hooks")]
 static KEPT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Keep a copy of `text`, a document of `kind`, if the test knob asks for it.
 /// Best effort: a copy that cannot be written is left out (the validator
 /// counts what it gets, and fails on a kind it never saw).
+#[cfg(feature = "test-hooks")]
 pub fn keep_document(kind: crate::base::document::Kind, text: &str) {
     let Some(dir) = std::env::var_os(KEEP_DOCUMENTS).filter(|d| !d.is_empty()) else {
         return;
@@ -110,13 +137,20 @@ pub fn keep_document(kind: crate::base::document::Kind, text: &str) {
     let _ = std::fs::write(dir.join(format!("{}.{}.{n}.json", kind.name(), std::process::id())), text);
 }
 
+/// Without `test-hooks`: nothing.
+#[cfg(not(feature = "test-hooks"))]
+#[inline(always)]
+pub fn keep_document(_kind: crate::base::document::Kind, _text: &str) {}
+
 /// `IOLAB_TEST_MARKS=FILE`: each [`mark`] appends a line `NAME NS` to FILE
 /// (`NS`: CLOCK_MONOTONIC nanoseconds, comparable with another process's
 /// clock), e.g. `buffers-free` just before a worker's I/O buffers are freed,
 /// which a test compares with the moment its device answered the last read.
+#[cfg(feature = "test-hooks")]
 pub const MARKS: &str = "IOLAB_TEST_MARKS";
 
 /// Note that `name` happens now, if the test knob asks for it (best effort).
+#[cfg(feature = "test-hooks")]
 pub fn mark(name: &str) {
     let Some(path) = std::env::var_os(MARKS).filter(|p| !p.is_empty()) else {
         return;
@@ -130,3 +164,8 @@ pub fn mark(name: &str) {
         .open(&path)
         .and_then(|mut f| f.write_all(format!("{name} {ns}\n").as_bytes()));
 }
+
+/// Without `test-hooks`: nothing.
+#[cfg(not(feature = "test-hooks"))]
+#[inline(always)]
+pub fn mark(_name: &str) {}

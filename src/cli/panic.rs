@@ -10,7 +10,8 @@
 //!
 //! Test knob: `IOLAB_TEST_PANIC=main` (or `1`) panics on the main thread
 //! before anything else, `IOLAB_TEST_PANIC=thread` in a thread while the
-//! main one goes on; iolab's own tests use it to check this module.
+//! main one goes on; iolab's own tests use it to check this module. Only
+//! with the cargo feature `test-hooks` (see `base::testknob`).
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -58,6 +59,7 @@ pub fn line(msg: &str, at: &str) -> String {
 }
 
 /// `IOLAB_TEST_PANIC`: a deliberate panic, for the tests of this module.
+#[cfg(feature = "test-hooks")]
 pub fn test_knob() {
     match std::env::var("IOLAB_TEST_PANIC").as_deref() {
         Ok("1" | "main") => panic!("IOLAB_TEST_PANIC is set: a deliberate panic to test the panic hook"),
@@ -68,6 +70,11 @@ pub fn test_knob() {
         _ => {}
     }
 }
+
+/// Without `test-hooks`: nothing.
+#[cfg(not(feature = "test-hooks"))]
+#[inline(always)]
+pub fn test_knob() {}
 
 #[cfg(test)]
 mod tests {

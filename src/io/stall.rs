@@ -16,17 +16,23 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// Test knob: a shorter stall timeout (a duration, `2s`), so the tests of a
-/// hung target do not wait 30 s. Not for normal use.
+/// hung target do not wait 30 s. Not for normal use: only with the cargo
+/// feature `test-hooks` (see `base::testknob`).
+#[cfg(feature = "test-hooks")]
 pub const TIMEOUT_ENV: &str = "IOLAB_TEST_STALL_TIMEOUT";
 
 /// How long a target may complete nothing before it counts as hung:
-/// [`crate::base::thresholds::STALL_TIMEOUT`], or the test knob [`TIMEOUT_ENV`].
+/// [`crate::base::thresholds::STALL_TIMEOUT`], or the test knob `TIMEOUT_ENV`.
 pub fn timeout() -> Duration {
-    std::env::var(TIMEOUT_ENV)
+    #[cfg(feature = "test-hooks")]
+    if let Some(d) = std::env::var(TIMEOUT_ENV)
         .ok()
         .and_then(|v| crate::base::units::parse_duration(&v).ok())
         .filter(|d| !d.is_zero())
-        .unwrap_or(crate::base::thresholds::STALL_TIMEOUT)
+    {
+        return d;
+    }
+    crate::base::thresholds::STALL_TIMEOUT
 }
 
 /// A progress counter one thread bumps and others read, alone on its

@@ -88,7 +88,9 @@ use crate::plan::Timing;
 
 /// Test and benchmark knob: `colocate` or `spread` instead of the rule,
 /// to measure both on one target (`bench/vs-fio --placement`). Not for
-/// normal use.
+/// normal use: only with the cargo feature `test-hooks` (see
+/// `base::testknob`).
+#[cfg(feature = "test-hooks")]
 pub const VAR: &str = "IOLAB_TEST_PLACEMENT";
 
 /// What a job's target does with an io_uring I/O, for [`colocate`] and
@@ -110,6 +112,7 @@ pub fn colocate(engine: EngineKind, threads: u32, cpus: usize, path: TargetPath)
     if !engine.ops().kernel_workers || cpus == 0 {
         return false;
     }
+    #[cfg(feature = "test-hooks")]
     match std::env::var(VAR).as_deref() {
         Ok("colocate") => return true,
         Ok("spread") => return false,

@@ -93,14 +93,19 @@ pub fn own_binary() -> Result<PathBuf> {
     std::env::current_exe().map_err(|e| failed(format!("cannot find iolab's own binary: {e}")))
 }
 
-/// `IOLAB_SELFTEST_LIMIT_SCALE` (a positive number; default 1): a knob for
-/// iolab's own tests, which make the limits unreachable with it.
+/// `IOLAB_TEST_SELFTEST_LIMIT_SCALE` (a positive number; default 1): a knob for
+/// iolab's own tests, which make the limits unreachable with it. Only with
+/// the cargo feature `test-hooks` (see `base::testknob`); 1 without.
 pub fn limit_scale() -> f64 {
-    std::env::var("IOLAB_SELFTEST_LIMIT_SCALE")
+    #[cfg(feature = "test-hooks")]
+    if let Some(v) = std::env::var("IOLAB_TEST_SELFTEST_LIMIT_SCALE")
         .ok()
         .and_then(|v| v.parse::<f64>().ok())
         .filter(|v| v.is_finite() && *v > 0.0)
-        .unwrap_or(1.0)
+    {
+        return v;
+    }
+    1.0
 }
 
 #[derive(Clone, Copy)]
@@ -357,7 +362,7 @@ fn dev_label(d: Dev) -> String {
 /// This binary, inside the group, measuring `dev`: its JSON document.
 /// Each job's measured runs, run length and warm-up.
 const WINDOWS: [&str; 3] = ["2", "2s", "1s"];
-/// The same under `IOLAB_SELFTEST_LIMIT_SCALE` (see `run`).
+/// The same under `IOLAB_TEST_SELFTEST_LIMIT_SCALE` (see `run`).
 const KNOB_WINDOWS: [&str; 3] = ["1", "300ms", "200ms"];
 
 fn measure(exe: &Path, group: &Group, dev: &Path, c: &Case, windows: [&str; 3]) -> Result<serde_json::Value> {

@@ -99,12 +99,17 @@ pub const MIGRATIONS: &[&str] = &[
 pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
 
 /// How long a command waits for another process's write to the store:
-/// 30 s, or `IOLAB_STORE_BUSY_TIMEOUT_MS` (a knob for iolab's own tests).
+/// 30 s, or `IOLAB_TEST_STORE_BUSY_TIMEOUT_MS` (a knob for iolab's own
+/// tests, only with the cargo feature `test-hooks`; see `base::testknob`).
 pub fn busy_timeout() -> Duration {
-    std::env::var("IOLAB_STORE_BUSY_TIMEOUT_MS")
+    #[cfg(feature = "test-hooks")]
+    if let Some(ms) = std::env::var("IOLAB_TEST_STORE_BUSY_TIMEOUT_MS")
         .ok()
         .and_then(|v| v.trim().parse().ok())
-        .map_or(Duration::from_secs(30), Duration::from_millis)
+    {
+        return Duration::from_millis(ms);
+    }
+    Duration::from_secs(30)
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -713,15 +718,21 @@ fn backfill_jobs(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Testing hook: `IOLAB_FAULT_SAVE_PAUSE_MS` makes a save wait inside its
+/// Testing hook: `IOLAB_TEST_SAVE_PAUSE_MS` makes a save wait inside its
 /// transaction, so a test can kill iolab mid-save and check that the store
-/// keeps no half-written run. Unset in normal use.
+/// keeps no half-written run. Unset in normal use; only with the cargo
+/// feature `test-hooks` (see `base::testknob`).
+#[cfg(feature = "test-hooks")]
 fn fault_injection_pause() {
-    if let Some(ms) = std::env::var("IOLAB_FAULT_SAVE_PAUSE_MS").ok().and_then(|v| v.parse::<u64>().ok()) {
+    if let Some(ms) = std::env::var("IOLAB_TEST_SAVE_PAUSE_MS").ok().and_then(|v| v.parse::<u64>().ok()) {
         eprintln!("iolab: fault injection: pausing {ms} ms inside the save transaction");
         std::thread::sleep(Duration::from_millis(ms));
     }
 }
+
+/// Without `test-hooks`: nothing.
+#[cfg(not(feature = "test-hooks"))]
+fn fault_injection_pause() {}
 
 #[cfg(test)]
 mod tests;

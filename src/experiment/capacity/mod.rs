@@ -34,11 +34,12 @@
 //!
 //! # Test knob
 //!
-//! `IOLAB_CAPACITY_TEST_HOOK` (unset in normal use): `pause-after-round=N`
+//! `IOLAB_TEST_CAPACITY_HOOK` (unset in normal use): `pause-after-round=N`
 //! waits up to a minute after round N (0 is the first), saying so in a
 //! notice, so a test can signal the process mid-probe;
 //! `kill-after-round=N` sends the process SIGKILL there (a crash, for the
-//! `--restore` test).
+//! `--restore` test). Only with the cargo feature `test-hooks` (see
+//! `base::testknob`).
 
 pub mod backup;
 
@@ -63,7 +64,8 @@ use std::time::{Duration, Instant};
 
 const B: u64 = BLOCK as u64;
 /// The test knob (see the module documentation).
-pub const TEST_HOOK_ENV: &str = "IOLAB_CAPACITY_TEST_HOOK";
+#[cfg(feature = "test-hooks")]
+pub const TEST_HOOK_ENV: &str = "IOLAB_TEST_CAPACITY_HOOK";
 
 /// A capacity probe as the user asks for it.
 #[derive(Clone, Debug)]
@@ -212,12 +214,14 @@ fn is_ours(block: &[u8], pass: u64) -> bool {
 // ------------------------------------------------------------ test knob
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(feature = "test-hooks"), allow(dead_code))]
 enum Hook {
     None,
     Pause(u32),
     Kill(u32),
 }
 
+#[cfg(feature = "test-hooks")]
 fn hook() -> Hook {
     let Ok(v) = std::env::var(TEST_HOOK_ENV) else { return Hook::None };
     let n = |p: &str| v.strip_prefix(p).and_then(|n| n.parse().ok());
@@ -226,6 +230,12 @@ fn hook() -> Hook {
         (_, Some(r)) => Hook::Kill(r),
         _ => Hook::None,
     }
+}
+
+/// Without `test-hooks`: none.
+#[cfg(not(feature = "test-hooks"))]
+fn hook() -> Hook {
+    Hook::None
 }
 
 // ------------------------------------------------------------ the run

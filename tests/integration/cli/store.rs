@@ -321,7 +321,7 @@ fn kill_during_save_leaves_no_half_written_run() {
     let e = Env::new();
     let mut child = e
         .job(&["--label", "doomed"])
-        .env("IOLAB_FAULT_SAVE_PAUSE_MS", "20000")
+        .env("IOLAB_TEST_SAVE_PAUSE_MS", "20000")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

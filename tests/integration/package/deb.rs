@@ -224,3 +224,56 @@ fn the_deb_installs_works_and_leaves_nothing_behind() {
         (t0.elapsed() - built).as_secs_f64()
     );
 }
+
+/// Issue 39: a bare `cargo deb` (without `scripts/package-deb`, which makes
+/// the man pages, completions and copyright first) fails on the first of
+/// those assets, and its error names the script that makes them: the
+/// assets' folder is called after it. Run, with `--no-build`, in a copy of
+/// the crate whose target folder holds the binary and nothing else, as a
+/// fresh clone's does after `cargo build --release`.
+#[test]
+fn issue_39_a_bare_cargo_deb_names_the_script_that_makes_its_assets() {
+    if !Command::new("cargo")
+        .args(["deb", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        crate::common::skip::record(
+            crate::common::skip::Kind::Tool,
+            "cargo-deb is not installed (scripts/package-deb --tool-only)",
+        );
+        return;
+    }
+    let copy = tempfile::tempdir().unwrap();
+    let root = Path::new(ROOT);
+    for f in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "build.rs",
+        "README.md",
+        "CHANGELOG.md",
+        "LICENSE-MIT",
+        "LICENSE-APACHE",
+    ] {
+        std::fs::copy(root.join(f), copy.path().join(f)).unwrap_or_else(|e| panic!("copying {f}: {e}"));
+    }
+    std::os::unix::fs::symlink(root.join("src"), copy.path().join("src")).unwrap();
+    let release = copy.path().join("target/release");
+    std::fs::create_dir_all(&release).unwrap();
+    std::os::unix::fs::symlink(binary_for_scripts(), release.join("iolab")).unwrap();
+
+    let out = Command::new("cargo")
+        .args(["deb", "--no-build", "--manifest-path"])
+        .arg(copy.path().join("Cargo.toml"))
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "cargo deb packaged without the generated assets:\n{err}");
+    let missing = copy.path().join("target/assets-made-by-scripts-package-deb/man/*.1.gz");
+    assert!(
+        err.contains(&missing.display().to_string()),
+        "cargo-deb's error does not name {}:\n{err}",
+        missing.display()
+    );
+}

@@ -492,7 +492,7 @@ fn issue_16_a_store_locked_by_another_process_is_a_clear_error() {
     holder.execute_batch("BEGIN EXCLUSIVE").unwrap();
     let busy = |args: &[&str]| {
         let t0 = std::time::Instant::now();
-        let o = run(s.cmd().env("IOLAB_STORE_BUSY_TIMEOUT_MS", "300").args(args));
+        let o = run(s.cmd().env("IOLAB_TEST_STORE_BUSY_TIMEOUT_MS", "300").args(args));
         (o, t0.elapsed())
     };
     for args in [&["label", "1", "x"][..], &["tag", "1", "k=v"], &["delete", "1"]] {

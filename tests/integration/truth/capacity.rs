@@ -262,7 +262,7 @@ impl Drop for Running {
 
 /// Start `cmd` with the test hook `hook`; return once it says it paused (or exits).
 fn start_paused(mut cmd: Command, hook: &str) -> (Running, Vec<String>) {
-    cmd.env("IOLAB_CAPACITY_TEST_HOOK", hook)
+    cmd.env("IOLAB_TEST_CAPACITY_HOOK", hook)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -330,7 +330,7 @@ fn after_kill_9_restore_puts_the_data_back() {
     let dev = fake_4g_1g();
     let before = content(&dev);
     let mut cmd = lab.capacity(dev.path(), &[]);
-    cmd.env("IOLAB_CAPACITY_TEST_HOOK", "kill-after-round=0");
+    cmd.env("IOLAB_TEST_CAPACITY_HOOK", "kill-after-round=0");
     let out = run(&mut cmd);
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(out.status.signal(), Some(libc::SIGKILL), "the hook kills the process");

@@ -58,7 +58,7 @@ fn issue_15_selftest_fails_with_the_reason_when_a_limit_is_unreachable() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let child = iolab()
         .arg("selftest")
-        .env("IOLAB_SELFTEST_LIMIT_SCALE", "1000")
+        .env("IOLAB_TEST_SELFTEST_LIMIT_SCALE", "1000")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
