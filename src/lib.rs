@@ -2,7 +2,7 @@
 //!
 //! Each folder of `src/` is a stage, and a stage's code imports only the
 //! stages below it. Bottom first: base, samples, io, plan, verify, judge,
-//! device, target, measure, summary, store, compare, import, selftest,
+//! device, targets, measure, summary, store, compare, import, selftest,
 //! schema, config, render, experiment, deliver, cli (a unit test holds the
 //! code to this order).
 pub mod base;
@@ -23,7 +23,7 @@ pub mod schema;
 pub mod selftest;
 pub mod store;
 pub mod summary;
-pub mod target;
+pub mod targets;
 pub mod verify;
 
 #[cfg(test)]
@@ -40,7 +40,7 @@ mod tests {
         "verify",
         "judge",
         "device",
-        "target",
+        "targets",
         "measure",
         "summary",
         "store",
@@ -152,7 +152,7 @@ mod tests {
     /// target's open and reopen, and for the signal handler's registration
     /// (base/ is below io/). Everywhere else a system call goes through
     /// `io::sys` or rustix.
-    const UNSAFE_MAY_BE: [&str; 5] = ["io/", "target/mod.rs", "target/testfile.rs", "target/zfs.rs", "base/signals.rs"];
+    const UNSAFE_MAY_BE: [&str; 5] = ["io/", "targets/mod.rs", "targets/testfile.rs", "targets/zfs.rs", "base/signals.rs"];
 
     /// `unsafe` only where [`UNSAFE_MAY_BE`] says, and each block with a
     /// `// SAFETY:` note on it or in the few lines above it.

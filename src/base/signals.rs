@@ -1,9 +1,9 @@
 //! SIGINT/SIGTERM: the first one asks every loop to stop at its next
 //! iteration (so the run ends cleanly and reports what finished); a second
 //! SIGINT exits at once. Test files never outlive the process either way:
-//! they are created unlinked (see [`crate::target`]); the one exception, a
+//! they are created unlinked (see [`crate::targets`]); the one exception, a
 //! test file on ZFS with `--allow-export`, has a name the next run sweeps
-//! away ([`crate::target::leftovers`]).
+//! away ([`crate::targets::leftovers`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

@@ -19,7 +19,7 @@ use crate::judge::scale::Layout;
 use crate::plan::scale::ScalePlan;
 use crate::plan::scan::ZoneAmount;
 use crate::plan::{Common, Custom, JobSpec, Limit, SuiteChoice};
-use crate::target::Choice;
+use crate::targets::Choice;
 use std::path::{Path, PathBuf};
 
 /// `iolab run`: a built-in suite, or a user suite of `config`.

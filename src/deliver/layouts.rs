@@ -115,18 +115,18 @@ pub fn layouts(outcome: LayoutsOutcome, r: &Request, prices: &[crate::compare::L
 }
 
 /// What a configuration's teardown did not undo, one line each.
-fn undone(name: &str, teardown: &[(crate::target::journal::Undo, crate::target::journal::Outcome)]) -> Vec<String> {
+fn undone(name: &str, teardown: &[(crate::targets::journal::Undo, crate::targets::journal::Outcome)]) -> Vec<String> {
     let mut out = Vec::new();
     for (u, o) in teardown {
         match o {
-            crate::target::journal::Outcome::Failed(e) => {
+            crate::targets::journal::Outcome::Failed(e) => {
                 out.push(format!("{name}: {} was not undone ({e}): the next run tries again", u.what));
             }
-            crate::target::journal::Outcome::LeftAlone(why) => {
+            crate::targets::journal::Outcome::LeftAlone(why) => {
                 out.push(format!("{name}: {} was left alone: {why}", u.what));
             }
             // Nothing to undo there (a build that stopped early).
-            crate::target::journal::Outcome::Skipped(_) | crate::target::journal::Outcome::Done => {}
+            crate::targets::journal::Outcome::Skipped(_) | crate::targets::journal::Outcome::Done => {}
         }
     }
     out

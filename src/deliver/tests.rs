@@ -503,7 +503,7 @@ fn a_restore_says_what_it_wrote_back() {
 }
 
 fn layout(name: &str, report: Option<Report>, why: Option<Error>, teardown_failed: bool) -> crate::experiment::layouts::Measured {
-    use crate::target::journal::{Action, Guard, Outcome as U, Undo};
+    use crate::targets::journal::{Action, Guard, Outcome as U, Undo};
     let undo = Undo {
         what: format!("pool iolab-x-{name}"),
         action: Action::run(["zpool", "destroy", &format!("iolab-x-{name}")]),

@@ -1,7 +1,7 @@
 //! Which block devices are members of something live: an imported ZFS pool
 //! (either implementation) or an md array. These hold a device without
 //! necessarily showing in its sysfs `holders/` (which lists only stacked
-//! block devices: dm, md, bcache), so [`crate::target::safety`] asks here.
+//! block devices: dm, md, bcache), so [`crate::targets::safety`] asks here.
 //!
 //! Where each fact comes from:
 //! - imported ZFS pools: `zpool list -H -o name` names them, then each

@@ -20,7 +20,7 @@ use crate::device::{self, FsInfo, SysRoot};
 use crate::judge::cold::{PoolFacts, after_export, plan};
 use crate::judge::zfs::Implementation;
 use crate::samples::{ColdMethod, ColdRecord};
-use crate::target::zfs::{Cycled, Reimport, Zpool, export_import, export_refusal};
+use crate::targets::zfs::{Cycled, Reimport, Zpool, export_import, export_refusal};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -96,7 +96,7 @@ impl Cooler {
 
     /// Empty the caches with the live `zpool`, `drop_caches` and [`evict_members`].
     pub fn cool(&self, observer: &dyn Observer) -> Result<ColdRecord> {
-        self.cool_with(&crate::target::zfs::LiveZpool, &drop_caches, &evict_members, observer)
+        self.cool_with(&crate::targets::zfs::LiveZpool, &drop_caches, &evict_members, observer)
     }
 
     /// Empty the caches: what was done, or why the run is not cold.

@@ -15,7 +15,7 @@ use crate::base::error::{Error, Result, failed, usage};
 use crate::base::progress::Event;
 use crate::plan::fio::{FioTarget, job_file};
 use crate::summary::{self, Body, Named, Settings};
-use crate::target;
+use crate::targets;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -172,7 +172,7 @@ pub(super) fn run_local(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
     let version = local_version()?;
     let max_bs = r.jobs.iter().map(|s| s.bs).max().unwrap_or(4096);
     let writes = r.jobs.iter().any(|s| s.rw.writes());
-    let target = target::open(&r.target.request(writes, max_bs), &ctx.sys, ctx.stop, ctx.observer)?;
+    let target = targets::open(&r.target.request(writes, max_bs), &ctx.sys, ctx.stop, ctx.observer)?;
     target.check_alignment(r.jobs.iter().map(|s| s.bs))?;
     let mut specs = r.jobs.clone();
     for s in &mut specs {
@@ -245,7 +245,7 @@ pub fn emit(exp: &super::Experiment) -> Result<String> {
     let target = if path.is_dir() {
         FioTarget::Directory {
             dir: named,
-            size: req.target.size.unwrap_or(crate::target::DEFAULT_TEST_FILE),
+            size: req.target.size.unwrap_or(crate::targets::DEFAULT_TEST_FILE),
         }
     } else {
         FioTarget::Path {
@@ -472,7 +472,7 @@ pub fn run_hosts(r: &HostsRequest, ctx: &Context) -> Result<HostsOutcome> {
         } else {
             FioTarget::Directory {
                 dir: p,
-                size: r.jobs.target.size.unwrap_or(crate::target::DEFAULT_TEST_FILE),
+                size: r.jobs.target.size.unwrap_or(crate::targets::DEFAULT_TEST_FILE),
             }
         };
         let text = job_file(&r.jobs.jobs, &r.jobs.repeat, &target)?;
@@ -579,7 +579,7 @@ mod tests {
         });
         JobsRequest {
             suite: None,
-            target: target::Choice {
+            target: targets::Choice {
                 path: target.into(),
                 size: None,
                 buffered: false,

@@ -28,7 +28,7 @@ use crate::io::sys;
 use crate::summary::flush_check::{FlushAction, FlushReport, FlushTimes};
 use crate::summary::verify::device_identity;
 use crate::summary::{Body, Settings};
-use crate::target::{self, Choice, Target};
+use crate::targets::{self, Choice, Target};
 use crate::verify::block::{BLOCK, BLOCK_U64, fill_generation};
 use crate::verify::flush::{
     EXTENT_BLOCKS, FlushPlan, FlushTally, LogHeader, ack_line, end_line, found, header_line, parse_ack_line, parse_end_line,
@@ -121,7 +121,7 @@ pub(super) fn run(r: &FlushRequest, ctx: &Context) -> Result<Measured> {
         std::io::ErrorKind::NotFound => usage(format!("target {} does not exist", path.display())),
         _ => usage(format!("cannot access target {}: {e}", path.display())),
     })?;
-    target::refuse_non_storage(path, &md)?;
+    targets::refuse_non_storage(path, &md)?;
     if !md.file_type().is_block_device() {
         return Err(usage(format!(
             "{} is not a block device: flush writes stamped blocks to a device (a disk, a stick, a partition) whose power is then cut, and reads them back",
@@ -387,7 +387,7 @@ fn write(r: &FlushRequest, ctx: &Context, dev: (u32, u32), generations: Option<u
         LogPlace::Host(h) => (false, Some(Log::connect(h)?)),
     };
     let max_bs = EXTENT_BLOCKS.min(batch / BLOCK_U64).max(1) * BLOCK_U64;
-    let t = target::open(&r.target.request(true, max_bs), &ctx.sys, ctx.stop, ctx.observer)?;
+    let t = targets::open(&r.target.request(true, max_bs), &ctx.sys, ctx.stop, ctx.observer)?;
     if !t.direct() {
         return Err(usage(format!(
             "{} does not take O_DIRECT: flush writes past the page cache, so that only the device's flush stands between a write and its storage",
@@ -526,7 +526,7 @@ fn check(r: &FlushRequest, ctx: &Context) -> Result<Measured> {
     let plan = log.header.plan;
     let mut req = r.target.request(false, plan.extent_bytes());
     req.size = None;
-    let t = target::open(&req, &ctx.sys, ctx.stop, ctx.observer)?;
+    let t = targets::open(&req, &ctx.sys, ctx.stop, ctx.observer)?;
     if !t.direct() {
         return Err(usage(format!(
             "{} does not take O_DIRECT: a check must read the device, not the page cache",

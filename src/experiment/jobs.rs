@@ -8,7 +8,7 @@ use crate::judge::zfs::ReadMethod;
 use crate::measure::Runner;
 use crate::plan::{JobSpec, Region, Repeat, SuiteName};
 use crate::summary::{self, Body, Settings};
-use crate::target::{self, Choice};
+use crate::targets::{self, Choice};
 use std::time::Duration;
 
 /// Jobs on one target: a suite (`run`) or a custom job (`job`).
@@ -151,7 +151,7 @@ fn in_directory(choice: &Choice, region: Region) -> Result<(Choice, Region)> {
         return Ok((choice.clone(), region));
     }
     let mut c = choice.clone();
-    let fs = target::space::filesystem_bytes(&c.path)?;
+    let fs = targets::space::filesystem_bytes(&c.path)?;
     if c.size.is_none() && fs > 0 {
         c.size = Some(region.bytes(fs));
     }
@@ -163,7 +163,7 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
     let max_bs = r.jobs.iter().map(|s| s.bs).max().unwrap_or(4096);
     let writes = r.jobs.iter().any(|s| s.rw.writes());
     let (choice, region) = in_directory(&r.target, r.region)?;
-    let target = target::open(&choice.request(writes, max_bs), &ctx.sys, ctx.stop, ctx.observer)?;
+    let target = targets::open(&choice.request(writes, max_bs), &ctx.sys, ctx.stop, ctx.observer)?;
     target.check_alignment(r.jobs.iter().map(|s| s.bs))?;
     let mut specs = r.jobs.clone();
     // The span each job addresses, resolved for the record (0: the rest of the target).
@@ -199,7 +199,7 @@ pub(super) fn run(r: &JobsRequest, ctx: &Context) -> Result<Measured> {
             let mut samples = match (&zfs, &mut zfs_read) {
                 (Some(z), Some(read)) if read.method == ReadMethod::ExportEachRun => {
                     let mut samples = runner.run_job_apart(spec, &r.repeat, &mut || {
-                        z.between_runs(&target, read, &crate::target::zfs::LiveZpool, &super::cold::drop_caches)
+                        z.between_runs(&target, read, &crate::targets::zfs::LiveZpool, &super::cold::drop_caches)
                     })?;
                     let bytes: Vec<u64> = samples.runs.iter().map(|run| run.read.bytes).collect();
                     if let Some(wrapped) = crate::judge::zfs::wrapped_run(read, &bytes, spec.span) {

@@ -4,7 +4,7 @@
 //! For every configuration: its whole teardown, each step with the guard
 //! that keeps it to what this run built, is written to a [`Journal`] of its
 //! own BEFORE the first build step runs, so a kill at any moment leaves a
-//! record the next run unwinds ([`crate::target::journal::sweep`]), and
+//! record the next run unwinds ([`crate::targets::journal::sweep`]), and
 //! each step finds what it undoes, or is skipped;
 //! then the measurement runs in the built directory; then the journal is
 //! unwound, newest first: always, also when a build step or the
@@ -16,7 +16,7 @@
 use crate::base::error::{Error, Result, failed};
 use crate::base::signals::Stop;
 use crate::base::testknob::pause_at;
-use crate::target::journal::{Action, Journal, Outcome as UndoOutcome, Recorded, System, Undo};
+use crate::targets::journal::{Action, Journal, Outcome as UndoOutcome, Recorded, System, Undo};
 use std::path::{Path, PathBuf};
 
 /// One configuration, ready to build: its name, the steps that build it,
@@ -82,7 +82,7 @@ pub fn size_test_file(
     size_of: impl Fn(&Path) -> Option<u64>,
 ) -> Result<Option<crate::plan::layouts::TestFileSize>> {
     let super::Experiment::Jobs(r) = workload else { return Ok(None) };
-    let t = crate::plan::layouts::test_file_size(plan, size_of, r.target.size, crate::target::DEFAULT_TEST_FILE)
+    let t = crate::plan::layouts::test_file_size(plan, size_of, r.target.size, crate::targets::DEFAULT_TEST_FILE)
         .map_err(crate::base::error::usage)?;
     if let Some(t) = &t {
         r.target.size = Some(t.bytes);
@@ -133,7 +133,7 @@ pub struct LayoutsOutcome {
 /// a live pool or array, or signed without `--force`, stops the whole
 /// plan); then each configuration built, measured and torn down.
 pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
-    use crate::target::journal::{Live, Outcome as U, sweep};
+    use crate::targets::journal::{Live, Outcome as U, sweep};
     let devices: Vec<PathBuf> = {
         let mut all: Vec<PathBuf> = Vec::new();
         for c in &r.plan.configs {
@@ -159,7 +159,7 @@ pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
     said.extend(r.test_file.as_ref().map(|t| t.line()));
     // First, what killed runs left: only what their guards prove theirs is
     // touched, and it may be what holds these devices now.
-    for s in sweep(&r.journals, &crate::target::owner::of, &Live) {
+    for s in sweep(&r.journals, &crate::targets::owner::of, &Live) {
         for (u, o) in &s.steps {
             match o {
                 U::Done => said.push(format!("undone, left by a killed run: {}", u.what)),
@@ -175,11 +175,11 @@ pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
         }
     }
     // Pools a killed run left exported (`--allow-export`, which layouts implies on ZFS).
-    said.extend(crate::target::zfs::sweep_exports(
-        &crate::target::zfs::LiveZpool,
-        Path::new(crate::target::zfs::EXPORT_JOURNALS),
+    said.extend(crate::targets::zfs::sweep_exports(
+        &crate::targets::zfs::LiveZpool,
+        Path::new(crate::targets::zfs::EXPORT_JOURNALS),
     ));
-    crate::target::safety::check_all(&ctx.sys, &devices, r.force).map_err(|refused| {
+    crate::targets::safety::check_all(&ctx.sys, &devices, r.force).map_err(|refused| {
         let lines: Vec<String> = refused.iter().map(|x| x.message()).collect();
         crate::base::error::usage(format!("layouts builds nothing: {}", lines.join("; ")))
     })?;
@@ -214,7 +214,7 @@ pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
 
 /// Configuration `index` (from 1) of a plan, ready to build: the plan's
 /// build steps, and its teardown as guarded undo steps (see
-/// [`crate::target::journal`]), each checked right before it runs and none
+/// [`crate::targets::journal`]), each checked right before it runs and none
 /// that touches a device unguarded:
 /// - a pool's destroy only while a pool of the run's name is imported;
 /// - an unmount only of the run's own mount point while it is mounted;
@@ -232,7 +232,7 @@ pub fn run(r: &LayoutsRequest, ctx: &super::Context) -> Result<LayoutsOutcome> {
 /// build that stopped early skips what it never built.
 pub fn buildable(c: &crate::plan::layouts::Config, index: usize, names: &crate::plan::layouts::RunNames) -> Buildable {
     use crate::plan::layouts::{Layout, Step as P, commands};
-    use crate::target::journal::Guard;
+    use crate::targets::journal::Guard;
     let cmds = commands(c, index, names);
     let label = names.label();
     let object = names.object(index);
@@ -332,7 +332,7 @@ struct Teardown<'a> {
 }
 
 /// One undo step.
-fn undo(what: String, action: Action, guard: crate::target::journal::Guard, best_effort: bool, after: Option<usize>) -> Undo {
+fn undo(what: String, action: Action, guard: crate::targets::journal::Guard, best_effort: bool, after: Option<usize>) -> Undo {
     Undo {
         what,
         action,
@@ -358,7 +358,7 @@ impl Teardown<'_> {
 
     /// A teardown command with the guard that keeps it to iolab's own.
     fn undo_of(&self, argv: &[String]) -> Undo {
-        use crate::target::journal::Guard;
+        use crate::targets::journal::Guard;
         let words: Vec<&str> = argv.iter().map(String::as_str).collect();
         let run = Action::Run { argv: argv.to_vec() };
         match words.as_slice() {
@@ -623,7 +623,7 @@ fn writes_devices(step: &Action) -> bool {
 /// writes: its filesystems' `iolab-XXXXXX`, or its pool's or array's name
 /// (an md member's as `HOST:NAME`), as the configuration's guards name them.
 fn own_label(c: &Buildable, label: &str) -> bool {
-    use crate::target::journal::Guard;
+    use crate::targets::journal::Guard;
     c.teardown.iter().any(|u| match &u.guard {
         Guard::Label { label: own, .. } | Guard::MdMember { name: own, .. } => {
             label == own || label.strip_suffix(own.as_str()).is_some_and(|h| h.ends_with(':'))
@@ -708,7 +708,7 @@ mod checks_tests;
 pub(super) mod tests {
     use super::*;
     use crate::device::identity::{Identity, Resolved};
-    use crate::target::journal::{Guard, Probe};
+    use crate::targets::journal::{Guard, Probe};
     use std::cell::RefCell;
 
     /// Commands succeed unless their first word is `fail`; pools exist once
@@ -862,7 +862,7 @@ pub(super) mod tests {
     #[test]
     fn a_plans_configuration_becomes_guarded_steps() {
         use crate::plan::layouts::{Config, Fs, Layout, RunNames, ZfsVdev};
-        use crate::target::journal::Guard;
+        use crate::targets::journal::Guard;
         let names = RunNames::under_run("abc123");
         let config = |name: &str, layout| Config {
             name: name.into(),
@@ -933,7 +933,7 @@ pub(super) mod tests {
     #[test]
     fn the_measurement_is_aimed_at_the_configurations_directory() {
         use crate::experiment::{Experiment, jobs::JobsRequest};
-        use crate::target::Choice;
+        use crate::targets::Choice;
         let jobs = Experiment::Jobs(JobsRequest {
             suite: Some("default".into()),
             target: Choice {

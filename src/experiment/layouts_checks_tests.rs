@@ -4,8 +4,8 @@
 use super::tests::Fake;
 use super::*;
 use crate::plan::layouts::{Config, Fs, Layout, MdLevel, RunNames, ZfsVdev};
-use crate::target::journal::Guard;
-use crate::target::journal::tests::over;
+use crate::targets::journal::Guard;
+use crate::targets::journal::tests::over;
 
 fn config(name: &str, layout: Layout, devices: &[&str]) -> Config {
     Config {
@@ -229,7 +229,7 @@ fn an_md_build_that_failed_at_its_create_leaves_no_journal() {
         fn mount_source(&self, at: &str) -> Option<String> {
             self.0.mount_source(at)
         }
-        fn probe(&self, d: &str) -> Option<crate::target::journal::Probe> {
+        fn probe(&self, d: &str) -> Option<crate::targets::journal::Probe> {
             self.0.probe(d)
         }
         fn volume_group(&self, n: &str) -> bool {

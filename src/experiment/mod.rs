@@ -37,7 +37,7 @@ use crate::base::progress::Observer;
 use crate::base::signals::Stop;
 use crate::device::SysRoot;
 use crate::summary::{Body, Host, Report, Settings};
-use crate::target::TargetInfo;
+use crate::targets::TargetInfo;
 
 /// One experiment, fully specified.
 #[derive(Clone, Debug)]

@@ -18,7 +18,7 @@ use crate::plan::scale::*;
 use crate::samples::PointKind;
 use crate::summary::scale::LayoutUsed;
 use crate::summary::{self, Body, Settings};
-use crate::target::{self, Choice, Target};
+use crate::targets::{self, Choice, Target};
 use verdict::Layout;
 
 /// The layout and copies a btrfs profile or md level stands for.
@@ -100,7 +100,7 @@ impl ScaleRequest {
 pub(super) fn run(r: &ScaleRequest, ctx: &Context) -> Result<Measured> {
     let plan = r.effective_plan();
     let open = |c: &Choice| -> Result<Target> {
-        let t = target::open(&c.request(plan.rw.writes(), plan.bs), &ctx.sys, ctx.stop, ctx.observer)?;
+        let t = targets::open(&c.request(plan.rw.writes(), plan.bs), &ctx.sys, ctx.stop, ctx.observer)?;
         t.check_alignment([plan.bs])?;
         Ok(t)
     };

@@ -23,7 +23,7 @@ use crate::plan::limits;
 use crate::plan::scan::*;
 use crate::summary::scan::zone_rate;
 use crate::summary::{self, Body, Settings};
-use crate::target::{self, Choice};
+use crate::targets::{self, Choice};
 use std::time::Duration;
 
 /// A surface scan as the user asks for it; the range is resolved against
@@ -76,7 +76,7 @@ impl ScanRequest {
 }
 
 pub(super) fn run(r: &ScanRequest, ctx: &Context) -> Result<Measured> {
-    let target = target::open(&r.target.request(r.write, r.bs), &ctx.sys, ctx.stop, ctx.observer)?;
+    let target = targets::open(&r.target.request(r.write, r.bs), &ctx.sys, ctx.stop, ctx.observer)?;
     target.check_alignment([r.bs, ACCESS_BS])?;
     let plan = r.plan(target.span());
     plan.validate()?;

@@ -20,7 +20,7 @@ use crate::measure::Snapshot;
 pub use crate::plan::time::{Place, TimeOpts};
 use crate::samples::CommandRun;
 use crate::summary::{self, Body, Settings};
-use crate::target::TargetInfo;
+use crate::targets::TargetInfo;
 use std::collections::HashMap;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};

@@ -24,7 +24,7 @@
 //!   (unplug, replug: a device's own RAM cache cannot answer the reads).
 //!
 //! Safety: a block device is written only with `--allow-destroy` and the
-//! rules of [`crate::target::safety`]; a directory gets files of its own
+//! rules of [`crate::targets::safety`]; a directory gets files of its own
 //! ([`FileSet`]), never more than the free space less a margin, removed
 //! afterwards whatever happens.
 
@@ -38,8 +38,8 @@ use crate::io::sys;
 use crate::plan::limits;
 use crate::summary::verify::{VerifyLayout, VerifyReport, VerifyZone, default_zones, device_identity};
 use crate::summary::{Body, Settings};
-use crate::target::files::{FileSet, VERIFY_FILE_BYTES};
-use crate::target::{self, Choice, Kind, Target, TargetInfo};
+use crate::targets::files::{FileSet, VERIFY_FILE_BYTES};
+use crate::targets::{self, Choice, Kind, Target, TargetInfo};
 use crate::verify::block::BLOCK_U64;
 use crate::verify::{BLOCK, BlockState, VerifyTally, classify, fill};
 use std::os::fd::{BorrowedFd, RawFd};
@@ -244,19 +244,19 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
         std::io::ErrorKind::NotFound => usage(format!("target {} does not exist", path.display())),
         _ => usage(format!("cannot access target {}: {e}", path.display())),
     })?;
-    target::refuse_non_storage(path, &md)?;
+    targets::refuse_non_storage(path, &md)?;
     if r.cold_wait == Some(ColdWait::Prompt) && !tty_available() {
         return Err(usage(
             "--cold-wait without a duration waits for Enter on a terminal, and there is none; give a duration (--cold-wait 30s)",
         ));
     }
     let (mut media, info, planned) = if md.file_type().is_block_device() {
-        let t = target::open(&r.target.request(true, r.bs), &ctx.sys, ctx.stop, ctx.observer)?;
+        let t = targets::open(&r.target.request(true, r.bs), &ctx.sys, ctx.stop, ctx.observer)?;
         let planned = t.span() / BLOCK_U64 * BLOCK_U64;
         let info = t.info.clone();
         (Media::Device(Box::new(t)), info, planned)
     } else if md.is_dir() {
-        if let Some(text) = crate::target::leftovers::notice(&crate::target::leftovers::sweep(path)) {
+        if let Some(text) = crate::targets::leftovers::notice(&crate::targets::leftovers::sweep(path)) {
             ctx.observer.event(Event::Notice {
                 level: Level::Note,
                 text: &text,
@@ -718,7 +718,7 @@ fn cold_wait(media: Media, w: ColdWait, r: &VerifyRequest, ctx: &Context) -> Res
         (None, Some(size)) => {
             let mut req = r.target.request(false, r.bs);
             req.size = None;
-            let t = target::open(&req, &ctx.sys, ctx.stop, ctx.observer)?;
+            let t = targets::open(&req, &ctx.sys, ctx.stop, ctx.observer)?;
             if t.info.kind != Kind::BlockDevice || t.span() < size {
                 return Err(failed(format!(
                     "{} came back as {} (was {}): not the device that was written",

@@ -8,7 +8,7 @@ use crate::base::error::{Result, failed};
 use crate::measure::VirtualDevice;
 use crate::plan::{JobSpec, Repeat};
 use crate::summary::{Body, Settings};
-use crate::target::{Kind, TargetFacts, TargetInfo};
+use crate::targets::{Kind, TargetFacts, TargetInfo};
 
 /// What to run on what.
 pub struct VirtualRequest {

@@ -1,7 +1,7 @@
 //! Read jobs on a ZFS dataset: the facts [`crate::judge::zfs::choose`]
 //! decides from (the pool's caches, the job's plan, what iolab may do),
 //! and what it chose, done just before the job: dropping the kernel's
-//! caches, exporting and importing the pool ([`crate::target::zfs`]). The
+//! caches, exporting and importing the pool ([`crate::targets::zfs`]). The
 //! choice is recorded with the job (`zfs_read`), and a figure no method
 //! could make the disks' is labelled cached (`zfs_arc_cached`).
 
@@ -10,8 +10,8 @@ use crate::base::progress::{Event, Level, Observer};
 use crate::device::{SysRoot, ZfsInfo};
 use crate::judge::zfs::{Implementation, ReadFacts, ReadMethod, ZfsRead, choose, export_failed};
 use crate::plan::{JobSpec, Limit, Repeat};
-use crate::target::Target;
-use crate::target::zfs::{Cycled, Reimport, Zpool, export_refusal};
+use crate::targets::Target;
+use crate::targets::zfs::{Cycled, Reimport, Zpool, export_refusal};
 
 /// Tries of an export that found the pool busy, [`BUSY_PAUSE`] apart.
 const BUSY_TRIES: u32 = 5;
@@ -111,7 +111,7 @@ impl ZfsSide {
             return Ok(None);
         }
         let facts = self.facts(spec, repeat, span, spec.direct && target.info.direct);
-        let zpool = crate::target::zfs::LiveZpool;
+        let zpool = crate::targets::zfs::LiveZpool;
         self.prepare(target, &facts, &spec.name, &zpool, &super::cold::drop_caches, observer)
             .map(Some)
     }
@@ -338,7 +338,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let file = d.path().join("data");
         std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
-        let req = crate::target::OpenRequest {
+        let req = crate::targets::OpenRequest {
             path: file,
             size: None,
             write: false,
@@ -350,7 +350,7 @@ mod tests {
             allow_export: true,
         };
         let sys = SysRoot::default();
-        let t = crate::target::open(&req, &sys, &crate::base::signals::Stop::default(), &crate::base::progress::Silent).unwrap();
+        let t = crate::targets::open(&req, &sys, &crate::base::signals::Stop::default(), &crate::base::progress::Silent).unwrap();
         let zpool = Fake {
             calls: Default::default(),
             busy,

@@ -3,7 +3,7 @@
 //! byte of data. Pure: the facts come from `device::ZfsInfo`, the mounts
 //! and the plan (`experiment::zfs` gathers them), and the actions
 //! (dropping the kernel's caches, exporting and importing the pool) are
-//! `experiment::zfs`'s and `target::zfs`'s.
+//! `experiment::zfs`'s and `targets::zfs`'s.
 //!
 //! # Reads: which caches can answer, and how each is kept out
 //!

@@ -30,7 +30,7 @@ use crate::io::stream::StreamShared;
 use crate::io::worker::{self, IoFailure, WorkerPlan};
 use crate::plan::{JobSpec, Limit, Repeat, Runs};
 use crate::samples::{RunSamples, WorkerSamples};
-use crate::target::Target;
+use crate::targets::Target;
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 

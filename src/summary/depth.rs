@@ -9,7 +9,7 @@ use crate::judge::depth::{DepthFacts, depth_short, queued};
 use crate::judge::stats::median;
 use crate::measure::JobSamples;
 use crate::samples::RunSamples;
-use crate::target::TargetInfo;
+use crate::targets::TargetInfo;
 use serde::{Deserialize, Serialize};
 
 /// I/Os in flight at the device under the target (the device the figures

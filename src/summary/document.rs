@@ -5,7 +5,7 @@
 //! (and their stores) keep loading.
 
 use super::{Body, Host, JobReport, Report, Settings, apps, capacity, flush_check, scale, scan, verify};
-use crate::target::TargetInfo;
+use crate::targets::TargetInfo;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -9,7 +9,7 @@
 use super::{JobReport, Named};
 use crate::judge::flush::{ReadFigure, StoreBound, Tail, Writes, flush_too_fast, store_bound};
 use crate::judge::{Code, Diagnostic, Severity};
-use crate::target::TargetInfo;
+use crate::targets::TargetInfo;
 
 /// Warnings that say a read figure was set by something other than the
 /// device: it is then no bound on what the device does.

@@ -14,7 +14,7 @@ use crate::judge::stats::{cv, median};
 use crate::measure::JobSamples;
 use crate::plan::Limit;
 use crate::samples::{DirSamples, RunSamples};
-use crate::target::TargetFacts;
+use crate::targets::TargetFacts;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -699,7 +699,7 @@ fn steady(job: &JobSamples) -> Option<(crate::judge::steady::SteadyState, Steady
 /// pool's members moved unevenly.
 fn device_of(
     job: &JobSamples,
-    tinfo: &crate::target::TargetInfo,
+    tinfo: &crate::targets::TargetInfo,
     zfs: &ZfsTarget,
     pool: Option<&str>,
     members_of: Option<&str>,

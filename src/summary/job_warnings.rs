@@ -9,7 +9,7 @@ use crate::judge::Diagnostic;
 use crate::judge::job as rules;
 use crate::judge::steady::SteadyState;
 use crate::measure::JobSamples;
-use crate::target::TargetFacts;
+use crate::targets::TargetFacts;
 
 /// What a job's warnings are judged on.
 pub(super) struct Figures<'a> {

@@ -14,7 +14,7 @@
 //!
 //! These types are the JSON document; renderers only format them.
 
-use crate::target::TargetInfo;
+use crate::targets::TargetInfo;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

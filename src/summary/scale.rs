@@ -10,7 +10,7 @@ use crate::judge::trust::{Distrust, untrusted_warnings};
 use crate::measure::ScaleSamples;
 use crate::plan::scale::ScalePlan;
 use crate::samples::PointKind;
-use crate::target::TargetFacts;
+use crate::targets::TargetFacts;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]

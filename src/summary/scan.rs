@@ -5,7 +5,7 @@ use super::{JobReport, job_report};
 use crate::judge::Code;
 use crate::measure::{JobSamples, ScanSamples};
 use crate::plan::scan::ScanPlan;
-use crate::target::TargetFacts;
+use crate::targets::TargetFacts;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]

@@ -6,7 +6,7 @@
 //! when an earlier verify found it lying).
 
 use crate::judge::curve::{SpeedDrop, speed_drop};
-use crate::target::{Kind, TargetInfo};
+use crate::targets::{Kind, TargetInfo};
 use crate::verify::VerifySummary;
 use serde::{Deserialize, Serialize};
 

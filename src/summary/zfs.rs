@@ -78,7 +78,7 @@ pub(crate) struct ZfsTarget<'a> {
 }
 
 impl<'a> ZfsTarget<'a> {
-    pub(crate) fn of(t: &'a crate::target::TargetInfo) -> ZfsTarget<'a> {
+    pub(crate) fn of(t: &'a crate::targets::TargetInfo) -> ZfsTarget<'a> {
         use crate::judge::zfs::{Implementation, read_caches};
         let info = t.info.as_ref().and_then(|r| r.zfs.as_ref());
         let implementation = t

@@ -576,7 +576,7 @@ fn planned(exp: &Experiment) {
                 },
                 plan::fio::FioTarget::Directory {
                     dir: "/x".into(),
-                    size: r.target.size.unwrap_or(crate::target::DEFAULT_TEST_FILE),
+                    size: r.target.size.unwrap_or(crate::targets::DEFAULT_TEST_FILE),
                 },
             ] {
                 let _ = plan::fio::job_file(&r.jobs, &r.repeat, &target);

@@ -22,7 +22,7 @@ use super::{Meter, PhaseSamples};
 use crate::base::error::{Result, failed, usage};
 use crate::io::buffers::WriteData;
 use crate::io::rng::Rng;
-use crate::target::space;
+use crate::targets::space;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -91,7 +91,7 @@ fn dir_of(i: u64) -> (u64, u64) {
 
 /// A fresh working directory, removed with everything in it when dropped:
 /// on success, on error, and when a stop request unwinds the workload; it
-/// carries its owner's marker ([`crate::target::leftovers`]) for a SIGKILL.
+/// carries its owner's marker ([`crate::targets::leftovers`]) for a SIGKILL.
 pub(crate) struct Scratch {
     pub(crate) root: PathBuf,
 }
@@ -113,7 +113,7 @@ impl Scratch {
             .map_err(|e| usage(format!("cannot create a directory in {}: {e}", dir.display())))?;
         let scratch = Scratch { root };
         // Its owner, so that a later run removes it if this one is killed.
-        crate::target::leftovers::mark(&scratch.root).map_err(|e| usage(format!("cannot write in {}: {e}", scratch.root.display())))?;
+        crate::targets::leftovers::mark(&scratch.root).map_err(|e| usage(format!("cannot write in {}: {e}", scratch.root.display())))?;
         Ok(scratch)
     }
 }
@@ -365,7 +365,7 @@ impl Phases<'_> {
                 }
             }
         }
-        let marker = self.tree.dir.root.join(crate::target::leftovers::MARKER);
+        let marker = self.tree.dir.root.join(crate::targets::leftovers::MARKER);
         std::fs::remove_file(&marker).map_err(|e| io_err("remove", &marker, e))?;
         std::fs::remove_dir(&self.tree.dir.root).map_err(|e| io_err("remove", &self.tree.dir.root, e))?;
         syncfs(self.dir, self.dir)?;
@@ -499,7 +499,7 @@ pub(crate) mod tests {
             if p == "stat" && seen.borrow().is_none() {
                 let root = std::fs::read_dir(tmp.path()).unwrap().next().unwrap().unwrap().path();
                 assert!(root.file_name().unwrap().to_str().unwrap().starts_with("iolab-files-"));
-                let marker = std::ffi::OsStr::new(crate::target::leftovers::MARKER);
+                let marker = std::ffi::OsStr::new(crate::targets::leftovers::MARKER);
                 let tops: Vec<_> = std::fs::read_dir(&root)
                     .unwrap()
                     .flatten()

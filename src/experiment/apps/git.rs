@@ -595,7 +595,7 @@ pub fn prepare(dir: &Path, opts: &GitOpts, meter: &Meter) -> Result<(Origin, Pha
     // trees, each file rounded to 4 KiB, plus trees and commits.
     let inodes = 2 * (p.head_files + p.head_files / PER_DIR as u64) + 1000;
     let need = 2 * (p.blob_bytes + p.head_bytes + p.head_files * 4096) + (p.commits as u64) * 65536;
-    crate::target::space::check(dir, need, inodes, &format!("a repository of {} commits", p.commits), None)?;
+    crate::targets::space::check(dir, need, inodes, &format!("a repository of {} commits", p.commits), None)?;
     File::open(dir).map_err(|e| usage(format!("cannot open {}: {e}", dir.display())))?;
     let work = Scratch::create(dir, "iolab-git")?;
     let git = Git::new(exe, &work.root.join("home"))?;

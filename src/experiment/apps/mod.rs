@@ -25,7 +25,7 @@ use crate::measure::Snapshot;
 use crate::plan::SuiteName;
 pub use crate::samples::PhaseSamples;
 use crate::summary::{self, Body, Settings};
-use crate::target::TargetInfo;
+use crate::targets::TargetInfo;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -124,14 +124,14 @@ pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
             text: "not root, so the caches cannot be emptied between phases: every phase is measured WARM (labelled warm); run as root for cold figures",
         });
     }
-    if let Some(text) = crate::target::leftovers::notice(&crate::target::leftovers::sweep(&r.dir)) {
+    if let Some(text) = crate::targets::leftovers::notice(&crate::targets::leftovers::sweep(&r.dir)) {
         ctx.observer.event(Event::Notice {
             level: Level::Note,
             text: &text,
         });
     }
     let mut runs: Vec<Vec<PhaseSamples>> = Vec::new();
-    let zfs = crate::target::zfs::LiveZfs;
+    let zfs = crate::targets::zfs::LiveZfs;
     // On ZFS, the git suite's tree lives in a dataset of its own, generated
     // once and rolled back to its snapshot between runs.
     let mut child = match r.workload {
@@ -225,19 +225,19 @@ pub(super) fn run(r: &AppRequest, ctx: &Context) -> Result<Measured> {
 /// (`DATASET/iolab-git-PID`), or `None` (and why, on the live view) where
 /// there is none to make.
 fn git_dataset<'z>(
-    zfs: &'z dyn crate::target::zfs::Zpool,
+    zfs: &'z dyn crate::targets::zfs::Zpool,
     dir: &std::path::Path,
     sys: &SysRoot,
     observer: &dyn Observer,
-) -> Option<crate::target::dataset::ChildDataset<'z>> {
+) -> Option<crate::targets::dataset::ChildDataset<'z>> {
     let fs = device::filesystem_of(sys, dir)?;
     crate::judge::zfs::Implementation::of_fstype(&fs.fstype)?;
     if !super::cold::can_drop_caches() {
         return None;
     }
     let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    use crate::target::dataset::{ChildDataset, sweep};
-    match sweep(zfs, &fs.source, "iolab-git", &crate::target::owner::of) {
+    use crate::targets::dataset::{ChildDataset, sweep};
+    match sweep(zfs, &fs.source, "iolab-git", &crate::targets::owner::of) {
         Ok(swept) if !swept.is_empty() => observer.event(Event::Notice {
             level: Level::Note,
             text: &format!("destroyed {}: left by a git suite run that was killed", swept.join(", ")),

@@ -53,7 +53,7 @@ use crate::judge::capacity::{CapacityFacts, ChangedBlock, Confirmation, EarlierV
 use crate::summary::capacity::{BackupFacts, CapacityReport};
 use crate::summary::verify::device_identity;
 use crate::summary::{Body, Settings};
-use crate::target::{self, OpenRequest, Target};
+use crate::targets::{self, OpenRequest, Target};
 use crate::verify::{BLOCK, Backup, BlockState, Header, Probe, ProbeVerdict, Round, classify_generation, fill_generation};
 use backup::{BackupHeader, NotItsDevice, Record};
 use std::collections::HashSet;
@@ -171,10 +171,10 @@ fn open_device(path: &Path, allow_destroy: bool, force: bool, ctx: &Context) -> 
         )));
     }
     let rdev = std::os::unix::fs::MetadataExt::rdev(&md);
-    let refusals = target::safety::check(&ctx.sys, rustix::fs::major(rdev), rustix::fs::minor(rdev));
+    let refusals = targets::safety::check(&ctx.sys, rustix::fs::major(rdev), rustix::fs::minor(rdev));
     // Restored data makes a signature no reason to refuse; a mount, swap or holder always is.
     let signatures_ok = !allow_destroy || force;
-    if let Err(why) = target::safety::verdict(&refusals, signatures_ok) {
+    if let Err(why) = targets::safety::verdict(&refusals, signatures_ok) {
         let hint = if allow_destroy && refusals.iter().all(|r| r.forceable()) {
             ", or leave out --allow-destroy: the probe then saves and restores every block it overwrites"
         } else {
@@ -193,7 +193,7 @@ fn open_device(path: &Path, allow_destroy: bool, force: bool, ctx: &Context) -> 
         continue_on_error: false,
         allow_export: false,
     };
-    let t = target::open(&req, &ctx.sys, ctx.stop, ctx.observer)?;
+    let t = targets::open(&req, &ctx.sys, ctx.stop, ctx.observer)?;
     if let Some(d) = t.info.devices.first()
         && d.logical_block_size as u64 > B
     {
@@ -539,7 +539,7 @@ pub(super) fn run(r: &CapacityRequest, ctx: &Context) -> Result<Measured> {
         // Room for every block the probe can write, before the first one is.
         let need = probe.max_writes() * backup::RECORD as u64;
         let dir = file.path().parent().unwrap_or(Path::new("/")).to_path_buf();
-        if let Err(e) = target::space::check(
+        if let Err(e) = targets::space::check(
             &dir,
             need,
             0,

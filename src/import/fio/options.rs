@@ -1,7 +1,7 @@
 //! fio's job and global options: the target, `rw`, sizes, times and flags
 //! (fio prints every option value as a string).
 
-use crate::target::{Kind, TargetInfo};
+use crate::targets::{Kind, TargetInfo};
 use serde_json::{Map, Value};
 
 /// A job's options with the global options under them (fio prints option values as strings).

@@ -57,7 +57,7 @@ impl Uring {
     /// inherits the affinity of the thread that made the ring.
     ///
     /// `nowait`: whether the target takes non-blocking I/O
-    /// ([`crate::target::Target::nowait`]); if not, every I/O goes straight
+    /// ([`crate::targets::Target::nowait`]); if not, every I/O goes straight
     /// to an io-wq worker.
     pub fn new(fd: RawFd, depth: usize, bufs: &Buffers, colocate: Option<usize>, nowait: bool) -> io::Result<Self> {
         if let Some(cpu) = colocate {

@@ -8,7 +8,7 @@ use crate::render::view::{Block, Cell, Detail, Fact, Heading, Line, Note, NoteTo
 use crate::store::RunSummary;
 use crate::summary::Report;
 use crate::summary::figures::IoMode;
-use crate::target::Kind;
+use crate::targets::Kind;
 
 /// The header of run `r`, stored as `s` when it was.
 pub fn section(r: &Report, s: Option<&RunSummary>) -> Section {

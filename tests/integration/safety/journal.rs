@@ -1,4 +1,4 @@
-//! The journal of what a layouts run built (`iolab::target::journal`), against the live
+//! The journal of what a layouts run built (`iolab::targets::journal`), against the live
 //! system: a killed run's journal (its owner a process that is gone) is unwound by the
 //! next run's sweep, and each undo step runs only where its guard still holds. A zfs-fuse
 //! pool of the run's name is destroyed and its members (whose ZFS label names that pool)
@@ -8,7 +8,7 @@
 //! Root, zfs-fuse and blkid; under `CI=true` it runs, never skips.
 
 use crate::common::emu::{Disk, Layout, LoopDev, MIB, ZfsLab, unique_name};
-use iolab::target::journal::{Action, Guard, Live, Outcome, System, Undo, sweep, zfs_label_ranges};
+use iolab::targets::journal::{Action, Guard, Live, Outcome, System, Undo, sweep, zfs_label_ranges};
 use std::os::unix::fs::FileExt;
 use std::process::Command;
 
@@ -92,10 +92,10 @@ fn a_killed_runs_journal_is_unwound_only_where_its_guards_hold() {
     });
     write_journal(&dir, "killed.json", &format!("{dead}@1@{}", boot.trim()), &undo);
     // A live run's journal (this process) would destroy the pool too: never run.
-    let me = iolab::target::owner::of_self();
+    let me = iolab::targets::owner::of_self();
     write_journal(&dir, "live.json", &me, &undo[undo.len() - 1..]);
 
-    let swept = sweep(&dir, &iolab::target::owner::of, &Live);
+    let swept = sweep(&dir, &iolab::targets::owner::of, &Live);
     let _ = std::fs::remove_file(dir.join("live.json"));
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect();
     let _ = std::fs::remove_dir(&dir);
@@ -242,10 +242,10 @@ fn a_journal_replayed_after_the_devices_were_renamed_never_writes_the_device_now
     // The journal as the killed run wrote it: devices, teardown, every build step done.
     let dir = tempfile::tempdir().unwrap();
     {
-        let mut j = iolab::target::journal::Journal::create(dir.path(), "killed").unwrap();
-        let recorded: Vec<iolab::target::journal::Recorded> = [&first, &second]
+        let mut j = iolab::targets::journal::Journal::create(dir.path(), "killed").unwrap();
+        let recorded: Vec<iolab::targets::journal::Recorded> = [&first, &second]
             .iter()
-            .map(|p| iolab::target::journal::Recorded {
+            .map(|p| iolab::targets::journal::Recorded {
                 path: p.to_string(),
                 identity: Live.identity(p).expect("a loop device has an identity"),
             })
@@ -281,7 +281,7 @@ fn a_journal_replayed_after_the_devices_were_renamed_never_writes_the_device_now
     // killed run's ext4.
     assert_eq!(Live.label(&second).as_deref(), Some(names.label().as_str()));
     let user_before = digest(std::path::Path::new(&first));
-    let swept = sweep(dir.path(), &iolab::target::owner::of, &Live);
+    let swept = sweep(dir.path(), &iolab::targets::owner::of, &Live);
     let steps: Vec<(&str, &Outcome)> = swept[0].steps.iter().map(|(u, o)| (u.what.as_str(), o)).collect();
     note!("{steps:?}");
     assert_eq!(
@@ -319,8 +319,8 @@ fn a_journal_replayed_after_its_device_was_replaced_leaves_it_alone_and_says_so(
     identity.backing.as_mut().unwrap().ino ^= 0x5a5a;
     let dir = tempfile::tempdir().unwrap();
     {
-        let mut j = iolab::target::journal::Journal::create(dir.path(), "killed").unwrap();
-        j.record_devices(vec![iolab::target::journal::Recorded {
+        let mut j = iolab::targets::journal::Journal::create(dir.path(), "killed").unwrap();
+        j.record_devices(vec![iolab::targets::journal::Recorded {
             path: dev.clone(),
             identity,
         }])
@@ -345,7 +345,7 @@ fn a_journal_replayed_after_its_device_was_replaced_leaves_it_alone_and_says_so(
     record["owner"] = serde_json::json!("1@1@not-this-boot");
     std::fs::write(&path, record.to_string()).unwrap();
     let before = digest(std::path::Path::new(&dev));
-    let swept = sweep(dir.path(), &iolab::target::owner::of, &Live);
+    let swept = sweep(dir.path(), &iolab::targets::owner::of, &Live);
     assert_eq!(digest(std::path::Path::new(&dev)), before);
     let (_, outcome) = &swept[0].steps[0];
     assert!(
@@ -411,7 +411,7 @@ fn a_second_sigint_while_the_pool_is_exported_waits_for_its_import() {
         }
         let _ = import.arg(&name).status();
     }
-    let journals: Vec<String> = std::fs::read_dir(iolab::target::zfs::EXPORT_JOURNALS)
+    let journals: Vec<String> = std::fs::read_dir(iolab::targets::zfs::EXPORT_JOURNALS)
         .map(|rd| {
             rd.flatten()
                 .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -421,7 +421,7 @@ fn a_second_sigint_while_the_pool_is_exported_waits_for_its_import() {
         .unwrap_or_default();
     // A failed run's journal would name a pool the lab destroys: never left to others.
     for j in &journals {
-        let _ = std::fs::remove_file(std::path::Path::new(iolab::target::zfs::EXPORT_JOURNALS).join(j));
+        let _ = std::fs::remove_file(std::path::Path::new(iolab::targets::zfs::EXPORT_JOURNALS).join(j));
     }
     note!("status {status:?}, exported while paused: {exported}; stderr: {stderr}");
     assert!(exported, "the pool was not exported at the test knob's point");

@@ -12,7 +12,7 @@
 use crate::import::fio::stats::{BW_KIB, KIB_BYTES, LAT_US, NO_TOTAL_IOS};
 use crate::import::fio::*;
 use crate::summary::{DirReport, JobReport};
-use crate::target::Kind;
+use crate::targets::Kind;
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/fio/{name}", env!("CARGO_MANIFEST_DIR"));

@@ -2,7 +2,7 @@ mod legacy;
 
 use super::options::{normalize_rw, parse_fio_size, parse_secs};
 use super::*;
-use crate::target::Kind;
+use crate::targets::Kind;
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/fio/{name}", env!("CARGO_MANIFEST_DIR"));

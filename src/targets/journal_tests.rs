@@ -144,7 +144,7 @@ fn unwound_newest_first_and_only_where_the_guard_holds() {
     // On disk before anything is undone, in order.
     let on_disk: Record = serde_json::from_str(&std::fs::read_to_string(j.path()).unwrap()).unwrap();
     assert_eq!(on_disk.undo, steps());
-    assert_eq!(on_disk.owner, crate::target::owner::of_self());
+    assert_eq!(on_disk.owner, crate::targets::owner::of_self());
     let sys = Fake {
         pools: vec!["iolab-abc".into()],
         // Mounted from another source: not ours any more.

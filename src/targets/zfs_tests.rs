@@ -72,7 +72,7 @@ fn target_in(dir: &Path) -> (Target, PathBuf) {
     std::fs::create_dir(&pool).unwrap();
     let file = pool.join("data");
     std::fs::write(&file, (0..65536u32).map(|i| (i % 251) as u8).collect::<Vec<u8>>()).unwrap();
-    let req = crate::target::OpenRequest {
+    let req = crate::targets::OpenRequest {
         path: file.clone(),
         size: None,
         write: false,
@@ -83,7 +83,7 @@ fn target_in(dir: &Path) -> (Target, PathBuf) {
         continue_on_error: false,
         allow_export: true,
     };
-    let t = crate::target::open(&req, &SysRoot::default(), &Stop::default(), &Silent).unwrap();
+    let t = crate::targets::open(&req, &SysRoot::default(), &Stop::default(), &Silent).unwrap();
     (t, pool)
 }
 
@@ -172,7 +172,7 @@ fn an_import_is_tried_again_and_a_lost_pool_fails_the_run_with_the_command() {
 #[test]
 fn an_unnamed_target_is_not_cycled() {
     let d = tempfile::tempdir().unwrap();
-    let req = crate::target::OpenRequest {
+    let req = crate::targets::OpenRequest {
         path: d.path().to_path_buf(),
         size: Some(1 << 20),
         write: false,
@@ -184,7 +184,7 @@ fn an_unnamed_target_is_not_cycled() {
         // Not ZFS: the test file has no name even so.
         allow_export: true,
     };
-    let t = crate::target::open(&req, &SysRoot::default(), &Stop::default(), &Silent).unwrap();
+    let t = crate::targets::open(&req, &SysRoot::default(), &Stop::default(), &Silent).unwrap();
     assert_eq!(t.reopen_path(), None);
     let zpool = Fake::new(d.path());
     let re = Reimport::of(&zpool, "tpool", &[]);

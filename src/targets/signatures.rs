@@ -6,7 +6,7 @@
 //! reads only, and opens the device without `O_EXCL`, so it answers for a
 //! mounted or held device too.
 //!
-//! [`crate::target::safety`] takes this as the authority and keeps its own
+//! [`crate::targets::safety`] takes this as the authority and keeps its own
 //! magic numbers for what the probe misses (ZFS labels at the tail of an
 //! exported pool whose start was wiped); a signature both find is named
 //! once, in iolab's words ([`explained_by`]).
@@ -83,7 +83,7 @@ pub fn parse_wipefs(text: &str) -> Result<Vec<Found>, String> {
 }
 
 /// Whether iolab's own check named the signature libblkid calls `kind`
-/// (one of `own`, the names [`crate::target::safety::detect`] gives), so
+/// (one of `own`, the names [`crate::targets::safety::detect`] gives), so
 /// that it is said once.
 pub fn explained_by(kind: &str, own: &[&str]) -> bool {
     // Each of iolab's names, and libblkid's names for the same thing.

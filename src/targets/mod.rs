@@ -6,7 +6,7 @@
 //!   at once where that is unsupported), so it disappears when iolab exits,
 //!   however it exits, SIGKILL included; its space is checked first;
 //! - an existing file or a block device is written only with `--allow-destroy`;
-//!   a block device is then checked by [`crate::target::safety`] (mounted, swap,
+//!   a block device is then checked by [`crate::targets::safety`] (mounted, swap,
 //!   held, signatures) and opened `O_EXCL`, which the kernel refuses while it
 //!   (or a partition of it) is mounted or held by anyone else.
 //!
@@ -500,8 +500,8 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
             let rdev = std::os::unix::fs::MetadataExt::rdev(&md);
             let (major, minor) = (rustix::fs::major(rdev), rustix::fs::minor(rdev));
             refuse_read_only(path, Kind::BlockDevice, true, false, device_read_only(&real, root, major, minor))?;
-            let refusals = crate::target::safety::check(root, major, minor);
-            crate::target::safety::verdict(&refusals, req.force)
+            let refusals = crate::targets::safety::check(root, major, minor);
+            crate::targets::safety::verdict(&refusals, req.force)
                 .map_err(|why| usage(format!("refusing to write to {}: {why}", path.display())))?;
         }
         let file = open_existing(&real, req.write, true)?;

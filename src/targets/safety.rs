@@ -22,7 +22,7 @@
 //! `--force` overrides only the last rule: a signature may be stale, but a
 //! mount, swap, a holder or a live pool or array is data in use right now,
 //! and iolab destroys only what it built itself. (Opening the device
-//! `O_EXCL` in [`crate::target`] additionally makes the kernel refuse while
+//! `O_EXCL` in [`crate::targets`] additionally makes the kernel refuse while
 //! anyone else holds it exclusively.)
 //!
 //! The check fails closed: what cannot be looked at is a refusal with its
@@ -60,7 +60,7 @@
 //! [`Contents`], so the unit tests need neither util-linux nor a device.
 
 use crate::device::{Commands, LiveCommands, LiveUse, NoCommands, SysRoot};
-use crate::target::signatures::{self, Found};
+use crate::targets::signatures::{self, Found};
 use std::fs;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};

@@ -185,7 +185,7 @@ pub trait System {
     fn resolve(&self, recorded: &Identity, path: &str) -> Resolved;
     /// `Err` says why `device` may not be written now (mounted, held, a
     /// member of a live pool or array, or a signature without `force`):
-    /// [`crate::target::safety`]'s check.
+    /// [`crate::targets::safety`]'s check.
     fn check_device(&self, device: &str, force: bool) -> std::result::Result<(), String>;
     /// Do an action: `Err` holds why it failed (a command's message).
     fn act(&self, action: &Action) -> std::result::Result<(), String>;
