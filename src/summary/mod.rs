@@ -29,6 +29,7 @@ pub mod flush;
 pub mod flush_check;
 pub mod hosts;
 pub mod job;
+mod job_report;
 mod job_warnings;
 mod named;
 pub mod scale;
@@ -39,9 +40,9 @@ pub mod zfs;
 /// The statistics of figures live with the rules that use them too.
 pub use crate::judge::stats::{cv, median};
 pub use job::{
-    CpuReport, DeviceReport, DirReport, Direction, IoErrors, JobReport, Latency, RunReport, Samples, SteadyReport, cross_check, job_report,
-    run_report,
+    CpuReport, DeviceReport, DirReport, Direction, IoErrors, JobReport, Latency, RunReport, Samples, SteadyReport, cross_check, run_report,
 };
+pub use job_report::job_report;
 pub use named::{EngineName, Named, Pattern};
 
 /// A stored or printed run: metadata, then the figures of its kind of
