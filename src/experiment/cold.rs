@@ -319,6 +319,7 @@ mod tests {
 
     #[test]
     fn on_zfs_with_consent_the_pool_is_exported_and_imported() {
+        let _journals = crate::targets::zfs::Journals;
         let z = Fake {
             refuse: None,
             calls: RefCell::new(Vec::new()),
@@ -333,6 +334,7 @@ mod tests {
 
     #[test]
     fn without_consent_or_with_a_busy_pool_it_is_not_cold() {
+        let _journals = crate::targets::zfs::Journals;
         let z = Fake {
             refuse: None,
             calls: RefCell::new(Vec::new()),

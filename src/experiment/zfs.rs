@@ -376,6 +376,7 @@ mod tests {
     /// labels it cached and nothing more is tried.
     #[test]
     fn issue_37_timed_sequential_runs_are_cycled_before_each_pass() {
+        let _journals = crate::targets::zfs::Journals;
         let s = side(pool());
         let timed = s.facts(
             &job(Rw::Read, Limit::Time(Duration::from_secs(2))),
@@ -404,6 +405,7 @@ mod tests {
 
     #[test]
     fn what_was_chosen_is_done_before_the_job() {
+        let _journals = crate::targets::zfs::Journals;
         let s = side(pool());
         let once = s.facts(&job(Rw::Read, Limit::Span), &repeat(1, Duration::ZERO), 96 << 20, true);
         // The pool exported and imported, the kernel's caches dropped while it was away.

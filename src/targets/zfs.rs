@@ -252,12 +252,26 @@ fn replace_fd(from: &impl AsRawFd, to: libc::c_int) -> std::io::Result<()> {
 pub const EXPORT_JOURNALS: &str = "/var/lib/iolab/exports";
 
 /// The directory of the export journals: [`EXPORT_JOURNALS`], or in unit
-/// tests one of the test process's own.
+/// tests one of the test's own (per thread: each test runs in one), which
+/// the test removes ([`Journals`]).
 fn export_journals() -> PathBuf {
     if cfg!(test) {
-        std::env::temp_dir().join(format!("iolab-unit-exports-{}", std::process::id()))
+        let test = std::thread::current().name().unwrap_or("main").replace("::", "-");
+        std::env::temp_dir().join(format!("iolab-unit-exports-{}-{test}", std::process::id()))
     } else {
         PathBuf::from(EXPORT_JOURNALS)
+    }
+}
+
+/// In a unit test that exports a pool: removes the test's export journals
+/// ([`export_journals`]) when the test ends, passed or failed.
+#[cfg(test)]
+pub(crate) struct Journals;
+
+#[cfg(test)]
+impl Drop for Journals {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(export_journals());
     }
 }
 

@@ -103,6 +103,7 @@ fn status(t: &Target) -> libc::c_int {
 
 #[test]
 fn the_target_is_closed_around_the_export_and_reopened_in_its_place() {
+    let _journals = Journals;
     let d = tempfile::tempdir().unwrap();
     let (t, pool) = target_in(d.path());
     let (fd, flags) = (t.fd(), status(&t));
@@ -133,6 +134,7 @@ fn the_target_is_closed_around_the_export_and_reopened_in_its_place() {
 
 #[test]
 fn a_busy_pool_is_left_alone_and_the_target_goes_on() {
+    let _journals = Journals;
     let d = tempfile::tempdir().unwrap();
     let (t, pool) = target_in(d.path());
     let mut zpool = Fake::new(&pool);
@@ -148,6 +150,7 @@ fn a_busy_pool_is_left_alone_and_the_target_goes_on() {
 
 #[test]
 fn an_import_is_tried_again_and_a_lost_pool_fails_the_run_with_the_command() {
+    let _journals = Journals;
     let d = tempfile::tempdir().unwrap();
     let (t, pool) = target_in(d.path());
     let mut zpool = Fake::new(&pool);
@@ -171,6 +174,7 @@ fn an_import_is_tried_again_and_a_lost_pool_fails_the_run_with_the_command() {
 
 #[test]
 fn an_unnamed_target_is_not_cycled() {
+    let _journals = Journals;
     let d = tempfile::tempdir().unwrap();
     let req = crate::targets::OpenRequest {
         path: d.path().to_path_buf(),
