@@ -196,3 +196,29 @@ fn harness_cleans_up_when_test_panics() {
     }
     note!("nothing leaked after a panic");
 }
+
+/// A command that does not finish in time is killed, and the failure says where it and
+/// its children were: a hang's cause is named by the report, not guessed afterwards.
+#[test]
+fn harness_timeout_reports_where_the_process_and_its_children_wait() {
+    let mut cmd = std::process::Command::new("sh");
+    cmd.args(["-c", "sleep 30 & wait"]);
+    let started = Instant::now();
+    let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        output_with_timeout(&mut cmd, std::time::Duration::from_millis(300))
+    }));
+    let message = match failed {
+        Ok(_) => panic!("a 30 s command finished within 300 ms"),
+        Err(e) => e.downcast_ref::<String>().cloned().unwrap_or_default(),
+    };
+    assert!(message.contains("did not finish within 300ms"), "{message}");
+    assert!(message.contains("sh -c sleep 30 & wait"), "{message}");
+    assert!(
+        message.contains("process") && message.contains(": sleep 30"),
+        "the child is named: {message}"
+    );
+    assert!(message.contains("(sleep) S user"), "its thread's state is told: {message}");
+    // The grandchild was killed too: it held the pipes, so the failure would have
+    // waited the 30 s for it.
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
+}
