@@ -11,10 +11,10 @@ pub mod placement;
 mod samples;
 mod seconds;
 pub mod snapshot;
+mod stream;
 mod virtual_job;
 
 pub use samples::{JobSamples, Point, ScaleSamples, ScanSamples};
-use seconds::Seconds;
 pub use snapshot::{Delta, Snapshot};
 pub use virtual_job::{VirtualDevice, virtual_job};
 
@@ -25,7 +25,7 @@ use crate::device::SysRoot;
 use crate::io::buffers::Buffers;
 use crate::io::engine::EngineKind;
 use crate::io::engine::{Clock, Driver, Engine, RealClock, Setup};
-use crate::io::stall::{Beat, Watchdog};
+use crate::io::stall::Beat;
 use crate::io::stream::StreamShared;
 use crate::io::worker::{self, IoFailure, WorkerPlan};
 use crate::plan::{JobSpec, Limit, Repeat, Runs};
@@ -482,263 +482,12 @@ impl Runner<'_> {
             Fault::Flush(e) => self.target.flush_failure(job, &e),
         })
     }
-
-    /// One uninterrupted stream of I/O, measured in windows. At each window
-    /// boundary the main thread reads the CPU and device counters and, for
-    /// writes, makes the window's data durable (fdatasync) and adds the time
-    /// that took to the window. With a [`Settling`], it then judges the
-    /// measured windows so far and, once they have settled, cuts the stream
-    /// after that window. After the last window the workers stop issuing,
-    /// let what is in flight complete (counted for latency and the device
-    /// cross-check, not for throughput) and flush.
-    fn stream(&self, spec: &JobSpec, windows: Windows, pool: &Pool) -> Result<Vec<RunSamples>> {
-        self.stop.check()?;
-        if spec.rw.reads() && !self.target.direct() {
-            self.target.drop_cache()?;
-        }
-        let writes = spec.rw.writes();
-        let n = pool.cmds.len() as u64;
-        let settling = match &windows {
-            Windows::Time(_, s) => *s,
-            Windows::Bytes(..) => None,
-        };
-        let Schedule { labels, ends, max_bytes } = Schedule::new(&windows, n, spec.bs);
-        let nwin = labels.len();
-        let shared = Arc::new(StreamShared::new(n as usize, nwin));
-        let mut snaps = vec![self.counters()];
-        let mut flush_ns = vec![0u64; nwin];
-        let base = Instant::now();
-        let mut seconds = Seconds::new(&snaps[0], &self.target.device_names);
-        let mut inflight = depth::Inflight::open(&self.sys, &self.target.device_names);
-        for c in pool.cmds {
-            c.send(Cmd::Go {
-                base,
-                windows: ends.clone(),
-                max_bytes,
-                shared: shared.clone(),
-            })
-            .map_err(|_| failed("a worker thread exited early"))?;
-        }
-        let mut done: Vec<Vec<WorkerSamples>> = Vec::with_capacity(n as usize);
-        let mut first_err: Option<Error> = None;
-        let job = spec.name.as_str();
-        // No completion anywhere (the workers' beats, the devices under the
-        // target) for the stall timeout: the target stopped answering.
-        let mut dog = Watchdog::new(crate::io::stall::timeout(), base);
-        let mut receive = |timeout: Duration, done: &mut Vec<Vec<WorkerSamples>>, seconds: &Seconds| -> Result<()> {
-            match pool.reports.recv_timeout(timeout) {
-                Ok(Report::Done(Ok(w))) => done.push(w),
-                Ok(Report::Done(Err(f))) => {
-                    // Stop the others; the first failure is what we report.
-                    self.stop.request();
-                    first_err.get_or_insert_with(|| self.fault(job, f));
-                    done.push(Vec::new());
-                }
-                Ok(Report::Ready(_)) | Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(failed("a worker thread panicked")),
-            }
-            if first_err.is_none()
-                && let Some(gone) = self.target.gone()
-            {
-                self.stop.request();
-                first_err = Some(failed(format!("the target went away in \"{job}\": {gone}")));
-            }
-            let beats = pool.beats.iter().map(|b| b.get()).fold(0u64, u64::wrapping_add);
-            if let Some(still) = dog.check(Instant::now(), beats.wrapping_add(seconds.progress())) {
-                // The stuck workers are left behind with the target's descriptor.
-                self.target.abandon();
-                self.stop.request();
-                return Err(self.target.stalled(&format!("running \"{job}\""), still));
-            }
-            Ok(())
-        };
-        // The window the stream was cut after (`--runs auto`).
-        let mut cut: Option<usize> = None;
-        for (k, &(pass, planned)) in labels.iter().enumerate() {
-            self.observer.event(Event::PassStart {
-                job: &spec.name,
-                pass,
-                planned,
-            });
-            let start = if k == 0 {
-                Duration::ZERO
-            } else {
-                Duration::from_nanos(ends[k - 1])
-            };
-            if k + 1 == nwin {
-                break;
-            }
-            // A boundary between two windows: wait for it, then cut.
-            let at = base + Duration::from_nanos(ends[k]);
-            loop {
-                let now = Instant::now();
-                if now >= at || done.len() as u64 == n {
-                    break;
-                }
-                let tick = seconds.sample(&self.sys, base, start);
-                let due = inflight.as_mut().map_or(Duration::MAX, |f| f.sample(k));
-                receive((at - now).min(tick).min(due).min(Duration::from_millis(100)), &mut done, &seconds)?;
-                self.observer.event(Event::Tick {
-                    elapsed: base.elapsed() - start,
-                });
-            }
-            if writes {
-                let t = Instant::now();
-                crate::base::testknob::pause_at("flush");
-                let synced = self
-                    .target
-                    .bounded(&self.sys, &format!("flushing written data in \"{job}\""), crate::io::sys::fdatasync)?;
-                synced.map_err(|e| failed(self.target.flush_failure(job, &e)))?;
-                flush_ns[k] = t.elapsed().as_nanos() as u64;
-            }
-            snaps.push(self.counters());
-            seconds.boundary(ends[k], snaps.last().expect("just pushed"));
-            if let Some(st) = settling
-                && k + 1 >= st.first + st.min
-            {
-                // Every worker has closed window k once it has seen a completion after it.
-                // (A worker that failed has closed them all; the failure is reported below.)
-                while shared.closed() <= k && (done.len() as u64) < n {
-                    receive(Duration::from_millis(2), &mut done, &seconds)?;
-                }
-                let bw = |j: usize| {
-                    let (r, w) = shared.window_bytes(j);
-                    let s = (ends[j] - if j == 0 { 0 } else { ends[j - 1] } + flush_ns[j]).max(1) as f64 / 1e9;
-                    (r as f64 / s, w as f64 / s)
-                };
-                let (r, w): (Vec<f64>, Vec<f64>) = (st.first..=k).map(bw).unzip();
-                if settled(&r, &w, st.reads, st.writes, st.min, st.max) {
-                    shared.cut_after(k);
-                    cut = Some(k);
-                    break;
-                }
-            }
-        }
-        let last = cut.unwrap_or(nwin - 1);
-        let last_start = if last > 0 {
-            Duration::from_nanos(ends[last - 1])
-        } else {
-            Duration::ZERO
-        };
-        while (done.len() as u64) < n {
-            let tick = seconds.sample(&self.sys, base, last_start);
-            let due = inflight.as_mut().map_or(Duration::MAX, |f| f.sample(last));
-            receive(tick.min(due).min(Duration::from_millis(100)), &mut done, &seconds)?;
-            self.observer.event(Event::Tick {
-                elapsed: base.elapsed().saturating_sub(last_start),
-            });
-        }
-        snaps.push(self.counters());
-        seconds.boundary(base.elapsed().as_nanos() as u64, snaps.last().expect("just pushed"));
-        if let Some(e) = first_err {
-            return Err(e);
-        }
-        self.stop.check()?;
-        // A worker that finished before it saw the cut has windows after it: drain.
-        for w in &mut done {
-            for tail in w.split_off((last + 1).min(w.len())) {
-                w[last].read.absorb_drain(&tail.read);
-                w[last].write.absorb_drain(&tail.write);
-            }
-        }
-        let final_snap = snaps.len() - 1;
-
-        let mut runs = Vec::with_capacity(last + 1);
-        for k in 0..=last {
-            let per_worker: Vec<&WorkerSamples> = done.iter().map(|w| &w[k]).collect();
-            let mut run = RunSamples::from_workers(per_worker.iter().copied());
-            // The stream's latencies; after the last window, the drain's join it.
-            for (dir, d) in [&mut run.read, &mut run.write].into_iter().enumerate() {
-                d.merge_lat(shared.lat.take(k, dir).as_ref());
-                if k == last {
-                    for j in last + 1..nwin {
-                        d.merge_lat(shared.lat.take(j, dir).as_ref());
-                    }
-                }
-            }
-            // The last window's flush is the workers' own, unless the main
-            // thread flushed at its end (a window the stream was cut after).
-            let flushed_here = k + 1 < nwin;
-            let sync_ns = if flushed_here {
-                flush_ns[k]
-            } else {
-                per_worker.iter().map(|w| w.sync_ns).max().unwrap_or(0)
-            };
-            run.sync_ns = sync_ns;
-            let win_start = if k == 0 { 0 } else { ends[k - 1] };
-            run.wall_ns = match ends.get(k) {
-                Some(&end) => end - win_start + sync_ns,
-                None => {
-                    let start = per_worker.iter().map(|w| w.start_ns).min().unwrap_or(0);
-                    per_worker
-                        .iter()
-                        .map(|w| w.end_ns + w.sync_ns)
-                        .max()
-                        .unwrap_or(0)
-                        .saturating_sub(start)
-                }
-            }
-            .max(1);
-            run.first_done_ns = run.first_done_ns.saturating_sub(win_start);
-            run.last_done_ns = run.last_done_ns.saturating_sub(win_start);
-            // The last window's counters run to the end of the drain.
-            let to = if k == last { final_snap } else { k + 1 };
-            let d = snaps[k].delta(&snaps[to], &self.target.device_names);
-            run.elapsed_ns = d.elapsed_ns.max(1);
-            run.cpu = d.cpu;
-            run.sys = d.sys;
-            run.devices = d.devices;
-            run.other_devices = self.others(snaps[k].moved(&snaps[to], &self.sys));
-            // The last window ends when its I/O has completed and been flushed.
-            let win_end = if k == last { u64::MAX } else { ends[k] };
-            run.device_seconds = seconds.series(win_start, win_end);
-            run.inflight = inflight.as_mut().and_then(|f| f.take(k));
-            runs.push(run);
-        }
-        Ok(runs)
-    }
 }
 
 /// What a steady-state round is judged by: bytes per second, flush included
 /// (for a fixed block size, proportional to IOPS, which the PTS uses).
 pub fn round_value(r: &RunSamples) -> f64 {
     (r.read.bytes + r.write.bytes) as f64 / (r.wall_ns.max(1) as f64 / 1e9)
-}
-
-/// A stream's windows as the workers and the progress display need them.
-struct Schedule {
-    labels: Vec<(Pass, Option<Duration>)>,
-    /// Cumulative window end times in ns (empty for a size-limited stream).
-    ends: Vec<u64>,
-    /// Each worker's share of a byte limit.
-    max_bytes: Option<u64>,
-}
-
-impl Schedule {
-    fn new(windows: &Windows, workers: u64, bs: u64) -> Self {
-        match windows {
-            Windows::Time(w, _) => {
-                let mut t = Duration::ZERO;
-                let ends = w
-                    .iter()
-                    .map(|(_, d)| {
-                        t += *d;
-                        t.as_nanos() as u64
-                    })
-                    .collect();
-                Schedule {
-                    labels: w.iter().map(|&(p, d)| (p, Some(d))).collect(),
-                    ends,
-                    max_bytes: None,
-                }
-            }
-            Windows::Bytes(p, b) => Schedule {
-                labels: vec![(*p, None)],
-                ends: vec![],
-                max_bytes: Some(b.div_ceil(workers).next_multiple_of(bs)),
-            },
-        }
-    }
 }
 
 /// The main thread's ends of the worker channels, and the workers' beats.
