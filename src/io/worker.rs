@@ -115,6 +115,167 @@ impl Drop for Closed<'_> {
     }
 }
 
+/// Where a worker's next block is: a seeded random pick over its range, or
+/// the next block of its sequential run (wrapping at the range's end).
+struct Blocks {
+    rng: Rng,
+    seq_pos: u64,
+    nblocks: u64,
+    /// Bytes issued so far, against a size-limited pass's share.
+    issued: u64,
+}
+
+impl Blocks {
+    /// The next I/O's offset and, for a mixed job, its seeded direction.
+    #[inline(always)]
+    fn next(&mut self, plan: &WorkerPlan) -> (u64, Dir) {
+        let block = if plan.random {
+            self.rng.below(self.nblocks)
+        } else {
+            let b = self.seq_pos;
+            self.seq_pos += 1;
+            if self.seq_pos == self.nblocks {
+                self.seq_pos = 0;
+            }
+            b
+        };
+        let dir = match plan.read_pct {
+            100 => Dir::Read,
+            0 => Dir::Write,
+            p => {
+                if self.rng.below(100) < p as u64 {
+                    Dir::Read
+                } else {
+                    Dir::Write
+                }
+            }
+        };
+        (plan.start + block * plan.bs, dir)
+    }
+}
+
+/// A worker's I/O slots: the free ones, how many are in flight, and per
+/// slot its submit time, direction and offset (for error reports).
+struct Slots {
+    free: Vec<u32>,
+    at: Vec<(u64, Dir, u64)>,
+    inflight: usize,
+}
+
+/// Queue an I/O in every free slot, at `now`, until the slots are full or
+/// the pass's byte share is issued; whether the share is (the stream
+/// stops issuing). A queue that fails fails the stream.
+#[inline(always)]
+fn fill<E: Engine>(
+    engine: &mut E,
+    bufs: &mut Buffers,
+    blocks: &mut Blocks,
+    slots: &mut Slots,
+    plan: &WorkerPlan,
+    max_bytes: Option<u64>,
+    now: u64,
+) -> Result<bool, IoFailure> {
+    let bs = plan.bs;
+    while let Some(slot) = slots.free.pop() {
+        if max_bytes.is_some_and(|m| blocks.issued >= m) {
+            slots.free.push(slot);
+            return Ok(true);
+        }
+        let (offset, dir) = blocks.next(plan);
+        let (buf, region) = match dir {
+            Dir::Read => (bufs.read_slot(slot as usize), 1),
+            Dir::Write => (bufs.next_write(), 0),
+        };
+        slots.at[slot as usize] = (now, dir, offset);
+        let queued = engine.queue(Io {
+            slot,
+            dir,
+            offset,
+            len: bs as u32,
+            buf,
+            region,
+            dsync: dir == Dir::Write && plan.sync == SyncMode::Dsync,
+        });
+        if let Err(source) = queued {
+            return Err(IoFailure {
+                dir,
+                offset,
+                len: bs as u32,
+                source,
+            });
+        }
+        slots.inflight += 1;
+        blocks.issued += bs;
+    }
+    Ok(false)
+}
+
+/// Count the completions one wait reaped into window `w` (at `now`, `t`
+/// into the window; throughput only `in_window`), their latencies into
+/// `lat`, and free their slots. A failed or short I/O fails the stream,
+/// unless the plan continues on errors: then it is recorded and skipped.
+#[inline(always)]
+fn complete(
+    done: &mut Vec<Done>,
+    slots: &mut Slots,
+    w: &mut WorkerSamples,
+    lat: &mut Option<LatBuf>,
+    plan: &WorkerPlan,
+    now: u64,
+    in_window: bool,
+) -> Result<(), IoFailure> {
+    let bs = plan.bs;
+    let t = now - w.start_ns;
+    let (mut reads, mut writes) = (0u64, 0u64);
+    for d in done.drain(..) {
+        let (t0, dir, offset) = slots.at[d.slot as usize];
+        if d.result < 0 || d.result as u64 != bs {
+            let errno = (d.result < 0).then_some(-d.result);
+            if plan.continue_on_error {
+                match dir {
+                    Dir::Read => w.read.record_error(offset, errno, t),
+                    Dir::Write => w.write.record_error(offset, errno, t),
+                }
+                slots.free.push(d.slot);
+                slots.inflight -= 1;
+                continue;
+            }
+            let source = match errno {
+                Some(e) => io::Error::from_raw_os_error(e),
+                None => io::Error::new(io::ErrorKind::UnexpectedEof, format!("short transfer: {} of {bs} bytes", d.result)),
+            };
+            return Err(IoFailure {
+                dir,
+                offset,
+                len: bs as u32,
+                source,
+            });
+        }
+        match dir {
+            Dir::Read => reads += 1,
+            Dir::Write => writes += 1,
+        }
+        if let Some(l) = lat {
+            l.push(dir as usize, now - t0);
+        }
+        slots.free.push(d.slot);
+        slots.inflight -= 1;
+    }
+    if reads + writes > 0 {
+        let sec = second_of(t);
+        if reads > 0 {
+            w.read.count(reads, bs, sec, in_window);
+        }
+        if writes > 0 {
+            w.write.count(writes, bs, sec, in_window);
+        }
+        if in_window {
+            w.end_ns = now;
+        }
+    }
+    Ok(())
+}
+
 /// Run one worker to its limit. Returns the counts of each window (one for
 /// a size-limited pass; none after the window the stream was cut after),
 /// with times relative to the clock's zero. Latencies go to the stream's
@@ -132,11 +293,17 @@ pub fn drive<E: Engine, C: Clock>(
     let depth = engine.depth();
     let bs = plan.bs;
     let nblocks = (plan.len / bs).max(1);
-    let mut rng = Rng::new(plan.seed);
-    let mut seq_pos = (pass.seq_offset / bs) % nblocks;
-    let mut free: Vec<u32> = (0..depth as u32).rev().collect();
-    // Per slot: submit time, direction, offset (for error reports).
-    let mut slots: Vec<(u64, Dir, u64)> = vec![(0, Dir::Read, 0); depth];
+    let mut blocks = Blocks {
+        rng: Rng::new(plan.seed),
+        seq_pos: (pass.seq_offset / bs) % nblocks,
+        nblocks,
+        issued: 0,
+    };
+    let mut slots = Slots {
+        free: (0..depth as u32).rev().collect(),
+        at: vec![(0, Dir::Read, 0); depth],
+        inflight: 0,
+    };
     let mut done: Vec<Done> = Vec::with_capacity(depth);
     let nwin = pass.windows.len().max(1);
     let mut out: Vec<WorkerSamples> = (0..nwin).map(|_| WorkerSamples::default()).collect();
@@ -146,8 +313,6 @@ pub fn drive<E: Engine, C: Clock>(
     let mut last_end = pass.windows.last().copied();
     let batch = plan.batch.max(1);
     let mut win = 0usize;
-    let mut inflight = 0usize;
-    let mut issued: u64 = 0;
     let mut stopping = false;
     let mut now = clock.now_ns();
     out[0].start_ns = now;
@@ -157,80 +322,25 @@ pub fn drive<E: Engine, C: Clock>(
 
     loop {
         if !stopping {
-            while let Some(slot) = free.pop() {
-                if pass.max_bytes.is_some_and(|m| issued >= m) {
-                    free.push(slot);
-                    stopping = true;
-                    break;
-                }
-                let block = if plan.random {
-                    rng.below(nblocks)
-                } else {
-                    let b = seq_pos;
-                    seq_pos += 1;
-                    if seq_pos == nblocks {
-                        seq_pos = 0;
-                    }
-                    b
-                };
-                let offset = plan.start + block * bs;
-                let dir = match plan.read_pct {
-                    100 => Dir::Read,
-                    0 => Dir::Write,
-                    p => {
-                        if rng.below(100) < p as u64 {
-                            Dir::Read
-                        } else {
-                            Dir::Write
-                        }
-                    }
-                };
-                let (buf, region) = match dir {
-                    Dir::Read => (bufs.read_slot(slot as usize), 1),
-                    Dir::Write => (bufs.next_write(), 0),
-                };
-                slots[slot as usize] = (now, dir, offset);
-                if let Err(e) = engine.queue(Io {
-                    slot,
-                    dir,
-                    offset,
-                    len: bs as u32,
-                    buf,
-                    region,
-                    dsync: dir == Dir::Write && plan.sync == SyncMode::Dsync,
-                }) {
-                    return Err(leave(
-                        engine,
-                        sh,
-                        IoFailure {
-                            dir,
-                            offset,
-                            len: bs as u32,
-                            source: e,
-                        },
-                    ));
-                }
-                inflight += 1;
-                issued += bs;
+            match fill(engine, bufs, &mut blocks, &mut slots, plan, pass.max_bytes, now) {
+                Ok(reached) => stopping = reached,
+                Err(e) => return Err(leave(engine, sh, e)),
             }
         }
-        if inflight == 0 {
+        if slots.inflight == 0 {
             break;
         }
-        if let Err(e) = engine.submit_and_reap(batch.min(inflight), &mut done) {
-            return Err(leave(
-                engine,
-                sh,
-                IoFailure {
-                    dir: Dir::Read,
-                    offset: 0,
-                    len: 0,
-                    source: e,
-                },
-            ));
+        if let Err(e) = engine.submit_and_reap(batch.min(slots.inflight), &mut done) {
+            let failure = IoFailure {
+                dir: Dir::Read,
+                offset: 0,
+                len: 0,
+                source: e,
+            };
+            return Err(leave(engine, sh, failure));
         }
         if plan.sync == SyncMode::Fsync
-            && let Err(e) = flush_writes(engine, &done, &slots, bs)
+            && let Err(e) = flush_writes(engine, &done, &slots.at, bs)
         {
             return Err(leave(engine, sh, e));
         }
@@ -252,58 +362,8 @@ pub fn drive<E: Engine, C: Clock>(
         // Completions after the last window (the drain) are real I/O with
         // real latencies, but the window's throughput must not wait for them.
         let in_window = last_end.is_none_or(|d| now <= d);
-        let w = &mut out[win];
-        let t = now - w.start_ns;
-        let (mut reads, mut writes) = (0u64, 0u64);
-        for d in done.drain(..) {
-            let (t0, dir, offset) = slots[d.slot as usize];
-            if d.result < 0 || d.result as u64 != bs {
-                let errno = (d.result < 0).then_some(-d.result);
-                if plan.continue_on_error {
-                    match dir {
-                        Dir::Read => w.read.record_error(offset, errno, t),
-                        Dir::Write => w.write.record_error(offset, errno, t),
-                    }
-                    free.push(d.slot);
-                    inflight -= 1;
-                    continue;
-                }
-                let source = match errno {
-                    Some(e) => io::Error::from_raw_os_error(e),
-                    None => io::Error::new(io::ErrorKind::UnexpectedEof, format!("short transfer: {} of {bs} bytes", d.result)),
-                };
-                return Err(leave(
-                    engine,
-                    sh,
-                    IoFailure {
-                        dir,
-                        offset,
-                        len: bs as u32,
-                        source,
-                    },
-                ));
-            }
-            match dir {
-                Dir::Read => reads += 1,
-                Dir::Write => writes += 1,
-            }
-            if let Some(l) = &mut lat {
-                l.push(dir as usize, now - t0);
-            }
-            free.push(d.slot);
-            inflight -= 1;
-        }
-        if reads + writes > 0 {
-            let sec = second_of(t);
-            if reads > 0 {
-                w.read.count(reads, bs, sec, in_window);
-            }
-            if writes > 0 {
-                w.write.count(writes, bs, sec, in_window);
-            }
-            if in_window {
-                w.end_ns = now;
-            }
+        if let Err(e) = complete(&mut done, &mut slots, &mut out[win], &mut lat, plan, now, in_window) {
+            return Err(leave(engine, sh, e));
         }
         if !stopping && (last_end.is_some_and(|d| now >= d) || sh.stop.load(Ordering::Relaxed)) {
             stopping = true;
@@ -320,7 +380,7 @@ pub fn drive<E: Engine, C: Clock>(
     for (k, w) in out.iter().enumerate().skip(win) {
         live.publish(k, w.read.bytes, w.write.bytes);
     }
-    out[last].seq_next = seq_pos * bs;
+    out[last].seq_next = blocks.seq_pos * bs;
     Ok(out)
 }
 
