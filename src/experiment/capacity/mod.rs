@@ -42,11 +42,13 @@
 //! `base::testknob`).
 
 pub mod backup;
+mod restore;
+
+pub use restore::{RestoreSummary, Restored, restore_file};
 
 use super::{Context, Measured};
 use crate::base::error::{Error, Result, failed, usage};
 use crate::base::progress::{Event, Level};
-use crate::base::units::fmt_bytes;
 use crate::io::buffers::AlignedBuf;
 use crate::io::sys;
 use crate::judge::capacity::{CapacityFacts, ChangedBlock, Confirmation, EarlierVerify, judge};
@@ -54,8 +56,9 @@ use crate::summary::capacity::{BackupFacts, CapacityReport};
 use crate::summary::verify::device_identity;
 use crate::summary::{Body, Settings};
 use crate::targets::{self, OpenRequest, Target};
-use crate::verify::{BLOCK, Backup, BlockState, Header, Probe, ProbeVerdict, Round, classify_generation, fill_generation};
-use backup::{BackupHeader, NotItsDevice, Record};
+use crate::verify::{BLOCK, Backup, BlockState, Probe, ProbeVerdict, Round, classify_generation, fill_generation};
+use backup::{BackupHeader, Record};
+use restore::{AfterRestore, restore_saved};
 use std::collections::HashSet;
 use std::os::fd::BorrowedFd;
 use std::os::unix::fs::FileTypeExt;
@@ -206,11 +209,6 @@ fn open_device(path: &Path, allow_destroy: bool, force: bool, ctx: &Context) -> 
     Ok(t)
 }
 
-/// A block of this pass: the probe's, not the device's data.
-fn is_ours(block: &[u8], pass: u64) -> bool {
-    Header::of_stamped(block).is_some_and(|h| h.pass == pass)
-}
-
 // ------------------------------------------------------------ test knob
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -284,75 +282,25 @@ impl Saver {
     }
 }
 
-/// What a restore did.
-#[derive(Debug, Default)]
-pub struct Restored {
-    pub written: u64,
-    pub write_errors: u64,
-    pub verified: u64,
-    /// Offsets that did not read back as the restore expected.
-    pub mismatches: Vec<u64>,
-    pub blocks_read: u64,
-    pub seconds: f64,
-}
+/// The last round the probe ran: its generation, the offsets it read and
+/// what each held.
+type LastRound = (u64, Vec<u64>, Vec<BlockState>);
 
-/// Write `records` (in the order they were saved) back in reverse order,
-/// flush, and read each back: a block that held the device's own data
-/// must read back as saved, and none may still hold a stamp of `pass`.
-/// (A block saved holding the probe's stamp was saved after the probe
-/// wrote to its storage through an alias; the first-saved alias holds the
-/// original, and is written back last.)
-fn restore_records(dev: &mut Dev, records: &[Record], pass: u64) -> Restored {
-    let t0 = Instant::now();
-    let mut r = Restored::default();
-    for rec in records.iter().rev() {
-        if let Some(d) = &rec.data {
-            match dev.write(rec.offset, d) {
-                Ok(()) => r.written += 1,
-                Err(_) => r.write_errors += 1,
-            }
-        }
-    }
-    if dev.flush().is_err() {
-        r.write_errors += 1;
-    }
-    let mut seen = HashSet::new();
-    for rec in records {
-        let Some(saved) = &rec.data else { continue };
-        if !seen.insert(rec.offset) {
-            continue;
-        }
-        r.blocks_read += 1;
-        let ok = match dev.read(rec.offset) {
-            Ok(got) if is_ours(saved, pass) => !is_ours(got, pass),
-            Ok(got) => got == &saved[..],
-            Err(_) => false,
-        };
-        if ok {
-            r.verified += 1;
-        } else {
-            r.mismatches.push(rec.offset);
-        }
-    }
-    r.seconds = t0.elapsed().as_secs_f64();
-    r
-}
-
-/// The probe's rounds on the device. Returns the last round's reads and
-/// their states (for the confirmation); an interruption or an error
-/// unwinds (the caller restores).
-#[allow(clippy::too_many_arguments)]
-fn run_rounds(
-    probe: &mut Probe,
-    dev: &mut Dev,
+/// What the rounds and the confirmation work on: the device, this pass,
+/// the saved blocks (none with `--allow-destroy`), the counts so far and
+/// the last round.
+struct Probing<'t> {
+    dev: Dev<'t>,
     pass: u64,
-    saver: &mut Option<Saver>,
-    tally: &mut Tally,
-    last: &mut Option<(u64, Vec<u64>, Vec<BlockState>)>,
-    ctx: &Context,
-    hook: Hook,
-    est: u64,
-) -> Result<()> {
+    saver: Option<Saver>,
+    tally: Tally,
+    last: Option<LastRound>,
+}
+
+/// The probe's rounds on the device. Keeps the last round's reads and
+/// their states in `p.last` (for the confirmation); an interruption or an
+/// error unwinds (the caller restores).
+fn run_rounds(probe: &mut Probe, p: &mut Probing, ctx: &Context, hook: Hook, est: u64) -> Result<()> {
     while let Some(round) = probe.round().cloned() {
         ctx.stop.check()?;
         let g = round.generation;
@@ -366,18 +314,18 @@ fn run_rounds(
             done: g,
             total: est.max(g + 1),
         });
-        if let Some(s) = saver.as_mut() {
-            s.save(&round, dev, tally)?;
+        if let Some(s) = p.saver.as_mut() {
+            s.save(&round, &mut p.dev, &mut p.tally)?;
         }
         let written: HashSet<u64> = round.writes.iter().copied().collect();
         for &off in &round.writes {
             ctx.stop.check()?;
-            tally.blocks_written += 1;
-            if dev.stamp(off, pass, g).is_err() {
-                tally.write_errors.push(off);
+            p.tally.blocks_written += 1;
+            if p.dev.stamp(off, p.pass, g).is_err() {
+                p.tally.write_errors.push(off);
             }
         }
-        if let Err(e) = dev.flush() {
+        if let Err(e) = p.dev.flush() {
             ctx.observer.event(Event::Notice {
                 level: Level::Warning,
                 text: &format!("fdatasync after round {} failed: {e}", g + 1),
@@ -386,59 +334,58 @@ fn run_rounds(
         let mut states = Vec::with_capacity(round.reads.len());
         for &off in &round.reads {
             ctx.stop.check()?;
-            tally.blocks_read += 1;
-            let s = match dev.read(off) {
-                Ok(b) => classify_generation(b, off, pass, g),
+            p.tally.blocks_read += 1;
+            let s = match p.dev.read(off) {
+                Ok(b) => classify_generation(b, off, p.pass, g),
                 Err(_) => {
-                    tally.read_errors.push(off);
+                    p.tally.read_errors.push(off);
                     BlockState::Unreadable
                 }
             };
             if s == BlockState::Good && written.contains(&off) {
-                tally.good_reads.push(off);
+                p.tally.good_reads.push(off);
             }
             states.push(s);
         }
         probe.observe(&states);
-        *last = Some((g, round.reads.clone(), states));
-        match hook {
-            Hook::Pause(n) if n as u64 == g => {
-                ctx.observer.event(Event::Notice {
-                    level: Level::Note,
-                    text: &format!("test hook: paused after round {n} (pid {})", std::process::id()),
-                });
-                ctx.stop.sleep(Duration::from_secs(60));
-                ctx.stop.check()?;
-            }
-            Hook::Kill(n) if n as u64 == g => {
-                // kill(2) on this very process: the crash the hook simulates.
-                let _ = rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::KILL);
-            }
-            _ => {}
-        }
+        p.last = Some((g, round.reads.clone(), states));
+        after_round(hook, g, ctx)?;
     }
     // A stop asked for during the last round: no confirmation, no verdict.
     ctx.stop.check()
 }
 
+/// The test knob after round `g`: pause (and stop if a signal came) or crash.
+fn after_round(hook: Hook, g: u64, ctx: &Context) -> Result<()> {
+    match hook {
+        Hook::Pause(n) if n as u64 == g => {
+            ctx.observer.event(Event::Notice {
+                level: Level::Note,
+                text: &format!("test hook: paused after round {n} (pid {})", std::process::id()),
+            });
+            ctx.stop.sleep(Duration::from_secs(60));
+            ctx.stop.check()?;
+        }
+        Hook::Kill(n) if n as u64 == g => {
+            // kill(2) on this very process: the crash the hook simulates.
+            let _ = rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::KILL);
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
 /// The confirmation (see the module documentation): the last round read
 /// again, then blocks below the boundary written afresh one at a time.
-fn confirm(
-    probe: &Probe,
-    dev: &mut Dev,
-    pass: u64,
-    saver: &mut Option<Saver>,
-    tally: &mut Tally,
-    last: &Option<(u64, Vec<u64>, Vec<BlockState>)>,
-) -> Result<Confirmation> {
+fn confirm(probe: &Probe, p: &mut Probing) -> Result<Confirmation> {
     let mut c = Confirmation::default();
     let report = probe.report().expect("a finished probe");
-    if let Some((g, reads, before)) = last {
+    if let Some((g, reads, before)) = &p.last {
         for (&off, &b) in reads.iter().zip(before) {
-            tally.blocks_read += 1;
+            p.tally.blocks_read += 1;
             c.reread_blocks += 1;
-            let after = match dev.read(off) {
-                Ok(blk) => classify_generation(blk, off, pass, *g),
+            let after = match p.dev.read(off) {
+                Ok(blk) => classify_generation(blk, off, p.pass, *g),
                 Err(_) => BlockState::Unreadable,
             };
             if after != b {
@@ -469,17 +416,17 @@ fn confirm(
             writes: vec![off],
             reads: vec![off],
         };
-        if let Some(s) = saver.as_mut() {
-            s.save(&round, dev, tally)?;
+        if let Some(s) = p.saver.as_mut() {
+            s.save(&round, &mut p.dev, &mut p.tally)?;
         }
-        tally.blocks_written += 1;
-        if dev.stamp(off, pass, g).is_err() {
-            tally.write_errors.push(off);
+        p.tally.blocks_written += 1;
+        if p.dev.stamp(off, p.pass, g).is_err() {
+            p.tally.write_errors.push(off);
         }
-        let _ = dev.flush();
-        tally.blocks_read += 1;
-        let s = match dev.read(off) {
-            Ok(b) => classify_generation(b, off, pass, g),
+        let _ = p.dev.flush();
+        p.tally.blocks_read += 1;
+        let s = match p.dev.read(off) {
+            Ok(b) => classify_generation(b, off, p.pass, g),
             Err(_) => BlockState::Unreadable,
         };
         c.fresh.push((off, s.class()));
@@ -487,28 +434,182 @@ fn confirm(
     Ok(c)
 }
 
-pub(super) fn run(r: &CapacityRequest, ctx: &Context) -> Result<Measured> {
-    let target = open_device(&r.device, r.allow_destroy, r.force, ctx)?;
-    let identity = device_identity(&target.info);
-    let announced = target.span();
-    let node = target.info.path.clone();
-    if !r.allow_destroy
-        && let Some(p) = backup::pending_for(&r.backup_dir, identity.as_deref(), &node, announced).first()
-    {
+/// Refuse a saving probe of a device whose earlier probe left a backup
+/// that was never written back.
+fn refuse_pending(r: &CapacityRequest, identity: Option<&str>, node: &str, announced: u64) -> Result<()> {
+    if let Some(p) = backup::pending_for(&r.backup_dir, identity, node, announced).first() {
         return Err(usage(format!(
             "a probe of {node} was interrupted before it restored the device's data, which is saved in {}: run `iolab capacity --restore {}` first (a new probe would save the old probe's blocks as the device's data)",
             p.display(),
             p.display()
         )));
     }
-    let earlier = identity.as_ref().and_then(|id| {
+    Ok(())
+}
+
+/// The latest stored verify of this device that did not end clean.
+fn earlier_failure(r: &CapacityRequest, identity: Option<&String>) -> Option<EarlierVerify> {
+    identity.and_then(|id| {
         r.earlier
             .iter()
             .filter(|e| &e.device == id && e.verdict != crate::verify::Verdict::Clean)
             .max_by_key(|e| e.run_id)
             .cloned()
-    });
-    let mut dev = Dev::new(&target);
+    })
+}
+
+/// Create the backup file for `header` in `--backup-dir`, with room for the
+/// `max_writes` blocks the probe can overwrite, before the first one is.
+fn start_backup(r: &CapacityRequest, header: &BackupHeader, max_writes: u64) -> Result<Saver> {
+    let file = backup::Writer::create(&r.backup_dir, header).map_err(|e| {
+        failed(format!(
+            "cannot create the backup file in {}: {e} (nothing was written)",
+            r.backup_dir.display()
+        ))
+    })?;
+    // Room for every block the probe can write, before the first one is.
+    let need = max_writes * backup::RECORD as u64;
+    let dir = file.path().parent().unwrap_or(Path::new("/")).to_path_buf();
+    if let Err(e) = targets::space::check(
+        &dir,
+        need,
+        0,
+        "the backup of the blocks the probe overwrites",
+        Some("choose another --backup-dir, or pass --allow-destroy"),
+    ) {
+        let _ = backup::remove(file.path());
+        return Err(e);
+    }
+    Ok(Saver {
+        order: Backup::new(),
+        records: Vec::new(),
+        file,
+        unreadable: 0,
+    })
+}
+
+/// The boundary beyond which a restored block need not read back: the
+/// device keeps nothing there (none when the probe did not finish).
+fn restore_boundary(probe: &Probe) -> Option<u64> {
+    match probe.report().map(|p| p.verdict) {
+        Some(ProbeVerdict::Fake { bad_from, .. }) => Some(bad_from),
+        Some(ProbeVerdict::Genuine) => Some(u64::MAX),
+        None => None,
+    }
+}
+
+/// The error that ended the probe, saying where the device's data is now.
+fn with_data_note(e: Error, backup: Option<&BackupFacts>, allow_destroy: bool) -> Error {
+    let keep = backup
+        .filter(|b| b.kept)
+        .map(|b| format!("; the device's saved data is kept in {}", b.path))
+        .unwrap_or_else(|| {
+            if allow_destroy {
+                String::new()
+            } else {
+                "; the blocks it overwrote are restored".to_string()
+            }
+        });
+    match e {
+        Error::Usage(m) => usage(format!("{m}{keep}")),
+        Error::Check(m) => Error::Check(m),
+        other => failed(format!("{other}{keep}")),
+    }
+}
+
+/// The message of a probe cut short after `rounds` rounds.
+fn interrupted_message(rounds: u64, allow_destroy: bool, backup: Option<&BackupFacts>) -> String {
+    format!(
+        "interrupted after {rounds} round(s): no verdict{}",
+        if allow_destroy {
+            String::new()
+        } else if backup.is_some_and(|b| b.kept) {
+            "; the saved data is kept (see above)".to_string()
+        } else {
+            "; every block it overwrote is restored".to_string()
+        }
+    )
+}
+
+/// The settings a capacity run reports: one run, no warm-up, no windows.
+fn capacity_settings() -> Settings {
+    Settings {
+        runs: 1,
+        warmup_s: 0.0,
+        interval_s: 0.0,
+        suite: None,
+        steady_state: None,
+        ..Settings::default()
+    }
+}
+
+/// The header of the backup file of a probe of `path` in pass `pass`.
+fn backup_header(device: Option<String>, path: String, size: u64, pass: u64) -> BackupHeader {
+    BackupHeader {
+        device,
+        path,
+        size,
+        pass,
+        created: crate::base::units::now_rfc3339(),
+        iolab_version: env!("CARGO_PKG_VERSION").to_string(),
+        pid: std::process::id(),
+    }
+}
+
+/// What the probe, its confirmation and the restore after them left, for the report.
+struct Finished {
+    confirmation: Option<Confirmation>,
+    probe_s: f64,
+    probe_blocks_written: u64,
+    restored: Option<AfterRestore>,
+    /// The signal that cut the probe short.
+    interrupted: Option<i32>,
+}
+
+/// Run the probe's rounds and the confirmation, then write the saved
+/// blocks back (also after an error or a signal). An error other than a
+/// signal is returned, saying where the device's data is.
+fn probe_device(r: &CapacityRequest, probe: &mut Probe, p: &mut Probing, announced: u64, ctx: &Context) -> Result<Finished> {
+    let t0 = Instant::now();
+    // Rounds to expect, for the progress bar: the scout, a bisection down to the granularity, the pins.
+    let est = 1 + (64 - (announced / r.granularity.max(B)).max(1).leading_zeros()) as u64 + 4;
+    let mut outcome = run_rounds(probe, p, ctx, hook(), est);
+    let mut confirmation = None;
+    if outcome.is_ok() && probe.report().is_some() {
+        match confirm(probe, p) {
+            Ok(c) => confirmation = Some(c),
+            Err(e) => outcome = Err(e),
+        }
+    }
+    let probe_s = t0.elapsed().as_secs_f64();
+    let probe_blocks_written = p.tally.blocks_written;
+
+    let first_bad = restore_boundary(probe);
+    let restored = p.saver.take().map(|s| restore_saved(s, &mut p.dev, p.pass, first_bad, ctx));
+    let interrupted = match outcome {
+        Ok(()) => None,
+        Err(Error::Interrupted(sig)) => Some(sig),
+        Err(e) => return Err(with_data_note(e, restored.as_ref().map(|a| &a.facts), r.allow_destroy)),
+    };
+    Ok(Finished {
+        confirmation,
+        probe_s,
+        probe_blocks_written,
+        restored,
+        interrupted,
+    })
+}
+
+pub(super) fn run(r: &CapacityRequest, ctx: &Context) -> Result<Measured> {
+    let target = open_device(&r.device, r.allow_destroy, r.force, ctx)?;
+    let identity = device_identity(&target.info);
+    let announced = target.span();
+    let node = target.info.path.clone();
+    if !r.allow_destroy {
+        refuse_pending(r, identity.as_deref(), &node, announced)?;
+    }
+    let earlier = earlier_failure(r, identity.as_ref());
+    let dev = Dev::new(&target);
     if !dev.direct {
         ctx.observer.event(Event::Notice {
             level: Level::Warning,
@@ -517,177 +618,43 @@ pub(super) fn run(r: &CapacityRequest, ctx: &Context) -> Result<Measured> {
     }
     let pass = crate::verify::new_pass();
     let mut probe = Probe::new(announced, r.granularity);
-    let mut tally = Tally::default();
-    let mut saver = if r.allow_destroy {
+    let saver = if r.allow_destroy {
         None
     } else {
-        let header = BackupHeader {
-            device: identity.clone(),
-            path: node.clone(),
-            size: announced,
-            pass,
-            created: crate::base::units::now_rfc3339(),
-            iolab_version: env!("CARGO_PKG_VERSION").to_string(),
-            pid: std::process::id(),
-        };
-        let file = backup::Writer::create(&r.backup_dir, &header).map_err(|e| {
-            failed(format!(
-                "cannot create the backup file in {}: {e} (nothing was written)",
-                r.backup_dir.display()
-            ))
-        })?;
-        // Room for every block the probe can write, before the first one is.
-        let need = probe.max_writes() * backup::RECORD as u64;
-        let dir = file.path().parent().unwrap_or(Path::new("/")).to_path_buf();
-        if let Err(e) = targets::space::check(
-            &dir,
-            need,
-            0,
-            "the backup of the blocks the probe overwrites",
-            Some("choose another --backup-dir, or pass --allow-destroy"),
-        ) {
-            let _ = backup::remove(file.path());
-            return Err(e);
-        }
-        Some(Saver {
-            order: Backup::new(),
-            records: Vec::new(),
-            file,
-            unreadable: 0,
-        })
+        let header = backup_header(identity.clone(), node.clone(), announced, pass);
+        Some(start_backup(r, &header, probe.max_writes())?)
+    };
+    let mut p = Probing {
+        dev,
+        pass,
+        saver,
+        tally: Tally::default(),
+        last: None,
     };
 
-    let t0 = Instant::now();
-    let mut last = None;
-    // Rounds to expect, for the progress bar: the scout, a bisection down to the granularity, the pins.
-    let est = 1 + (64 - (announced / r.granularity.max(B)).max(1).leading_zeros()) as u64 + 4;
-    let mut outcome = run_rounds(&mut probe, &mut dev, pass, &mut saver, &mut tally, &mut last, ctx, hook(), est);
-    let mut confirmation = None;
-    if outcome.is_ok() && probe.report().is_some() {
-        match confirm(&probe, &mut dev, pass, &mut saver, &mut tally, &last) {
-            Ok(c) => confirmation = Some(c),
-            Err(e) => outcome = Err(e),
-        }
-    }
-    let probe_s = t0.elapsed().as_secs_f64();
-    let probe_blocks_written = tally.blocks_written;
-
-    // The boundary beyond which a restored block need not read back: the device keeps nothing there.
-    let first_bad = match probe.report().map(|p| p.verdict) {
-        Some(ProbeVerdict::Fake { bad_from, .. }) => Some(bad_from),
-        Some(ProbeVerdict::Genuine) => Some(u64::MAX),
-        None => None,
+    let f = probe_device(r, &mut probe, &mut p, announced, ctx)?;
+    let (restore_written, restore_read, restore_s, mismatches_below, backup_facts) = match f.restored {
+        Some(a) => (a.res.written, a.res.blocks_read, a.res.seconds, a.below, Some(a.facts)),
+        None => (0, 0, 0.0, Vec::new(), None),
     };
-    let mut restored = None;
-    let mut backup_facts = None;
-    if let Some(s) = saver.take() {
-        let path = s.file.path().to_path_buf();
-        ctx.observer.event(Event::Notice {
-            level: Level::Note,
-            text: &format!(
-                "restoring the {} block(s) the probe overwrote (saved in {}; if this is cut short, `iolab capacity --restore {}` finishes it)",
-                s.records.len(),
-                path.display(),
-                path.display()
-            ),
-        });
-        ctx.observer.event(Event::Phase {
-            label: "capacity: restoring",
-            done: 0,
-            total: 1,
-        });
-        let res = restore_records(&mut dev, &s.records, pass);
-        let boundary = first_bad.unwrap_or(0);
-        let (beyond, below): (Vec<u64>, Vec<u64>) = res.mismatches.iter().partition(|&&o| o >= boundary);
-        let kept = res.write_errors > 0 || !below.is_empty();
-        if kept {
-            ctx.observer.event(Event::Notice {
-                level: Level::Warning,
-                text: &format!(
-                    "the restore did not verify ({} write error(s), {} block(s) read back differently{}): the saved data is kept in {}; `iolab capacity --restore {}` writes it back again",
-                    res.write_errors,
-                    below.len(),
-                    if first_bad.is_none() { "" } else { " below the real size" },
-                    path.display(),
-                    path.display()
-                ),
-            });
-        } else if let Err(e) = backup::remove(&path) {
-            ctx.observer.event(Event::Notice {
-                level: Level::Warning,
-                text: &format!(
-                    "the device is restored, but its backup {} could not be removed: {e}",
-                    path.display()
-                ),
-            });
-        }
-        backup_facts = Some(BackupFacts {
-            path: path.display().to_string(),
-            blocks: s.records.len() as u64,
-            unreadable: s.unreadable,
-            restored: res.written,
-            restore_write_errors: res.write_errors,
-            verified: res.verified,
-            differing_beyond: beyond.len() as u64,
-            differing: below.len() as u64,
-            kept,
-        });
-        restored = Some((res, below));
-    }
-    let interrupted = match outcome {
-        Ok(()) => None,
-        Err(Error::Interrupted(sig)) => Some(sig),
-        Err(e) => {
-            let keep = backup_facts
-                .as_ref()
-                .filter(|b| b.kept)
-                .map(|b| format!("; the device's saved data is kept in {}", b.path))
-                .unwrap_or_else(|| {
-                    if r.allow_destroy {
-                        String::new()
-                    } else {
-                        "; the blocks it overwrote are restored".to_string()
-                    }
-                });
-            return Err(match e {
-                Error::Usage(m) => usage(format!("{m}{keep}")),
-                Error::Check(m) => Error::Check(m),
-                other => failed(format!("{other}{keep}")),
-            });
-        }
-    };
-
-    let (restore_written, restore_read, restore_s, mismatches_below) = match &restored {
-        Some((res, below)) => (res.written, res.blocks_read, res.seconds, below.clone()),
-        None => (0, 0, 0.0, Vec::new()),
-    };
+    let tally = &p.tally;
     let (verdict, message) = match probe.report() {
-        Some(p) if interrupted.is_none() => {
+        Some(pr) if f.interrupted.is_none() => {
             let j = judge(&CapacityFacts {
-                probe: p,
+                probe: pr,
                 read_errors: &tally.read_errors,
                 write_errors: &tally.write_errors,
                 good_reads: &tally.good_reads,
-                confirmation: confirmation.as_ref(),
+                confirmation: f.confirmation.as_ref(),
                 restore_mismatches: &mismatches_below,
                 earlier: earlier.as_ref(),
             });
             (Some(j.verdict), j.message)
         }
-        _ => (
-            None,
-            format!(
-                "interrupted after {} round(s): no verdict{}",
-                last.as_ref().map(|l| l.0 + 1).unwrap_or(0),
-                if r.allow_destroy {
-                    String::new()
-                } else if backup_facts.as_ref().is_some_and(|b| b.kept) {
-                    "; the saved data is kept (see above)".to_string()
-                } else {
-                    "; every block it overwrote is restored".to_string()
-                }
-            ),
-        ),
+        _ => {
+            let rounds = p.last.as_ref().map(|l| l.0 + 1).unwrap_or(0);
+            (None, interrupted_message(rounds, r.allow_destroy, backup_facts.as_ref()))
+        }
     };
     let first = |v: &[u64]| v.iter().copied().min();
     let report = CapacityReport {
@@ -695,21 +662,21 @@ pub(super) fn run(r: &CapacityRequest, ctx: &Context) -> Result<Measured> {
         announced_bytes: announced,
         granularity: r.granularity,
         pass,
-        direct: dev.direct,
+        direct: p.dev.direct,
         destructive: r.allow_destroy,
         probe: probe.report().cloned(),
-        confirmation,
+        confirmation: f.confirmation,
         verdict,
         message,
         read_errors: tally.read_errors.len() as u64,
         first_read_error: first(&tally.read_errors),
         write_errors: tally.write_errors.len() as u64,
         first_write_error: first(&tally.write_errors),
-        probe_bytes_written: probe_blocks_written * B,
+        probe_bytes_written: f.probe_blocks_written * B,
         restore_bytes_written: restore_written * B,
-        bytes_written: (probe_blocks_written + restore_written) * B,
+        bytes_written: (f.probe_blocks_written + restore_written) * B,
         bytes_read: (tally.blocks_read + restore_read) * B,
-        probe_s,
+        probe_s: f.probe_s,
         restore_s,
         backup: backup_facts,
         earlier_verify: earlier,
@@ -719,104 +686,9 @@ pub(super) fn run(r: &CapacityRequest, ctx: &Context) -> Result<Measured> {
     Ok(Measured {
         command: "capacity",
         target: info,
-        settings: Settings {
-            runs: 1,
-            warmup_s: 0.0,
-            interval_s: 0.0,
-            suite: None,
-            steady_state: None,
-            ..Settings::default()
-        },
+        settings: capacity_settings(),
         body: Body::Capacity(report),
-        interrupted,
+        interrupted: f.interrupted,
         failed: None,
-    })
-}
-
-// ------------------------------------------------------------ --restore
-
-/// What `iolab capacity --restore FILE` did.
-#[derive(Clone, Debug)]
-pub struct RestoreSummary {
-    pub file: PathBuf,
-    pub device: String,
-    /// Records in the file (unreadable ones included), and those written back.
-    pub blocks: u64,
-    pub restored: u64,
-    pub verified: u64,
-    /// Bytes of a torn last record ignored (its round never wrote).
-    pub torn_bytes: u64,
-    pub seconds: f64,
-}
-
-/// Write a backup file back to its device (`device`, or the node the file
-/// names), after checking that the device is the one it was saved from
-/// ([`BackupHeader::restore_to`]: the size, and an identity that names one
-/// device; an identity of model and size alone, or none, only at the same
-/// node and with `force`); read every block back; delete the file when all
-/// verify. The device must not be mounted, swap or held.
-pub fn restore_file(file: &Path, device: Option<&Path>, force: bool, ctx: &Context) -> Result<RestoreSummary> {
-    let b = backup::read(file).map_err(usage)?;
-    let path = device.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(&b.header.path));
-    let target = open_device(&path, false, false, ctx)?;
-    let identity = device_identity(&target.info);
-    let saved = format!(
-        "{} was saved from {} ({}, {} bytes)",
-        file.display(),
-        b.header.path,
-        b.header.device.as_deref().unwrap_or("no identity"),
-        b.header.size
-    );
-    match b.header.restore_to(identity.as_deref(), &target.info.path, target.span(), force) {
-        Ok(()) => {}
-        Err(NotItsDevice::Other) => {
-            return Err(usage(format!(
-                "{saved}, not from {} ({}, {} bytes): refusing to write it there (if that device has another name now, give it: `iolab capacity --restore FILE DEVICE`)",
-                target.info.path,
-                identity.as_deref().unwrap_or("no identity"),
-                target.span()
-            )));
-        }
-        Err(NotItsDevice::Unsure { same_node: true }) => {
-            return Err(usage(format!(
-                "{saved}, which names no serial number: another device of the same model and size at {} would be overwritten; pass --force if it is the one the probe ran on",
-                target.info.path
-            )));
-        }
-        Err(NotItsDevice::Unsure { same_node: false }) => {
-            return Err(usage(format!(
-                "{saved}, which names no serial number: {} may be another device of the same model and size; refusing to write it there, --force or not (only the node it was saved from, with --force)",
-                target.info.path
-            )));
-        }
-    }
-    let mut dev = Dev::new(&target);
-    let res = restore_records(&mut dev, &b.records, b.header.pass);
-    if res.write_errors > 0 || !res.mismatches.is_empty() {
-        return Err(failed(format!(
-            "restoring {} to {}: {} write error(s), {} of {} block(s) did not read back as saved (the first at {}); the file is kept (on a fake device, blocks beyond its real size cannot keep data)",
-            file.display(),
-            target.info.path,
-            res.write_errors,
-            res.mismatches.len(),
-            res.verified + res.mismatches.len() as u64,
-            res.mismatches.iter().min().map(|&o| fmt_bytes(o)).unwrap_or_else(|| "–".into()),
-        )));
-    }
-    backup::remove(file).map_err(|e| {
-        failed(format!(
-            "{} is restored, but {} could not be removed: {e}",
-            target.info.path,
-            file.display()
-        ))
-    })?;
-    Ok(RestoreSummary {
-        file: file.to_path_buf(),
-        device: target.info.path.clone(),
-        blocks: b.records.len() as u64,
-        restored: res.written,
-        verified: res.verified,
-        torn_bytes: b.torn_bytes,
-        seconds: res.seconds,
     })
 }
