@@ -27,7 +27,7 @@ pub mod watch;
 pub mod zfs;
 
 pub(crate) use testfile::anonymous_file;
-use testfile::{NamedTestFile, create_named_test_file, create_test_file, prefill};
+use testfile::{NamedTestFile, PrefillRequest, create_named_test_file, create_test_file, prefill};
 
 use crate::base::error::{Result, failed, usage};
 use crate::base::progress::{Event, Level, Observer};
@@ -568,7 +568,15 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
                 .map(|c| c.read_ios.wrapping_add(c.write_ios))
                 .fold(0u64, u64::wrapping_add)
         };
-        prefill(file, span, direct, stop, observer, progress, path, free_before)?
+        let req = PrefillRequest {
+            size: span,
+            direct,
+            stop,
+            observer,
+            dir: path,
+            free_before,
+        };
+        prefill(file, &req, progress)?
     } else {
         file
     };

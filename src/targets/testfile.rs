@@ -138,6 +138,22 @@ fn named_unlinked_as(dir: &Path, name: &str) -> std::io::Result<File> {
     Ok(f)
 }
 
+/// What [`prefill`] needs besides the file and the devices' progress.
+pub(super) struct PrefillRequest<'a> {
+    /// The bytes to write.
+    pub size: u64,
+    /// The file is open with O_DIRECT.
+    pub direct: bool,
+    /// Set by SIGINT/SIGTERM: the prefill stops.
+    pub stop: &'a Stop,
+    /// Told of the prefill's progress.
+    pub observer: &'a dyn Observer,
+    /// The directory the file is in (for the messages).
+    pub dir: &'a Path,
+    /// The free space before the file was made (for a message on a failed write).
+    pub free_before: Option<u64>,
+}
+
 /// Fill the file with incompressible, non-repeating data so no read hits a
 /// hole or an unwritten extent (which filesystems answer without the device).
 ///
@@ -145,18 +161,16 @@ fn named_unlinked_as(dir: &Path, name: &str) -> std::io::Result<File> {
 /// devices under the target, `device_progress`) makes progress: a target
 /// that stops answering fails the run after the stall timeout instead of
 /// hanging it, and the descriptor is then never closed (see [`super::Target::abandon`]).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn prefill(
-    file: File,
-    size: u64,
-    direct: bool,
-    stop: &Stop,
-    observer: &dyn Observer,
-    mut device_progress: impl FnMut() -> u64,
-    dir: &Path,
-    free_before: Option<u64>,
-) -> Result<File> {
+pub(super) fn prefill(file: File, req: &PrefillRequest, mut device_progress: impl FnMut() -> u64) -> Result<File> {
     use crate::io::stall::{Watchdog, beat, timeout};
+    let PrefillRequest {
+        size,
+        direct,
+        stop,
+        observer,
+        dir,
+        free_before,
+    } = *req;
     // SAFETY: the descriptor stays open while `fill` runs: `file` is
     // returned or dropped only after it ended, and forgotten (never closed)
     // when it stalls.
