@@ -238,23 +238,74 @@ struct State {
     tally: VerifyTally,
 }
 
-pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
-    let path = &r.target.path;
-    let md = std::fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => usage(format!("target {} does not exist", path.display())),
-        _ => usage(format!("cannot access target {}: {e}", path.display())),
-    })?;
-    targets::refuse_non_storage(path, &md)?;
-    if r.cold_wait == Some(ColdWait::Prompt) && !tty_available() {
-        return Err(usage(
-            "--cold-wait without a duration waits for Enter on a terminal, and there is none; give a duration (--cold-wait 30s)",
-        ));
+impl State {
+    /// Nothing found yet: a new pass over `planned` bytes in `zones`.
+    fn new(planned: u64, zones: Vec<(u64, u64)>) -> State {
+        let n = zones.len();
+        State {
+            pass: crate::verify::new_pass(),
+            planned,
+            written: 0,
+            zones,
+            write_bw: vec![None; n],
+            read_bw: vec![None; n],
+            bad: vec![0; n],
+            write_s: 0.0,
+            read_s: 0.0,
+            write_errors: 0,
+            first_write_error: None,
+            cold_wait_s: None,
+            tally: VerifyTally::new(),
+        }
     }
-    let (mut media, info, planned) = if md.file_type().is_block_device() {
+
+    /// The report of what was found, judged, with the bytes' layout and
+    /// whether the I/O was direct, of a verify of `info` in blocks of `bs`.
+    fn report(&self, bs: u64, layout: VerifyLayout, direct: bool, info: &TargetInfo) -> VerifyReport {
+        let mut report = VerifyReport {
+            pass: self.pass,
+            bs,
+            planned_bytes: self.planned,
+            written_bytes: self.written,
+            layout,
+            direct,
+            cold_wait_s: self.cold_wait_s,
+            write_s: self.write_s,
+            read_s: self.read_s,
+            write_errors: self.write_errors,
+            first_write_error: self.first_write_error,
+            zones: self
+                .zones
+                .iter()
+                .enumerate()
+                .map(|(i, &(offset, bytes))| VerifyZone {
+                    offset,
+                    bytes,
+                    write_bw_bytes: self.write_bw[i],
+                    read_bw_bytes: self.read_bw[i],
+                    bad_bytes: self.bad[i],
+                })
+                .collect(),
+            write_drop: None,
+            read_drop: None,
+            summary: self.tally.summary(),
+            device: device_identity(info),
+        };
+        report.judge_curve();
+        report
+    }
+}
+
+/// Open what verify writes: a block device as a target, or a directory
+/// as a set of files (after sweeping a killed run's leftovers). Returns
+/// them with the target's facts and the bytes to verify.
+fn open_media(r: &VerifyRequest, md: &std::fs::Metadata, ctx: &Context) -> Result<(Media, TargetInfo, u64)> {
+    let path = &r.target.path;
+    if md.file_type().is_block_device() {
         let t = targets::open(&r.target.request(true, r.bs), &ctx.sys, ctx.stop, ctx.observer)?;
         let planned = t.span() / BLOCK_U64 * BLOCK_U64;
         let info = t.info.clone();
-        (Media::Device(Box::new(t)), info, planned)
+        Ok((Media::Device(Box::new(t)), info, planned))
     } else if md.is_dir() {
         if let Some(text) = crate::targets::leftovers::notice(&crate::targets::leftovers::sweep(path)) {
             ctx.observer.event(Event::Notice {
@@ -267,33 +318,33 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
         let mut info = TargetInfo::directory(&ctx.sys, path, crate::device::chain_of_path(&ctx.sys, path));
         info.test_file = true;
         info.span_bytes = planned;
-        (Media::Files(files), info, planned)
+        Ok((Media::Files(files), info, planned))
     } else {
-        return Err(usage(format!(
+        Err(usage(format!(
             "{} is not a directory or a block device: verify fills a directory's free space with files of its own, or writes a whole device (--allow-destroy)",
             path.display()
-        )));
-    };
+        )))
+    }
+}
+
+pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
+    let path = &r.target.path;
+    let md = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => usage(format!("target {} does not exist", path.display())),
+        _ => usage(format!("cannot access target {}: {e}", path.display())),
+    })?;
+    targets::refuse_non_storage(path, &md)?;
+    if r.cold_wait == Some(ColdWait::Prompt) && !tty_available() {
+        return Err(usage(
+            "--cold-wait without a duration waits for Enter on a terminal, and there is none; give a duration (--cold-wait 30s)",
+        ));
+    }
+    let (mut media, info, planned) = open_media(r, &md, ctx)?;
     if planned == 0 {
         return Err(usage(format!("{} has no whole {BLOCK}-byte block to verify", path.display())));
     }
     let zs = zones(planned, r.zones.unwrap_or_else(|| default_zones(planned)));
-    let n = zs.len();
-    let mut st = State {
-        pass: crate::verify::new_pass(),
-        planned,
-        written: 0,
-        zones: zs,
-        write_bw: vec![None; n],
-        read_bw: vec![None; n],
-        bad: vec![0; n],
-        write_s: 0.0,
-        read_s: 0.0,
-        write_errors: 0,
-        first_write_error: None,
-        cold_wait_s: None,
-        tally: VerifyTally::new(),
-    };
+    let mut st = State::new(planned, zs);
     if r.target.buffered {
         ctx.observer.event(Event::Notice {
             level: Level::Warning,
@@ -332,36 +383,7 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
     let (layout, direct) = facts;
     let mut info = info;
     info.direct = direct;
-    let mut report = VerifyReport {
-        pass: st.pass,
-        bs: r.bs,
-        planned_bytes: st.planned,
-        written_bytes: st.written,
-        layout,
-        direct,
-        cold_wait_s: st.cold_wait_s,
-        write_s: st.write_s,
-        read_s: st.read_s,
-        write_errors: st.write_errors,
-        first_write_error: st.first_write_error,
-        zones: st
-            .zones
-            .iter()
-            .enumerate()
-            .map(|(i, &(offset, bytes))| VerifyZone {
-                offset,
-                bytes,
-                write_bw_bytes: st.write_bw[i],
-                read_bw_bytes: st.read_bw[i],
-                bad_bytes: st.bad[i],
-            })
-            .collect(),
-        write_drop: None,
-        read_drop: None,
-        summary: st.tally.summary(),
-        device: device_identity(&info),
-    };
-    report.judge_curve();
+    let report = st.report(r.bs, layout, direct, &info);
     Ok(Measured {
         command: "verify",
         target: info,
