@@ -380,12 +380,8 @@ fn settings() -> Settings {
     }
 }
 
-fn write(r: &FlushRequest, ctx: &Context, dev: (u32, u32), generations: Option<u64>, batch: u64) -> Result<Measured> {
-    let (in_memory, host) = match &r.log {
-        LogPlace::File(p) => (check_log_place(&ctx.sys, p, &r.target.path, dev)?, None),
-        // Reached before the device is opened: nothing is written without a log.
-        LogPlace::Host(h) => (false, Some(Log::connect(h)?)),
-    };
+/// Open the device for the writer's `batch`, with O_DIRECT or not at all.
+fn open_direct(r: &FlushRequest, ctx: &Context, batch: u64) -> Result<Target> {
     let max_bs = EXTENT_BLOCKS.min(batch / BLOCK_U64).max(1) * BLOCK_U64;
     let t = targets::open(&r.target.request(true, max_bs), &ctx.sys, ctx.stop, ctx.observer)?;
     if !t.direct() {
@@ -394,6 +390,65 @@ fn write(r: &FlushRequest, ctx: &Context, dev: (u32, u32), generations: Option<u
             r.target.path.display()
         )));
     }
+    Ok(t)
+}
+
+/// Stamp and write generation `g`'s extents, one buffer each; the first
+/// failed write ends it, and says where.
+fn write_extents(t: &Target, plan: &FlushPlan, bufs: &mut [AlignedBuf], pass: u64, g: u64) -> std::result::Result<(), String> {
+    let mut wrote = Ok(());
+    for (buf, e) in bufs.iter_mut().zip(plan.extents_of(g)) {
+        let off = plan.extent_offset(e);
+        fill_generation(buf.as_mut_slice(), off, pass, g);
+        wrote = sys::write_all_at(t.as_fd(), buf.as_slice(), off)
+            .map_err(|e| format!("writing generation {g} at offset {off}: {}", std::io::Error::from(e)));
+        if wrote.is_err() {
+            break;
+        }
+    }
+    wrote
+}
+
+/// Show the count of acknowledged generations, and say once, when there
+/// are `enough`, that the power may be cut and what to run after.
+fn say_acknowledged(ctx: &Context, acked: u64, enough: u64, next: &str) {
+    let label = if acked >= enough {
+        format!("{acked} generations acknowledged: enough for a verdict, cut the power now")
+    } else {
+        format!("generations acknowledged (a verdict needs {enough})")
+    };
+    ctx.observer.event(Event::Phase {
+        label: &label,
+        done: acked.min(enough),
+        total: enough,
+    });
+    if acked == enough {
+        ctx.observer.event(Event::Notice {
+            level: Level::Note,
+            text: &format!(
+                "{enough} generations acknowledged, enough for a verdict: cut the device's power now (pull its cable or plug) while it writes; then, with it back, run: {next}"
+            ),
+        });
+    }
+}
+
+/// How the writer ended, for the log's end line: none when the device
+/// stopped answering (the cut), else interrupted or done.
+fn ending(device_error: bool, interrupted: bool) -> Option<&'static str> {
+    match (device_error, interrupted) {
+        (true, _) => None,
+        (false, true) => Some("interrupted"),
+        (false, false) => Some("done"),
+    }
+}
+
+fn write(r: &FlushRequest, ctx: &Context, dev: (u32, u32), generations: Option<u64>, batch: u64) -> Result<Measured> {
+    let (in_memory, host) = match &r.log {
+        LogPlace::File(p) => (check_log_place(&ctx.sys, p, &r.target.path, dev)?, None),
+        // Reached before the device is opened: nothing is written without a log.
+        LogPlace::Host(h) => (false, Some(Log::connect(h)?)),
+    };
+    let t = open_direct(r, ctx, batch)?;
     let plan = FlushPlan::new(t.span(), batch).map_err(usage)?;
     let pass = new_pass();
     let device = device_identity(&t.info);
@@ -431,16 +486,7 @@ fn write(r: &FlushRequest, ctx: &Context, dev: (u32, u32), generations: Option<u
                 return Ok(());
             }
             ctx.stop.check()?;
-            let mut wrote = Ok(());
-            for (buf, e) in bufs.iter_mut().zip(plan.extents_of(g)) {
-                let off = plan.extent_offset(e);
-                fill_generation(buf.as_mut_slice(), off, pass, g);
-                wrote = sys::write_all_at(t.as_fd(), buf.as_slice(), off)
-                    .map_err(|e| format!("writing generation {g} at offset {off}: {}", std::io::Error::from(e)));
-                if wrote.is_err() {
-                    break;
-                }
-            }
+            let wrote = write_extents(&t, &plan, &mut bufs, pass, g);
             let f0 = Instant::now();
             let flushed = wrote.and_then(|()| flush_device(&t).map_err(|e| format!("flushing generation {g}: {e}")));
             if let Err(e) = flushed {
@@ -456,24 +502,7 @@ fn write(r: &FlushRequest, ctx: &Context, dev: (u32, u32), generations: Option<u
             flushes.push(f0.elapsed().as_secs_f64());
             log.append(&ack_line(g, t0.elapsed().as_secs_f64()))?;
             acked = g + 1;
-            let label = if acked >= enough {
-                format!("{acked} generations acknowledged: enough for a verdict, cut the power now")
-            } else {
-                format!("generations acknowledged (a verdict needs {enough})")
-            };
-            ctx.observer.event(Event::Phase {
-                label: &label,
-                done: acked.min(enough),
-                total: enough,
-            });
-            if acked == enough {
-                ctx.observer.event(Event::Notice {
-                    level: Level::Note,
-                    text: &format!(
-                        "{enough} generations acknowledged, enough for a verdict: cut the device's power now (pull its cable or plug) while it writes; then, with it back, run: {next}"
-                    ),
-                });
-            }
+            say_acknowledged(ctx, acked, enough, &next);
         }
         Ok(())
     })?;
@@ -481,11 +510,7 @@ fn write(r: &FlushRequest, ctx: &Context, dev: (u32, u32), generations: Option<u
     // A writer that stopped by itself says so, so that a check of its log
     // is not taken for a check after a power cut; one the device stopped
     // (the cut) or a kill leaves the log without it.
-    let writer_ended = match (&device_error, &interrupted) {
-        (Some(_), _) => None,
-        (None, Some(_)) => Some("interrupted"),
-        (None, None) => Some("done"),
-    };
+    let writer_ended = ending(device_error.is_some(), interrupted.is_some());
     if let Some(why) = writer_ended {
         log.append(&end_line(acked, why))?;
     }
