@@ -422,101 +422,22 @@ pub fn refuse_non_storage(path: &Path, md: &std::fs::Metadata) -> Result<()> {
 /// Writing through a link another user owns is refused
 /// ([`crate::base::paths::planted_link`]).
 pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Observer) -> Result<Target> {
-    let given = &req.path;
-    let md = std::fs::metadata(given).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => usage(format!("target {} does not exist", given.display())),
-        _ => usage(format!("cannot access target {}: {e}", given.display())),
-    })?;
-    refuse_non_storage(given, &md)?;
-    let linked = std::fs::symlink_metadata(given).is_ok_and(|l| l.file_type().is_symlink());
-    let real = if linked {
-        std::fs::canonicalize(given).map_err(|e| usage(format!("cannot resolve target {}: {e}", given.display())))?
-    } else {
-        given.clone()
-    };
-    // Messages name the link and what it points to.
-    let shown = if linked {
-        PathBuf::from(format!("{} (-> {})", given.display(), real.display()))
-    } else {
-        given.clone()
-    };
-    let path = &shown;
-    if req.write && !md.is_dir() {
-        crate::base::paths::refuse_planted_link(given, &format!("write to {}", given.display())).map_err(usage)?;
-    }
-    let ft = md.file_type();
-    let mut free_before = None;
-    let mut named = None;
-    let (kind, file, span, test_file) = if ft.is_dir() {
-        refuse_read_only(path, Kind::Directory, true, fs_read_only(&real), false)?;
-        let size = req.size.unwrap_or(DEFAULT_TEST_FILE);
-        free_before = rustix::fs::statvfs(real.as_path()).ok().map(|v| v.f_bavail * v.f_frsize);
-        let on_zfs = device::filesystem_of(root, &real).is_some_and(|f| crate::judge::zfs::Implementation::of_fstype(&f.fstype).is_some());
-        let file = if req.allow_export && on_zfs {
-            // Reopened by its name after an export and import of the pool.
-            if let Some(text) = leftovers::notice(&leftovers::sweep(&real)) {
-                observer.event(Event::Notice {
-                    level: Level::Note,
-                    text: &text,
-                });
-            }
-            let (file, n) = create_named_test_file(&real, size)?;
-            named = Some(n);
-            file
-        } else {
-            create_test_file(&real, size)?
-        };
-        (Kind::Directory, file, size, true)
+    let resolved = resolve(req)?;
+    let (real, path) = (&resolved.real, &resolved.shown);
+    let ft = resolved.md.file_type();
+    let Opened {
+        kind,
+        file,
+        span,
+        test_file,
+        free_before,
+        named,
+    } = if ft.is_dir() {
+        open_directory(req, &resolved, root, observer)?
     } else if ft.is_file() {
-        let len = md.len();
-        let span = req.size.unwrap_or(len);
-        if span > len {
-            return Err(usage(format!(
-                "{} is {} but --size asks for {}; iolab does not grow existing files (give a directory to get a test file of any size)",
-                path.display(),
-                fmt_bytes(len),
-                fmt_bytes(span)
-            )));
-        }
-        if req.write && !req.allow_destroy {
-            return Err(usage(format!(
-                "refusing to write to existing file {}: its contents would be overwritten; pass --allow-destroy if that is intended, or give a directory",
-                path.display()
-            )));
-        }
-        refuse_read_only(path, Kind::File, req.write, req.write && fs_read_only(&real), false)?;
-        let file = open_existing(&real, req.write, false)?;
-        same_file(&file, &md, path)?;
-        (Kind::File, file, span, false)
+        open_file(req, &resolved)?
     } else if ft.is_block_device() {
-        if req.write && !req.allow_destroy {
-            return Err(usage(format!(
-                "refusing to write to block device {}: every byte on it would be destroyed; pass --allow-destroy if that is intended (read-only tests need no flag)",
-                path.display()
-            )));
-        }
-        if req.write {
-            // The device the node stands for, whatever the path's name.
-            let rdev = std::os::unix::fs::MetadataExt::rdev(&md);
-            let (major, minor) = (rustix::fs::major(rdev), rustix::fs::minor(rdev));
-            refuse_read_only(path, Kind::BlockDevice, true, false, device_read_only(&real, root, major, minor))?;
-            let refusals = crate::targets::safety::check(root, major, minor);
-            crate::targets::safety::verdict(&refusals, req.force)
-                .map_err(|why| usage(format!("refusing to write to {}: {why}", path.display())))?;
-        }
-        let file = open_existing(&real, req.write, true)?;
-        same_file(&file, &md, path)?;
-        let len = block_size(&file)?;
-        let span = req.size.unwrap_or(len);
-        if span > len {
-            return Err(usage(format!(
-                "--size {} is larger than {} ({})",
-                fmt_bytes(span),
-                path.display(),
-                fmt_bytes(len)
-            )));
-        }
-        (Kind::BlockDevice, file, span, false)
+        open_block_device(req, &resolved, root)?
     } else {
         return Err(usage(format!(
             "{} is not a directory, a regular file or a block device",
@@ -531,33 +452,14 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
         )));
     }
 
-    let mut direct = false;
-    let mut direct_fallback = false;
-    if !req.buffered {
-        direct = set_direct(&file, true);
-        if direct && !probe_direct(&file, span) {
-            set_direct(&file, false);
-            direct = false;
-        }
-        direct_fallback = !direct;
-    }
-
-    if direct_fallback {
-        observer.event(Event::Notice {
-            level: Level::Warning,
-            text: &format!(
-                "{} does not support O_DIRECT; falling back to BUFFERED I/O. Results are labelled direct: false; the page cache is dropped before every read pass.",
-                path.display()
-            ),
-        });
-    }
+    let (direct, direct_fallback) = choose_direct(req, &file, span, path, observer);
     // What `iolab info` says, first: on ZFS its pool's member disks are the devices to watch.
-    let report = device::describe(root, &real).ok();
+    let report = device::describe(root, real).ok();
     let device::Served {
         devices,
         zfs_pool,
         members_of,
-    } = device::served(root, device::chain_of_path(root, &real), report.as_ref());
+    } = device::served(root, device::chain_of_path(root, real), report.as_ref());
     let device_names: Vec<String> = devices.iter().map(|d| d.name.clone()).collect();
     let file = if test_file {
         let progress = || {
@@ -587,10 +489,10 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
     let filesystem = if kind == Kind::BlockDevice {
         None
     } else {
-        device::filesystem_of(root, &real)
+        device::filesystem_of(root, real)
     };
     let info = TargetInfo {
-        path: std::fs::canonicalize(&real).unwrap_or_else(|_| real.clone()).display().to_string(),
+        path: std::fs::canonicalize(real).unwrap_or_else(|_| real.clone()).display().to_string(),
         kind,
         test_file,
         span_bytes: span,
@@ -616,6 +518,186 @@ pub fn open(req: &OpenRequest, root: &SysRoot, stop: &Stop, observer: &dyn Obser
         watch: std::sync::Mutex::new(watch),
         named,
     })
+}
+
+/// The target as [`open`] found it: its metadata (links followed), the
+/// path it opens (a link resolved) and the path its messages name.
+struct Resolved {
+    md: std::fs::Metadata,
+    real: PathBuf,
+    shown: PathBuf,
+}
+
+/// Find the target: refuse what cannot be storage, resolve a link, and
+/// refuse writing through a link another user planted.
+fn resolve(req: &OpenRequest) -> Result<Resolved> {
+    let given = &req.path;
+    let md = std::fs::metadata(given).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => usage(format!("target {} does not exist", given.display())),
+        _ => usage(format!("cannot access target {}: {e}", given.display())),
+    })?;
+    refuse_non_storage(given, &md)?;
+    let linked = std::fs::symlink_metadata(given).is_ok_and(|l| l.file_type().is_symlink());
+    let real = if linked {
+        std::fs::canonicalize(given).map_err(|e| usage(format!("cannot resolve target {}: {e}", given.display())))?
+    } else {
+        given.clone()
+    };
+    // Messages name the link and what it points to.
+    let shown = if linked {
+        PathBuf::from(format!("{} (-> {})", given.display(), real.display()))
+    } else {
+        given.clone()
+    };
+    if req.write && !md.is_dir() {
+        crate::base::paths::refuse_planted_link(given, &format!("write to {}", given.display())).map_err(usage)?;
+    }
+    Ok(Resolved { md, real, shown })
+}
+
+/// What [`open`] opened, before the O_DIRECT choice and the prefill.
+struct Opened {
+    kind: Kind,
+    file: File,
+    span: u64,
+    test_file: bool,
+    /// A directory's free space before the test file was made.
+    free_before: Option<u64>,
+    /// The test file by its name (reopened after a pool's export and import).
+    named: Option<NamedTestFile>,
+}
+
+/// A directory: create its test file (named on ZFS when the pool may be
+/// exported, after sweeping a killed run's leftovers; else unlinked).
+fn open_directory(req: &OpenRequest, r: &Resolved, root: &SysRoot, observer: &dyn Observer) -> Result<Opened> {
+    let (path, real) = (&r.shown, &r.real);
+    refuse_read_only(path, Kind::Directory, true, fs_read_only(real), false)?;
+    let size = req.size.unwrap_or(DEFAULT_TEST_FILE);
+    let free_before = rustix::fs::statvfs(real.as_path()).ok().map(|v| v.f_bavail * v.f_frsize);
+    let on_zfs = device::filesystem_of(root, real).is_some_and(|f| crate::judge::zfs::Implementation::of_fstype(&f.fstype).is_some());
+    let mut named = None;
+    let file = if req.allow_export && on_zfs {
+        // Reopened by its name after an export and import of the pool.
+        if let Some(text) = leftovers::notice(&leftovers::sweep(real)) {
+            observer.event(Event::Notice {
+                level: Level::Note,
+                text: &text,
+            });
+        }
+        let (file, n) = create_named_test_file(real, size)?;
+        named = Some(n);
+        file
+    } else {
+        create_test_file(real, size)?
+    };
+    Ok(Opened {
+        kind: Kind::Directory,
+        file,
+        span: size,
+        test_file: true,
+        free_before,
+        named,
+    })
+}
+
+/// A regular file: its size covers the span, and it is overwritten only
+/// with `--allow-destroy`.
+fn open_file(req: &OpenRequest, r: &Resolved) -> Result<Opened> {
+    let (path, real, md) = (&r.shown, &r.real, &r.md);
+    let len = md.len();
+    let span = req.size.unwrap_or(len);
+    if span > len {
+        return Err(usage(format!(
+            "{} is {} but --size asks for {}; iolab does not grow existing files (give a directory to get a test file of any size)",
+            path.display(),
+            fmt_bytes(len),
+            fmt_bytes(span)
+        )));
+    }
+    if req.write && !req.allow_destroy {
+        return Err(usage(format!(
+            "refusing to write to existing file {}: its contents would be overwritten; pass --allow-destroy if that is intended, or give a directory",
+            path.display()
+        )));
+    }
+    refuse_read_only(path, Kind::File, req.write, req.write && fs_read_only(real), false)?;
+    let file = open_existing(real, req.write, false)?;
+    same_file(&file, md, path)?;
+    Ok(Opened {
+        kind: Kind::File,
+        file,
+        span,
+        test_file: false,
+        free_before: None,
+        named: None,
+    })
+}
+
+/// A block device: written only with `--allow-destroy` and when the
+/// safety rules allow, claimed with O_EXCL; its size covers the span.
+fn open_block_device(req: &OpenRequest, r: &Resolved, root: &SysRoot) -> Result<Opened> {
+    let (path, real, md) = (&r.shown, &r.real, &r.md);
+    if req.write && !req.allow_destroy {
+        return Err(usage(format!(
+            "refusing to write to block device {}: every byte on it would be destroyed; pass --allow-destroy if that is intended (read-only tests need no flag)",
+            path.display()
+        )));
+    }
+    if req.write {
+        // The device the node stands for, whatever the path's name.
+        let rdev = std::os::unix::fs::MetadataExt::rdev(md);
+        let (major, minor) = (rustix::fs::major(rdev), rustix::fs::minor(rdev));
+        refuse_read_only(path, Kind::BlockDevice, true, false, device_read_only(real, root, major, minor))?;
+        let refusals = crate::targets::safety::check(root, major, minor);
+        crate::targets::safety::verdict(&refusals, req.force)
+            .map_err(|why| usage(format!("refusing to write to {}: {why}", path.display())))?;
+    }
+    let file = open_existing(real, req.write, true)?;
+    same_file(&file, md, path)?;
+    let len = block_size(&file)?;
+    let span = req.size.unwrap_or(len);
+    if span > len {
+        return Err(usage(format!(
+            "--size {} is larger than {} ({})",
+            fmt_bytes(span),
+            path.display(),
+            fmt_bytes(len)
+        )));
+    }
+    Ok(Opened {
+        kind: Kind::BlockDevice,
+        file,
+        span,
+        test_file: false,
+        free_before: None,
+        named: None,
+    })
+}
+
+/// Turn O_DIRECT on unless `--buffered`, keep it only if a read through it
+/// works, and say so when falling back. Returns (direct, fell back).
+fn choose_direct(req: &OpenRequest, file: &File, span: u64, path: &Path, observer: &dyn Observer) -> (bool, bool) {
+    let mut direct = false;
+    let mut direct_fallback = false;
+    if !req.buffered {
+        direct = set_direct(file, true);
+        if direct && !probe_direct(file, span) {
+            set_direct(file, false);
+            direct = false;
+        }
+        direct_fallback = !direct;
+    }
+
+    if direct_fallback {
+        observer.event(Event::Notice {
+            level: Level::Warning,
+            text: &format!(
+                "{} does not support O_DIRECT; falling back to BUFFERED I/O. Results are labelled direct: false; the page cache is dropped before every read pass.",
+                path.display()
+            ),
+        });
+    }
+    (direct, direct_fallback)
 }
 
 /// Whether the filesystem holding `path` is mounted read-only.
