@@ -4,14 +4,14 @@
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Bad input: a missing target, an impossible size, a refused write. Exit status 2.
-    #[error("{0}")]
-    Usage(String),
+    #[error(transparent)]
+    Usage(Message),
     /// Stopped by SIGINT or SIGTERM. Exit status 128 + signal.
     #[error("interrupted by {}", signal_name(*.0))]
     Interrupted(i32),
     /// Something failed while measuring. Exit status 1.
-    #[error("{0}")]
-    Failed(String),
+    #[error(transparent)]
+    Failed(Message),
     /// The measurement worked and the device failed it: `verify` found
     /// data that did not read back, `capacity` a fake size, `flush` acknowledged
     /// writes lost. Exit status 3.
@@ -58,11 +58,75 @@ pub const EXIT_STATUSES: &[(&str, &str)] = &[
 ];
 
 pub fn usage(msg: impl Into<String>) -> Error {
-    Error::Usage(msg.into())
+    Error::Usage(Message::text(msg))
 }
 
 pub fn failed(msg: impl Into<String>) -> Error {
-    Error::Failed(msg.into())
+    Error::Failed(Message::text(msg))
+}
+
+/// A layer's typed error that gives exit status 2 (bad input), its cause kept.
+pub fn usage_by(cause: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::Usage(Message::caused(cause))
+}
+
+/// A layer's typed error that gives exit status 1 (a failure), its cause kept.
+pub fn failed_by(cause: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::Failed(Message::caused(cause))
+}
+
+/// What [`Error::Usage`] and [`Error::Failed`] say: a line of text, or a
+/// layer's typed error (a `thiserror` enum of its own whose variants hold
+/// the facts and the cause), whose message is the line. The chain of
+/// causes ([`std::error::Error::source`]) goes from the line straight to
+/// the layer's cause (an `io::Error`, a SQLite error), and [`Error::cause`]
+/// gives the layer's error itself, to match on its variant.
+#[derive(Debug)]
+pub enum Message {
+    Text(String),
+    Caused(Box<dyn std::error::Error + Send + Sync + 'static>),
+}
+
+impl Message {
+    /// A line of text, with no cause behind it.
+    pub fn text(msg: impl Into<String>) -> Message {
+        Message::Text(msg.into())
+    }
+
+    /// A layer's typed error.
+    pub fn caused(cause: impl std::error::Error + Send + Sync + 'static) -> Message {
+        Message::Caused(Box::new(cause))
+    }
+}
+
+impl std::fmt::Display for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Message::Text(t) => f.write_str(t),
+            Message::Caused(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Message {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Message::Text(_) => None,
+            // The layer's error says the line itself: its own cause is next.
+            Message::Caused(e) => e.source(),
+        }
+    }
+}
+
+impl Error {
+    /// The layer's typed error behind this one, if it is a `T`: what a
+    /// test about the cause matches on, instead of the message's words.
+    pub fn cause<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        match self {
+            Error::Usage(Message::Caused(e)) | Error::Failed(Message::Caused(e)) => e.downcast_ref::<T>(),
+            _ => None,
+        }
+    }
 }
 
 pub fn signal_name(sig: i32) -> &'static str {

@@ -29,7 +29,7 @@
 //! afterwards whatever happens.
 
 use super::{Context, Measured, until_stopped};
-use crate::base::error::{Error, Result, failed, usage};
+use crate::base::error::{Result, failed, usage};
 use crate::base::progress::{Event, Level};
 use crate::base::signals::Stop;
 use crate::base::units::fmt_bytes;
@@ -780,7 +780,7 @@ fn wait_for_enter(stop: &Stop) -> Result<()> {
                 Ok(k) if b[..k].contains(&b'\n') => return Ok(()),
                 Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::Failed(format!("reading the terminal: {e}"))),
+                Err(e) => return Err(crate::base::error::failed(format!("reading the terminal: {e}"))),
             }
         }
     }

@@ -2,7 +2,7 @@
 //! gives, and the line that says a result was not kept.
 
 use super::StoreError;
-use crate::base::error::{Error, failed, usage};
+use crate::base::error::{Error, failed_by, usage_by};
 use std::path::Path;
 
 /// A run that is not in the store, or a path iolab will not use as one,
@@ -10,8 +10,8 @@ use std::path::Path;
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Error {
         match e {
-            StoreError::NotFound(_) | StoreError::Refused(_) => usage(e.to_string()),
-            _ => failed(e.to_string()),
+            StoreError::NotFound(_) | StoreError::Refused(_) => usage_by(e),
+            _ => failed_by(e),
         }
     }
 }

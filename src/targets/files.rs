@@ -11,7 +11,8 @@
 //!   success, on an error, after a first SIGINT or SIGTERM; after a SIGKILL
 //!   the next run removes them: [`super::leftovers`]).
 
-use crate::base::error::{Result, failed, usage};
+use super::error::TargetError;
+use crate::base::error::{Result, failed};
 use std::fs::{File, OpenOptions};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::path::{Path, PathBuf};
@@ -48,10 +49,10 @@ impl FileSet {
             // Private (0700): nobody else can plant a name inside it.
             std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
                 .create(&sub)
-                .map_err(|e| usage(format!("cannot create {}: {e}", sub.display())))?;
-            if let Err(e) = super::leftovers::mark(&sub) {
+                .map_err(|source| TargetError::CreateDir { dir: sub.clone(), source })?;
+            if let Err(source) = super::leftovers::mark(&sub) {
                 let _ = std::fs::remove_dir(&sub);
-                return Err(usage(format!("cannot write in {}: {e}", sub.display())));
+                return Err(TargetError::WriteIn { dir: sub, source }.into());
             }
             Some(sub)
         } else {
@@ -96,7 +97,7 @@ impl FileSet {
         let idx = (off / self.file_bytes) as usize;
         while self.files.len() <= idx {
             let f = match self.path_of(self.files.len()) {
-                Some(p) => crate::base::paths::create_new(&p, 0o600).map_err(|e| failed(format!("cannot create {}: {e}", p.display())))?,
+                Some(p) => crate::base::paths::create_new(&p, 0o600).map_err(|source| TargetError::CreateFile { path: p, source })?,
                 None => super::anonymous_file(&self.dir)?,
             };
             if self.direct && !super::set_direct(&f, true) {
@@ -147,7 +148,7 @@ impl FileSet {
         if self.named.is_none() {
             return Err(failed("anonymous verify files cannot be closed and found again"));
         }
-        self.flush(false).map_err(|e| failed(format!("flushing the verify files: {e}")))?;
+        self.flush(false).map_err(|source| TargetError::FlushFiles { source })?;
         self.files.clear();
         Ok(())
     }
@@ -165,7 +166,7 @@ impl FileSet {
             }
             let f = o
                 .open(&p)
-                .map_err(|e| failed(format!("{} is gone after the wait: {e}", p.display())))?;
+                .map_err(|source| TargetError::GoneAfterWait { path: p.clone(), source })?;
             self.files.push(f);
         }
         Ok(())

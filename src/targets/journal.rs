@@ -322,7 +322,10 @@ impl Journal {
             .recursive(true)
             .mode(0o700)
             .create(dir)
-            .map_err(|e| failed(format!("cannot make the journal directory {}: {e}", dir.display())))?;
+            .map_err(|source| super::error::TargetError::JournalDir {
+                dir: dir.to_path_buf(),
+                source,
+            })?;
         let j = Journal {
             path: dir.join(format!("{run}.json")),
             record: Record::new(super::owner::of_self()),

@@ -14,6 +14,7 @@
 //! target falls back to buffered I/O and says so ([`Target::direct_fallback`]).
 
 pub mod dataset;
+pub mod error;
 mod faults;
 pub mod files;
 pub mod journal;
@@ -26,6 +27,7 @@ mod testfile;
 pub mod watch;
 pub mod zfs;
 
+use error::TargetError;
 pub(crate) use testfile::anonymous_file;
 use testfile::{NamedTestFile, PrefillRequest, create_named_test_file, create_test_file, prefill};
 
@@ -532,14 +534,20 @@ struct Resolved {
 /// refuse writing through a link another user planted.
 fn resolve(req: &OpenRequest) -> Result<Resolved> {
     let given = &req.path;
-    let md = std::fs::metadata(given).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => usage(format!("target {} does not exist", given.display())),
-        _ => usage(format!("cannot access target {}: {e}", given.display())),
+    let md = std::fs::metadata(given).map_err(|source| {
+        let path = given.to_path_buf();
+        match source.kind() {
+            std::io::ErrorKind::NotFound => TargetError::Missing { path, source },
+            _ => TargetError::Access { path, source },
+        }
     })?;
     refuse_non_storage(given, &md)?;
     let linked = std::fs::symlink_metadata(given).is_ok_and(|l| l.file_type().is_symlink());
     let real = if linked {
-        std::fs::canonicalize(given).map_err(|e| usage(format!("cannot resolve target {}: {e}", given.display())))?
+        std::fs::canonicalize(given).map_err(|source| TargetError::Resolve {
+            path: given.to_path_buf(),
+            source,
+        })?
     } else {
         given.clone()
     };
@@ -738,9 +746,10 @@ fn refuse_read_only(path: &Path, kind: Kind, write: bool, fs_ro: bool, dev_ro: b
 /// device node): a path swapped between the checks and the open is refused.
 fn same_file(file: &File, md: &std::fs::Metadata, path: &Path) -> Result<()> {
     use std::os::unix::fs::MetadataExt;
-    let now = file
-        .metadata()
-        .map_err(|e| failed(format!("cannot stat {}: {e}", path.display())))?;
+    let now = file.metadata().map_err(|source| TargetError::Stat {
+        path: path.to_path_buf(),
+        source,
+    })?;
     if now.dev() != md.dev() || now.ino() != md.ino() || now.rdev() != md.rdev() {
         return Err(usage(format!(
             "refusing {}: it changed while iolab opened it (replaced, or a link pointed elsewhere)",
@@ -759,17 +768,17 @@ fn open_existing(path: &Path, write: bool, block: bool) -> Result<File> {
         // or one of its partitions is mounted or held (md, dm, swap...).
         o.custom_flags(libc::O_EXCL);
     }
-    o.open(path).map_err(|e| match e.raw_os_error() {
-        Some(libc::EBUSY) => usage(format!(
-            "refusing to write to {}: it is in use (mounted, swap, or held by another driver)",
-            path.display()
-        )),
-        _ => usage(format!("cannot open {}: {e}", path.display())),
+    o.open(path).map_err(|source| {
+        let path = path.to_path_buf();
+        match source.raw_os_error() {
+            Some(libc::EBUSY) => TargetError::InUse { path, source }.into(),
+            _ => TargetError::Open { path, source }.into(),
+        }
     })
 }
 
 fn block_size(f: &File) -> Result<u64> {
-    device::block_device_size(f).map_err(|e| failed(format!("BLKGETSIZE64 failed: {e}")))
+    device::block_device_size(f).map_err(|source| TargetError::DeviceSize { source }.into())
 }
 
 pub(crate) fn set_direct(f: &File, on: bool) -> bool {
@@ -842,6 +851,42 @@ mod tests {
             let f = scratch("/dev/shm");
             let file = File::open(f.path()).unwrap();
             assert!(!probe_nowait(&file, 8192), "tmpfs answers RWF_NOWAIT with EOPNOTSUPP");
+        }
+    }
+
+    #[test]
+    fn a_target_that_cannot_be_opened_keeps_the_systems_error_as_its_cause() {
+        let open = |path: &Path| {
+            let req = OpenRequest {
+                path: path.to_path_buf(),
+                size: None,
+                write: false,
+                allow_destroy: false,
+                force: false,
+                buffered: false,
+                max_bs: 4096,
+                continue_on_error: false,
+                allow_export: false,
+            };
+            super::open(&req, &SysRoot::default(), &Stop::default(), &crate::base::progress::Silent)
+                .err()
+                .unwrap()
+        };
+        let e = open(Path::new("/nonexistent/iolab"));
+        match e.cause::<TargetError>() {
+            Some(TargetError::Missing { path, source }) => {
+                assert_eq!(path, Path::new("/nonexistent/iolab"));
+                assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(e.exit_code(), 2);
+        // Not a directory on the way: the system's errno, not a made-up word.
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let e = open(&file.path().join("below"));
+        match e.cause::<TargetError>() {
+            Some(TargetError::Access { source, .. }) => assert_eq!(source.raw_os_error(), Some(libc::ENOTDIR)),
+            other => panic!("{other:?}"),
         }
     }
 

@@ -14,7 +14,10 @@ use std::path::Path;
 /// A filesystem that keeps no block or inode count (ramfs; btrfs for
 /// inodes) reports 0 in all: there is nothing to check.
 pub fn check(dir: &Path, bytes: u64, inodes: u64, what: &str, advice: Option<&str>) -> Result<()> {
-    let vfs = rustix::fs::statvfs(dir).map_err(|e| usage(format!("cannot stat filesystem of {}: {e}", dir.display())))?;
+    let vfs = rustix::fs::statvfs(dir).map_err(|e| super::error::TargetError::Filesystem {
+        dir: dir.to_path_buf(),
+        source: e.into(),
+    })?;
     let avail = vfs.f_bavail * vfs.f_frsize;
     if vfs.f_blocks > 0 && bytes > avail {
         let advice = advice.map(|a| format!(" ({a})")).unwrap_or_default();
@@ -37,7 +40,10 @@ pub fn check(dir: &Path, bytes: u64, inodes: u64, what: &str, advice: Option<&st
 
 /// The size of the filesystem `dir` is on (0 when it keeps no count).
 pub fn filesystem_bytes(dir: &Path) -> Result<u64> {
-    let vfs = rustix::fs::statvfs(dir).map_err(|e| usage(format!("cannot stat filesystem of {}: {e}", dir.display())))?;
+    let vfs = rustix::fs::statvfs(dir).map_err(|e| super::error::TargetError::Filesystem {
+        dir: dir.to_path_buf(),
+        source: e.into(),
+    })?;
     Ok(vfs.f_blocks.saturating_mul(vfs.f_frsize))
 }
 

@@ -2,6 +2,7 @@
 //! long as it must be), after checking the space for it, and prefilled with
 //! incompressible, non-repeating data so that no read hits a hole.
 
+use super::error::TargetError;
 use super::{faults, space};
 use crate::base::error::{Error, Result, failed, usage};
 use crate::base::progress::{Event, Observer};
@@ -47,7 +48,10 @@ pub(super) fn create_named_test_file(dir: &Path, size: u64) -> Result<(File, Nam
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
     let sub = dir.join(format!("iolab-test-{}-{nanos}", std::process::id()));
-    let cannot = |e: std::io::Error| usage(format!("cannot create a test file in {}: {e}", dir.display()));
+    let cannot = |source: std::io::Error| TargetError::CreateTestFile {
+        dir: dir.to_path_buf(),
+        source,
+    };
     {
         use std::os::unix::fs::DirBuilderExt;
         std::fs::DirBuilder::new().mode(0o700).create(&sub).map_err(cannot)?;
@@ -81,8 +85,14 @@ fn reserve(file: File, dir: &Path, size: u64) -> Result<File> {
                 )));
             }
             // Filesystems without fallocate: the prefill allocates.
-            Some(libc::EOPNOTSUPP) => file.set_len(size).map_err(|e| failed(format!("cannot size test file: {e}")))?,
-            _ => return Err(failed(format!("cannot allocate the test file in {}: {err}", dir.display()))),
+            Some(libc::EOPNOTSUPP) => file.set_len(size).map_err(|source| TargetError::SizeTestFile { source })?,
+            _ => {
+                return Err(TargetError::Allocate {
+                    dir: dir.to_path_buf(),
+                    source: err,
+                }
+                .into());
+            }
         }
     }
     Ok(file)
@@ -102,7 +112,11 @@ pub(crate) fn anonymous_file(dir: &Path) -> Result<File> {
     match err.raw_os_error() {
         // O_TMPFILE unsupported by this filesystem: create a named file and unlink it at once.
         Some(libc::EOPNOTSUPP) | Some(libc::EISDIR) | Some(libc::EINVAL) => named_unlinked(dir),
-        _ => Err(usage(format!("cannot create a test file in {}: {err}", dir.display()))),
+        _ => Err(TargetError::CreateTestFile {
+            dir: dir.to_path_buf(),
+            source: err,
+        }
+        .into()),
     }
 }
 
@@ -120,7 +134,13 @@ fn named_unlinked(dir: &Path) -> Result<File> {
         match named_unlinked_as(dir, &name) {
             Ok(f) => return Ok(f),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(usage(format!("cannot create a test file in {}: {e}", dir.display()))),
+            Err(source) => {
+                return Err(TargetError::CreateTestFile {
+                    dir: dir.to_path_buf(),
+                    source,
+                }
+                .into());
+            }
         }
     }
     Err(usage(format!(

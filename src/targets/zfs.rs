@@ -476,7 +476,10 @@ impl Target {
                 ino.unwrap_or(0)
             )));
         }
-        replace_fd(&file, fd).map_err(|e| failed(format!("cannot reopen {}: {e}", path.display())))?;
+        replace_fd(&file, fd).map_err(|source| super::error::TargetError::Reopen {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let watched = Path::new(&self.info.path);
         *self.watch.lock().unwrap_or_else(|p| p.into_inner()) =
             super::watch::Identity::of(watched, &*self.file).map(|id| super::watch::Watch::start(watched, id));
