@@ -21,12 +21,35 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// Why fio could not be run: the system's error, and what iolab was doing.
+#[derive(Debug, thiserror::Error)]
+pub enum FioError {
+    /// Not on PATH, or not executable (exit status 2: install it).
+    #[error("--engine fio needs fio on PATH: {source}")]
+    Missing { source: std::io::Error },
+    #[error("cannot start fio: {source}")]
+    Start { source: std::io::Error },
+    #[error("waiting for fio: {source}")]
+    Wait { source: std::io::Error },
+    #[error("cannot write {}: {source}", path.display())]
+    JobFile { path: PathBuf, source: std::io::Error },
+}
+
+impl From<FioError> for Error {
+    fn from(e: FioError) -> Error {
+        match e {
+            FioError::Missing { .. } => crate::base::error::usage_by(e),
+            _ => crate::base::error::failed_by(e),
+        }
+    }
+}
+
 /// fio's version string (`fio-3.33`), or why fio cannot be used.
 pub fn local_version() -> Result<String> {
     let out = Command::new("fio")
         .arg("--version")
         .output()
-        .map_err(|e| usage(format!("--engine fio needs fio on PATH: {e}")))?;
+        .map_err(|source| FioError::Missing { source })?;
     let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if !out.status.success() || !v.starts_with("fio-") {
         return Err(failed(format!("`fio --version` said {v:?}")));
@@ -50,12 +73,14 @@ impl JobFile {
                 Ok(mut f) => {
                     // Removed on drop, whatever happens next.
                     let file = JobFile(p);
-                    f.write_all(text.as_bytes())
-                        .map_err(|e| failed(format!("cannot write {}: {e}", file.0.display())))?;
+                    f.write_all(text.as_bytes()).map_err(|source| FioError::JobFile {
+                        path: file.0.clone(),
+                        source,
+                    })?;
                     return Ok(file);
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-                Err(e) => return Err(failed(format!("cannot write {}: {e}", p.display()))),
+                Err(source) => return Err(FioError::JobFile { path: p, source }.into()),
             }
         }
         Err(failed(format!(
@@ -91,7 +116,7 @@ pub(crate) fn run_fio(args: &[&std::ffi::OsStr], ctx: &Context, deadline: Durati
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| failed(format!("cannot start fio: {e}")))?;
+        .map_err(|source| FioError::Start { source })?;
     let reader = |mut r: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut s = String::new();
@@ -104,7 +129,7 @@ pub(crate) fn run_fio(args: &[&std::ffi::OsStr], ctx: &Context, deadline: Durati
     let start = Instant::now();
     let mut interrupted = None;
     let status = loop {
-        if let Some(st) = child.try_wait().map_err(|e| failed(format!("waiting for fio: {e}")))? {
+        if let Some(st) = child.try_wait().map_err(|source| FioError::Wait { source })? {
             break st;
         }
         if let Err(Error::Interrupted(sig)) = ctx.stop.check()

@@ -28,6 +28,7 @@ use crate::io::sys;
 use crate::summary::flush_check::{FlushAction, FlushReport, FlushTimes};
 use crate::summary::verify::device_identity;
 use crate::summary::{Body, Settings};
+use crate::targets::error::TargetError;
 use crate::targets::{self, Choice, Target};
 use crate::verify::block::{BLOCK, BLOCK_U64, fill_generation};
 use crate::verify::flush::{
@@ -117,9 +118,12 @@ impl FlushRequest {
 
 pub(super) fn run(r: &FlushRequest, ctx: &Context) -> Result<Measured> {
     let path = &r.target.path;
-    let md = std::fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => usage(format!("target {} does not exist", path.display())),
-        _ => usage(format!("cannot access target {}: {e}", path.display())),
+    let md = std::fs::metadata(path).map_err(|source| {
+        let path = path.clone();
+        match source.kind() {
+            std::io::ErrorKind::NotFound => TargetError::Missing { path, source },
+            _ => TargetError::Access { path, source },
+        }
     })?;
     targets::refuse_non_storage(path, &md)?;
     if !md.file_type().is_block_device() {
@@ -192,6 +196,54 @@ enum Log {
 
 /// How long a connection to the log host may take, and its answer to a line.
 const HOST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why the log of acknowledged flushes could not be made, reached, kept
+/// or read: the file or the host and the system's error, and the exit
+/// status each gives ([`LogError::usage`]).
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    #[error("cannot create the log {}: {source}", path.display())]
+    Create { path: PathBuf, source: std::io::Error },
+    #[error("cannot reach the log host {addr}: {source}")]
+    Unreachable { addr: String, source: std::io::Error },
+    #[error("writing the log {}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("the log host {addr} did not keep a line: {source}")]
+    NotKept { addr: String, source: std::io::Error },
+    #[error("cannot listen on port {port}: {source}")]
+    Bind { port: u16, source: std::io::Error },
+    #[error("listening on port {port}: {source}")]
+    Listen { port: u16, source: std::io::Error },
+    #[error("the connection from {peer}: {source}")]
+    Connection {
+        peer: std::net::SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("cannot read the log {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+}
+
+impl LogError {
+    /// Whether the user's choice will not do (exit status 2: a log that
+    /// cannot be created or read, a host not reached, a port not taken),
+    /// rather than a run that then failed (1).
+    pub fn usage(&self) -> bool {
+        matches!(
+            self,
+            LogError::Create { .. } | LogError::Unreachable { .. } | LogError::Bind { .. } | LogError::Read { .. }
+        )
+    }
+}
+
+impl From<LogError> for crate::base::error::Error {
+    fn from(e: LogError) -> Self {
+        if e.usage() {
+            crate::base::error::usage_by(e)
+        } else {
+            crate::base::error::failed_by(e)
+        }
+    }
+}
 /// The longest line a listener takes: a header with a long device identity.
 const MAX_LINE: usize = 4096;
 
@@ -203,7 +255,10 @@ impl Log {
             .create_new(true)
             .mode(0o644)
             .open(path)
-            .map_err(|e| usage(format!("cannot create the log {}: {e}", path.display())))?;
+            .map_err(|source| LogError::Create {
+                path: path.to_path_buf(),
+                source,
+            })?;
         // The new name itself on stable storage.
         if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
@@ -216,16 +271,19 @@ impl Log {
 
     /// A connection to `iolab flush --listen` at `addr` (`HOST:PORT`).
     fn connect(addr: &str) -> Result<Log> {
-        let refused = |e: String| usage(format!("cannot reach the log host {addr}: {e}"));
+        let refused = |source: std::io::Error| LogError::Unreachable {
+            addr: addr.to_string(),
+            source,
+        };
         let to = addr
             .to_socket_addrs()
-            .map_err(|e| refused(e.to_string()))?
+            .map_err(refused)?
             .next()
-            .ok_or_else(|| refused("no address".into()))?;
-        let stream = TcpStream::connect_timeout(&to, HOST_TIMEOUT).map_err(|e| refused(e.to_string()))?;
+            .ok_or_else(|| refused(std::io::Error::new(std::io::ErrorKind::NotFound, "no address")))?;
+        let stream = TcpStream::connect_timeout(&to, HOST_TIMEOUT).map_err(refused)?;
         let _ = stream.set_nodelay(true);
-        stream.set_read_timeout(Some(HOST_TIMEOUT)).map_err(|e| refused(e.to_string()))?;
-        let answers = BufReader::new(stream.try_clone().map_err(|e| refused(e.to_string()))?);
+        stream.set_read_timeout(Some(HOST_TIMEOUT)).map_err(refused)?;
+        let answers = BufReader::new(stream.try_clone().map_err(refused)?);
         Ok(Log::Host {
             stream,
             answers,
@@ -235,19 +293,29 @@ impl Log {
 
     fn append(&mut self, line: &str) -> Result<()> {
         match self {
-            Log::File { file, path } => file
-                .write_all(line.as_bytes())
-                .and_then(|()| file.sync_data())
-                .map_err(|e| failed(format!("writing the log {}: {e}", path.display()))),
+            Log::File { file, path } => file.write_all(line.as_bytes()).and_then(|()| file.sync_data()).map_err(|source| {
+                LogError::Write {
+                    path: path.clone(),
+                    source,
+                }
+                .into()
+            }),
             Log::Host { stream, answers, addr } => {
-                let lost = |e: String| failed(format!("the log host {addr} did not keep a line: {e}"));
-                stream.write_all(line.as_bytes()).map_err(|e| lost(e.to_string()))?;
+                let lost = |source: std::io::Error| LogError::NotKept {
+                    addr: addr.clone(),
+                    source,
+                };
+                stream.write_all(line.as_bytes()).map_err(lost)?;
                 let mut answer = String::new();
-                answers.read_line(&mut answer).map_err(|e| lost(e.to_string()))?;
+                answers.read_line(&mut answer).map_err(lost)?;
                 match answer.as_str() {
                     "ok\n" => Ok(()),
-                    "" => Err(lost("it closed the connection".into())),
-                    a => Err(lost(format!("it answered {:?}", a.trim_end()))),
+                    "" => Err(lost(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "it closed the connection")).into()),
+                    a => Err(lost(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("it answered {:?}", a.trim_end()),
+                    ))
+                    .into()),
                 }
             }
         }
@@ -267,10 +335,8 @@ pub fn listen(port: u16, log: &Path, ctx: &Context) -> Result<String> {
             log.display()
         )));
     }
-    let listener = TcpListener::bind(("0.0.0.0", port)).map_err(|e| usage(format!("cannot listen on port {port}: {e}")))?;
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| failed(format!("listening on port {port}: {e}")))?;
+    let listener = TcpListener::bind(("0.0.0.0", port)).map_err(|source| LogError::Bind { port, source })?;
+    listener.set_nonblocking(true).map_err(|source| LogError::Listen { port, source })?;
     ctx.observer.event(Event::Notice {
         level: Level::Note,
         text: &format!(
@@ -283,11 +349,11 @@ pub fn listen(port: u16, log: &Path, ctx: &Context) -> Result<String> {
         match listener.accept() {
             Ok(s) => break s,
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => ctx.stop.sleep(Duration::from_millis(50)),
-            Err(e) => return Err(failed(format!("listening on port {port}: {e}"))),
+            Err(source) => return Err(LogError::Listen { port, source }.into()),
         }
     };
     drop(listener);
-    let broken = |e: std::io::Error| failed(format!("the connection from {peer}: {e}"));
+    let broken = |source: std::io::Error| LogError::Connection { peer, source };
     stream.set_nonblocking(false).map_err(broken)?;
     stream.set_read_timeout(Some(Duration::from_millis(100))).map_err(broken)?;
     let mut reader = BufReader::new(stream.try_clone().map_err(broken)?);
@@ -545,7 +611,10 @@ fn check(r: &FlushRequest, ctx: &Context) -> Result<Measured> {
     let LogPlace::File(path) = &r.log else {
         return Err(usage("--check reads a log file (--log FILE): copy the listener's log here"));
     };
-    let text = std::fs::read(path).map_err(|e| usage(format!("cannot read the log {}: {e}", path.display())))?;
+    let text = std::fs::read(path).map_err(|source| LogError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let text = String::from_utf8_lossy(&text);
     let log = parse_log(&text).map_err(|e| usage(format!("the log {}: {e}", path.display())))?;
     let plan = log.header.plan;
@@ -654,6 +723,48 @@ mod tests {
             backing_file: None,
             memory: false,
         }
+    }
+
+    #[test]
+    fn a_log_that_cannot_be_made_or_kept_says_why_with_the_systems_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("flush.log");
+        std::fs::write(&path, "another run's\n").unwrap();
+        // Never over another run's log.
+        let e = Log::create(&path).err().unwrap();
+        match e.cause::<LogError>() {
+            Some(LogError::Create { path: p, source }) => {
+                assert_eq!(p, &path);
+                assert_eq!(source.kind(), std::io::ErrorKind::AlreadyExists);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(e.exit_code(), 2);
+        assert!(
+            e.to_string().starts_with(&format!("cannot create the log {}: ", path.display())),
+            "{e}"
+        );
+        // A host that answers anything but "ok" did not keep the line: a failure of the run.
+        let listener = TcpListener::bind(("127.0.0.1", 0)).unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let host = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut line = String::new();
+            BufReader::new(s.try_clone().unwrap()).read_line(&mut line).unwrap();
+            s.write_all(b"no\n").unwrap();
+        });
+        let mut log = Log::connect(&addr).unwrap();
+        let e = log.append("a line\n").err().unwrap();
+        host.join().unwrap();
+        match e.cause::<LogError>() {
+            Some(LogError::NotKept { source, .. }) => assert_eq!(source.kind(), std::io::ErrorKind::InvalidData),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(e.exit_code(), 1);
+        assert_eq!(
+            e.to_string(),
+            format!("the log host {addr} did not keep a line: it answered \"no\"")
+        );
     }
 
     #[test]
