@@ -188,17 +188,37 @@ impl Away {
         if !on_pool {
             return Ok(Away(None));
         }
-        std::env::set_current_dir("/").map_err(|e| failed(format!("cannot leave {} for its pool's export: {e}", cwd.display())))?;
+        std::env::set_current_dir("/").map_err(|source| ColdError::Leave { dir: cwd.clone(), source })?;
         Ok(Away(Some(cwd)))
     }
 
     fn back(self) -> Result<()> {
         match self.0 {
-            Some(d) => {
-                std::env::set_current_dir(&d).map_err(|e| failed(format!("cannot return to {} after its pool's import: {e}", d.display())))
-            }
+            Some(d) => std::env::set_current_dir(&d).map_err(|source| ColdError::Return { dir: d.clone(), source }.into()),
             None => Ok(()),
         }
+    }
+}
+
+/// Why the caches could not be emptied before a cold run: what iolab was
+/// doing and the system's error. Each gives exit status 1.
+#[derive(Debug, thiserror::Error)]
+pub enum ColdError {
+    #[error("cannot leave {} for its pool's export: {source}", dir.display())]
+    Leave { dir: std::path::PathBuf, source: std::io::Error },
+    #[error("cannot return to {} after its pool's import: {source}", dir.display())]
+    Return { dir: std::path::PathBuf, source: std::io::Error },
+    #[error("cannot open pool member {leaf} to drop its cached pages: {source}")]
+    OpenMember { leaf: String, source: std::io::Error },
+    #[error("cannot drop the cached pages of pool member {leaf}: {source}")]
+    DropMember { leaf: String, source: std::io::Error },
+    #[error("cannot drop caches: {source}")]
+    DropCaches { source: std::io::Error },
+}
+
+impl From<ColdError> for crate::base::error::Error {
+    fn from(e: ColdError) -> Self {
+        crate::base::error::failed_by(e)
     }
 }
 
@@ -219,10 +239,20 @@ pub fn evict_members(leaves: &[&str]) -> Result<()> {
         let f = match std::fs::File::open(leaf) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(failed(format!("cannot open pool member {leaf} to drop its cached pages: {e}"))),
+            Err(source) => {
+                return Err(ColdError::OpenMember {
+                    leaf: leaf.to_string(),
+                    source,
+                }
+                .into());
+            }
         };
-        if let Err(e) = crate::io::sys::drop_pages(&f) {
-            return Err(failed(format!("cannot drop the cached pages of pool member {leaf}: {e}")));
+        if let Err(source) = crate::io::sys::drop_pages(&f) {
+            return Err(ColdError::DropMember {
+                leaf: leaf.to_string(),
+                source,
+            }
+            .into());
         }
     }
     Ok(())
@@ -238,7 +268,7 @@ pub fn drop_caches() -> Result<()> {
         ));
     }
     rustix::fs::sync();
-    std::fs::write("/proc/sys/vm/drop_caches", "3\n").map_err(|e| failed(format!("cannot drop caches: {e}")))
+    std::fs::write("/proc/sys/vm/drop_caches", "3\n").map_err(|source| ColdError::DropCaches { source }.into())
 }
 
 #[cfg(test)]

@@ -28,7 +28,6 @@ use crate::io::sys;
 use crate::summary::flush_check::{FlushAction, FlushReport, FlushTimes};
 use crate::summary::verify::device_identity;
 use crate::summary::{Body, Settings};
-use crate::targets::error::TargetError;
 use crate::targets::{self, Choice, Target};
 use crate::verify::block::{BLOCK, BLOCK_U64, fill_generation};
 use crate::verify::flush::{
@@ -118,13 +117,7 @@ impl FlushRequest {
 
 pub(super) fn run(r: &FlushRequest, ctx: &Context) -> Result<Measured> {
     let path = &r.target.path;
-    let md = std::fs::metadata(path).map_err(|source| {
-        let path = path.clone();
-        match source.kind() {
-            std::io::ErrorKind::NotFound => TargetError::Missing { path, source },
-            _ => TargetError::Access { path, source },
-        }
-    })?;
+    let md = targets::metadata_of(path)?;
     targets::refuse_non_storage(path, &md)?;
     if !md.file_type().is_block_device() {
         return Err(usage(format!(

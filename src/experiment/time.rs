@@ -43,10 +43,35 @@ impl TimeRequest {
     }
 }
 
+/// Why `iolab time` could not run or wait for a command: the system's
+/// error and the command. A command that cannot be started is the user's
+/// to fix (exit status 2); the rest give 1.
+#[derive(Debug, thiserror::Error)]
+pub enum TimeError {
+    #[error("cannot read the current directory: {source}")]
+    CurrentDir { source: std::io::Error },
+    /// `--prepare` or `--cleanup`'s shell command.
+    #[error("cannot run the {what} command: {source}")]
+    Hook { what: String, source: std::io::Error },
+    #[error("cannot run `{command}`: {source}")]
+    Spawn { command: String, source: std::io::Error },
+    #[error("waiting for the command failed: {source}")]
+    Wait { source: std::io::Error },
+}
+
+impl From<TimeError> for crate::base::error::Error {
+    fn from(e: TimeError) -> Self {
+        match e {
+            TimeError::Spawn { .. } => crate::base::error::usage_by(e),
+            _ => crate::base::error::failed_by(e),
+        }
+    }
+}
+
 pub(super) fn run(r: &TimeRequest, ctx: &Context) -> Result<Measured> {
     let cwd = match &r.cwd {
         Some(d) => d.clone(),
-        None => std::env::current_dir().map_err(|e| failed(format!("cannot read the current directory: {e}")))?,
+        None => std::env::current_dir().map_err(|source| TimeError::CurrentDir { source })?,
     };
     if !cwd.is_dir() {
         return Err(usage(format!("{} is not a directory", cwd.display())));
@@ -126,7 +151,10 @@ fn sh(cmd: &str, place: &Place, what: &str) -> Result<()> {
         .current_dir(&place.cwd)
         .stdin(Stdio::null())
         .status()
-        .map_err(|e| failed(format!("cannot run the {what} command: {e}")))?;
+        .map_err(|source| TimeError::Hook {
+            what: what.to_string(),
+            source,
+        })?;
     if !st.success() {
         return Err(failed(format!("the {what} command `{cmd}` failed ({st})")));
     }
@@ -227,7 +255,10 @@ fn one(opts: &TimeOpts, place: &Place, sys: &SysRoot, stop: &Stop, observer: &dy
     }
     let before = Snapshot::take(sys, false);
     let start = before.at;
-    let child = cmd.spawn().map_err(|e| usage(format!("cannot run `{}`: {e}", opts.command[0])))?;
+    let child = cmd.spawn().map_err(|source| TimeError::Spawn {
+        command: opts.command[0].clone(),
+        source,
+    })?;
     let pid = child.id() as libc::pid_t;
     // Before the waiter exists, so nobody can have reaped the child yet.
     let running = Running::hold(pid);
@@ -266,7 +297,7 @@ fn one(opts: &TimeOpts, place: &Place, sys: &SysRoot, stop: &Stop, observer: &dy
     };
     let _ = waiter.join();
     let after = Snapshot::take(sys, false);
-    let (status, ru) = r.map_err(|e| failed(format!("waiting for the command failed: {e}")))?;
+    let (status, ru) = r.map_err(|source| TimeError::Wait { source })?;
     if killed || stop.signal().is_some() {
         return Err(Error::Interrupted(stop.signal().unwrap_or(libc::SIGINT)));
     }

@@ -160,7 +160,7 @@ impl Media {
             Media::Device(t) => t.drop_cache().map_err(|e| std::io::Error::other(e.to_string())),
             Media::Files(f) => f.flush(!f.direct()),
         };
-        r.map_err(|e| failed(format!("flushing before the read-back: {e}")))
+        r.map_err(|source| VerifyError::ReadBackFlush { source }.into())
     }
 }
 
@@ -327,12 +327,32 @@ fn open_media(r: &VerifyRequest, md: &std::fs::Metadata, ctx: &Context) -> Resul
     }
 }
 
+/// Why a verify run failed once its target was accepted: the system's
+/// error, and where in the run it happened. Each gives exit status 1.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error("flushing before the read-back: {source}")]
+    ReadBackFlush { source: std::io::Error },
+    #[error("flushing the writes before {}: {source}", fmt_bytes(*end))]
+    ZoneFlush { end: u64, source: std::io::Error },
+    /// A write whose descriptor went bad: no block of it can be trusted.
+    #[error("writing at {offset}: {source}")]
+    Write { offset: u64, source: std::io::Error },
+    #[error("cannot open the terminal: {source}")]
+    Terminal { source: std::io::Error },
+    #[error("reading the terminal: {source}")]
+    TerminalRead { source: std::io::Error },
+}
+
+impl From<VerifyError> for crate::base::error::Error {
+    fn from(e: VerifyError) -> Self {
+        crate::base::error::failed_by(e)
+    }
+}
+
 pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
     let path = &r.target.path;
-    let md = std::fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => usage(format!("target {} does not exist", path.display())),
-        _ => usage(format!("cannot access target {}: {e}", path.display())),
-    })?;
+    let md = targets::metadata_of(path)?;
     targets::refuse_non_storage(path, &md)?;
     if r.cold_wait == Some(ColdWait::Prompt) && !tty_available() {
         return Err(usage(
@@ -404,7 +424,10 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
 /// The bytes to verify in directory `dir`: `--size`, or the free space
 /// less [`limits::verify_free_margin`], in whole blocks.
 fn directory_bytes(dir: &Path, size: Option<u64>) -> Result<u64> {
-    let vfs = rustix::fs::statvfs(dir).map_err(|e| usage(format!("cannot stat filesystem of {}: {e}", dir.display())))?;
+    let vfs = rustix::fs::statvfs(dir).map_err(|e| crate::targets::error::TargetError::Filesystem {
+        dir: dir.to_path_buf(),
+        source: e.into(),
+    })?;
     let free = vfs.f_bavail * vfs.f_frsize;
     let usable = free.saturating_sub(limits::verify_free_margin(free)) / BLOCK_U64 * BLOCK_U64;
     match size {
@@ -521,7 +544,7 @@ fn finish_zone(media: &Media, z: usize, end: u64, busy: Duration, st: &mut State
     let t0 = Instant::now();
     media
         .sync_at(end.saturating_sub(1))
-        .map_err(|e| failed(format!("flushing the writes before {}: {e}", fmt_bytes(end))))?;
+        .map_err(|source| VerifyError::ZoneFlush { end, source })?;
     let secs = (busy + t0.elapsed()).as_secs_f64();
     let bytes = end - st.zones[z].0;
     st.write_bw[z] = (secs > 0.0 && bytes > 0).then(|| bytes as f64 / secs);
@@ -568,7 +591,7 @@ fn write_chunk(media: &mut Media, c: Chunk, data: &[u8], st: &mut State) -> Resu
         return Ok(Written::Full(full_at(fd, c, at)));
     }
     if e.raw_os_error() == Some(libc::EBADF) {
-        return Err(failed(format!("writing at {}: {e}", c.off)));
+        return Err(VerifyError::Write { offset: c.off, source: e }.into());
     }
     for (k, block) in data.chunks_exact(BLOCK).enumerate() {
         let off = c.off + k as u64 * BLOCK_U64;
@@ -770,7 +793,7 @@ fn readable_within(fd: impl std::os::fd::AsFd, wait: Duration) -> bool {
 /// Wait for a line on the terminal, waking for a stop request.
 fn wait_for_enter(stop: &Stop) -> Result<()> {
     use std::io::Read;
-    let mut tty = std::fs::File::open("/dev/tty").map_err(|e| failed(format!("cannot open the terminal: {e}")))?;
+    let mut tty = std::fs::File::open("/dev/tty").map_err(|source| VerifyError::Terminal { source })?;
     loop {
         stop.check()?;
         if readable_within(&tty, Duration::from_millis(100)) {
@@ -780,7 +803,7 @@ fn wait_for_enter(stop: &Stop) -> Result<()> {
                 Ok(k) if b[..k].contains(&b'\n') => return Ok(()),
                 Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(crate::base::error::failed(format!("reading the terminal: {e}"))),
+                Err(source) => return Err(VerifyError::TerminalRead { source }.into()),
             }
         }
     }

@@ -530,17 +530,23 @@ struct Resolved {
     shown: PathBuf,
 }
 
-/// Find the target: refuse what cannot be storage, resolve a link, and
-/// refuse writing through a link another user planted.
-fn resolve(req: &OpenRequest) -> Result<Resolved> {
-    let given = &req.path;
-    let md = std::fs::metadata(given).map_err(|source| {
+/// What the target given is (following links): a missing target and one
+/// that cannot be looked at are the user's to fix (exit status 2).
+pub fn metadata_of(given: &Path) -> std::result::Result<std::fs::Metadata, TargetError> {
+    std::fs::metadata(given).map_err(|source| {
         let path = given.to_path_buf();
         match source.kind() {
             std::io::ErrorKind::NotFound => TargetError::Missing { path, source },
             _ => TargetError::Access { path, source },
         }
-    })?;
+    })
+}
+
+/// Find the target: refuse what cannot be storage, resolve a link, and
+/// refuse writing through a link another user planted.
+fn resolve(req: &OpenRequest) -> Result<Resolved> {
+    let given = &req.path;
+    let md = metadata_of(given)?;
     refuse_non_storage(given, &md)?;
     let linked = std::fs::symlink_metadata(given).is_ok_and(|l| l.file_type().is_symlink());
     let real = if linked {
