@@ -17,6 +17,36 @@ use std::process::Command;
 use std::time::Duration;
 use throttle::{Group, Kind, Limit};
 
+/// Why the self-test could not set up its devices or run iolab against
+/// them: what it was doing and the system's error. Each gives exit status 1.
+#[derive(Debug, thiserror::Error)]
+pub enum SelftestError {
+    #[error("cannot find iolab's own binary: {source}")]
+    OwnBinary { source: std::io::Error },
+    #[error("cannot create {}: {source}", path.display())]
+    CreateBacking { path: PathBuf, source: std::io::Error },
+    #[error("cannot write {}: {source}", path.display())]
+    WriteBacking { path: PathBuf, source: std::io::Error },
+    #[error("cannot run losetup (util-linux): {source}")]
+    Losetup { source: std::io::Error },
+    #[error("{}: {source}", path.display())]
+    Device { path: PathBuf, source: std::io::Error },
+    #[error("cannot make a throttle group: {source}")]
+    ThrottleGroup { source: std::io::Error },
+    #[error("cannot set the throttle: {source}")]
+    Throttle { source: std::io::Error },
+    #[error("cannot run {}: {source}", exe.display())]
+    RunSelf { exe: PathBuf, source: std::io::Error },
+    #[error("{case}: no JSON from iolab: {source}")]
+    NoJson { case: String, source: serde_json::Error },
+}
+
+impl From<SelftestError> for crate::base::error::Error {
+    fn from(e: SelftestError) -> Self {
+        crate::base::error::failed_by(e)
+    }
+}
+
 /// How far a figure may be from its limit, in percent.
 pub const TOLERANCE_PCT: f64 = 3.0;
 /// Size of each emulated device.
@@ -90,7 +120,7 @@ impl SelftestReport {
 
 /// This very binary, which the self-test runs inside the throttle group.
 pub fn own_binary() -> Result<PathBuf> {
-    std::env::current_exe().map_err(|e| failed(format!("cannot find iolab's own binary: {e}")))
+    std::env::current_exe().map_err(|source| SelftestError::OwnBinary { source }.into())
 }
 
 /// `IOLAB_TEST_SELFTEST_LIMIT_SCALE` (a positive number; default 1): a knob for
@@ -201,7 +231,10 @@ impl LoopDev {
         // Written out, not sparse: the loop driver serves the holes of a
         // tmpfs file differently (the throttle then counts bytes twice).
         // /dev/shm is everyone's: a new file, never one (or a link) planted at the name.
-        let mut f = crate::base::paths::create_new(&file, 0o600).map_err(|e| failed(format!("cannot create {}: {e}", file.display())))?;
+        let mut f = crate::base::paths::create_new(&file, 0o600).map_err(|source| SelftestError::CreateBacking {
+            path: file.clone(),
+            source,
+        })?;
         let mut fill = || -> std::io::Result<()> {
             use std::io::Write;
             let mut block = vec![0u8; 1 << 20];
@@ -217,7 +250,7 @@ impl LoopDev {
         };
         if let Err(e) = fill() {
             let _ = std::fs::remove_file(&file);
-            return Err(failed(format!("cannot write {}: {e}", file.display())));
+            return Err(SelftestError::WriteBacking { path: file, source: e }.into());
         }
         let out = Command::new("losetup").args(["--find", "--show"]).arg(&file).output();
         let out = match out {
@@ -228,7 +261,7 @@ impl LoopDev {
             }
             Err(e) => {
                 let _ = std::fs::remove_file(&file);
-                return Err(failed(format!("cannot run losetup (util-linux): {e}")));
+                return Err(SelftestError::Losetup { source: e }.into());
             }
         };
         let dev = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
@@ -288,7 +321,10 @@ impl Drop for Zram {
 
 fn dev_numbers(dev: &Path) -> Result<(u32, u32)> {
     use std::os::unix::fs::MetadataExt;
-    let md = std::fs::metadata(dev).map_err(|e| failed(format!("{}: {e}", dev.display())))?;
+    let md = std::fs::metadata(dev).map_err(|source| SelftestError::Device {
+        path: dev.to_path_buf(),
+        source,
+    })?;
     let r = md.rdev();
     Ok((rustix::fs::major(r), rustix::fs::minor(r)))
 }
@@ -330,10 +366,10 @@ pub fn run(stop: &Stop, exe: &Path, limit_scale: f64, cgroup_root: &Path) -> Res
             Limit::WriteIops(v) => Limit::WriteIops((v as f64 * limit_scale) as u64),
         };
         let group = Group::create(&kind, &format!("iolab-selftest-{}", std::process::id()))
-            .map_err(|e| failed(format!("cannot make a throttle group: {e}")))?;
+            .map_err(|source| SelftestError::ThrottleGroup { source })?;
         group
             .limit(dev_numbers(&dev)?, limit)
-            .map_err(|e| failed(format!("cannot set the throttle: {e}")))?;
+            .map_err(|source| SelftestError::Throttle { source })?;
         std::thread::sleep(SETTLE);
         // Limits scaled by the test knob cannot be met: the run only has to
         // fail and say which, so its windows are short.
@@ -387,7 +423,10 @@ fn measure(exe: &Path, group: &Group, dev: &Path, c: &Case, windows: [&str; 3]) 
     }
     cmd.args(["--json", "-", "--no-store", "--quiet"]);
     crate::io::sys::join_cgroup_at_exec(&mut cmd, &group.procs_file());
-    let out = cmd.output().map_err(|e| failed(format!("cannot run {}: {e}", exe.display())))?;
+    let out = cmd.output().map_err(|source| SelftestError::RunSelf {
+        exe: exe.to_path_buf(),
+        source,
+    })?;
     if !out.status.success() {
         return Err(failed(format!(
             "{}: {}",
@@ -395,7 +434,13 @@ fn measure(exe: &Path, group: &Group, dev: &Path, c: &Case, windows: [&str; 3]) 
             String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("failed")
         )));
     }
-    serde_json::from_slice(&out.stdout).map_err(|e| failed(format!("{}: no JSON from iolab: {e}", c.name)))
+    serde_json::from_slice(&out.stdout).map_err(|source| {
+        SelftestError::NoJson {
+            case: c.name.to_string(),
+            source,
+        }
+        .into()
+    })
 }
 
 fn result(c: &Case, device: &str, limit: Limit, doc: &serde_json::Value) -> Result<CaseResult> {
