@@ -428,17 +428,6 @@ fn flush_device(t: &Target) -> std::io::Result<()> {
     sys::fdatasync(t.as_fd())
 }
 
-fn settings() -> Settings {
-    Settings {
-        runs: 1,
-        warmup_s: 0.0,
-        interval_s: 0.0,
-        suite: None,
-        steady_state: None,
-        ..Settings::default()
-    }
-}
-
 /// Open the device for the writer's `batch`, with O_DIRECT or not at all.
 fn open_direct(r: &FlushRequest, ctx: &Context, batch: u64) -> Result<Target> {
     let max_bs = EXTENT_BLOCKS.min(batch / BLOCK_U64).max(1) * BLOCK_U64;
@@ -593,7 +582,7 @@ fn write(r: &FlushRequest, ctx: &Context, dev: (u32, u32), generations: Option<u
     Ok(Measured {
         command: "flush",
         target: info,
-        settings: settings(),
+        settings: Settings::one_pass(),
         body: Body::Flush(report),
         interrupted,
         failed: None,
@@ -692,7 +681,7 @@ fn check(r: &FlushRequest, ctx: &Context) -> Result<Measured> {
     Ok(Measured {
         command: "flush",
         target: info,
-        settings: settings(),
+        settings: Settings::one_pass(),
         body: Body::Flush(report),
         interrupted,
         failed: None,

@@ -407,14 +407,7 @@ pub(super) fn run(r: &VerifyRequest, ctx: &Context) -> Result<Measured> {
     Ok(Measured {
         command: "verify",
         target: info,
-        settings: Settings {
-            runs: 1,
-            warmup_s: 0.0,
-            interval_s: 0.0,
-            suite: None,
-            steady_state: None,
-            ..Settings::default()
-        },
+        settings: Settings::one_pass(),
         body: Body::Verify(report),
         interrupted,
         failed: None,

@@ -228,6 +228,15 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The settings of a run that passes over its target once (`verify`,
+    /// `capacity`, `flush`): one run, no warm-up, no rest, no suite.
+    pub fn one_pass() -> Settings {
+        Settings {
+            runs: 1,
+            ..Settings::default()
+        }
+    }
+
     /// The settings of a run whose tests were repeated as `r`.
     pub fn of(r: &crate::plan::Repeat, suite: Option<String>, latency: crate::plan::Timing) -> Settings {
         Settings {

@@ -531,18 +531,6 @@ fn interrupted_message(rounds: u64, allow_destroy: bool, backup: Option<&BackupF
     )
 }
 
-/// The settings a capacity run reports: one run, no warm-up, no windows.
-fn capacity_settings() -> Settings {
-    Settings {
-        runs: 1,
-        warmup_s: 0.0,
-        interval_s: 0.0,
-        suite: None,
-        steady_state: None,
-        ..Settings::default()
-    }
-}
-
 /// The header of the backup file of a probe of `path` in pass `pass`.
 fn backup_header(device: Option<String>, path: String, size: u64, pass: u64) -> BackupHeader {
     BackupHeader {
@@ -686,7 +674,7 @@ pub(super) fn run(r: &CapacityRequest, ctx: &Context) -> Result<Measured> {
     Ok(Measured {
         command: "capacity",
         target: info,
-        settings: capacity_settings(),
+        settings: Settings::one_pass(),
         body: Body::Capacity(report),
         interrupted: f.interrupted,
         failed: None,
